@@ -1,0 +1,215 @@
+"""Between streams and complete responses: assemble events into a :class:`Response`, and
+replay a :class:`Response` as events.
+
+The :class:`Assembler` is the one reassembly state of the project: the ``translate``
+command uses it for non-streaming output, the tests use it to compare streams across
+protocols, and the GUI's tool-call view (a later issue) shows its snapshot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from streamscope.model.events import (
+    Citation,
+    End,
+    Error,
+    Event,
+    Finish,
+    MessageStart,
+    PartEnd,
+    Progress,
+    ReasoningDelta,
+    ReasoningSignature,
+    RedactedReasoning,
+    RefusalDelta,
+    ServerTool,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+)
+from streamscope.model.response import (
+    Choice,
+    OutputPart,
+    ReasoningOut,
+    RefusalOut,
+    Response,
+    ServerToolOut,
+    TextOut,
+    ToolCallOut,
+)
+
+
+def merge_usage(old: Usage | None, new: Usage) -> Usage:
+    """``new`` overrides the fields it knows; unknown (None) fields keep ``old``'s value."""
+    if old is None:
+        return replace(new)
+    return Usage(
+        input_tokens=new.input_tokens if new.input_tokens is not None else old.input_tokens,
+        output_tokens=new.output_tokens if new.output_tokens is not None else old.output_tokens,
+        cache_read_tokens=(
+            new.cache_read_tokens if new.cache_read_tokens is not None else old.cache_read_tokens
+        ),
+        cache_creation_tokens=(
+            new.cache_creation_tokens
+            if new.cache_creation_tokens is not None
+            else old.cache_creation_tokens
+        ),
+        reasoning_tokens=(
+            new.reasoning_tokens if new.reasoning_tokens is not None else old.reasoning_tokens
+        ),
+    )
+
+
+class Assembler:
+    """Feed events one by one; :attr:`response` is the snapshot so far."""
+
+    def __init__(self) -> None:
+        self.response = Response(id="", model="")
+        self.ended = False
+        self._open: dict[int, OutputPart | None] = {}  # choice -> open part
+        self._tools: dict[tuple[int, int], ToolCallOut] = {}  # (choice, index) -> call
+
+    def _part(self, choice: int, kind: type[OutputPart]) -> OutputPart | None:
+        part = self._open.get(choice)
+        return part if isinstance(part, kind) else None
+
+    def _add(self, choice: int, part: OutputPart) -> None:
+        self.response.choice(choice).parts.append(part)
+        self._open[choice] = part
+
+    def feed(self, ev: Event) -> None:
+        r = self.response
+        match ev:
+            case MessageStart():
+                r.id, r.model, r.created = ev.id, ev.model, ev.created
+                r.meta.update(ev.meta)
+            case TextDelta():
+                part = self._part(ev.choice, TextOut)
+                if isinstance(part, TextOut):
+                    part.text += ev.text
+                    if ev.logprobs:
+                        part.logprobs = (part.logprobs or []) + ev.logprobs
+                else:
+                    self._add(ev.choice, TextOut(ev.text, list(ev.logprobs or []) or None))
+            case RefusalDelta():
+                part = self._part(ev.choice, RefusalOut)
+                if isinstance(part, RefusalOut):
+                    part.text += ev.text
+                    if ev.logprobs:
+                        part.logprobs = (part.logprobs or []) + ev.logprobs
+                else:
+                    self._add(ev.choice, RefusalOut(ev.text, list(ev.logprobs or []) or None))
+            case ReasoningDelta():
+                part = self._part(ev.choice, ReasoningOut)
+                if isinstance(part, ReasoningOut) and part.summary == ev.summary:
+                    part.text += ev.text
+                else:
+                    self._add(ev.choice, ReasoningOut(ev.text, summary=ev.summary))
+            case ReasoningSignature():
+                part = self._part(ev.choice, ReasoningOut)
+                if isinstance(part, ReasoningOut):
+                    part.signature = (part.signature or "") + ev.signature
+                else:
+                    self._add(ev.choice, ReasoningOut("", signature=ev.signature))
+            case RedactedReasoning():
+                self._add(ev.choice, ReasoningOut("", redacted=ev.data))
+                self._open[ev.choice] = None
+            case ToolCallStart():
+                call = ToolCallOut(ev.id, ev.name, "")
+                self._tools[(ev.choice, ev.index)] = call
+                self._add(ev.choice, call)
+            case ToolCallDelta():
+                call = self._tools.get((ev.choice, ev.index))
+                if call is None:  # fragment of a call that never started: keep it visible
+                    call = ToolCallOut("", "", "")
+                    self._tools[(ev.choice, ev.index)] = call
+                    self._add(ev.choice, call)
+                call.arguments += ev.arguments
+            case ToolCallEnd():
+                if isinstance(self._open.get(ev.choice), ToolCallOut):
+                    self._open[ev.choice] = None
+            case ServerTool():
+                self._add(ev.choice, ServerToolOut(ev.protocol, ev.payload))
+                self._open[ev.choice] = None
+            case Citation():
+                part = self._part(ev.choice, TextOut)
+                if not isinstance(part, TextOut):
+                    part = TextOut("")
+                    self._add(ev.choice, part)
+                part.citations.append((ev.protocol, ev.payload))
+            case Usage():
+                r.usage = merge_usage(r.usage, ev)
+            case Finish():
+                c = r.choice(ev.choice)
+                c.finish, c.stop_sequence = ev.reason, ev.stop_sequence
+                self._open[ev.choice] = None
+            case Progress():
+                r.progress.append({"stage": ev.stage, "phase": ev.phase, "progress": ev.progress})
+            case Error():
+                r.error = ev
+            case PartEnd():
+                self._open[ev.choice] = None
+            case End():
+                self.ended = True
+
+
+def assemble(events: Iterable[Event]) -> Response:
+    """The complete response a stream of events amounts to."""
+    a = Assembler()
+    for ev in events:
+        a.feed(ev)
+    return a.response
+
+
+def _part_events(part: OutputPart, choice: int, tool_index: int) -> list[Event]:
+    match part:
+        case TextOut():
+            out: list[Event] = [TextDelta(part.text, choice, part.logprobs)]
+            out += [Citation(proto, payload, choice) for proto, payload in part.citations]
+            return out
+        case RefusalOut():
+            return [RefusalDelta(part.text, choice, part.logprobs)]
+        case ReasoningOut():
+            if part.redacted is not None:
+                return [RedactedReasoning(part.redacted, choice)]
+            out = [ReasoningDelta(part.text, choice, part.summary)]
+            if part.signature:
+                out.append(ReasoningSignature(part.signature, choice))
+            return out
+        case ToolCallOut():
+            out = [ToolCallStart(tool_index, part.id, part.name, choice)]
+            if part.arguments:
+                out.append(ToolCallDelta(tool_index, part.arguments, choice))
+            out.append(ToolCallEnd(tool_index, choice))
+            return out
+        case ServerToolOut():
+            return [ServerTool(part.protocol, part.payload, choice)]
+
+
+def to_events(response: Response) -> list[Event]:
+    """Replay a complete response as a stream: one delta per part, parts closed explicitly."""
+    out: list[Event] = [
+        MessageStart(response.id, response.model, response.created, dict(response.meta))
+    ]
+    choices: list[Choice] = response.choices or [Choice()]
+    for c in choices:
+        tool_index = 0
+        for part in c.parts:
+            out += _part_events(part, c.index, tool_index)
+            if isinstance(part, ToolCallOut):
+                tool_index += 1
+            else:
+                out.append(PartEnd(c.index))
+        if c.finish is not None:
+            out.append(Finish(c.finish, c.index, c.stop_sequence))
+    if response.usage is not None:
+        out.append(replace(response.usage))
+    if response.error is not None:
+        out.append(replace(response.error))
+    else:
+        out.append(End())
+    return out

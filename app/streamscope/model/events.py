@@ -1,0 +1,227 @@
+"""The canonical stream events: what every protocol's stream means, with no wire details.
+
+Every codec's decoder turns wire frames into these events and every encoder turns them
+back into frames; translating between protocols is decode then encode, nothing else.
+
+Conventions shared by all codecs:
+
+- ``choice`` is the choice index (``n > 1`` in OpenAI Chat); protocols without choices
+  use 0 and their encoders drop other choices with a finding.
+- Content arrives as *parts* of a choice: a run of text, of reasoning, of refusal, a tool
+  call, an opaque server-tool block. A part opens with its first event and closes with a
+  :class:`PartEnd` or, implicitly, when a part of another kind (or another tool call)
+  starts or the choice finishes. Block-structured decoders (Anthropic, Responses, LM
+  Studio) emit :class:`PartEnd`; OpenAI Chat has no block boundaries and emits none.
+- Tool calls are keyed by ``index`` as the source numbered them; encoders renumber
+  densely from 0 where their protocol demands it.
+- Server-side blocks (web search calls and results, LM Studio's MCP tool runs) and
+  citations are carried *opaquely* in the source protocol's own JSON, tagged with that
+  protocol; the same protocol's encoder re-emits them, others drop them with a finding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from streamscope.model.stop import StopReason
+
+JSON = dict[str, Any]
+
+
+@dataclass(slots=True)
+class MessageStart:
+    """The response begins. ``meta`` keeps provider fields with no canonical slot
+    (``system_fingerprint``, ``service_tier``, Responses' request echo, ...)."""
+
+    id: str
+    model: str
+    created: int | None = None
+    meta: JSON = field(default_factory=dict)
+    type: Literal["message_start"] = field(default="message_start", init=False)
+
+
+@dataclass(slots=True)
+class TextDelta:
+    """A fragment of answer text; ``logprobs`` in OpenAI's per-token shape when present."""
+
+    text: str
+    choice: int = 0
+    logprobs: list[JSON] | None = None
+    type: Literal["text_delta"] = field(default="text_delta", init=False)
+
+
+@dataclass(slots=True)
+class ReasoningDelta:
+    """A fragment of reasoning/thinking. ``summary`` marks Responses' reasoning summaries
+    (as opposed to raw reasoning text)."""
+
+    text: str
+    choice: int = 0
+    summary: bool = False
+    type: Literal["reasoning_delta"] = field(default="reasoning_delta", init=False)
+
+
+@dataclass(slots=True)
+class ReasoningSignature:
+    """The verification blob that closes a reasoning part (Anthropic ``signature``,
+    Responses ``encrypted_content``)."""
+
+    signature: str
+    choice: int = 0
+    type: Literal["reasoning_signature"] = field(default="reasoning_signature", init=False)
+
+
+@dataclass(slots=True)
+class RedactedReasoning:
+    """Reasoning the provider returns only encrypted (Anthropic ``redacted_thinking``)."""
+
+    data: str
+    choice: int = 0
+    type: Literal["redacted_reasoning"] = field(default="redacted_reasoning", init=False)
+
+
+@dataclass(slots=True)
+class RefusalDelta:
+    """A fragment of a refusal message (OpenAI ``refusal``)."""
+
+    text: str
+    choice: int = 0
+    logprobs: list[JSON] | None = None
+    type: Literal["refusal_delta"] = field(default="refusal_delta", init=False)
+
+
+@dataclass(slots=True)
+class ToolCallStart:
+    """A client-side function/tool call begins: its id and name are known."""
+
+    index: int
+    id: str
+    name: str
+    choice: int = 0
+    type: Literal["tool_call_start"] = field(default="tool_call_start", init=False)
+
+
+@dataclass(slots=True)
+class ToolCallDelta:
+    """A fragment of a tool call's JSON arguments, as text."""
+
+    index: int
+    arguments: str
+    choice: int = 0
+    type: Literal["tool_call_delta"] = field(default="tool_call_delta", init=False)
+
+
+@dataclass(slots=True)
+class ToolCallEnd:
+    """The tool call at ``index`` is complete."""
+
+    index: int
+    choice: int = 0
+    type: Literal["tool_call_end"] = field(default="tool_call_end", init=False)
+
+
+@dataclass(slots=True)
+class ServerTool:
+    """A complete server-side block in its source protocol's JSON (``protocol`` says which):
+    Anthropic ``server_tool_use``/``*_tool_result`` blocks, Responses ``web_search_call``
+    and other non-function items, LM Studio MCP tool runs."""
+
+    protocol: str
+    payload: JSON
+    choice: int = 0
+    type: Literal["server_tool"] = field(default="server_tool", init=False)
+
+
+@dataclass(slots=True)
+class Citation:
+    """A citation/annotation attached to the current text part, in ``protocol``'s JSON."""
+
+    protocol: str
+    payload: JSON
+    choice: int = 0
+    type: Literal["citation"] = field(default="citation", init=False)
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token counts. ``None`` means unknown; a later Usage event overrides only the
+    fields it knows. ``input_tokens`` excludes nothing: it is the provider's total input
+    (Anthropic's uncached ``input_tokens`` plus cache reads and writes)."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_creation_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    type: Literal["usage"] = field(default="usage", init=False)
+
+
+@dataclass(slots=True)
+class Finish:
+    """A choice stopped. ``native`` keeps the source's own value (``end_turn``, ...)."""
+
+    reason: StopReason
+    choice: int = 0
+    stop_sequence: str | None = None
+    native: str | None = None
+    type: Literal["finish"] = field(default="finish", init=False)
+
+
+@dataclass(slots=True)
+class Progress:
+    """Work before generation (LM Studio's ``model_load.*`` and ``prompt_processing.*``)."""
+
+    stage: Literal["model_load", "prompt_processing"]
+    phase: Literal["start", "progress", "end"]
+    progress: float | None = None
+    data: JSON = field(default_factory=dict)
+    type: Literal["progress"] = field(default="progress", init=False)
+
+
+@dataclass(slots=True)
+class Error:
+    """The upstream reported an error in the stream (or the stream broke)."""
+
+    message: str
+    error_type: str = "api_error"
+    code: str | None = None
+    param: str | None = None
+    type: Literal["error"] = field(default="error", init=False)
+
+
+@dataclass(slots=True)
+class PartEnd:
+    """The open part of ``choice`` is complete (emitted by block-structured decoders)."""
+
+    choice: int = 0
+    type: Literal["part_end"] = field(default="part_end", init=False)
+
+
+@dataclass(slots=True)
+class End:
+    """The stream ended properly (the protocol's terminator was seen)."""
+
+    type: Literal["end"] = field(default="end", init=False)
+
+
+Event = (
+    MessageStart
+    | TextDelta
+    | ReasoningDelta
+    | ReasoningSignature
+    | RedactedReasoning
+    | RefusalDelta
+    | ToolCallStart
+    | ToolCallDelta
+    | ToolCallEnd
+    | ServerTool
+    | Citation
+    | Usage
+    | Finish
+    | Progress
+    | Error
+    | PartEnd
+    | End
+)
+"""Any canonical stream event."""

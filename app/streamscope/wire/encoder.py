@@ -1,0 +1,40 @@
+"""Writing SSE frames: ``event:``/``data:`` with single-line JSON and ``\\n\\n`` after every frame.
+
+These are the only functions the codecs' encoders use to produce bytes, so the
+transport rules of the wire contract (one-line JSON, a blank line after every frame,
+comments for keepalive) hold for every protocol at once.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def encode_frame(data: Any, event: str | None = None) -> bytes:
+    """One frame. ``data`` is serialised as compact single-line JSON unless it is a str.
+
+    A str containing line breaks is split over several ``data:`` lines, which a
+    spec-conforming decoder joins back with ``\\n``.
+    """
+    text = data if isinstance(data, str) else _dumps(data)
+    if "\n" in text or "\r" in text:
+        body = "".join(f"data: {line}\n" for line in text.replace("\r\n", "\n").split("\n"))
+    else:
+        body = f"data: {text}\n"
+    if event is not None:
+        return f"event: {event}\n{body}\n".encode()
+    return f"{body}\n".encode()
+
+
+def encode_comment(text: str = "keepalive") -> bytes:
+    """A comment frame, for keepalive during upstream silence."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    return ("".join(f": {line}\n" for line in lines) + "\n").encode()
+
+
+def encode_done() -> bytes:
+    """The OpenAI Chat Completions terminator."""
+    return b"data: [DONE]\n\n"
