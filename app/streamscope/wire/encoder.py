@@ -8,9 +8,11 @@ comments for keepalive) hold for every protocol at once.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def encode_frame(data: Any, event: str | None = None) -> bytes:
@@ -21,7 +23,7 @@ def encode_frame(data: Any, event: str | None = None) -> bytes:
     """
     text = data if isinstance(data, str) else _dumps(data)
     if "\n" in text or "\r" in text:
-        body = "".join(f"data: {line}\n" for line in text.replace("\r\n", "\n").split("\n"))
+        body = "".join(f"data: {line}\n" for line in _LINE_BREAK.split(text))
     else:
         body = f"data: {text}\n"
     if event is not None:
@@ -31,7 +33,7 @@ def encode_frame(data: Any, event: str | None = None) -> bytes:
 
 def encode_comment(text: str = "keepalive") -> bytes:
     """A comment frame, for keepalive during upstream silence."""
-    lines = text.replace("\r\n", "\n").split("\n")
+    lines = _LINE_BREAK.split(text)
     return ("".join(f": {line}\n" for line in lines) + "\n").encode()
 
 

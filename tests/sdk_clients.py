@@ -1,0 +1,95 @@
+"""Run the official SDKs' stream helpers over a byte stream and report what they assembled.
+
+The SDK talks to an ``httpx2.MockTransport`` (the SDKs are built on ``httpx2``) that answers with the given bytes: this is
+the edge of the machine for codec tests (the proxy's own tests use real sockets). Each
+function returns the same normalised shape so streams can be compared across protocols:
+
+``{"text": str, "reasoning": str, "tool_calls": [(name, args)], "usage": (in, out)}``
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anthropic
+import httpx2
+import openai
+
+
+def _transport(body: bytes) -> httpx2.Client:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+    return httpx2.Client(transport=httpx2.MockTransport(handler))
+
+
+def _args(text: str | None) -> Any:
+    return json.loads(text) if text and text.strip() else {}
+
+
+def openai_chat(body: bytes, choice: int = 0) -> dict[str, Any]:
+    """``client.chat.completions.stream()`` -> ``get_final_completion()``."""
+    client = openai.OpenAI(api_key="sk-test", base_url="http://sdk.test/v1", http_client=_transport(body))
+    with client.chat.completions.stream(
+        model="m", messages=[{"role": "user", "content": "hi"}]
+    ) as stream:
+        final = stream.get_final_completion()
+    msg = final.choices[choice].message
+    extra = msg.model_extra or {}
+    usage = final.usage
+    return {
+        "text": msg.content or "",
+        "reasoning": extra.get("reasoning_content") or extra.get("reasoning") or "",
+        "refusal": msg.refusal or "",
+        "tool_calls": [
+            (tc.function.name, _args(tc.function.arguments)) for tc in (msg.tool_calls or [])
+        ],
+        "usage": (usage.prompt_tokens, usage.completion_tokens) if usage else None,
+        "finish": final.choices[choice].finish_reason,
+        "choices": len(final.choices),
+    }
+
+
+def openai_responses(body: bytes) -> dict[str, Any]:
+    """``client.responses.stream()`` -> ``get_final_response()``."""
+    client = openai.OpenAI(api_key="sk-test", base_url="http://sdk.test/v1", http_client=_transport(body))
+    with client.responses.stream(model="m", input="hi") as stream:
+        final = stream.get_final_response()
+    reasoning = ""
+    calls = []
+    for item in final.output:
+        if item.type == "reasoning":
+            reasoning += "".join(s.text for s in item.summary or [])
+            reasoning += "".join(c.text for c in getattr(item, "content", None) or [])
+        elif item.type == "function_call":
+            calls.append((item.name, _args(item.arguments)))
+    usage = final.usage
+    return {
+        "text": final.output_text,
+        "reasoning": reasoning,
+        "tool_calls": calls,
+        "usage": (usage.input_tokens, usage.output_tokens) if usage else None,
+        "status": final.status,
+    }
+
+
+def anthropic_messages(body: bytes) -> dict[str, Any]:
+    """``client.messages.stream()`` -> ``get_final_message()``."""
+    client = anthropic.Anthropic(api_key="sk-test", base_url="http://sdk.test", http_client=_transport(body))
+    with client.messages.stream(
+        model="m", max_tokens=1024, messages=[{"role": "user", "content": "hi"}]
+    ) as stream:
+        final = stream.get_final_message()
+    text = "".join(b.text for b in final.content if b.type == "text")
+    reasoning = "".join(b.thinking for b in final.content if b.type == "thinking")
+    calls = [(b.name, b.input) for b in final.content if b.type == "tool_use"]
+    u = final.usage
+    total_in = u.input_tokens + (u.cache_read_input_tokens or 0) + (u.cache_creation_input_tokens or 0)
+    return {
+        "text": text,
+        "reasoning": reasoning,
+        "tool_calls": calls,
+        "usage": (total_in, u.output_tokens),
+        "stop_reason": final.stop_reason,
+    }
