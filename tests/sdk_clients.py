@@ -1,7 +1,7 @@
 """Run the official SDKs' stream helpers over a byte stream and report what they assembled.
 
-The SDK talks to an ``httpx2.MockTransport`` (the SDKs are built on ``httpx2``) that answers with the given bytes: this is
-the edge of the machine for codec tests (the proxy's own tests use real sockets). Each
+The SDK talks to an ``httpx2.MockTransport`` (the SDKs are built on ``httpx2``) that
+answers with the given bytes: this is the edge of the machine for codec tests (the proxy's own tests use real sockets). Each
 function returns the same normalised shape so streams can be compared across protocols:
 
 ``{"text": str, "reasoning": str, "tool_calls": [(name, args)], "usage": (in, out)}``
@@ -30,7 +30,9 @@ def _args(text: str | None) -> Any:
 
 def openai_chat(body: bytes, choice: int = 0) -> dict[str, Any]:
     """``client.chat.completions.stream()`` -> ``get_final_completion()``."""
-    client = openai.OpenAI(api_key="sk-test", base_url="http://sdk.test/v1", http_client=_transport(body))
+    client = openai.OpenAI(
+        api_key="sk-test", base_url="http://sdk.test/v1", http_client=_transport(body)
+    )
     with client.chat.completions.stream(
         model="m", messages=[{"role": "user", "content": "hi"}]
     ) as stream:
@@ -53,7 +55,9 @@ def openai_chat(body: bytes, choice: int = 0) -> dict[str, Any]:
 
 def openai_responses(body: bytes) -> dict[str, Any]:
     """``client.responses.stream()`` -> ``get_final_response()``."""
-    client = openai.OpenAI(api_key="sk-test", base_url="http://sdk.test/v1", http_client=_transport(body))
+    client = openai.OpenAI(
+        api_key="sk-test", base_url="http://sdk.test/v1", http_client=_transport(body)
+    )
     with client.responses.stream(model="m", input="hi") as stream:
         final = stream.get_final_response()
     reasoning = ""
@@ -76,7 +80,9 @@ def openai_responses(body: bytes) -> dict[str, Any]:
 
 def anthropic_messages(body: bytes) -> dict[str, Any]:
     """``client.messages.stream()`` -> ``get_final_message()``."""
-    client = anthropic.Anthropic(api_key="sk-test", base_url="http://sdk.test", http_client=_transport(body))
+    client = anthropic.Anthropic(
+        api_key="sk-test", base_url="http://sdk.test", http_client=_transport(body)
+    )
     with client.messages.stream(
         model="m", max_tokens=1024, messages=[{"role": "user", "content": "hi"}]
     ) as stream:
@@ -85,7 +91,9 @@ def anthropic_messages(body: bytes) -> dict[str, Any]:
     reasoning = "".join(b.thinking for b in final.content if b.type == "thinking")
     calls = [(b.name, b.input) for b in final.content if b.type == "tool_use"]
     u = final.usage
-    total_in = u.input_tokens + (u.cache_read_input_tokens or 0) + (u.cache_creation_input_tokens or 0)
+    total_in = (
+        u.input_tokens + (u.cache_read_input_tokens or 0) + (u.cache_creation_input_tokens or 0)
+    )
     return {
         "text": text,
         "reasoning": reasoning,

@@ -48,9 +48,7 @@ def _frames_from_jsonl(data: bytes) -> list[Frame]:
         kind = payload.get("type")
         event = kind if isinstance(kind, str) and "object" not in payload else None
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-        frames.append(
-            Frame(raw=encode_frame(text, event), arrival_ns=0, event=event, data=text)
-        )
+        frames.append(Frame(raw=encode_frame(text, event), arrival_ns=0, event=event, data=text))
     return frames
 
 

@@ -25,7 +25,9 @@ def feed_in_pieces(data: bytes, cuts: list[int]) -> tuple[list[Frame], SSEDecode
 
 
 def fields(frames: list[Frame]) -> list[tuple[object, ...]]:
-    return [(f.raw, f.event, f.data, f.id, f.retry, tuple(f.comments), f.terminated) for f in frames]
+    return [
+        (f.raw, f.event, f.data, f.id, f.retry, tuple(f.comments), f.terminated) for f in frames
+    ]
 
 
 def test_basic_fields_and_raw_bytes() -> None:
@@ -218,6 +220,7 @@ def test_encode_decode_round_trip(
 
     data = b"".join(encode_frame(p, event=e) for e, p in payloads) + encode_comment("keepalive")
     frames, decoder = feed_in_pieces(data, [c for c in cuts if c <= len(data)])
+
     # A str is written as it is (its line breaks become data lines, joined back with LF);
     # anything else as single-line JSON.
     def expected(p: object) -> str:

@@ -119,9 +119,9 @@ class Assembler:
                 self._add(ev.choice, ReasoningOut("", redacted=ev.data))
                 self._open[ev.choice] = None
             case ToolCallStart():
-                call = ToolCallOut(ev.id, ev.name, "")
-                self._tools[(ev.choice, ev.index)] = call
-                self._add(ev.choice, call)
+                started = ToolCallOut(ev.id, ev.name, "")
+                self._tools[(ev.choice, ev.index)] = started
+                self._add(ev.choice, started)
             case ToolCallDelta():
                 call = self._tools.get((ev.choice, ev.index))
                 if call is None:  # fragment of a call that never started: keep it visible

@@ -209,6 +209,6 @@ class SSEDecoder:
 
 
 def decode_all(data: bytes, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> list[Frame]:
-    """Decode a complete byte string in one go (findings are discarded; use the class to keep them)."""
+    """Decode a complete byte string in one go (findings are dropped; the class keeps them)."""
     decoder = SSEDecoder(max_line_bytes)
     return decoder.feed(data, 0) + decoder.flush(0)
