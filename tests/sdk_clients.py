@@ -2,7 +2,8 @@
 
 The SDK talks to an ``httpx2.MockTransport`` (the SDKs are built on ``httpx2``) that
 answers with the given bytes: this is the edge of the machine for codec tests (the
-proxy's own tests use real sockets). Each function returns the same normalised shape so streams can be compared across protocols:
+proxy's own tests use real sockets). Each function returns the same normalised shape,
+so streams can be compared across protocols:
 
 ``{"text": str, "reasoning": str, "tool_calls": [(name, args)], "usage": (in, out)}``
 """
