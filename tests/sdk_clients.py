@@ -26,7 +26,13 @@ def _transport(body: bytes) -> httpx2.Client:
 
 
 def _args(text: str | None) -> Any:
-    return json.loads(text) if text and text.strip() else {}
+    """Parsed tool arguments; the raw text when it is not JSON (a stream cut off mid-call)."""
+    if not text or not text.strip():
+        return {}
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def openai_chat(body: bytes, choice: int = 0) -> dict[str, Any]:
@@ -62,9 +68,12 @@ def openai_responses(body: bytes) -> dict[str, Any]:
     with client.responses.stream(model="m", input="hi") as stream:
         final = stream.get_final_response()
     reasoning = ""
+    refusal = ""
     calls = []
     for item in final.output:
-        if item.type == "reasoning":
+        if item.type == "message":
+            refusal += "".join(c.refusal for c in item.content if c.type == "refusal")
+        elif item.type == "reasoning":
             reasoning += "".join(s.text for s in item.summary or [])
             reasoning += "".join(c.text for c in getattr(item, "content", None) or [])
         elif item.type == "function_call":
@@ -73,6 +82,7 @@ def openai_responses(body: bytes) -> dict[str, Any]:
     return {
         "text": final.output_text,
         "reasoning": reasoning,
+        "refusal": refusal,
         "tool_calls": calls,
         "usage": (usage.input_tokens, usage.output_tokens) if usage else None,
         "status": final.status,
