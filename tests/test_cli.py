@@ -1,0 +1,93 @@
+"""The ``streamscope`` command, run as a real process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from streamscope import __version__
+from streamscope.recording import read_recording
+from tests.support import FIXTURES
+
+
+def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "streamscope", *args],
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+    )
+
+
+def test_version() -> None:
+    proc = cli("--version")
+    assert proc.returncode == 0
+    assert proc.stdout.decode().strip() == f"streamscope {__version__}"
+
+
+def test_help_lists_translate() -> None:
+    proc = cli("--help")
+    assert proc.returncode == 0 and b"translate" in proc.stdout
+
+
+@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "responses", "lmstudio"])
+def test_translate_writes_a_stream_of_the_target_protocol(target: str) -> None:
+    src = FIXTURES / "anthropic" / "ant-py_text-then-tool-use.sse"
+    proc = cli("translate", "--to", target, str(src))
+    assert proc.returncode == 0, proc.stderr
+    rec = read_recording(proc.stdout)
+    assert rec.protocol == target
+    assert proc.stdout.endswith(b"\n\n")
+    # The source ends without its final blank line: reported on stderr as a finding.
+    assert b"unterminated-final-frame" in proc.stderr
+
+
+def test_translate_from_stdin_with_explicit_source_and_quiet() -> None:
+    src = (FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse").read_bytes()
+    proc = cli("translate", "--from", "openai-chat", "--to", "responses", "-q", "-", stdin=src)
+    assert proc.returncode == 0 and proc.stderr == b""
+    assert b"event: response.completed" in proc.stdout
+
+
+def test_translate_non_stream_writes_the_assembled_body() -> None:
+    src = FIXTURES / "openai-chat" / "oai-py_tool-calls-parallel.sse"
+    proc = cli("translate", "--to", "anthropic", "--non-stream", str(src))
+    assert proc.returncode == 0, proc.stderr
+    body = json.loads(proc.stdout)
+    assert body["type"] == "message"
+    assert [b["name"] for b in body["content"] if b["type"] == "tool_use"] == [
+        "GetWeatherArgs",
+        "get_stock_price",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, b"cannot read"),
+        (b"", b"empty"),
+        (b"hello world, not a stream\n", b"no SSE data frames"),
+        (b'data: {"foo": 1}\n\n', b"cannot tell which protocol"),
+        (b'{"a": 1}\nnot json\n', b"line 2 is not JSON"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, content: bytes | None, message: bytes
+) -> None:
+    path = tmp_path / "in.sse"
+    if content is not None:
+        path.write_bytes(content)
+    proc = cli("translate", "--to", "anthropic", str(path))
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert proc.stderr.count(b"\n") == 1 and b"Traceback" not in proc.stderr
+    assert proc.stdout == b""
+
+
+def test_unknown_target_protocol_is_rejected() -> None:
+    proc = cli("translate", "--to", "gemini", "x.sse")
+    assert proc.returncode == 2 and b"invalid choice" in proc.stderr
