@@ -24,7 +24,9 @@ TO_OPENAI_CHAT: dict[StopReason, str] = {
     "length": "length",
     "tool_calls": "tool_calls",
     "content_filter": "content_filter",
-    "refusal": "content_filter",
+    # OpenAI's own refusal streams end with "stop" (the refusal text says it); and
+    # openai-python's get_final_completion() raises on "content_filter".
+    "refusal": "stop",
     "pause": "stop",
     "context_window": "length",
     "error": "stop",

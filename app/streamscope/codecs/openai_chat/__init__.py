@@ -1,0 +1,7 @@
+"""OpenAI Chat Completions (``/v1/chat/completions``) and its compatible dialects."""
+
+from streamscope.codecs.openai_chat.codec import OpenAIChatCodec
+
+CODEC = OpenAIChatCodec()
+
+__all__ = ["CODEC", "OpenAIChatCodec"]

@@ -1,0 +1,168 @@
+"""Non-streaming OpenAI Chat Completions: the ``chat.completion`` object <-> :class:`Response`.
+
+Each choice's message becomes parts in the order a stream would produce them:
+reasoning (``reasoning_content`` / ``reasoning``), text (with logprobs and
+``annotations`` as openai-chat citations), refusal, then tool calls.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from streamscope.codecs.base import EncodeOptions
+from streamscope.codecs.openai_chat.common import (
+    PROTOCOL,
+    error_from_json,
+    error_to_json,
+    usage_from_json,
+    usage_to_json,
+)
+from streamscope.model.events import JSON
+from streamscope.model.response import (
+    Choice,
+    ReasoningOut,
+    RefusalOut,
+    Response,
+    TextOut,
+    ToolCallOut,
+)
+from streamscope.model.stop import TO_OPENAI_CHAT, from_openai_chat
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _list(value: Any) -> list[Any] | None:
+    return value if isinstance(value, list) and value else None
+
+
+def _choice(raw: JSON, position: int) -> Choice:
+    index = raw.get("index")
+    choice = Choice(index=index if isinstance(index, int) else position)
+    msg = raw.get("message")
+    msg = msg if isinstance(msg, dict) else {}
+    logprobs = raw.get("logprobs")
+    logprobs = logprobs if isinstance(logprobs, dict) else {}
+    reasoning = _str(msg.get("reasoning_content")) or _str(msg.get("reasoning"))
+    if reasoning:
+        choice.parts.append(ReasoningOut(reasoning))
+    content = msg.get("content")
+    if isinstance(content, list):  # typed content parts (some compatible servers)
+        content = "".join(
+            _str(p.get("text")) for p in content if isinstance(p, dict) and p.get("type") == "text"
+        )
+    annotations = [a for a in msg.get("annotations") or [] if isinstance(a, dict)]
+    if _str(content) or annotations:
+        text = TextOut(_str(content), _list(logprobs.get("content")))
+        text.citations = [(PROTOCOL, a) for a in annotations]
+        choice.parts.append(text)
+    refusal = _str(msg.get("refusal"))
+    if refusal:
+        choice.parts.append(RefusalOut(refusal, _list(logprobs.get("refusal"))))
+    for call in msg.get("tool_calls") or []:
+        if not isinstance(call, dict):
+            continue
+        fn = call.get("function")
+        fn = fn if isinstance(fn, dict) else {}
+        args = fn.get("arguments")
+        choice.parts.append(
+            ToolCallOut(
+                _str(call.get("id")), _str(fn.get("name")), args if isinstance(args, str) else ""
+            )
+        )
+    reason = raw.get("finish_reason")
+    if isinstance(reason, str):
+        choice.finish = from_openai_chat(reason)
+    return choice
+
+
+def decode_response(body: JSON) -> Response:
+    """A ``chat.completion`` body (or an error envelope) as a canonical response."""
+    if body.get("error"):
+        return Response(id="", model="", error=error_from_json(body["error"]))
+    created = body.get("created")
+    response = Response(
+        id=_str(body.get("id")),
+        model=_str(body.get("model")),
+        created=created if isinstance(created, int) else None,
+    )
+    for key in ("system_fingerprint", "service_tier"):
+        if body.get(key) is not None:
+            response.meta[key] = body[key]
+    for position, raw in enumerate(body.get("choices") or []):
+        if isinstance(raw, dict):
+            response.choices.append(_choice(raw, position))
+    response.choices.sort(key=lambda c: c.index)
+    usage = body.get("usage")
+    if isinstance(usage, dict):
+        response.usage = usage_from_json(usage)
+    return response
+
+
+def _choice_json(choice: Choice) -> JSON:
+    text_lp: list[JSON] = []
+    refusal_lp: list[JSON] = []
+    annotations: list[JSON] = []
+    for part in choice.parts:
+        if isinstance(part, TextOut):
+            text_lp += part.logprobs or []
+            annotations += [p for proto, p in part.citations if proto == PROTOCOL]
+        elif isinstance(part, RefusalOut):
+            refusal_lp += part.logprobs or []
+    calls = choice.tool_calls
+    message: JSON = {
+        "role": "assistant",
+        "content": choice.text if choice.text or not (calls or choice.refusal) else None,
+        "refusal": choice.refusal or None,
+    }
+    if choice.reasoning:
+        message["reasoning_content"] = choice.reasoning
+    if annotations:
+        message["annotations"] = annotations
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": c.id or "call_" + uuid.uuid4().hex[:24],
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments},
+            }
+            for c in calls
+        ]
+    if choice.finish is not None:
+        reason = TO_OPENAI_CHAT[choice.finish]
+    else:
+        reason = "tool_calls" if calls else "stop"
+    logprobs = (
+        {"content": text_lp or None, "refusal": refusal_lp or None}
+        if text_lp or refusal_lp
+        else None
+    )
+    return {
+        "index": choice.index,
+        "message": message,
+        "logprobs": logprobs,
+        "finish_reason": reason,
+    }
+
+
+def encode_response(response: Response, options: EncodeOptions | None = None) -> JSON:
+    """A ``chat.completion`` body (an error envelope if the response is an error)."""
+    options = options or EncodeOptions()
+    if response.error is not None:
+        return error_to_json(response.error)
+    body: JSON = {
+        "id": response.id or "chatcmpl-" + uuid.uuid4().hex,
+        "object": "chat.completion",
+        "created": response.created if response.created is not None else int(time.time()),
+        "model": options.model or response.model or "unknown",
+        "choices": [_choice_json(c) for c in (response.choices or [Choice()])],
+    }
+    for key in ("system_fingerprint", "service_tier"):
+        if isinstance(response.meta.get(key), str):
+            body[key] = response.meta[key]
+    if response.usage is not None:
+        body["usage"] = usage_to_json(response.usage)
+    return body

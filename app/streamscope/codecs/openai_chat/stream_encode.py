@@ -1,0 +1,310 @@
+"""Canonical events -> an OpenAI Chat Completions stream that strict clients accept.
+
+Keeps every rule of WIRE-CONTRACT "OpenAI Chat Completions": each chunk carries id,
+``object: chat.completion.chunk``, created, model and choices with integer indexes; the
+first chunk of a choice opens it with ``role: assistant`` and ``content: ""``; tool calls
+are renumbered densely from 0 per choice and open with id, type, name and empty
+arguments; ``finish_reason`` closes each choice; usage goes last in its own
+``choices: []`` chunk; ``data: [DONE]`` ends the stream, also after an error frame.
+
+Chunks are assembled from a pre-serialised prefix so each event costs one small
+``json`` call for its delta (the proxy's throughput depends on it).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+from streamscope.codecs.base import EncodeOptions, StreamEncoder
+from streamscope.codecs.openai_chat.common import PROTOCOL, error_to_json, usage_to_json
+from streamscope.model.assemble import merge_usage
+from streamscope.model.events import (
+    Citation,
+    Error,
+    Event,
+    Finish,
+    MessageStart,
+    Progress,
+    ReasoningDelta,
+    RefusalDelta,
+    ServerTool,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallStart,
+    Usage,
+)
+from streamscope.model.stop import TO_OPENAI_CHAT
+from streamscope.wire import encode_comment, encode_done, encode_frame
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+class _Choice:
+    __slots__ = ("prefix", "finished", "tools", "made_calls")
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix  # '{"index":N,"delta":'
+        self.finished = False
+        self.tools: dict[int, int] = {}  # source key -> dense wire index
+        self.made_calls = False
+
+
+class OpenAIChatEncoder(StreamEncoder):
+    protocol = PROTOCOL
+
+    def __init__(self, options: EncodeOptions | None = None) -> None:
+        super().__init__(options)
+        self._start: MessageStart | None = None
+        self._head: str | None = None  # '{"id":..,...,"choices":['
+        self._choices: dict[int, _Choice] = {}
+        self._usage: Usage | None = None
+        self._done = False
+        self._once: set[str] = set()
+
+    # -- helpers ----------------------------------------------------------------------
+
+    def _note_once(self, key: str, message: str, severity: Any = "info") -> None:
+        if key not in self._once:
+            self._once.add(key)
+            code = key.split(":", 1)[0]
+            self.note(code, severity, message)
+
+    def _header(self) -> str:
+        start = self._start
+        cid = start.id if start and start.id else "chatcmpl-" + uuid.uuid4().hex
+        model = self.options.model or (start.model if start and start.model else "unknown")
+        created = start.created if start and start.created is not None else int(time.time())
+        head = (
+            f'{{"id":{_dumps(cid)},"object":"chat.completion.chunk",'
+            f'"created":{int(created)},"model":{_dumps(model)}'
+        )
+        meta = start.meta if start else {}
+        for key in ("service_tier", "system_fingerprint"):
+            value = meta.get(key)
+            if isinstance(value, str):
+                head += f',"{key}":{_dumps(value)}'
+        self._head = head + ',"choices":['
+        return self._head
+
+    def _choice(self, index: int, out: list[bytes]) -> _Choice:
+        """The state of choice ``index``, opening it on the wire on first use."""
+        state = self._choices.get(index)
+        if state is None:
+            # openai-python files choices by list position: open lower ones first.
+            for lower in range(index):
+                if lower not in self._choices:
+                    self._choice(lower, out)
+            state = _Choice(f'{{"index":{index},"delta":')
+            self._choices[index] = state
+            out.append(self._chunk(state, '{"role":"assistant","content":""}'))
+        return state
+
+    def _chunk(self, state: _Choice, delta: str, logprobs: str = "null") -> bytes:
+        head = self._head or self._header()
+        return encode_frame(
+            f'{head}{state.prefix}{delta},"logprobs":{logprobs},"finish_reason":null}}]}}'
+        )
+
+    def _content(self, index: int, key: str, text: str, logprobs: str = "null") -> list[bytes]:
+        out: list[bytes] = []
+        state = self._choice(index, out)
+        if state.finished:
+            self._note_once(
+                "content-after-finish", "content after a choice finished was dropped", "warning"
+            )
+            return out
+        out.append(self._chunk(state, f'{{"{key}":{_dumps(text)}}}', logprobs))
+        return out
+
+    def _finish_chunk(self, index: int, reason: str, out: list[bytes]) -> None:
+        state = self._choice(index, out)
+        if state.finished:
+            return
+        state.finished = True
+        head = self._head or self._header()
+        out.append(
+            encode_frame(
+                f'{head}{state.prefix}{{}},"logprobs":null,"finish_reason":{_dumps(reason)}}}]}}'
+            )
+        )
+
+    def _tool_start(self, index: int, key: int, call_id: str, name: str) -> list[bytes]:
+        out: list[bytes] = []
+        state = self._choice(index, out)
+        if state.finished:
+            self._note_once(
+                "content-after-finish", "content after a choice finished was dropped", "warning"
+            )
+            return out
+        if key in state.tools:
+            self._note_once(
+                "duplicate-tool-call-start",
+                "a second start of one tool call was dropped",
+                "warning",
+            )
+            return out
+        dense = len(state.tools)
+        state.tools[key] = dense
+        state.made_calls = True
+        if not call_id:
+            call_id = "call_" + uuid.uuid4().hex[:24]
+        if not name:
+            self._note_once("tool-call-without-name", "a tool call has no name", "warning")
+        call = {
+            "index": dense,
+            "id": call_id,
+            "type": "function",
+            "function": {"name": name, "arguments": ""},
+        }
+        out.append(self._chunk(state, f'{{"tool_calls":[{_dumps(call)}]}}'))
+        return out
+
+    def _close(self) -> list[bytes]:
+        """Finish every choice, then the usage chunk and the terminator."""
+        out: list[bytes] = []
+        if not self._choices:
+            self._choice(0, out)
+        for index, state in sorted(self._choices.items()):
+            if not state.finished:
+                self._finish_chunk(index, "tool_calls" if state.made_calls else "stop", out)
+        if self._usage is not None and self.options.include_usage:
+            head = self._head or self._header()
+            out.append(encode_frame(f'{head}],"usage":{_dumps(usage_to_json(self._usage))}}}'))
+        out.append(encode_done())
+        self._done = True
+        return out
+
+    # -- events -----------------------------------------------------------------------
+
+    def encode(self, event: Event) -> list[bytes]:
+        if self._done:
+            return []
+        kind = event.type
+        if kind == "text_delta":
+            assert isinstance(event, TextDelta)
+            if not event.text and not event.logprobs:
+                return []
+            lp = (
+                f'{{"content":{_dumps(event.logprobs)},"refusal":null}}'
+                if event.logprobs
+                else "null"
+            )
+            return self._content(event.choice, "content", event.text, lp)
+        if kind == "reasoning_delta":
+            assert isinstance(event, ReasoningDelta)
+            if not event.text:
+                return []
+            return self._content(event.choice, "reasoning_content", event.text)
+        if kind == "tool_call_delta":
+            assert isinstance(event, ToolCallDelta)
+            return self._tool_delta(event)
+        if kind == "tool_call_start":
+            assert isinstance(event, ToolCallStart)
+            return self._tool_start(event.choice, event.index, event.id, event.name)
+        if kind == "refusal_delta":
+            assert isinstance(event, RefusalDelta)
+            if not event.text and not event.logprobs:
+                return []
+            lp = (
+                f'{{"content":null,"refusal":{_dumps(event.logprobs)}}}'
+                if event.logprobs
+                else "null"
+            )
+            return self._content(event.choice, "refusal", event.text, lp)
+        if kind == "message_start":
+            assert isinstance(event, MessageStart)
+            if self._start is not None or self._head is not None:
+                self._note_once("duplicate-message-start", "a second MessageStart was ignored")
+            else:
+                self._start = event
+            return []
+        if kind == "finish":
+            assert isinstance(event, Finish)
+            out: list[bytes] = []
+            self._finish_chunk(event.choice, TO_OPENAI_CHAT[event.reason], out)
+            return out
+        if kind == "usage":
+            assert isinstance(event, Usage)
+            self._usage = merge_usage(self._usage, event)
+            return []
+        if kind == "end":
+            return self._close()
+        if kind == "error":
+            assert isinstance(event, Error)
+            self._done = True
+            return [encode_frame(error_to_json(event)), encode_done()]
+        if kind == "progress":
+            assert isinstance(event, Progress)
+            text = f"{event.stage} {event.phase}"
+            if event.progress is not None:
+                text += f" {event.progress}"
+            return [encode_comment(text)]
+        if kind == "citation":
+            assert isinstance(event, Citation)
+            if event.protocol != PROTOCOL:
+                self._note_once(
+                    f"dropped-citation:{event.protocol}",
+                    f"{event.protocol} citations have no OpenAI Chat form and were dropped",
+                )
+                return []
+            return self._annotation(event)
+        if kind == "server_tool":
+            assert isinstance(event, ServerTool)
+            ptype = event.payload.get("type")
+            self._note_once(
+                f"dropped-server-tool:{event.protocol}:{ptype}",
+                f"{event.protocol} server-tool block {ptype!r} has no OpenAI Chat form; dropped",
+            )
+            return []
+        if kind in ("reasoning_signature", "redacted_reasoning"):
+            self._note_once(
+                f"dropped-{kind.replace('_', '-')}",
+                f"{kind.replace('_', ' ')} has no OpenAI Chat form and was dropped",
+            )
+            return []
+        return []  # part_end, tool_call_end: OpenAI Chat has no block boundaries
+
+    def _tool_delta(self, event: ToolCallDelta) -> list[bytes]:
+        out: list[bytes] = []
+        state = self._choices.get(event.choice)
+        if state is None or event.index not in state.tools:
+            self._note_once(
+                "tool-call-without-start",
+                "tool call arguments came before the call started; a nameless call was opened",
+                "warning",
+            )
+            out += self._tool_start(event.choice, event.index, "", "")
+            state = self._choices[event.choice]
+        if state.finished:
+            self._note_once(
+                "content-after-finish", "content after a choice finished was dropped", "warning"
+            )
+            return out
+        if event.arguments:
+            dense = state.tools[event.index]
+            out.append(
+                self._chunk(
+                    state,
+                    f'{{"tool_calls":[{{"index":{dense},"function":'
+                    f'{{"arguments":{_dumps(event.arguments)}}}}}]}}',
+                )
+            )
+        return out
+
+    def _annotation(self, event: Citation) -> list[bytes]:
+        return self._content_raw(event.choice, f'{{"annotations":[{_dumps(event.payload)}]}}')
+
+    def _content_raw(self, index: int, delta: str) -> list[bytes]:
+        out: list[bytes] = []
+        state = self._choice(index, out)
+        if not state.finished:
+            out.append(self._chunk(state, delta))
+        return out
+
+    def finish(self) -> list[bytes]:
+        if self._done:
+            return []
+        return self._close()
