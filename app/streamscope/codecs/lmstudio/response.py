@@ -1,0 +1,159 @@
+"""LM Studio ``/api/v1/chat`` non-streaming bodies <-> the canonical :class:`Response`.
+
+The body is ``{model_instance_id, output, stats, response_id}`` (``chat.end``'s
+``result`` has the same shape); errors come as ``{"error": {type, message, code?,
+param?}}``. Output items: ``reasoning`` and ``message`` (``content`` text) and
+``tool_call`` (``tool``, ``arguments`` object, ``output``, ``provider_info``), a call LM
+Studio ran itself, kept as an opaque server-tool part — except calls carrying our client
+marker (``common.CLIENT_PROVIDER``), which are client tool calls. The timing stats with
+no canonical slot travel in ``Response.meta["lmstudio_stats"]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from streamscope.codecs.base import EncodeOptions
+from streamscope.codecs.lmstudio.common import (
+    CLIENT_PROVIDER,
+    PROTOCOL,
+    as_int,
+    client_call_id,
+    dump_arguments,
+    error_body,
+    is_client_provider,
+    new_message_id,
+    parse_arguments,
+    response_id_for,
+)
+from streamscope.model.events import JSON, Error, Usage
+from streamscope.model.response import (
+    Choice,
+    OutputPart,
+    ReasoningOut,
+    RefusalOut,
+    Response,
+    ServerToolOut,
+    TextOut,
+    ToolCallOut,
+)
+
+META_KEY = "lmstudio_stats"
+_TIMING = ("tokens_per_second", "time_to_first_token_seconds", "model_load_time_seconds")
+
+
+def _error(err: Any) -> Error:
+    err = err if isinstance(err, dict) else {}
+    message, kind = err.get("message"), err.get("type")
+    code, param = err.get("code"), err.get("param")
+    return Error(
+        message if isinstance(message, str) else "unknown error",
+        kind if isinstance(kind, str) else "unknown",
+        None if code is None else str(code),
+        None if param is None else str(param),
+    )
+
+
+def decode_response(body: Any) -> Response:
+    if not isinstance(body, dict):
+        return Response(new_message_id(), "unknown", error=Error("the body is not a JSON object"))
+    rid, model = body.get("response_id"), body.get("model_instance_id")
+    response = Response(
+        rid if isinstance(rid, str) else new_message_id(),
+        model if isinstance(model, str) else "unknown",
+    )
+    if "error" in body:
+        response.error = _error(body["error"])
+        return response
+    parts: list[OutputPart] = []
+    calls = 0
+    output = body.get("output")
+    for item in output if isinstance(output, list) else []:
+        if not isinstance(item, dict):
+            continue
+        kind, content = item.get("type"), item.get("content")
+        if kind == "reasoning" and isinstance(content, str):
+            parts.append(ReasoningOut(content))
+        elif kind == "message" and isinstance(content, str):
+            parts.append(TextOut(content))
+        elif kind == "tool_call" and is_client_provider(item.get("provider_info")):
+            name = item.get("tool")
+            parts.append(
+                ToolCallOut(
+                    client_call_id(calls),
+                    name if isinstance(name, str) else "",
+                    dump_arguments(item.get("arguments")),
+                )
+            )
+            calls += 1
+        elif kind == "tool_call":
+            parts.append(ServerToolOut(PROTOCOL, dict(item)))
+    response.choices = [Choice(0, parts, "tool_calls" if calls else "stop")]
+    stats = body.get("stats")
+    if isinstance(stats, dict):
+        response.usage = Usage(
+            input_tokens=as_int(stats.get("input_tokens")),
+            output_tokens=as_int(stats.get("total_output_tokens")),
+            reasoning_tokens=as_int(stats.get("reasoning_output_tokens")),
+        )
+        timing = {k: stats[k] for k in _TIMING if k in stats}
+        if timing:
+            response.meta[META_KEY] = timing
+    return response
+
+
+def _output(parts: list[OutputPart]) -> list[JSON]:
+    out: list[JSON] = []
+    message = False  # the last item is a message that further text may join
+    for part in parts:
+        if isinstance(part, TextOut | RefusalOut):
+            if message:
+                out[-1]["content"] += part.text
+            else:
+                out.append({"type": "message", "content": part.text})
+                message = True
+            continue
+        message = False
+        if isinstance(part, ReasoningOut):
+            if part.text:  # signatures and redacted reasoning have no LM Studio form
+                out.append({"type": "reasoning", "content": part.text})
+        elif isinstance(part, ToolCallOut):
+            arguments, _ = parse_arguments(part.arguments)
+            out.append(
+                {
+                    "type": "tool_call",
+                    "tool": part.name,
+                    "arguments": arguments,
+                    "output": "",
+                    "provider_info": CLIENT_PROVIDER,
+                }
+            )
+        elif part.protocol == PROTOCOL and "failure" not in part.payload:
+            out.append(dict(part.payload))
+        # Other protocols' server tools, and failed calls (no documented item), are dropped.
+    return out
+
+
+def encode_response(response: Response, options: EncodeOptions | None = None) -> JSON:
+    options = options or EncodeOptions()
+    if response.error is not None:
+        e = response.error
+        return {"error": error_body(e.message, e.error_type, e.code, e.param)}
+    choice = next((c for c in response.choices if c.index == 0), None)
+    usage = response.usage or Usage()
+    stats: JSON = {
+        "input_tokens": usage.input_tokens or 0,
+        "total_output_tokens": usage.output_tokens or 0,
+        "reasoning_output_tokens": usage.reasoning_tokens or 0,
+        "tokens_per_second": 0.0,
+        "time_to_first_token_seconds": 0.0,
+    }
+    timing = response.meta.get(META_KEY)
+    if isinstance(timing, dict):
+        stats.update({k: v for k, v in timing.items() if k in _TIMING})
+    return {
+        "model_instance_id": options.model or response.model or "unknown",
+        "output": _output(choice.parts) if choice is not None else [],
+        "stats": stats,
+        "response_id": response_id_for(response.id),
+    }
