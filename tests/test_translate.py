@@ -54,7 +54,9 @@ def parse_args(text: str, partial: bool) -> Any:
     except ValueError:
         # A stream cut off inside tool JSON (max_tokens): SDKs that parse partial JSON
         # (anthropic's accumulator) give the partial object; others keep the text.
-        return jiter.from_json(text.encode(), partial_mode="trailing-strings") if partial else text
+        # (anthropic's accumulator parses with partial_mode=True: it drops an unfinished
+        # trailing string.)
+        return jiter.from_json(text.encode(), partial_mode=True) if partial else text
 
 
 def expected(resp: Response, target: str) -> dict[str, Any]:

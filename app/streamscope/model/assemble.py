@@ -115,6 +115,7 @@ class Assembler:
                     part.signature = (part.signature or "") + ev.signature
                 else:
                     self._add(ev.choice, ReasoningOut("", signature=ev.signature))
+                self._open[ev.choice] = None  # a signature closes its reasoning part
             case RedactedReasoning():
                 self._add(ev.choice, ReasoningOut("", redacted=ev.data))
                 self._open[ev.choice] = None

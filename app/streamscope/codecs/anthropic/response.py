@@ -1,0 +1,149 @@
+"""Non-streaming Anthropic Messages responses <-> the canonical :class:`Response`.
+
+A message object is ``{id, type: "message", role, model, content: [blocks], stop_reason,
+stop_sequence, usage}``; an error body is ``{"type": "error", "error": {type, message}}``.
+Blocks map as in the stream: text (with citations), thinking (signed), redacted thinking,
+client tool calls; every other block type is kept opaque as a server-tool part.
+"""
+
+from __future__ import annotations
+
+import json
+
+from streamscope.codecs.anthropic.common import (
+    PROTOCOL,
+    USAGE_COUNTS,
+    error_type,
+    new_message_id,
+    usage_to_canonical,
+    usage_to_wire,
+)
+from streamscope.codecs.base import EncodeOptions
+from streamscope.model.events import JSON, Error
+from streamscope.model.response import (
+    Choice,
+    OutputPart,
+    ReasoningOut,
+    RefusalOut,
+    Response,
+    ServerToolOut,
+    TextOut,
+    ToolCallOut,
+)
+from streamscope.model.stop import TO_ANTHROPIC, from_anthropic
+
+_MESSAGE_FIELDS = frozenset(
+    {"id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"}
+)
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _part(block: JSON) -> OutputPart:
+    btype = block.get("type")
+    if btype == "text":
+        cites = block.get("citations")
+        return TextOut(
+            _str(block.get("text")),
+            citations=[(PROTOCOL, c) for c in cites or [] if isinstance(c, dict)],
+        )
+    if btype == "thinking":
+        sig = block.get("signature")
+        return ReasoningOut(_str(block.get("thinking")), signature=sig or None)
+    if btype == "redacted_thinking":
+        return ReasoningOut("", redacted=_str(block.get("data")))
+    if btype == "tool_use":
+        args = block.get("input")
+        return ToolCallOut(
+            _str(block.get("id")),
+            _str(block.get("name")),
+            json.dumps(args if args is not None else {}, ensure_ascii=False),
+        )
+    return ServerToolOut(PROTOCOL, dict(block))
+
+
+def decode_response(body: JSON) -> Response:
+    """A message object (or error body) as a canonical response; tolerant of gaps."""
+    if body.get("type") == "error":
+        err = body.get("error")
+        if not isinstance(err, dict):
+            err = {}
+        return Response(
+            id="",
+            model="",
+            error=Error(_str(err.get("message")) or json.dumps(body), _str(err.get("type"))),
+        )
+    content = body.get("content")
+    choice = Choice(
+        0, [_part(b) for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    )
+    reason = body.get("stop_reason")
+    if isinstance(reason, str):
+        choice.finish = from_anthropic(reason)
+    seq = body.get("stop_sequence")
+    choice.stop_sequence = seq if isinstance(seq, str) else None
+    meta: JSON = {k: v for k, v in body.items() if k not in _MESSAGE_FIELDS}
+    usage = body.get("usage")
+    if isinstance(usage, dict):
+        meta.update((k, v) for k, v in usage.items() if k not in USAGE_COUNTS)
+    return Response(
+        id=_str(body.get("id")),
+        model=_str(body.get("model")),
+        choices=[choice],
+        usage=usage_to_canonical(usage) if isinstance(usage, dict) else None,
+        meta=meta,
+    )
+
+
+def _block(part: OutputPart) -> JSON | None:
+    if isinstance(part, TextOut | RefusalOut):
+        block: JSON = {"type": "text", "text": part.text}
+        if isinstance(part, TextOut):
+            cites = [c for proto, c in part.citations if proto == PROTOCOL]
+            if cites:
+                block["citations"] = cites
+        return block
+    if isinstance(part, ReasoningOut):
+        if part.redacted is not None:
+            return {"type": "redacted_thinking", "data": part.redacted}
+        return {"type": "thinking", "thinking": part.text, "signature": part.signature or ""}
+    if isinstance(part, ToolCallOut):
+        try:
+            args = json.loads(part.arguments) if part.arguments.strip() else {}
+        except ValueError:
+            args = {"arguments": part.arguments}  # truncated JSON: keep the text visible
+        return {"type": "tool_use", "id": part.id, "name": part.name, "input": args}
+    if part.protocol == PROTOCOL:
+        return dict(part.payload)
+    return None
+
+
+def encode_response(response: Response, options: EncodeOptions | None = None) -> JSON:
+    """A message object, or the error body when the response is an error."""
+    options = options or EncodeOptions()
+    if response.error is not None and not any(c.parts for c in response.choices):
+        return {
+            "type": "error",
+            "error": {
+                "type": error_type(response.error.error_type),
+                "message": response.error.message,
+            },
+        }
+    choice = next((c for c in response.choices if c.index == 0), Choice())
+    content = [b for b in (_block(p) for p in choice.parts) if b is not None]
+    if choice.finish is not None:
+        reason = TO_ANTHROPIC[choice.finish]
+    else:
+        reason = "tool_use" if choice.tool_calls else "end_turn"
+    return {
+        "id": response.id or new_message_id(),
+        "type": "message",
+        "role": "assistant",
+        "model": options.model or response.model or "unknown",
+        "content": content,
+        "stop_reason": reason,
+        "stop_sequence": choice.stop_sequence,
+        "usage": usage_to_wire(response.usage),
+    }

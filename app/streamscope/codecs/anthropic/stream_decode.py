@@ -1,0 +1,397 @@
+"""Anthropic Messages stream frames -> canonical events (tolerant).
+
+Each content block becomes one canonical part: ``text``/``thinking`` blocks stream as
+deltas and close with :class:`PartEnd`; ``tool_use`` blocks become tool calls keyed by
+the block index; every other block type (``server_tool_use``, ``web_search_tool_result``,
+...) is buffered and delivered whole, as one opaque :class:`ServerTool`, when it stops.
+What breaks the wire contract (no ``event:`` line, a block never stopped, a delta before
+its block's start) becomes a finding and decoding goes on.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from streamscope.codecs.anthropic.common import (
+    PROTOCOL,
+    USAGE_COUNTS,
+    as_int,
+    text_of,
+    thinking_tokens,
+)
+from streamscope.codecs.base import StreamDecoder
+from streamscope.model.events import (
+    JSON,
+    Citation,
+    End,
+    Error,
+    Event,
+    Finish,
+    MessageStart,
+    PartEnd,
+    ReasoningDelta,
+    ReasoningSignature,
+    RedactedReasoning,
+    ServerTool,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+)
+from streamscope.model.stop import from_anthropic
+from streamscope.wire.frame import Frame
+
+EVENT_TYPES = frozenset(
+    "message_start content_block_start content_block_delta content_block_stop "
+    "message_delta message_stop ping".split()
+)
+"""Anthropic's stream event names (``error`` aside: other protocols use it too)."""
+
+_MESSAGE_FIELDS = frozenset(
+    {"id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"}
+)
+_DELTA_FIELD = {
+    "text_delta": "text",
+    "citations_delta": "citation",
+    "thinking_delta": "thinking",
+    "signature_delta": "signature",
+    "input_json_delta": "partial_json",
+}
+_DELTA_BLOCK = {
+    "text_delta": "text",
+    "citations_delta": "text",
+    "thinking_delta": "thinking",
+    "signature_delta": "thinking",
+    "input_json_delta": "tool",
+}
+
+
+class _Server:
+    """A server-side block being buffered until its ``content_block_stop``."""
+
+    __slots__ = ("block", "json")
+
+    def __init__(self, block: JSON) -> None:
+        self.block = block
+        self.json: list[str] = []
+
+    def payload(self, decoder: AnthropicStreamDecoder) -> JSON:
+        if self.json:
+            text = "".join(self.json)
+            try:
+                self.block["input"] = json.loads(text) if text.strip() else {}
+            except ValueError:
+                decoder.note(
+                    "invalid-server-tool-input",
+                    "warning",
+                    f"the input JSON of {self.block.get('type')} block is incomplete; kept as text",
+                )
+                self.block["input"] = text
+        return self.block
+
+
+class AnthropicStreamDecoder(StreamDecoder):
+    protocol = PROTOCOL
+
+    def __init__(self) -> None:
+        super().__init__()
+        # block index -> "text" | "thinking" | "redacted" | "tool" | _Server
+        self._blocks: dict[int, str | _Server] = {}
+        self._started = False
+        self._finished = False
+        self._stopped = False
+        self._noted: set[str] = set()
+        self._uncached: int | None = None
+        self._read: int | None = None
+        self._created: int | None = None
+
+    def _note_once(self, code: str, message: str) -> None:
+        if code not in self._noted:
+            self._noted.add(code)
+            self.note(code, "warning", message)
+
+    # -- dispatch -----------------------------------------------------------------------
+
+    def decode_frame(self, frame: Frame) -> list[Event]:
+        if frame.data == "[DONE]":  # OpenAI's terminator, appended by some proxies
+            self.note("foreign-terminator", "warning", "`data: [DONE]` is not Anthropic's")
+            return []
+        data = self.parse_json(frame)
+        if data is None:
+            return []
+        if not isinstance(data, dict):
+            self.note("not-an-object", "error", "data is not a JSON object")
+            return []
+        kind = data.get("type")
+        event = frame.event
+        if event is None:
+            self._note_once(
+                "missing-event-line",
+                "frames without an `event:` line (the official SDKs drop them); "
+                "decoded by their data type",
+            )
+        elif event != kind:
+            if not isinstance(kind, str):
+                kind = event
+            self.note(
+                "event-type-mismatch",
+                "warning",
+                f"`event: {event}` but data type {data.get('type')!r}",
+            )
+        if self._stopped and kind != "ping":
+            self.note("event-after-stop", "warning", f"{kind!r} after message_stop")
+        if kind == "content_block_delta":
+            return self._delta(data)
+        if kind == "ping":
+            return []
+        if kind == "content_block_start":
+            return self._block_start(data)
+        if kind == "content_block_stop":
+            return self._block_stop(data)
+        if kind == "message_start":
+            return self._message_start(data)
+        if kind == "message_delta":
+            return self._message_delta(data)
+        if kind == "message_stop":
+            return self._message_stop()
+        if kind == "error" or (event == "error" and "error" in data):
+            return self._error(data)
+        self.note("unknown-event-type", "warning", f"unknown event type {kind!r} ignored")
+        return []
+
+    # -- message level ------------------------------------------------------------------
+
+    def _message_start(self, data: JSON) -> list[Event]:
+        msg = data.get("message")
+        if not isinstance(msg, dict):
+            self.note("missing-field", "warning", "message_start without a message object")
+            msg = {}
+        if self._started:
+            self.note("duplicate-message-start", "warning", "a second message_start")
+        self._started = True
+        meta: JSON = {k: v for k, v in msg.items() if k not in _MESSAGE_FIELDS}
+        usage = msg.get("usage")
+        if isinstance(usage, dict):
+            meta.update((k, v) for k, v in usage.items() if k not in USAGE_COUNTS)
+        else:
+            self.note("missing-usage", "warning", "message_start without message.usage")
+        if msg.get("content"):
+            self.note("unexpected-content", "warning", "message_start carries content; ignored")
+        out: list[Event] = [
+            MessageStart(text_of(msg.get("id")), text_of(msg.get("model")), None, meta)
+        ]
+        if isinstance(usage, dict):
+            out.append(self._usage(usage))
+        return out
+
+    def _usage(self, u: JSON) -> Usage:
+        uncached = as_int(u.get("input_tokens"))
+        read = as_int(u.get("cache_read_input_tokens"))
+        created = as_int(u.get("cache_creation_input_tokens"))
+        self._uncached = self._uncached if uncached is None else uncached
+        self._read = self._read if read is None else read
+        self._created = self._created if created is None else created
+        total = None
+        if uncached is not None or read is not None or created is not None:
+            total = (self._uncached or 0) + (self._read or 0) + (self._created or 0)
+        return Usage(
+            input_tokens=total,
+            output_tokens=as_int(u.get("output_tokens")),
+            cache_read_tokens=self._read,
+            cache_creation_tokens=self._created,
+            reasoning_tokens=thinking_tokens(u),
+        )
+
+    def _message_delta(self, data: JSON) -> list[Event]:
+        out = self._close_all("message_delta")
+        delta = data.get("delta")
+        if not isinstance(delta, dict):
+            self.note("missing-field", "warning", "message_delta without delta")
+            delta = {}
+        reason = delta.get("stop_reason")
+        if isinstance(reason, str):
+            seq = delta.get("stop_sequence")
+            out.append(
+                Finish(from_anthropic(reason), 0, seq if isinstance(seq, str) else None, reason)
+            )
+            if from_anthropic(reason) == "other":
+                self.note("unknown-stop-reason", "info", f"stop_reason {reason!r}")
+        else:
+            self.note("missing-stop-reason", "warning", "message_delta without stop_reason")
+        self._finished = True
+        usage = data.get("usage")
+        if isinstance(usage, dict):
+            out.append(self._usage(usage))
+        else:
+            self.note("missing-usage", "warning", "message_delta without usage")
+        return out
+
+    def _message_stop(self) -> list[Event]:
+        out = self._close_all("message_stop")
+        if not self._finished:
+            self.note("missing-message-delta", "warning", "message_stop without message_delta")
+        self.terminated = True
+        self._stopped = True
+        out.append(End())
+        return out
+
+    def _error(self, data: JSON) -> list[Event]:
+        err = data.get("error")
+        if not isinstance(err, dict):
+            err = {}
+            self.note("missing-field", "warning", "error event without an error object")
+        self.terminated = True  # an error event ends an Anthropic stream
+        return [
+            Error(
+                text_of(err.get("message")) or json.dumps(data),
+                text_of(err.get("type")) or "api_error",
+            )
+        ]
+
+    # -- blocks -------------------------------------------------------------------------
+
+    def _index(self, data: JSON) -> int:
+        index = as_int(data.get("index"))
+        if index is None:
+            self.note("missing-index", "warning", f"{data.get('type')} without an index")
+            if self._blocks:
+                return max(self._blocks)
+            return 0
+        return index
+
+    def _end(self, index: int, state: str | _Server) -> Event:
+        if state == "tool":
+            return ToolCallEnd(index)
+        if isinstance(state, _Server):
+            return ServerTool(PROTOCOL, state.payload(self))
+        return PartEnd()
+
+    def _close_all(self, where: str) -> list[Event]:
+        out: list[Event] = []
+        for index, state in self._blocks.items():
+            self.note(
+                "missing-content-block-stop",
+                "warning",
+                f"block {index} was never stopped (closed at {where})",
+            )
+            out.append(self._end(index, state))
+        self._blocks.clear()
+        return out
+
+    def _block_start(self, data: JSON) -> list[Event]:
+        index = self._index(data)
+        out: list[Event] = []
+        if self._blocks:
+            # Blocks never overlap on the real wire: an open one was left unstopped.
+            out = self._close_all(f"content_block_start {index}")
+        block = data.get("content_block")
+        if not isinstance(block, dict):
+            self.note("missing-field", "warning", "content_block_start without content_block")
+            block = {}
+        btype = block.get("type")
+        if btype == "text":
+            self._blocks[index] = "text"
+            text = block.get("text")
+            if isinstance(text, str) and text:
+                out.append(TextDelta(text))
+            cites = block.get("citations")
+            if isinstance(cites, list):
+                out += [Citation(PROTOCOL, c) for c in cites if isinstance(c, dict)]
+        elif btype == "thinking":
+            self._blocks[index] = "thinking"
+            out.append(ReasoningDelta(text_of(block.get("thinking"))))
+            sig = block.get("signature")
+            if isinstance(sig, str) and sig:
+                out.append(ReasoningSignature(sig))
+        elif btype == "redacted_thinking":
+            self._blocks[index] = "redacted"
+            out.append(RedactedReasoning(text_of(block.get("data"))))
+        elif btype == "tool_use":
+            self._blocks[index] = "tool"
+            tid, name = block.get("id"), block.get("name")
+            if not isinstance(tid, str) or not isinstance(name, str):
+                self.note("missing-field", "warning", "tool_use block without id or name")
+            out.append(ToolCallStart(index, text_of(tid), text_of(name)))
+            args = block.get("input")
+            if args:
+                out.append(ToolCallDelta(index, json.dumps(args, ensure_ascii=False)))
+        else:
+            if not isinstance(btype, str):
+                self.note("missing-field", "warning", "content block without a type")
+            self._blocks[index] = _Server(dict(block))
+        return out
+
+    def _implicit_block(self, index: int, dtype: Any) -> str | _Server | None:
+        """A delta arrived for a block that never started: open the block it implies."""
+        kind = _DELTA_BLOCK.get(dtype) if isinstance(dtype, str) else None
+        self.note(
+            "delta-before-start",
+            "warning",
+            f"{dtype} for block {index} before its content_block_start",
+        )
+        if kind is None:
+            return None
+        self._blocks[index] = kind
+        return kind
+
+    def _delta(self, data: JSON) -> list[Event]:
+        index = self._index(data)
+        delta = data.get("delta")
+        if not isinstance(delta, dict):
+            self.note("missing-field", "error", "content_block_delta without a delta object")
+            return []
+        dtype = delta.get("type")
+        state = self._blocks.get(index)
+        out: list[Event] = []
+        if state is None:
+            if self._blocks:
+                out = self._close_all(f"a delta of block {index}")
+            state = self._implicit_block(index, dtype)
+            if state == "tool":
+                out.append(ToolCallStart(index, "", ""))
+        elif dtype in _DELTA_BLOCK and _DELTA_BLOCK[dtype] != (
+            state if isinstance(state, str) else "tool"
+        ):
+            self.note(
+                "delta-kind-mismatch",
+                "warning",
+                f"{dtype} inside a {state if isinstance(state, str) else 'server'} block",
+            )
+        field = _DELTA_FIELD.get(dtype) if isinstance(dtype, str) else None
+        if field is None:
+            self.note("unknown-delta-type", "error", f"unknown delta type {dtype!r}: dropped")
+            return out
+        value: Any = delta.get(field)
+        if not (isinstance(value, dict) if field == "citation" else isinstance(value, str)):
+            self.note("missing-field", "error", f"{dtype} without its {field}: dropped")
+        elif dtype == "text_delta":
+            if value:
+                out.append(TextDelta(value))
+        elif dtype == "input_json_delta":
+            if isinstance(state, _Server):
+                state.json.append(value)
+            elif value:
+                out.append(ToolCallDelta(index, value))
+        elif dtype == "thinking_delta":
+            if value:
+                out.append(ReasoningDelta(value))
+        elif dtype == "signature_delta":
+            out.append(ReasoningSignature(value))
+        else:
+            out.append(Citation(PROTOCOL, value))
+        return out
+
+    def _block_stop(self, data: JSON) -> list[Event]:
+        index = self._index(data)
+        state = self._blocks.pop(index, None)
+        if state is None:
+            self.note("stop-without-start", "warning", f"content_block_stop {index} not open")
+            return []
+        return [self._end(index, state)]
+
+    def finish(self) -> list[Event]:
+        out = self._close_all("end of stream")
+        super().finish()
+        return out

@@ -1,0 +1,368 @@
+"""Canonical events -> Anthropic Messages stream frames (strict, WIRE-CONTRACT "Anthropic").
+
+Every frame carries ``event:`` equal to its data type; ``message_start`` (with usage)
+comes first, then a ``ping``; blocks get dense indexes from 0 and never overlap; thinking
+blocks close with a ``signature_delta``; ``message_delta`` + ``message_stop`` end the
+stream, or a single ``error`` frame does.
+
+Choices made where the canonical stream does not say:
+
+- ``message_start`` waits for the first content (or the end): a Usage that arrives early,
+  even after Finish, lands in it. Input counts known only at the end also go into
+  ``message_delta.usage`` (the SDKs take them from there).
+- A thinking part without a ReasoningSignature (reasoning translated from another
+  protocol) closes with ``signature_delta`` ``""``: the official SDKs and the AI SDK
+  accept any string, and an empty signature is honestly "unsigned" (the request encoder
+  drops unsigned thinking before it would reach Anthropic, which rejects it).
+- Tool calls stream live. A tool call that starts while another is streaming waits (it
+  has no arguments yet) until its first argument fragment, so providers that announce
+  all calls before their arguments still translate; fragments for a call whose block was
+  already closed cannot be placed and are dropped with a ``late-tool-delta`` finding.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from streamscope.codecs.anthropic.common import (
+    PROTOCOL,
+    error_type,
+    new_message_id,
+    new_tool_id,
+    usage_to_wire,
+)
+from streamscope.codecs.base import EncodeOptions, StreamEncoder
+from streamscope.findings import Severity
+from streamscope.model.assemble import merge_usage
+from streamscope.model.events import (
+    JSON,
+    Citation,
+    End,
+    Error,
+    Event,
+    Finish,
+    MessageStart,
+    PartEnd,
+    ReasoningDelta,
+    ReasoningSignature,
+    RedactedReasoning,
+    RefusalDelta,
+    ServerTool,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+)
+from streamscope.model.stop import TO_ANTHROPIC
+from streamscope.wire import encode_frame
+
+_PING = encode_frame({"type": "ping"}, "ping")
+_STOP = encode_frame({"type": "message_stop"}, "message_stop")
+
+
+def _frame(data: JSON) -> bytes:
+    return encode_frame(data, data["type"])
+
+
+class _Tool:
+    __slots__ = ("id", "name", "state")
+
+    def __init__(self, tid: str, name: str) -> None:
+        self.id = tid
+        self.name = name
+        self.state = "pending"  # -> "open" -> "closed"
+
+
+class AnthropicStreamEncoder(StreamEncoder):
+    protocol = PROTOCOL
+
+    def __init__(self, options: EncodeOptions | None = None) -> None:
+        super().__init__(options)
+        self._id: str | None = None
+        self._model: str | None = None
+        self._usage: Usage | None = None
+        self._started = False
+        self._done = False
+        self._next = 0  # next wire block index
+        self._open: str | None = None  # text, refusal, thinking, tool, redacted, server
+        self._index = -1  # wire index of the open block
+        self._summary = False
+        self._signature: list[str] = []
+        self._signed = False
+        self._tool: int | None = None  # source index of the open tool block
+        self._tools: dict[int, _Tool] = {}
+        self._pending: list[int] = []
+        self._finish: tuple[str, str | None] | None = None
+        self._noted: set[str] = set()
+        self._handlers: dict[type[Any], Callable[[Any, list[bytes]], None]] = {
+            TextDelta: self._on_text,
+            RefusalDelta: self._on_text,
+            ReasoningDelta: self._on_reasoning,
+            ReasoningSignature: self._on_signature,
+            RedactedReasoning: self._on_redacted,
+            ToolCallStart: self._on_tool_start,
+            ToolCallDelta: self._on_tool_delta,
+            ToolCallEnd: self._on_tool_end,
+            PartEnd: self._on_part_end,
+            Usage: self._on_usage,
+            Finish: self._on_finish,
+            MessageStart: self._on_message_start,
+            ServerTool: self._on_opaque,
+            Citation: self._on_opaque,
+            Error: self._on_error,
+            End: self._on_end,
+        }
+
+    def _note_once(self, code: str, severity: Severity, message: str) -> None:
+        if code not in self._noted:
+            self._noted.add(code)
+            self.note(code, severity, message)
+
+    # -- blocks -------------------------------------------------------------------------
+
+    def _start(self, out: list[bytes]) -> None:
+        self._started = True
+        message: JSON = {
+            "id": self._id or new_message_id(),
+            "type": "message",
+            "role": "assistant",
+            "model": self.options.model or self._model or "unknown",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": usage_to_wire(self._usage),
+        }
+        out.append(_frame({"type": "message_start", "message": message}))
+        out.append(_PING)
+
+    def _close(self, out: list[bytes]) -> None:
+        if self._open is None:
+            return
+        index = self._index
+        if self._open == "thinking":
+            out.append(
+                _frame(
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "signature_delta", "signature": "".join(self._signature)},
+                    }
+                )
+            )
+        elif self._open == "tool" and self._tool is not None:
+            self._tools[self._tool].state = "closed"
+            self._tool = None
+        out.append(_frame({"type": "content_block_stop", "index": index}))
+        self._open = None
+
+    def _settle(self, out: list[bytes]) -> None:
+        """Before a part that is not a tool call: close the open block, flush waiting calls."""
+        if not self._started:
+            self._start(out)
+        self._close(out)
+        for source in self._pending:
+            self._open_tool(out, source)
+            self._close(out)
+        self._pending.clear()
+
+    def _open_block(self, out: list[bytes], kind: str, block: JSON) -> int:
+        index = self._index = self._next
+        self._next += 1
+        self._open = kind
+        out.append(_frame({"type": "content_block_start", "index": index, "content_block": block}))
+        return index
+
+    def _open_tool(self, out: list[bytes], source: int) -> None:
+        tool = self._tools[source]
+        tool.state = "open"
+        self._tool = source
+        self._open_block(
+            out, "tool", {"type": "tool_use", "id": tool.id, "name": tool.name, "input": {}}
+        )
+
+    def _delta(self, delta: JSON) -> bytes:
+        return _frame({"type": "content_block_delta", "index": self._index, "delta": delta})
+
+    # -- events -------------------------------------------------------------------------
+
+    def encode(self, event: Event) -> list[bytes]:
+        if self._done:
+            self._note_once("event-after-end", "info", "events after the stream ended ignored")
+            return []
+        if getattr(event, "choice", 0):
+            self._note_once(
+                "dropped-choices", "warning", "Anthropic has one choice; other choices dropped"
+            )
+            return []
+        out: list[bytes] = []
+        handler = self._handlers.get(type(event))
+        if handler is not None:  # Progress has no Anthropic form (keepalive is the transport's)
+            handler(event, out)
+        return out
+
+    def _on_text(self, ev: TextDelta | RefusalDelta, out: list[bytes]) -> None:
+        kind = "text" if ev.type == "text_delta" else "refusal"
+        if self._open != kind:
+            self._settle(out)
+            self._open_block(out, kind, {"type": "text", "text": ""})
+        if ev.text:
+            out.append(self._delta({"type": "text_delta", "text": ev.text}))
+
+    def _on_reasoning(self, ev: ReasoningDelta, out: list[bytes]) -> None:
+        if self._open != "thinking" or self._signed or self._summary != ev.summary:
+            self._open_thinking(out)
+            self._summary = ev.summary
+        if ev.text:
+            out.append(self._delta({"type": "thinking_delta", "thinking": ev.text}))
+
+    def _on_signature(self, ev: ReasoningSignature, out: list[bytes]) -> None:
+        if self._open != "thinking":
+            self._open_thinking(out)
+        self._signature.append(ev.signature)
+        self._signed = True
+
+    def _on_redacted(self, ev: RedactedReasoning, out: list[bytes]) -> None:
+        self._settle(out)
+        self._open_block(out, "redacted", {"type": "redacted_thinking", "data": ev.data})
+        self._close(out)
+
+    def _on_tool_start(self, ev: ToolCallStart, out: list[bytes]) -> None:
+        self._tool_start(out, ev.index, ev.id, ev.name)
+
+    def _on_tool_delta(self, ev: ToolCallDelta, out: list[bytes]) -> None:
+        self._tool_delta(out, ev.index, ev.arguments)
+
+    def _on_tool_end(self, ev: ToolCallEnd, out: list[bytes]) -> None:
+        if ev.index == self._tool:
+            self._close(out)
+
+    def _on_part_end(self, ev: PartEnd, out: list[bytes]) -> None:
+        self._close(out)
+
+    def _on_usage(self, ev: Usage, out: list[bytes]) -> None:
+        self._usage = merge_usage(self._usage, ev)
+
+    def _on_finish(self, ev: Finish, out: list[bytes]) -> None:
+        self._finish = (TO_ANTHROPIC[ev.reason], ev.stop_sequence)
+        if self._started:  # before that nothing is open, and message_start may wait
+            self._settle(out)
+
+    def _on_message_start(self, ev: MessageStart, out: list[bytes]) -> None:
+        if self._id is None:
+            self._id, self._model = ev.id, ev.model
+        else:
+            self._note_once("duplicate-message-start", "info", "a second MessageStart ignored")
+
+    def _on_error(self, ev: Error, out: list[bytes]) -> None:
+        error = {"type": error_type(ev.error_type), "message": ev.message}
+        out.append(_frame({"type": "error", "error": error}))
+        self._done = True
+
+    def _on_end(self, ev: End, out: list[bytes]) -> None:
+        self._end(out)
+
+    def _open_thinking(self, out: list[bytes]) -> None:
+        self._settle(out)
+        self._open_block(out, "thinking", {"type": "thinking", "thinking": "", "signature": ""})
+        self._signature = []
+        self._signed = False
+
+    def _tool_start(self, out: list[bytes], source: int, tid: str, name: str) -> None:
+        if source in self._tools:
+            self._note_once("duplicate-tool-start", "warning", f"tool call {source} started twice")
+            if source == self._tool:
+                self._close(out)
+            elif source in self._pending:
+                self._pending.remove(source)
+        self._tools[source] = _Tool(tid or new_tool_id(), name)
+        if self._open == "tool" or self._pending:
+            self._pending.append(source)  # waits for its first argument fragment
+        else:
+            self._settle(out)
+            self._open_tool(out, source)
+
+    def _tool_delta(self, out: list[bytes], source: int, arguments: str) -> None:
+        tool = self._tools.get(source)
+        if tool is None:
+            self._note_once(
+                "tool-delta-without-start", "warning", "tool arguments before the call started"
+            )
+            self._tool_start(out, source, "", "")
+            tool = self._tools[source]
+        if tool.state == "pending":
+            self._close(out)
+            self._pending.remove(source)
+            if not self._started:
+                self._start(out)
+            self._open_tool(out, source)
+        elif tool.state == "closed":
+            self.note(
+                "late-tool-delta",
+                "warning",
+                f"arguments for tool call {source} after its block closed: dropped",
+            )
+            return
+        if arguments:
+            out.append(self._delta({"type": "input_json_delta", "partial_json": arguments}))
+
+    def _on_opaque(self, event: ServerTool | Citation, out: list[bytes]) -> None:
+        protocol = event.protocol
+        if protocol != PROTOCOL:
+            self._note_once(
+                f"dropped-{event.type}-{protocol}",
+                "info",
+                f"{protocol} {event.type.replace('_', ' ')} blocks have no Anthropic form: dropped",
+            )
+            return
+        payload = event.payload
+        if event.type == "citation":
+            if self._open != "text" and self._open != "refusal":
+                self._settle(out)
+                self._open_block(out, "text", {"type": "text", "text": ""})
+            out.append(self._delta({"type": "citations_delta", "citation": payload}))
+            return
+        self._settle(out)
+        block = dict(payload)
+        btype = block.get("type")
+        args = None
+        if isinstance(btype, str) and btype.endswith("tool_use") and "input" in block:
+            # Tool-use blocks stream their input; the start carries an empty object.
+            args, block["input"] = block["input"], {}
+        self._open_block(out, "server", block)
+        if args:
+            text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+            out.append(self._delta({"type": "input_json_delta", "partial_json": text}))
+        self._close(out)
+
+    def _end(self, out: list[bytes]) -> None:
+        self._settle(out)
+        if self._finish is None:
+            reason = "tool_use" if self._tools else "end_turn"
+            self._finish = (reason, None)
+        usage = usage_to_wire(self._usage, with_output=False)
+        wire: JSON = {"output_tokens": (self._usage.output_tokens if self._usage else None) or 0}
+        if self._usage is not None and self._usage.input_tokens is not None:
+            wire.update(usage)
+        if self._usage is not None and self._usage.reasoning_tokens is not None:
+            wire["output_tokens_details"] = {"thinking_tokens": self._usage.reasoning_tokens}
+        out.append(
+            _frame(
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": self._finish[0], "stop_sequence": self._finish[1]},
+                    "usage": wire,
+                }
+            )
+        )
+        out.append(_STOP)
+        self._done = True
+
+    def finish(self) -> list[bytes]:
+        if self._done:
+            return []
+        out: list[bytes] = []
+        self._end(out)
+        return out

@@ -1,0 +1,415 @@
+"""Anthropic Messages request bodies: decoding (with validation) and encoding."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from streamscope.model.request import (
+    ORPHAN_RESULT_TEXT,
+    ImagePart,
+    Message,
+    Request,
+    RequestError,
+    TextPart,
+    Thinking,
+    ThinkingPart,
+    ToolCallPart,
+    ToolChoice,
+    ToolDef,
+    ToolResultPart,
+)
+from tests.codecs.anthropic.contract import CODEC
+
+CACHE = {"type": "ephemeral"}
+PNG = "iVBORw0KGgo="
+
+BODY: dict[str, Any] = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 2048,
+    "system": [
+        {"type": "text", "text": "You are terse."},
+        {"type": "text", "text": "Big cached context", "cache_control": CACHE},
+    ],
+    "messages": [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "What is in these images?"},
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": "image/png", "data": PNG},
+                },
+                {
+                    "type": "image",
+                    "source": {"type": "url", "url": "https://x.test/a.jpg"},
+                    "cache_control": CACHE,
+                },
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "Need weather.", "signature": "SIG1"},
+                {"type": "redacted_thinking", "data": "REDACTED"},
+                {"type": "text", "text": "Let me check."},
+                {
+                    "type": "tool_use",
+                    "id": "toolu_1",
+                    "name": "get_weather",
+                    "input": {"city": "Paris"},
+                },
+                {"type": "tool_use", "id": "toolu_2", "name": "get_time", "input": {}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "18C"},
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_2",
+                    "is_error": True,
+                    "content": [{"type": "text", "text": "clock broken"}],
+                },
+                {"type": "text", "text": "And tomorrow?"},
+            ],
+        },
+    ],
+    "tools": [
+        {
+            "name": "get_weather",
+            "description": "Weather",
+            "cache_control": CACHE,
+            "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+            "defer_loading": False,
+        },
+        {"name": "get_time", "input_schema": {"type": "object", "properties": {}}},
+        {"type": "web_search_20250305", "name": "web_search", "max_uses": 3},
+    ],
+    "tool_choice": {"type": "auto", "disable_parallel_tool_use": True},
+    "temperature": 1,
+    "stop_sequences": ["END"],
+    "stream": True,
+    "thinking": {"type": "enabled", "budget_tokens": 1500},
+    "metadata": {"user_id": "u-42"},
+    "service_tier": "auto",
+}
+
+
+def test_decode_realistic_body() -> None:
+    req = CODEC.decode_request(copy.deepcopy(BODY))
+    assert req.model == "claude-sonnet-4-5" and req.max_tokens == 2048
+    assert req.system == [TextPart("You are terse."), TextPart("Big cached context", CACHE)]
+    assert [m.role for m in req.messages] == ["user", "assistant", "tool", "user"]
+    user = req.messages[0].parts
+    assert user[1] == ImagePart(data=PNG, media_type="image/png")
+    assert user[2] == ImagePart(url="https://x.test/a.jpg", cache_control=CACHE)
+    assistant = req.messages[1].parts
+    assert assistant[0] == ThinkingPart("Need weather.", "SIG1")
+    assert assistant[1] == ThinkingPart("", redacted="REDACTED")
+    assert assistant[3] == ToolCallPart("toolu_1", "get_weather", '{"city": "Paris"}')
+    assert req.messages[2].parts == [
+        ToolResultPart("toolu_1", [TextPart("18C")]),
+        ToolResultPart("toolu_2", [TextPart("clock broken")], is_error=True),
+    ]
+    assert req.messages[3].parts == [TextPart("And tomorrow?")]
+    assert [t.name for t in req.tools] == ["get_weather", "get_time"]
+    assert req.tools[0].cache_control == CACHE and req.tools[0].description == "Weather"
+    assert req.extra["anthropic_server_tools"][0]["name"] == "web_search"
+    assert req.extra["anthropic_tool_fields"] == {"get_weather": {"defer_loading": False}}
+    assert req.extra["anthropic_fields"] == {"service_tier": "auto"}
+    assert req.tool_choice == ToolChoice("auto", None, False)
+    assert req.thinking == Thinking(enabled=True, budget_tokens=1500)
+    assert (req.temperature, req.stop, req.stream, req.user) == (1.0, ["END"], True, "u-42")
+
+
+def test_roundtrip_keeps_the_body() -> None:
+    body = CODEC.encode_request(CODEC.decode_request(copy.deepcopy(BODY)))
+    want = copy.deepcopy(BODY)
+    # Single plain text blocks come back as strings; tool_result text too.
+    want["messages"][2]["content"][1]["content"] = "clock broken"
+    assert body == want
+
+
+def test_decode_then_encode_is_stable() -> None:
+    once = CODEC.encode_request(CODEC.decode_request(copy.deepcopy(BODY)))
+    assert CODEC.encode_request(CODEC.decode_request(copy.deepcopy(once))) == once
+
+
+@pytest.mark.parametrize(
+    ("wire", "canonical"),
+    [
+        ({"type": "auto"}, ToolChoice("auto")),
+        ({"type": "any"}, ToolChoice("required")),
+        ({"type": "tool", "name": "f"}, ToolChoice("tool", "f")),
+        ({"type": "none"}, ToolChoice("none")),
+        ({"type": "any", "disable_parallel_tool_use": True}, ToolChoice("required", None, False)),
+    ],
+)
+def test_tool_choice_forms(wire: dict[str, Any], canonical: ToolChoice) -> None:
+    body = {
+        "model": "m",
+        "max_tokens": 10,
+        "messages": [],
+        "tool_choice": wire,
+        "tools": [{"name": "f", "input_schema": {"type": "object"}}],
+    }
+    req = CODEC.decode_request(body)
+    assert req.tool_choice == canonical
+    assert CODEC.encode_request(req)["tool_choice"] == wire
+
+
+@pytest.mark.parametrize(
+    ("body", "param"),
+    [
+        ({"model": "m", "messages": []}, "max_tokens"),
+        ({"model": "m", "max_tokens": "9", "messages": []}, "max_tokens"),
+        ({"max_tokens": 9, "messages": []}, "model"),
+        ({"model": "m", "max_tokens": 9}, "messages"),
+        ({"model": "m", "max_tokens": 9, "messages": {}}, "messages"),
+        (
+            {"model": "m", "max_tokens": 9, "messages": [{"role": "system", "content": "x"}]},
+            "messages[0].role",
+        ),
+        (
+            {"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": 5}]},
+            "messages[0].content",
+        ),
+        (
+            {
+                "model": "m",
+                "max_tokens": 9,
+                "messages": [{"role": "user", "content": [{"type": "text", "text": 1}]}],
+            },
+            "messages[0].content[0].text",
+        ),
+        (
+            {
+                "model": "m",
+                "max_tokens": 9,
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "image",
+                                "source": {"type": "base64", "media_type": "image/png"},
+                            }
+                        ],
+                    }
+                ],
+            },
+            "messages[0].content[0].source.data",
+        ),
+        (
+            {
+                "model": "m",
+                "max_tokens": 9,
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}],
+                    }
+                ],
+            },
+            "messages[0].content[0].type",
+        ),
+        (
+            {
+                "model": "m",
+                "max_tokens": 9,
+                "messages": [
+                    {
+                        "role": "assistant",
+                        "content": [{"type": "tool_use", "id": "t", "name": "f", "input": []}],
+                    }
+                ],
+            },
+            "messages[0].content[0].input",
+        ),
+        (
+            {
+                "model": "m",
+                "max_tokens": 9,
+                "messages": [{"role": "user", "content": [{"type": "document"}]}],
+            },
+            "messages[0].content[0].type",
+        ),
+        ({"model": "m", "max_tokens": 9, "messages": [], "system": 3}, "system"),
+        ({"model": "m", "max_tokens": 9, "messages": [], "temperature": "hot"}, "temperature"),
+        (
+            {"model": "m", "max_tokens": 9, "messages": [], "stop_sequences": "END"},
+            "stop_sequences",
+        ),
+        (
+            {"model": "m", "max_tokens": 9, "messages": [], "tools": [{"name": "f"}]},
+            "tools[0].input_schema",
+        ),
+        (
+            {"model": "m", "max_tokens": 9, "messages": [], "tool_choice": {"type": "tool"}},
+            "tool_choice.name",
+        ),
+        (
+            {"model": "m", "max_tokens": 9, "messages": [], "thinking": {"type": "enabled"}},
+            "thinking.budget_tokens",
+        ),
+        (
+            {"model": "m", "max_tokens": 9, "messages": [], "metadata": {"user_id": 5}},
+            "metadata.user_id",
+        ),
+    ],
+)
+def test_wrong_types_name_the_param(body: dict[str, Any], param: str) -> None:
+    with pytest.raises(RequestError) as info:
+        CODEC.decode_request(body)
+    assert info.value.param == param
+
+
+def test_string_content_and_system() -> None:
+    req = CODEC.decode_request(
+        {
+            "model": "m",
+            "max_tokens": 5,
+            "system": "Be kind.",
+            "messages": [{"role": "user", "content": "hi"}],
+        }
+    )
+    assert req.system_text == "Be kind." and req.messages == [Message("user", [TextPart("hi")])]
+    assert CODEC.encode_request(req) == {
+        "model": "m",
+        "system": "Be kind.",
+        "messages": [{"role": "user", "content": "hi"}],
+        "max_tokens": 5,
+    }
+
+
+def test_thinking_forms() -> None:
+    base = {"model": "m", "max_tokens": 5000, "messages": []}
+    assert CODEC.decode_request({**base, "thinking": {"type": "disabled"}}).thinking == Thinking(
+        enabled=False
+    )
+    adaptive = CODEC.decode_request(
+        {**base, "thinking": {"type": "adaptive"}, "output_config": {"effort": "high"}}
+    )
+    assert adaptive.thinking == Thinking(enabled=True, effort="high")
+    body = CODEC.encode_request(adaptive)
+    assert body["thinking"] == {"type": "adaptive"}
+    assert body["output_config"] == {"effort": "high"}
+
+
+def _request(**kw: Any) -> Request:
+    return Request(model="claude", messages=[Message("user", [TextPart("hi")])], **kw)
+
+
+def test_encode_from_another_protocol() -> None:
+    req = _request(
+        max_tokens=1000,
+        thinking=Thinking(effort="high"),
+        temperature=0.2,
+        top_k=5,
+        top_p=0.5,
+        tools=[ToolDef("f", "does f", {}, strict=True)],
+        tool_choice=ToolChoice("auto", parallel=False),
+        response_format={
+            "type": "json_schema",
+            "json_schema": {"name": "x", "schema": {"type": "object"}},
+        },
+        extra={"frequency_penalty": 1},  # another protocol's field: never re-emitted
+        user="u1",
+    )
+    body = CODEC.encode_request(req)
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 24576}
+    assert body["max_tokens"] == 24576 + 1000
+    assert "temperature" not in body and "top_k" not in body and "top_p" not in body
+    assert body["tools"] == [
+        {"name": "f", "description": "does f", "input_schema": {"type": "object"}, "strict": True}
+    ]
+    assert body["tool_choice"] == {"type": "auto", "disable_parallel_tool_use": True}
+    assert body["output_config"] == {
+        "format": {"type": "json_schema", "schema": {"type": "object"}}
+    }
+    assert body["metadata"] == {"user_id": "u1"} and "frequency_penalty" not in body
+
+
+def test_default_max_tokens_and_budget_bounds() -> None:
+    assert CODEC.encode_request(_request())["max_tokens"] == 4096
+    body = CODEC.encode_request(_request(thinking=Thinking(enabled=True, budget_tokens=100)))
+    assert body["thinking"]["budget_tokens"] == 1024 and body["max_tokens"] == 4096
+    forced = _request(
+        thinking=Thinking(enabled=True, budget_tokens=2000),
+        tools=[ToolDef("f")],
+        tool_choice=ToolChoice("required"),
+    )
+    body = CODEC.encode_request(forced)
+    assert "thinking" not in body and body["tool_choice"] == {"type": "any"}
+
+
+def test_encode_merges_tool_turns_and_answers_orphans() -> None:
+    req = _request()
+    req.messages += [
+        Message(
+            "assistant",
+            [
+                ThinkingPart("unsigned"),
+                TextPart(""),
+                ToolCallPart("call.1", "f", '{"a":1}'),
+                ToolCallPart("call_2", "g", "{broken"),
+            ],
+        ),
+        Message(
+            "tool",
+            [
+                ToolResultPart(
+                    "call.1", [TextPart("r1"), ImagePart(url="data:image/jpeg;base64,QUJD")]
+                )
+            ],
+        ),
+        Message("user", [TextPart("next", CACHE)]),
+    ]
+    before = list(req.messages)
+    body = CODEC.encode_request(req)
+    assert req.messages == before  # the caller's request is not changed
+    msgs = body["messages"]
+    assert [m["role"] for m in msgs] == ["user", "assistant", "user"]
+    assert msgs[1]["content"] == [
+        {"type": "tool_use", "id": "call_1", "name": "f", "input": {"a": 1}},
+        {"type": "tool_use", "id": "call_2", "name": "g", "input": {"arguments": "{broken"}},
+    ]
+    results = msgs[2]["content"]
+    assert [b["type"] for b in results] == ["tool_result", "tool_result", "text"]
+    assert results[0]["tool_use_id"] == "call_1"
+    assert results[0]["content"][1]["source"] == {
+        "type": "base64",
+        "media_type": "image/jpeg",
+        "data": "QUJD",
+    }
+    assert results[1] == {
+        "type": "tool_result",
+        "tool_use_id": "call_2",
+        "content": ORPHAN_RESULT_TEXT,
+        "is_error": True,
+    }
+    assert results[2] == {"type": "text", "text": "next", "cache_control": CACHE}
+
+
+def test_body_is_json_serialisable() -> None:
+    json.dumps(CODEC.encode_request(CODEC.decode_request(copy.deepcopy(BODY))))
+
+
+def test_tool_results_go_first_in_a_user_turn() -> None:
+    req = Request(
+        model="m",
+        messages=[
+            Message("user", [TextPart("q")]),
+            Message("assistant", [ToolCallPart("t1", "f", "{}")]),
+            Message("tool", [ToolResultPart("t1", [TextPart("r")])]),
+            Message("user", [TextPart("first text"), ToolResultPart("t9", [])]),
+        ],
+    )
+    msgs = CODEC.encode_request(req)["messages"]
+    assert [b["type"] for b in msgs[2]["content"]] == ["tool_result", "tool_result", "text"]
+    assert msgs[2]["content"][1] == {"type": "tool_result", "tool_use_id": "t9"}
