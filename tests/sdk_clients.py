@@ -43,7 +43,12 @@ def openai_chat(body: bytes, choice: int = 0) -> dict[str, Any]:
     with client.chat.completions.stream(
         model="m", messages=[{"role": "user", "content": "hi"}]
     ) as stream:
-        final = stream.get_final_completion()
+        try:
+            final = stream.get_final_completion()
+        except openai.LengthFinishReasonError as exc:
+            # openai-python refuses to "parse" a completion cut by max_tokens, but it has
+            # assembled it all the same and hands it over on the exception.
+            final = exc.completion
     msg = final.choices[choice].message
     extra = msg.model_extra or {}
     usage = final.usage
@@ -66,7 +71,14 @@ def openai_responses(body: bytes) -> dict[str, Any]:
         api_key="sk-test", base_url="http://sdk.test/v1", http_client=_transport(body)
     )
     with client.responses.stream(model="m", input="hi") as stream:
-        final = stream.get_final_response()
+        final = None
+        for event in stream:
+            # openai-python keeps a final response only for response.completed
+            # (openai/openai-python#3538); response.incomplete carries the full response too.
+            if event.type in ("response.completed", "response.incomplete"):
+                final = event.response
+        if final is None:
+            final = stream.get_final_response()  # raises the SDK's own error
     reasoning = ""
     refusal = ""
     calls = []

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import openai
 import pytest
 
 from streamscope.codecs import EncodeOptions
@@ -73,7 +72,11 @@ def test_fixture_decodes_cleanly(path: Path) -> None:
     assert rec.protocol == "openai-chat"
     events, findings = decode_frames(rec.frames)
     assert errors(findings) == []
-    assert [f for f in findings if f.severity == "warning"] == []
+    # Real recordings keep the contract, except the one that shows a known break.
+    expected_warnings = {
+        "vercel_anthropic-compat-endpoint_tool-call-index1.sse": ["tool-call-index-not-dense"]
+    }.get(path.name, [])
+    assert [f.code for f in findings if f.severity == "warning"] == expected_warnings
     assert isinstance(events[0], MessageStart) and isinstance(events[-1], End)
     first = next(p for p in payloads(path) if p.get("object") == "chat.completion.chunk")
     assert events[0].id == first["id"] and events[0].model == first["model"]
@@ -106,11 +109,6 @@ def test_fixture_sdk_assembles_our_encoding(path: Path) -> None:
     body, _ = encode(events)
     exp = expected(path)
     indexes = sorted(exp.finish)
-    if "length" in exp.finish.values():
-        # get_final_completion() always raises on a length finish (SDK behaviour)
-        with pytest.raises(openai.LengthFinishReasonError):
-            sdk_clients.openai_chat(body)
-        return
     for i in indexes:
         got = sdk_clients.openai_chat(body, choice=i)
         assert got["choices"] == len(indexes)

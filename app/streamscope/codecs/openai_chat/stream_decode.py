@@ -181,7 +181,15 @@ class OpenAIChatDecoder(StreamDecoder):
             groq = payload.get("x_groq")
             usage = groq.get("usage") if isinstance(groq, dict) else None
         if isinstance(usage, dict):
-            out.append(usage_from_json(usage))
+            counted = usage_from_json(usage)
+            if counted.output_tokens != int_or_none(usage.get("completion_tokens")):
+                self._note_once(
+                    "reasoning-outside-completion-tokens",
+                    "info",
+                    "completion_tokens excludes the reasoning tokens (xAI style); "
+                    "StreamScope counts them as output",
+                )
+            out.append(counted)
         return out
 
     def _choice(self, choice: JSON, out: list[Event]) -> None:
@@ -313,6 +321,13 @@ class OpenAIChatDecoder(StreamDecoder):
             state = None
         if state is None:
             used = self._used_keys.setdefault(choice, set())
+            if src not in by_index and src != len(by_index):
+                self._note_once(
+                    "tool-call-index-not-dense",
+                    "warning",
+                    f"tool call index {src} where {len(by_index)} was due: indexes must be "
+                    "0-based and dense (openai-python raises IndexError)",
+                )
             key = src if src not in used else max(used) + 1
             used.add(key)
             if not isinstance(call_id, str) or not call_id:

@@ -1,0 +1,7 @@
+"""OpenAI Responses: stream decoder/encoder, request and response translation."""
+
+from streamscope.codecs.responses.codec import ResponsesCodec
+
+CODEC = ResponsesCodec()
+
+__all__ = ["CODEC", "ResponsesCodec"]

@@ -1,0 +1,326 @@
+"""Output items of a Responses stream being written: each canonical part becomes an
+output item with its full event sequence (``output_item.added`` -> content part ->
+deltas -> done events -> ``output_item.done``).
+
+Reasoning, raw or summarised, is written as reasoning *summary* events: @ai-sdk/openai
+ignores ``reasoning_text``. Consecutive reasoning parts become summary parts of one
+reasoning item until a signature (``encrypted_content``) closes it, which is how the
+decoder splits them. Function calls stay open until their ``ToolCallEnd`` (parallel calls
+may interleave) or until content of another kind starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from streamscope.codecs.base import EncodeOptions, StreamEncoder
+from streamscope.codecs.responses.objects import new_id
+from streamscope.findings import Severity
+from streamscope.model.events import (
+    JSON,
+    Citation,
+    ReasoningDelta,
+    ReasoningSignature,
+    RefusalDelta,
+    ServerTool,
+    TextDelta,
+    ToolCallDelta,
+)
+from streamscope.wire import encode_frame
+
+
+@dataclass(slots=True)
+class Item:
+    """An output item being written."""
+
+    kind: str  # message | reasoning | function_call
+    index: int
+    item: JSON  # the item object; becomes the final one in response.completed
+    pieces: list[str] = field(default_factory=list)  # text of the open part / arguments
+    part: JSON | None = None  # open content part (message) or summary part (reasoning)
+    ci: int = -1  # its content_index / summary_index
+    summary: bool = True  # reasoning: kind of the open summary part
+    signature: str | None = None
+
+    @property
+    def id(self) -> str:
+        return str(self.item["id"])
+
+
+class ItemEncoder(StreamEncoder):
+    """The item half of the Responses encoder (the lifecycle half subclasses it)."""
+
+    def __init__(self, options: EncodeOptions | None = None) -> None:
+        super().__init__(options)
+        self._seq = 0
+        self._output: list[JSON] = []  # every item written, in output_index order
+        self._block: Item | None = None  # open message or reasoning item
+        self._calls: dict[int, Item] = {}  # open function calls by source index
+        self._any_call = False
+        self._noted: set[str] = set()
+
+    def _once(self, code: str, severity: Severity, message: str) -> None:
+        if code not in self._noted:
+            self._noted.add(code)
+            self.note(code, severity, message)
+
+    def _frame(self, kind: str, payload: JSON) -> bytes:
+        data = {"type": kind, **payload, "sequence_number": self._seq}
+        self._seq += 1
+        return encode_frame(data, kind)
+
+    # -- item helpers ---------------------------------------------------------------------
+
+    def _add_item(self, kind: str, item: JSON) -> tuple[Item, bytes]:
+        it = Item(kind, len(self._output), item)
+        self._output.append(item)
+        return it, self._frame(
+            "response.output_item.added", {"output_index": it.index, "item": item}
+        )
+
+    def _item_done(self, it: Item) -> bytes:
+        if it.kind != "reasoning":  # OpenAI's reasoning items carry no status
+            it.item["status"] = "completed"
+        return self._frame("response.output_item.done", {"output_index": it.index, "item": it.item})
+
+    def _ref(self, it: Item) -> JSON:
+        return {"item_id": it.id, "output_index": it.index}
+
+    def _close_part(self, it: Item) -> list[bytes]:
+        part = it.part
+        if part is None:
+            return []
+        it.part = None
+        text = "".join(it.pieces)
+        it.pieces = []
+        ref = {**self._ref(it)}
+        if it.kind == "reasoning":
+            part["text"] = text
+            ref["summary_index"] = it.ci
+            return [
+                self._frame("response.reasoning_summary_text.done", {**ref, "text": text}),
+                self._frame("response.reasoning_summary_part.done", {**ref, "part": part}),
+            ]
+        ref["content_index"] = it.ci
+        if part["type"] == "refusal":
+            part["refusal"] = text
+            first = self._frame("response.refusal.done", {**ref, "refusal": text})
+        else:
+            part["text"] = text
+            first = self._frame(
+                "response.output_text.done", {**ref, "text": text, "logprobs": part["logprobs"]}
+            )
+        return [first, self._frame("response.content_part.done", {**ref, "part": part})]
+
+    def _close_block(self) -> list[bytes]:
+        it = self._block
+        if it is None:
+            return []
+        self._block = None
+        out = self._close_part(it)
+        if it.signature is not None:
+            it.item["encrypted_content"] = it.signature
+        out.append(self._item_done(it))
+        return out
+
+    def _close_call(self, it: Item) -> list[bytes]:
+        args = "".join(it.pieces)
+        it.pieces = []
+        it.item["arguments"] = args
+        done = self._frame(
+            "response.function_call_arguments.done", {**self._ref(it), "arguments": args}
+        )
+        return [done, self._item_done(it)]
+
+    def _close_calls(self) -> list[bytes]:
+        out: list[bytes] = []
+        for it in self._calls.values():
+            out += self._close_call(it)
+        self._calls.clear()
+        return out
+
+    def _close_all(self) -> list[bytes]:
+        return self._close_block() + self._close_calls()
+
+    def _message_part(self, kind: str) -> tuple[Item, list[bytes]]:
+        """The open message item with an open content part of ``kind``."""
+        out = self._close_calls()
+        it = self._block
+        if it is None or it.kind != "message":
+            out += self._close_block()
+            item = {
+                "id": new_id("msg_"),
+                "type": "message",
+                "status": "in_progress",
+                "content": [],
+                "role": "assistant",
+            }
+            it, frame = self._add_item("message", item)
+            self._block = it
+            out.append(frame)
+        if it.part is None or it.part["type"] != kind:
+            out += self._close_part(it)
+            if kind == "output_text":
+                part: JSON = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+                added: JSON = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+            else:
+                part, added = {"type": "refusal", "refusal": ""}, {"type": "refusal", "refusal": ""}
+            it.item["content"].append(part)
+            it.part, it.ci = part, len(it.item["content"]) - 1
+            out.append(
+                self._frame(
+                    "response.content_part.added",
+                    {**self._ref(it), "content_index": it.ci, "part": added},
+                )
+            )
+        return it, out
+
+    def _reasoning_item(self) -> tuple[Item, list[bytes]]:
+        out = self._close_calls()
+        it = self._block
+        if it is None or it.kind != "reasoning" or it.signature is not None:
+            out += self._close_block()
+            it, frame = self._add_item(
+                "reasoning", {"id": new_id("rs_"), "type": "reasoning", "summary": []}
+            )
+            self._block = it
+            out.append(frame)
+        return it, out
+
+    def _call(self, index: int, call_id: str, name: str) -> tuple[Item, list[bytes]]:
+        out = self._close_block()
+        item = {
+            "id": new_id("fc_"),
+            "type": "function_call",
+            "status": "in_progress",
+            "arguments": "",
+            "call_id": call_id or new_id("call_"),
+            "name": name,
+        }
+        it, frame = self._add_item("function_call", item)
+        self._calls[index] = it
+        self._any_call = True
+        out.append(frame)
+        return it, out
+
+    # -- events ---------------------------------------------------------------------------
+
+    def _text(self, ev: TextDelta) -> list[bytes]:
+        it, out = self._message_part("output_text")
+        if ev.text:
+            it.pieces.append(ev.text)
+            logprobs = ev.logprobs or []
+            if logprobs:
+                assert it.part is not None
+                it.part["logprobs"].extend(logprobs)
+            payload = {
+                **self._ref(it),
+                "content_index": it.ci,
+                "delta": ev.text,
+                "logprobs": logprobs,
+            }
+            out.append(self._frame("response.output_text.delta", payload))
+        return out
+
+    def _refusal(self, ev: RefusalDelta) -> list[bytes]:
+        it, out = self._message_part("refusal")
+        if ev.text:
+            it.pieces.append(ev.text)
+            payload = {**self._ref(it), "content_index": it.ci, "delta": ev.text}
+            out.append(self._frame("response.refusal.delta", payload))
+        return out
+
+    def _reasoning(self, ev: ReasoningDelta) -> list[bytes]:
+        it, out = self._reasoning_item()
+        if it.part is None or it.summary != ev.summary:
+            out += self._close_part(it)
+            it.part = {"type": "summary_text", "text": ""}
+            it.item["summary"].append(it.part)
+            it.ci, it.summary = len(it.item["summary"]) - 1, ev.summary
+            ref = {**self._ref(it), "summary_index": it.ci}
+            part = {"type": "summary_text", "text": ""}
+            out.append(self._frame("response.reasoning_summary_part.added", {**ref, "part": part}))
+        if ev.text:
+            it.pieces.append(ev.text)
+            payload = {**self._ref(it), "summary_index": it.ci, "delta": ev.text}
+            out.append(self._frame("response.reasoning_summary_text.delta", payload))
+        return out
+
+    def _signature(self, ev: ReasoningSignature) -> list[bytes]:
+        it = self._block
+        out: list[bytes] = []
+        if it is None or it.kind != "reasoning":
+            it, out = self._reasoning_item()
+        it.signature = (it.signature or "") + ev.signature
+        return out
+
+    def _part_end(self) -> list[bytes]:
+        it = self._block
+        if it is None:
+            if self._calls:  # PartEnd of a tool call: close the latest one
+                index = next(reversed(self._calls))
+                return self._close_call(self._calls.pop(index))
+            return []
+        if it.kind == "message" or it.signature is not None:
+            return self._close_block()
+        # An unsigned reasoning item stays open: a following reasoning part becomes its
+        # next summary part (the decoder splits summary parts this way).
+        return self._close_part(it)
+
+    def _tool_delta(self, ev: ToolCallDelta) -> list[bytes]:
+        it = self._calls.get(ev.index)
+        out: list[bytes] = []
+        if it is None:
+            self._once(
+                "tool-delta-without-start", "warning", "tool arguments without a started call"
+            )
+            it, out = self._call(ev.index, "", "")
+        if ev.arguments:
+            it.pieces.append(ev.arguments)
+            payload = {**self._ref(it), "delta": ev.arguments}
+            out.append(self._frame("response.function_call_arguments.delta", payload))
+        return out
+
+    def _server_tool(self, ev: ServerTool) -> list[bytes]:
+        if ev.protocol != "responses":
+            self._once(
+                f"dropped-server-tool-{ev.protocol}",
+                "info",
+                f"{ev.protocol} server-tool blocks have no Responses form; dropped",
+            )
+            return []
+        out = self._close_all()
+        payload = ev.payload
+        added = dict(payload)
+        if added.get("status") == "completed":
+            added["status"] = "in_progress"
+        index = len(self._output)
+        self._output.append(payload)
+        out.append(
+            self._frame("response.output_item.added", {"output_index": index, "item": added})
+        )
+        out.append(
+            self._frame("response.output_item.done", {"output_index": index, "item": payload})
+        )
+        return out
+
+    def _citation(self, ev: Citation) -> list[bytes]:
+        if ev.protocol != "responses":
+            self._once(
+                f"dropped-citation-{ev.protocol}",
+                "info",
+                f"{ev.protocol} citations have no Responses form; dropped",
+            )
+            return []
+        it, out = self._message_part("output_text")
+        assert it.part is not None
+        annotations = it.part["annotations"]
+        payload = {
+            **self._ref(it),
+            "content_index": it.ci,
+            "annotation_index": len(annotations),
+            "annotation": ev.payload,
+        }
+        annotations.append(ev.payload)
+        out.append(self._frame("response.output_text.annotation.added", payload))
+        return out

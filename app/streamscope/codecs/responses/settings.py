@@ -1,0 +1,174 @@
+"""Responses request settings in both directions: tools, tool_choice, reasoning and
+``text.format``, plus the names of Responses fields kept in ``Request.extra``.
+
+Shared by request translation and by the response object, which echoes the settings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from streamscope.codecs.responses.validate import dict_, list_, opt_str, str_
+from streamscope.model.request import (
+    Request,
+    RequestError,
+    Thinking,
+    ToolChoice,
+    ToolDef,
+    budget_to_effort,
+)
+
+JSON = dict[str, Any]
+
+# Responses fields with no canonical slot, kept in Request.extra under their own names.
+# Several exist with the same meaning in OpenAI Chat (store, service_tier, ...), so an
+# OpenAI Chat client's value may pass through too.
+PASSTHROUGH = (
+    "store",
+    "previous_response_id",
+    "include",
+    "truncation",
+    "service_tier",
+    "top_logprobs",
+    "prompt_cache_key",
+    "prompt_cache_retention",
+    "safety_identifier",
+    "background",
+    "max_tool_calls",
+    "conversation",
+    "prompt",
+    "verbosity",
+)
+UNKNOWN_KEY = "responses_unknown"  # other unknown fields: only this codec re-emits them
+BUILTIN_TOOLS_KEY = "responses_builtin_tools"
+TOOL_CHOICE_KEY = "responses_tool_choice"  # tool_choice forms with no canonical mode
+
+
+def decode_tools(value: Any, request: Request) -> None:
+    for i, raw in enumerate(list_(value, "tools")):
+        p = f"tools[{i}]"
+        tool = dict_(raw, p)
+        kind = str_(tool.get("type"), f"{p}.type")
+        if kind != "function":
+            request.extra.setdefault(BUILTIN_TOOLS_KEY, []).append(tool)
+            continue
+        params = tool.get("parameters")
+        strict = tool.get("strict")
+        if strict is not None and not isinstance(strict, bool):
+            raise RequestError(f"{p}.strict must be a boolean", f"{p}.strict")
+        request.tools.append(
+            ToolDef(
+                name=str_(tool.get("name"), f"{p}.name"),
+                description=opt_str(tool.get("description"), f"{p}.description"),
+                parameters=(
+                    dict_(params, f"{p}.parameters")
+                    if params is not None
+                    else {"type": "object", "properties": {}}
+                ),
+                strict=strict,
+            )
+        )
+
+
+def decode_tool_choice(value: Any, request: Request) -> ToolChoice | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value not in ("auto", "none", "required"):
+            raise RequestError(f"unknown tool_choice {value!r}", "tool_choice")
+        return ToolChoice(value)  # type: ignore[arg-type]
+    choice = dict_(value, "tool_choice")
+    kind = choice.get("type")
+    if kind == "function":
+        return ToolChoice("tool", name=str_(choice.get("name"), "tool_choice.name"))
+    request.extra[TOOL_CHOICE_KEY] = choice
+    mode = choice.get("mode")
+    return ToolChoice("required" if mode == "required" or kind != "allowed_tools" else "auto")
+
+
+def encode_tool_choice(request: Request) -> str | JSON:
+    """The Responses ``tool_choice`` for a canonical request."""
+    raw = request.extra.get(TOOL_CHOICE_KEY)
+    if isinstance(raw, dict):
+        return raw
+    tc = request.tool_choice
+    if tc is None or tc.mode == "auto":
+        return "auto"
+    if tc.mode == "tool":
+        return {"type": "function", "name": tc.name or ""}
+    return tc.mode
+
+
+def encode_tool(tool: ToolDef) -> JSON:
+    out: JSON = {"type": "function", "name": tool.name}
+    if tool.description is not None:
+        out["description"] = tool.description
+    out["parameters"] = tool.parameters
+    if tool.strict is not None:
+        out["strict"] = tool.strict
+    return out
+
+
+def encode_tools(request: Request) -> list[JSON]:
+    tools = [encode_tool(t) for t in request.tools]
+    builtin = request.extra.get(BUILTIN_TOOLS_KEY)
+    if isinstance(builtin, list):
+        tools += [t for t in builtin if isinstance(t, dict)]
+    return tools
+
+
+def encode_reasoning(thinking: Thinking | None) -> JSON | None:
+    """``reasoning`` for canonical thinking settings; None when thinking is off/unset."""
+    if thinking is None or thinking.enabled is False:
+        return None
+    effort = thinking.effort
+    if effort is None:
+        if not thinking.enabled:
+            return None if thinking.summary is None else {"summary": thinking.summary}
+        effort = budget_to_effort(thinking.budget_tokens)
+    # A summary makes the reasoning visible to the client; without one it is hidden.
+    return {"effort": effort, "summary": thinking.summary or "auto"}
+
+
+def decode_thinking(value: Any) -> Thinking | None:
+    if value is None:
+        return None
+    r = dict_(value, "reasoning")
+    effort = opt_str(r.get("effort"), "reasoning.effort")
+    summary = opt_str(r.get("summary"), "reasoning.summary")
+    enabled = None if effort is None else effort != "none"
+    return Thinking(enabled=enabled, effort=effort, summary=summary)
+
+
+def format_to_response_format(fmt: JSON) -> JSON | None:
+    """Responses ``text.format`` -> OpenAI Chat's ``response_format``."""
+    kind = fmt.get("type")
+    if kind == "json_schema":
+        schema = {k: fmt[k] for k in ("name", "description", "schema", "strict") if k in fmt}
+        return {"type": "json_schema", "json_schema": schema}
+    if kind == "json_object":
+        return {"type": "json_object"}
+    return None
+
+
+def response_format_to_format(rf: JSON | None) -> JSON:
+    """OpenAI Chat's ``response_format`` -> Responses ``text.format``."""
+    if rf is None:
+        return {"type": "text"}
+    if rf.get("type") == "json_schema":
+        js = rf.get("json_schema") or {}
+        return {"type": "json_schema", **{k: v for k, v in js.items() if v is not None}}
+    if rf.get("type") == "json_object":
+        return {"type": "json_object"}
+    return {"type": "text"}
+
+
+def decode_text(value: Any, request: Request) -> None:
+    if value is None:
+        return
+    text = dict_(value, "text")
+    fmt = text.get("format")
+    if fmt is not None:
+        request.response_format = format_to_response_format(dict_(fmt, "text.format"))
+    if text.get("verbosity") is not None:
+        request.extra["verbosity"] = str_(text["verbosity"], "text.verbosity")

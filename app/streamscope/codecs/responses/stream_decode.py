@@ -1,0 +1,295 @@
+"""OpenAI Responses stream -> canonical events (tolerant): the lifecycle half.
+
+This module checks the stream as a whole (``sequence_number``, one ``response.id``,
+``response.created`` first), turns the lifecycle events into MessageStart / Usage /
+Finish / End / Error, and dispatches item and content events to
+:mod:`~streamscope.codecs.responses.decode_items`. An ``error`` event and the
+``response.failed`` that follows it make ONE Error. LM Studio's non-standard
+``response.reasoning_text.delta`` is raw reasoning (``summary=False``); consecutive
+summary parts of one reasoning item become separate reasoning parts (split by
+``PartEnd``), as the openai SDK keeps them as a list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from streamscope.codecs.responses.decode_items import ItemDecoder
+from streamscope.codecs.responses.objects import LIFECYCLE_KEYS
+from streamscope.model.events import (
+    JSON,
+    End,
+    Error,
+    Event,
+    Finish,
+    MessageStart,
+    ServerTool,
+    Usage,
+)
+from streamscope.model.stop import StopReason
+from streamscope.wire.frame import Frame
+
+INCOMPLETE_REASONS: dict[str, StopReason] = {
+    "max_output_tokens": "length",
+    "content_filter": "content_filter",
+}
+
+
+def usage_from(raw: Any) -> Usage | None:
+    """Canonical usage of a Responses ``usage`` object."""
+    if not isinstance(raw, dict):
+        return None
+
+    def num(v: Any) -> int | None:
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+    inp = raw.get("input_tokens_details")
+    out = raw.get("output_tokens_details")
+    return Usage(
+        input_tokens=num(raw.get("input_tokens")),
+        output_tokens=num(raw.get("output_tokens")),
+        cache_read_tokens=num(inp.get("cached_tokens")) if isinstance(inp, dict) else None,
+        reasoning_tokens=num(out.get("reasoning_tokens")) if isinstance(out, dict) else None,
+    )
+
+
+class ResponsesDecoder(ItemDecoder):
+    protocol = "responses"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._resp_id: str | None = None
+        self._started = False
+        self._seq: int | None = None
+        self._errored = False
+
+    # -- entry points ---------------------------------------------------------------------
+
+    def decode_frame(self, frame: Frame) -> list[Event]:
+        if frame.data == "[DONE]":
+            self._once("done-sentinel", "info", "a Chat-style data: [DONE] in a Responses stream")
+            return []
+        payload = self.parse_json(frame)
+        if payload is None:
+            return []
+        if not isinstance(payload, dict):
+            self.note("invalid-payload", "error", "the frame's data is not a JSON object")
+            return []
+        kind = payload.get("type")
+        if frame.event is not None and isinstance(kind, str) and frame.event != kind:
+            self._once(
+                "event-name-mismatch",
+                "warning",
+                f"event: {frame.event!r} differs from the payload type {kind!r}",
+            )
+        return self.decode_payload(payload)
+
+    def decode_payload(self, p: JSON) -> list[Event]:
+        """Decode one event payload (also used to decode non-streaming responses)."""
+        kind = p.get("type")
+        self._check_sequence(p, kind)
+        if not isinstance(kind, str):
+            if "error" in p:
+                return self._error_event(p)
+            self.note("missing-type", "error", "an event payload without a type")
+            return []
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            if not self._started and kind not in _TERMINAL_OR_START:
+                self._once("missing-created", "warning", "content arrived before response.created")
+            return handler(self, p)
+        item = self._item_of(p, None)
+        if item is not None and item.kind == "other":
+            return []  # progress of a server-side item (web_search_call.searching, ...)
+        self.note("unknown-event", "warning", f"unknown event type {kind!r} ignored")
+        return []
+
+    def finish(self) -> list[Event]:
+        out: list[Event] = []
+        for item in self._items.values():
+            if item.kind == "other" and not item.done and item.payload is not None:
+                self.note(
+                    "item-not-done",
+                    "warning",
+                    f"the {item.payload.get('type')} item never completed; kept as added",
+                )
+                out.append(ServerTool("responses", item.payload))
+        return out + super().finish()
+
+    # -- checks ---------------------------------------------------------------------------
+
+    def _check_sequence(self, p: JSON, kind: Any) -> None:
+        seq = p.get("sequence_number")
+        if not isinstance(seq, int) or isinstance(seq, bool):
+            self._once(
+                "missing-sequence-number", "warning", f"{kind} has no integer sequence_number"
+            )
+            return
+        last = self._seq
+        if last is None:
+            if seq != 0:
+                self._once("sequence-gap", "info", f"sequence_number starts at {seq}, not 0")
+        elif seq <= last:
+            self.note("sequence-not-increasing", "warning", f"sequence_number {seq} after {last}")
+        elif seq > last + 1:
+            self._once("sequence-gap", "info", "sequence_number skips values (a trimmed stream?)")
+        self._seq = seq
+
+    def _check_response_id(self, resp: JSON) -> None:
+        rid = resp.get("id")
+        if not isinstance(rid, str):
+            self.note("missing-response-id", "warning", "a lifecycle event without response.id")
+            return
+        if self._resp_id is None:
+            self._resp_id = rid
+        elif rid != self._resp_id:
+            self.note(
+                "response-id-changed",
+                "warning",
+                f"response.id changed from {self._resp_id!r} to {rid!r} "
+                "(openai-python raises 'Lifecycle response identity changed')",
+            )
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def _lifecycle(self, p: JSON) -> JSON:
+        resp = p.get("response")
+        if not isinstance(resp, dict):
+            self.note("missing-response", "warning", f"{p.get('type')} without a response object")
+            return {}
+        self._check_response_id(resp)
+        return resp
+
+    def _on_created(self, p: JSON) -> list[Event]:
+        resp = self._lifecycle(p)
+        if self._started:
+            return []
+        self._started = True
+        created = resp.get("created_at")
+        model = resp.get("model")
+        meta = {k: v for k, v in resp.items() if k not in LIFECYCLE_KEYS}
+        return [
+            MessageStart(
+                id=self._resp_id or "",
+                model=model if isinstance(model, str) else "",
+                created=int(created) if isinstance(created, int | float) else None,
+                meta=meta,
+            )
+        ]
+
+    def _on_progress(self, p: JSON) -> list[Event]:
+        if not self._started:
+            self._once("missing-created", "warning", f"{p.get('type')} before response.created")
+            return self._on_created(p)
+        self._lifecycle(p)
+        return []
+
+    def _on_completed(self, p: JSON) -> list[Event]:
+        resp = self._lifecycle(p)
+        out = self._on_created(p) if not self._started else []
+        out += self._reconcile(resp.get("output"))
+        usage = usage_from(resp.get("usage"))
+        if usage is not None:
+            out.append(usage)
+        elif p.get("type") == "response.completed":
+            self.note("missing-usage", "warning", "response.completed without usage")
+        details = resp.get("incomplete_details")
+        reason = details.get("reason") if isinstance(details, dict) else None
+        if p.get("type") == "response.incomplete" or resp.get("status") == "incomplete":
+            native = reason if isinstance(reason, str) else "incomplete"
+            out.append(Finish(INCOMPLETE_REASONS.get(native, "other"), native=native))
+        else:
+            out.append(Finish("tool_calls" if self._function_calls else "stop"))
+        out.append(End())
+        self.terminated = True
+        return out
+
+    def _reconcile(self, output: Any) -> list[Event]:
+        """Items only the final response carries (the stream lost their events)."""
+        if not isinstance(output, list) or len(output) <= len(self._items):
+            return []
+        out: list[Event] = []
+        for raw in output:
+            if isinstance(raw, dict) and raw.get("id") not in self._by_id:
+                self.note(
+                    "item-only-in-final",
+                    "warning",
+                    f"a {raw.get('type')} item appears only in the final response",
+                )
+                idx = max(self._items, default=-1) + 1
+                out += self._on_item_done({"output_index": idx, "item": raw}, quiet=True)
+        return out
+
+    def _on_failed(self, p: JSON) -> list[Event]:
+        resp = self._lifecycle(p)
+        out: list[Event] = []
+        usage = usage_from(resp.get("usage"))
+        if usage is not None:
+            out.append(usage)
+        if not self._errored:
+            self._errored = True
+            err = resp.get("error")
+            err = err if isinstance(err, dict) else {}
+            out.append(_error(err, "the response failed"))
+        self.terminated = True
+        return out
+
+    def _error_event(self, p: JSON) -> list[Event]:
+        self.terminated = True
+        if self._errored:
+            return []
+        self._errored = True
+        nested = p.get("error")
+        return [_error(nested if isinstance(nested, dict) else p, "stream error")]
+
+
+def _error(err: JSON, default: str) -> Error:
+    message = err.get("message")
+    code = err.get("code")
+    etype = err.get("type")
+    param = err.get("param")
+    return Error(
+        message=message if isinstance(message, str) else default,
+        error_type=etype if isinstance(etype, str) and etype != "error" else "api_error",
+        code=str(code) if code is not None else None,
+        param=param if isinstance(param, str) else None,
+    )
+
+
+_TERMINAL_OR_START = {
+    "response.created",
+    "response.in_progress",
+    "response.queued",
+    "response.completed",
+    "response.incomplete",
+    "response.failed",
+    "error",
+}
+
+_HANDLERS: dict[str, Callable[[ResponsesDecoder, JSON], list[Event]]] = {
+    "response.created": ResponsesDecoder._on_created,
+    "response.in_progress": ResponsesDecoder._on_progress,
+    "response.queued": ResponsesDecoder._on_progress,
+    "response.completed": ResponsesDecoder._on_completed,
+    "response.incomplete": ResponsesDecoder._on_completed,
+    "response.failed": ResponsesDecoder._on_failed,
+    "error": ResponsesDecoder._error_event,
+    "response.output_item.added": ResponsesDecoder._on_item_added,
+    "response.output_item.done": ResponsesDecoder._on_item_done,
+    "response.content_part.added": ResponsesDecoder._on_part_added,
+    "response.content_part.done": ResponsesDecoder._on_part_done,
+    "response.output_text.delta": ResponsesDecoder._on_text_delta,
+    "response.output_text.done": ResponsesDecoder._on_text_done,
+    "response.output_text.annotation.added": ResponsesDecoder._on_annotation,
+    "response.refusal.delta": ResponsesDecoder._on_refusal,
+    "response.refusal.done": ResponsesDecoder._on_refusal,
+    "response.reasoning_summary_part.added": ResponsesDecoder._on_reasoning,
+    "response.reasoning_summary_part.done": ResponsesDecoder._on_reasoning,
+    "response.reasoning_summary_text.delta": ResponsesDecoder._on_reasoning,
+    "response.reasoning_summary_text.done": ResponsesDecoder._on_reasoning,
+    "response.reasoning_text.delta": ResponsesDecoder._on_reasoning,
+    "response.reasoning_text.done": ResponsesDecoder._on_reasoning,
+    "response.function_call_arguments.delta": ResponsesDecoder._on_args,
+    "response.function_call_arguments.done": ResponsesDecoder._on_args,
+}

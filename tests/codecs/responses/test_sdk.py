@@ -1,0 +1,148 @@
+"""The encoder's bytes through the official openai SDK (``responses.stream()``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+
+from streamscope.model.assemble import assemble
+from streamscope.model.events import (
+    End,
+    Error,
+    Event,
+    Finish,
+    MessageStart,
+    PartEnd,
+    ReasoningDelta,
+    ReasoningSignature,
+    RefusalDelta,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+)
+from tests import sdk_clients
+from tests.codecs.responses.util import FILES, decode, encode, frames_of
+
+START = MessageStart("resp_0123456789abcdef", "gpt-test", 1_700_000_000)
+
+
+def sdk_events(body: bytes) -> list[Any]:
+    """Every event the SDK's stream helper yields (for streams without response.completed)."""
+    client = openai.OpenAI(
+        api_key="sk-test", base_url="http://sdk.test/v1", http_client=sdk_clients._transport(body)
+    )
+    with client.responses.stream(model="m", input="hi") as stream:
+        return list(stream)
+
+
+def test_text_and_usage() -> None:
+    body, _ = encode([START, TextDelta("Hello"), TextDelta(", world"), Usage(12, 3), End()])
+    got = sdk_clients.openai_responses(body)
+    assert got == {
+        "text": "Hello, world",
+        "reasoning": "",
+        "refusal": "",
+        "tool_calls": [],
+        "usage": (12, 3),
+        "status": "completed",
+    }
+
+
+def test_refusal() -> None:
+    body, _ = encode([START, RefusalDelta("I can't "), RefusalDelta("help."), End()])
+    got = sdk_clients.openai_responses(body)
+    assert (got["text"], got["refusal"], got["status"]) == ("", "I can't help.", "completed")
+
+
+def test_reasoning_summary_and_signature() -> None:
+    ev: list[Event] = [
+        START,
+        ReasoningDelta("Let me "),
+        ReasoningDelta("think."),
+        ReasoningSignature("enc=="),
+        PartEnd(),
+        ReasoningDelta("Raw thought.", summary=False),
+        PartEnd(),
+        TextDelta("42"),
+        Usage(5, 9, reasoning_tokens=7),
+        End(),
+    ]
+    body, _ = encode(ev)
+    got = sdk_clients.openai_responses(body)
+    assert (got["text"], got["reasoning"]) == ("42", "Let me think.Raw thought.")
+    final = [e for e in sdk_events(body) if e.type == "response.completed"][0].response
+    reasoning = [i for i in final.output if i.type == "reasoning"]
+    assert [r.encrypted_content for r in reasoning] == ["enc==", None]
+    assert final.usage.output_tokens_details.reasoning_tokens == 7
+
+
+def test_parallel_function_calls() -> None:
+    ev: list[Event] = [
+        START,
+        ToolCallStart(1, "call_a", "weather"),
+        ToolCallStart(2, "call_b", "weather"),
+        ToolCallDelta(2, '{"city":"Oslo"}'),
+        ToolCallDelta(1, '{"city":"Rome"}'),
+        ToolCallEnd(1),
+        ToolCallEnd(2),
+        Finish("tool_calls"),
+        Usage(30, 10),
+        End(),
+    ]
+    body, _ = encode(ev)
+    got = sdk_clients.openai_responses(body)
+    assert got["tool_calls"] == [("weather", {"city": "Rome"}), ("weather", {"city": "Oslo"})]
+    final = [e for e in sdk_events(body) if e.type == "response.completed"][0].response
+    assert [i.call_id for i in final.output] == ["call_a", "call_b"]
+
+
+def test_incomplete_length() -> None:
+    body, _ = encode([START, TextDelta("Once upon a"), Finish("length"), Usage(4, 3), End()])
+    # sdk_clients reads response.incomplete's full response (openai-python 3.54 keeps a
+    # final response only for response.completed: openai/openai-python#3538).
+    got = sdk_clients.openai_responses(body)
+    assert (got["text"], got["status"], got["usage"]) == ("Once upon a", "incomplete", (4, 3))
+    last = sdk_events(body)[-1]
+    assert last.type == "response.incomplete"
+    assert last.response.status == "incomplete"
+    assert last.response.incomplete_details.reason == "max_output_tokens"
+    assert last.response.output_text == "Once upon a"
+    assert (last.response.usage.input_tokens, last.response.usage.output_tokens) == (4, 3)
+
+
+def test_error_makes_the_sdk_raise() -> None:
+    ev = [START, TextDelta("partial"), Error("The server had an error", "server_error", "oops")]
+    body, _ = encode(ev)
+    with pytest.raises(openai.APIError, match="The server had an error") as info:
+        sdk_clients.openai_responses(body)
+    assert info.value.code == "oops"
+
+
+def test_a_stream_cut_short_still_completes_for_the_sdk() -> None:
+    body, _ = encode([START, TextDelta("half"), ToolCallStart(0, "call_1", "f")])
+    got = sdk_clients.openai_responses(body)
+    assert (got["text"], got["tool_calls"], got["status"]) == ("half", [("f", {})], "completed")
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_recording_reencoded_assembles_in_the_sdk(path: Path) -> None:
+    events, _ = decode(frames_of(path))
+    src = assemble(events)
+    body, _ = encode(events)
+    if src.error is not None:
+        with pytest.raises(openai.APIError) as info:
+            sdk_clients.openai_responses(body)
+        assert src.error.message[:40] in str(info.value)
+        return
+    got = sdk_clients.openai_responses(body)
+    c = src.choice(0)
+    u = src.usage
+    assert got["text"] == c.text and got["reasoning"] == c.reasoning
+    assert got["refusal"] == c.refusal
+    assert got["tool_calls"] == [(t.name, t.parsed_arguments()) for t in c.tool_calls]
+    assert got["usage"] == ((u.input_tokens, u.output_tokens) if u else (0, 0))
