@@ -97,7 +97,7 @@ def main() -> None:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     events = canonical_stream(args.chunks)
     streams = {p: wire_stream(p, events) for p in PROTOCOLS}
-    print(f"decode -> encode, {args.chunks:,}-chunk stream, best of {args.repeat}, one core")
+    print(f"decode -> encode, {args.chunks:,}-chunk stream, median of {args.repeat} runs, one core")
     print()
     print("| source -> target | frames in | events | median ms | events/s (median) |")
     print("|---|---:|---:|---:|---:|")
