@@ -170,7 +170,10 @@ class Request:
     user: str | None = None
     metadata: JSON | None = None
     response_format: JSON | None = None  # OpenAI's shape: {"type": "json_schema", ...}
-    extra: JSON = field(default_factory=dict)  # fields of the source protocol with no slot
+    # Fields of the source protocol with no canonical slot. Keys start with the codec's
+    # module name (``anthropic_server_tools``, ``openai_chat_fields``, ``responses_unknown``,
+    # ``lmstudio``) and only that codec reads them, so nothing leaks to another upstream.
+    extra: JSON = field(default_factory=dict)
 
     @property
     def system_text(self) -> str:

@@ -141,8 +141,9 @@ def test_decode_a_realistic_body() -> None:
         "json_schema": {"name": "answer", "schema": SCHEMA, "strict": True},
     }
     assert (req.metadata, req.user) == ({"trace": "t1"}, "u-1")
-    assert req.extra["store"] is False and req.extra["previous_response_id"] == "resp_prev"
-    assert req.extra["verbosity"] == "low"
+    assert req.extra["responses_fields"]["store"] is False
+    assert req.extra["responses_fields"]["previous_response_id"] == "resp_prev"
+    assert req.extra["responses_fields"]["verbosity"] == "low"
     assert req.extra["responses_unknown"] == {"brand_new_option": {"x": 1}}
 
 

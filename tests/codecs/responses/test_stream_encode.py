@@ -282,7 +282,7 @@ def test_request_settings_are_echoed() -> None:
         thinking=Thinking(enabled=True, effort="high"),
         response_format={"type": "json_schema", "json_schema": {"name": "s", "schema": {}}},
         metadata={"k": "v"},
-        extra={"store": True, "previous_response_id": "resp_prev"},
+        extra={"responses_fields": {"store": True, "previous_response_id": "resp_prev"}},
     )
     p = roundtrip([START, TextDelta("x"), End()], EncodeOptions(request=req))
     r = p[-1]["response"]

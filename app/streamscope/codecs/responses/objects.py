@@ -14,6 +14,7 @@ import uuid
 from typing import Any
 
 from streamscope.codecs.responses.settings import (
+    FIELDS_KEY,
     PASSTHROUGH,
     encode_reasoning,
     encode_tool_choice,
@@ -114,7 +115,8 @@ def request_settings(request: Request) -> JSON:
     if reasoning is not None:
         out["reasoning"] = {"effort": reasoning.get("effort"), "summary": reasoning.get("summary")}
     text: JSON = {"format": response_format_to_format(request.response_format)}
-    verbosity = request.extra.get("verbosity")
+    fields = request.extra.get(FIELDS_KEY) or {}
+    verbosity = fields.get("verbosity")
     text["verbosity"] = verbosity if isinstance(verbosity, str) else "medium"
     out["text"] = text
     if request.metadata is not None:
@@ -122,7 +124,7 @@ def request_settings(request: Request) -> JSON:
     if request.user is not None:
         out["user"] = request.user
     for key in PASSTHROUGH:
-        value = request.extra.get(key)
+        value = fields.get(key)
         types = SETTING_TYPES.get(key)
         if types is not None and _typed(value, types):
             out[key] = value

@@ -18,6 +18,7 @@ from typing import Any
 
 from streamscope.codecs.responses.settings import (
     BUILTIN_TOOLS_KEY,
+    FIELDS_KEY,
     PASSTHROUGH,
     TOOL_CHOICE_KEY,
     UNKNOWN_KEY,
@@ -28,6 +29,7 @@ from streamscope.codecs.responses.settings import (
     encode_reasoning,
     encode_tool_choice,
     encode_tools,
+    passthrough,
     response_format_to_format,
 )
 from streamscope.codecs.responses.validate import dict_, int_, list_, number, opt_str, str_
@@ -205,7 +207,7 @@ def decode_request(body: JSON) -> Request:
         if key in _HANDLED:
             continue
         if key in PASSTHROUGH:
-            request.extra[key] = value
+            passthrough(request)[key] = value
         else:
             request.extra.setdefault(UNKNOWN_KEY, {})[key] = value
     return request
@@ -304,8 +306,9 @@ def encode_request(request: Request) -> JSON:
     text: JSON = {}
     if request.response_format is not None:
         text["format"] = response_format_to_format(request.response_format)
-    if isinstance(request.extra.get("verbosity"), str):
-        text["verbosity"] = request.extra["verbosity"]
+    fields = request.extra.get(FIELDS_KEY) or {}
+    if isinstance(fields.get("verbosity"), str):
+        text["verbosity"] = fields["verbosity"]
     if text:
         body["text"] = text
     if request.metadata is not None:
@@ -313,8 +316,8 @@ def encode_request(request: Request) -> JSON:
     if request.user is not None:
         body["user"] = request.user
     for key in PASSTHROUGH:
-        if key in request.extra and key != "verbosity":
-            body[key] = request.extra[key]
+        if key in fields and key != "verbosity":
+            body[key] = fields[key]
     unknown = request.extra.get(UNKNOWN_KEY)
     if isinstance(unknown, dict):
         for key, value in unknown.items():

@@ -20,9 +20,8 @@ from streamscope.model.request import (
 
 JSON = dict[str, Any]
 
-# Responses fields with no canonical slot, kept in Request.extra under their own names.
-# Several exist with the same meaning in OpenAI Chat (store, service_tier, ...), so an
-# OpenAI Chat client's value may pass through too.
+# Responses fields with no canonical slot, kept in Request.extra[FIELDS_KEY] under their
+# own names; only this codec reads them (model/request.py: extra keys are per codec).
 PASSTHROUGH = (
     "store",
     "previous_response_id",
@@ -39,9 +38,16 @@ PASSTHROUGH = (
     "prompt",
     "verbosity",
 )
+FIELDS_KEY = "responses_fields"
 UNKNOWN_KEY = "responses_unknown"  # other unknown fields: only this codec re-emits them
 BUILTIN_TOOLS_KEY = "responses_builtin_tools"
 TOOL_CHOICE_KEY = "responses_tool_choice"  # tool_choice forms with no canonical mode
+
+
+def passthrough(request: Request) -> JSON:
+    """The Responses fields this codec keeps for itself in ``request.extra``."""
+    fields: JSON = request.extra.setdefault(FIELDS_KEY, {})
+    return fields
 
 
 def decode_tools(value: Any, request: Request) -> None:
@@ -171,4 +177,4 @@ def decode_text(value: Any, request: Request) -> None:
     if fmt is not None:
         request.response_format = format_to_response_format(dict_(fmt, "text.format"))
     if text.get("verbosity") is not None:
-        request.extra["verbosity"] = str_(text["verbosity"], "text.verbosity")
+        passthrough(request)["verbosity"] = str_(text["verbosity"], "text.verbosity")
