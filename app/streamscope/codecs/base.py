@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -41,13 +42,31 @@ class EncodeOptions:
     request: Request | None = None
 
 
-class StreamDecoder(ABC):
+class FindingLog:
+    """The findings of one stream, as a decoder or encoder records them."""
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self._noted: set[tuple[str, str]] = set()
+
+    def note(self, code: str, severity: Severity, message: str) -> None:
+        self.findings.append(Finding(code, severity, message))
+
+    def note_once(self, code: str, severity: Severity, message: str, key: str = "") -> None:
+        """:meth:`note`, but only the first time in this stream: once per ``code``, or
+        once per ``code`` and ``key`` when a key is given (one finding per field name)."""
+        if (code, key) not in self._noted:
+            self._noted.add((code, key))
+            self.note(code, severity, message)
+
+
+class StreamDecoder(FindingLog, ABC):
     """Wire frames of one protocol -> canonical events."""
 
     protocol: ClassVar[str]
 
     def __init__(self) -> None:
-        self.findings: list[Finding] = []
+        super().__init__()
         self.frame_index = -1  # index of the frame being decoded
         self.terminated = False  # the protocol's own terminator was seen
 
@@ -61,6 +80,54 @@ class StreamDecoder(ABC):
         except ValueError as exc:
             self.note("invalid-json", "error", f"data is not valid JSON ({exc})")
             return None
+
+    def object_field(self, data: JSON, key: str) -> JSON:
+        """``data[key]`` if it is a JSON object; else ``{}``, with a ``missing-field``
+        warning, so that decoding goes on with what the frame has."""
+        value = data.get(key)
+        if isinstance(value, dict):
+            return value
+        self.note("missing-field", "warning", f"{data.get('type')} without a `{key}` object")
+        return {}
+
+    def typed_payload(
+        self,
+        frame: Frame,
+        missing_event: str | None = None,
+        event_types: Collection[str] | None = None,
+    ) -> tuple[JSON, str | None] | None:
+        """The data of a frame of a typed-event protocol (``data: {"type": ...}``) as a
+        JSON object and its type; None, with an error finding, when it is not an object.
+
+        The type is the data's ``type``. Where that is missing, the ``event:`` name stands
+        in (a ``missing-type`` warning) when it is one of ``event_types`` (None: any name);
+        otherwise the type is None and the caller decides. An ``event:`` line that differs
+        from the type is a warning once per stream (``event-type-mismatch``); so is a
+        missing one (``missing-event-line``, worded by ``missing_event``) for protocols
+        that send one with every event (``missing_event`` None: the line is optional).
+        """
+        payload = self.parse_json(frame)
+        if payload is None:
+            return None
+        if not isinstance(payload, dict):
+            self.note("not-an-object", "error", "data is not a JSON object")
+            return None
+        kind = payload.get("type")
+        event = frame.event
+        if event is None:
+            if missing_event is not None:
+                self.note_once("missing-event-line", "warning", missing_event)
+        elif not isinstance(kind, str):
+            if event_types is None or event in event_types:
+                self.note("missing-type", "warning", f"data has no `type`; read as {event!r}")
+                return payload, event
+        elif event != kind:
+            self.note_once(
+                "event-type-mismatch",
+                "warning",
+                f"`event: {event}` differs from the data type {kind!r}; decoded by the data",
+            )
+        return payload, kind if isinstance(kind, str) else None
 
     def decode(self, frame: Frame) -> list[Event]:
         """Decode one frame. Comment-only and empty frames carry no events."""
@@ -86,17 +153,14 @@ class StreamDecoder(ABC):
         return []
 
 
-class StreamEncoder(ABC):
+class StreamEncoder(FindingLog, ABC):
     """Canonical events -> wire frames (complete SSE frames as bytes) of one protocol."""
 
     protocol: ClassVar[str]
 
     def __init__(self, options: EncodeOptions | None = None) -> None:
+        super().__init__()
         self.options = options or EncodeOptions()
-        self.findings: list[Finding] = []
-
-    def note(self, code: str, severity: Severity, message: str) -> None:
-        self.findings.append(Finding(code, severity, message))
 
     @abstractmethod
     def encode(self, event: Event) -> list[bytes]:

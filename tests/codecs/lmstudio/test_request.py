@@ -138,7 +138,6 @@ def test_input_array_with_text_and_images() -> None:
         ({"model": "m", "input": "x", "max_output_tokens": "10"}, "max_output_tokens"),
         ({"model": "m", "input": "x", "reasoning": "max"}, "reasoning"),
         ({"model": "m", "input": "x", "min_p": "0.1"}, "min_p"),
-        ({"model": "m", "input": "x", "repeat_penalty": None}, "repeat_penalty"),
         ({"model": "m", "input": "x", "context_length": 8000.5}, "context_length"),
         ({"model": "m", "input": "x", "store": 1}, "store"),
         ({"model": "m", "input": "x", "previous_response_id": 7}, "previous_response_id"),
@@ -284,3 +283,12 @@ def test_client_tools_and_other_protocols_extras_are_never_sent() -> None:
         "store",
         "frequency_penalty",
     } & set(body)
+
+
+def test_null_optional_fields_mean_not_set() -> None:
+    req = CODEC.decode_request(
+        {"model": "m", "input": "hi", "repeat_penalty": None, "store": None, "temperature": None}
+    )
+    assert req.temperature is None
+    assert "repeat_penalty" not in req.extra.get("lmstudio", {})
+    assert "repeat_penalty" not in CODEC.encode_request(req)

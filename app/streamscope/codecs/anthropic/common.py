@@ -7,10 +7,12 @@ in ``input_tokens`` and the cache parts next to it, so both directions convert h
 
 from __future__ import annotations
 
+import json
 import uuid
-from typing import Any
 
-from streamscope.model.events import JSON, Usage
+from streamscope.codecs.content import error_from_json
+from streamscope.codecs.validate import as_int
+from streamscope.model.events import JSON, Error, Usage
 
 PROTOCOL = "anthropic"
 
@@ -42,16 +44,6 @@ _ERROR_ALIASES = {
     "rate_limit_exceeded": "rate_limit_error",
     "context_length_exceeded": "invalid_request_error",
 }
-
-
-def as_int(value: Any) -> int | None:
-    """``value`` if it is a real integer (not a bool), else None."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def text_of(value: Any) -> str:
-    """``value`` if it is a string, else ``""``."""
-    return value if isinstance(value, str) else ""
 
 
 def usage_to_canonical(u: JSON) -> Usage:
@@ -87,6 +79,13 @@ def usage_to_wire(usage: Usage | None, *, with_output: bool = True) -> JSON:
     out["cache_creation_input_tokens"] = created
     out["cache_read_input_tokens"] = read
     return out
+
+
+def error_from_body(body: JSON) -> Error:
+    """The canonical error of an error body or ``error`` event, ``{"type": "error",
+    "error": {type, message}}``; without a message, the whole body is the message."""
+    err = body.get("error")
+    return error_from_json(err if isinstance(err, dict) else {}, json.dumps(body))
 
 
 def error_type(value: str | None) -> str:

@@ -21,6 +21,7 @@ import json
 import re
 from dataclasses import replace
 
+from streamscope.codecs.content import split_data_url
 from streamscope.model.events import JSON
 from streamscope.model.request import (
     EFFORT_BUDGETS,
@@ -37,7 +38,6 @@ from streamscope.model.request import (
 DEFAULT_MAX_TOKENS = 4096
 MIN_THINKING_BUDGET = 1024
 _BAD_ID = re.compile(r"[^A-Za-z0-9_-]")
-_DATA_URL = re.compile(r"data:([^;,]+)?(?:;[^,]*)?;base64,(.*)", re.S)
 
 
 def _tool_id(value: str) -> str:
@@ -51,22 +51,11 @@ def _with_cache(block: JSON, cache: JSON | None) -> JSON:
 
 
 def _image(part: ImagePart) -> JSON:
-    if part.url is not None:
-        m = _DATA_URL.fullmatch(part.url)
-        if m:
-            source: JSON = {
-                "type": "base64",
-                "media_type": m.group(1) or "image/png",
-                "data": m.group(2),
-            }
-        else:
-            source = {"type": "url", "url": part.url}
+    inline = (part.media_type, part.data or "") if part.url is None else split_data_url(part.url)
+    if inline is None:
+        source: JSON = {"type": "url", "url": part.url}
     else:
-        source = {
-            "type": "base64",
-            "media_type": part.media_type or "image/png",
-            "data": part.data or "",
-        }
+        source = {"type": "base64", "media_type": inline[0] or "image/png", "data": inline[1]}
     return _with_cache({"type": "image", "source": source}, part.cache_control)
 
 

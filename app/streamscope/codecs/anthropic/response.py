@@ -13,13 +13,15 @@ import json
 from streamscope.codecs.anthropic.common import (
     PROTOCOL,
     USAGE_COUNTS,
+    error_from_body,
     error_type,
     new_message_id,
     usage_to_canonical,
     usage_to_wire,
 )
 from streamscope.codecs.base import EncodeOptions
-from streamscope.model.events import JSON, Error
+from streamscope.codecs.validate import as_str
+from streamscope.model.events import JSON
 from streamscope.model.response import (
     Choice,
     OutputPart,
@@ -37,28 +39,24 @@ _MESSAGE_FIELDS = frozenset(
 )
 
 
-def _str(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def _part(block: JSON) -> OutputPart:
     btype = block.get("type")
     if btype == "text":
         cites = block.get("citations")
         return TextOut(
-            _str(block.get("text")),
+            as_str(block.get("text")),
             citations=[(PROTOCOL, c) for c in cites or [] if isinstance(c, dict)],
         )
     if btype == "thinking":
         sig = block.get("signature")
-        return ReasoningOut(_str(block.get("thinking")), signature=sig or None)
+        return ReasoningOut(as_str(block.get("thinking")), signature=sig or None)
     if btype == "redacted_thinking":
-        return ReasoningOut("", redacted=_str(block.get("data")))
+        return ReasoningOut("", redacted=as_str(block.get("data")))
     if btype == "tool_use":
         args = block.get("input")
         return ToolCallOut(
-            _str(block.get("id")),
-            _str(block.get("name")),
+            as_str(block.get("id")),
+            as_str(block.get("name")),
             json.dumps(args if args is not None else {}, ensure_ascii=False),
         )
     return ServerToolOut(PROTOCOL, dict(block))
@@ -67,14 +65,7 @@ def _part(block: JSON) -> OutputPart:
 def decode_response(body: JSON) -> Response:
     """A message object (or error body) as a canonical response; tolerant of gaps."""
     if body.get("type") == "error":
-        err = body.get("error")
-        if not isinstance(err, dict):
-            err = {}
-        return Response(
-            id="",
-            model="",
-            error=Error(_str(err.get("message")) or json.dumps(body), _str(err.get("type"))),
-        )
+        return Response(id="", model="", error=error_from_body(body))
     content = body.get("content")
     choice = Choice(
         0, [_part(b) for b in content if isinstance(b, dict)] if isinstance(content, list) else []
@@ -89,8 +80,8 @@ def decode_response(body: JSON) -> Response:
     if isinstance(usage, dict):
         meta.update((k, v) for k, v in usage.items() if k not in USAGE_COUNTS)
     return Response(
-        id=_str(body.get("id")),
-        model=_str(body.get("model")),
+        id=as_str(body.get("id")),
+        model=as_str(body.get("model")),
         choices=[choice],
         usage=usage_to_canonical(usage) if isinstance(usage, dict) else None,
         meta=meta,

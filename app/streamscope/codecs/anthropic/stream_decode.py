@@ -16,16 +16,15 @@ from typing import Any
 from streamscope.codecs.anthropic.common import (
     PROTOCOL,
     USAGE_COUNTS,
-    as_int,
-    text_of,
+    error_from_body,
     thinking_tokens,
 )
 from streamscope.codecs.base import StreamDecoder
+from streamscope.codecs.validate import as_int, as_str
 from streamscope.model.events import (
     JSON,
     Citation,
     End,
-    Error,
     Event,
     Finish,
     MessageStart,
@@ -102,15 +101,9 @@ class AnthropicStreamDecoder(StreamDecoder):
         self._started = False
         self._finished = False
         self._stopped = False
-        self._noted: set[str] = set()
         self._uncached: int | None = None
         self._read: int | None = None
         self._created: int | None = None
-
-    def _note_once(self, code: str, message: str) -> None:
-        if code not in self._noted:
-            self._noted.add(code)
-            self.note(code, "warning", message)
 
     # -- dispatch -----------------------------------------------------------------------
 
@@ -118,28 +111,15 @@ class AnthropicStreamDecoder(StreamDecoder):
         if frame.data == "[DONE]":  # OpenAI's terminator, appended by some proxies
             self.note("foreign-terminator", "warning", "`data: [DONE]` is not Anthropic's")
             return []
-        data = self.parse_json(frame)
-        if data is None:
+        typed = self.typed_payload(
+            frame,
+            missing_event="frames without an `event:` line (the official SDKs drop them); "
+            "decoded by their data type",
+        )
+        if typed is None:
             return []
-        if not isinstance(data, dict):
-            self.note("not-an-object", "error", "data is not a JSON object")
-            return []
-        kind = data.get("type")
+        data, kind = typed
         event = frame.event
-        if event is None:
-            self._note_once(
-                "missing-event-line",
-                "frames without an `event:` line (the official SDKs drop them); "
-                "decoded by their data type",
-            )
-        elif event != kind:
-            if not isinstance(kind, str):
-                kind = event
-            self.note(
-                "event-type-mismatch",
-                "warning",
-                f"`event: {event}` but data type {data.get('type')!r}",
-            )
         if self._stopped and kind != "ping":
             self.note("event-after-stop", "warning", f"{kind!r} after message_stop")
         if kind == "content_block_delta":
@@ -164,10 +144,7 @@ class AnthropicStreamDecoder(StreamDecoder):
     # -- message level ------------------------------------------------------------------
 
     def _message_start(self, data: JSON) -> list[Event]:
-        msg = data.get("message")
-        if not isinstance(msg, dict):
-            self.note("missing-field", "warning", "message_start without a message object")
-            msg = {}
+        msg = self.object_field(data, "message")
         if self._started:
             self.note("duplicate-message-start", "warning", "a second message_start")
         self._started = True
@@ -180,7 +157,7 @@ class AnthropicStreamDecoder(StreamDecoder):
         if msg.get("content"):
             self.note("unexpected-content", "warning", "message_start carries content; ignored")
         out: list[Event] = [
-            MessageStart(text_of(msg.get("id")), text_of(msg.get("model")), None, meta)
+            MessageStart(as_str(msg.get("id")), as_str(msg.get("model")), None, meta)
         ]
         if isinstance(usage, dict):
             out.append(self._usage(usage))
@@ -206,10 +183,7 @@ class AnthropicStreamDecoder(StreamDecoder):
 
     def _message_delta(self, data: JSON) -> list[Event]:
         out = self._close_all("message_delta")
-        delta = data.get("delta")
-        if not isinstance(delta, dict):
-            self.note("missing-field", "warning", "message_delta without delta")
-            delta = {}
+        delta = self.object_field(data, "delta")
         reason = delta.get("stop_reason")
         if isinstance(reason, str):
             seq = delta.get("stop_sequence")
@@ -238,17 +212,9 @@ class AnthropicStreamDecoder(StreamDecoder):
         return out
 
     def _error(self, data: JSON) -> list[Event]:
-        err = data.get("error")
-        if not isinstance(err, dict):
-            err = {}
-            self.note("missing-field", "warning", "error event without an error object")
+        self.object_field(data, "error")  # only for its finding when the object is missing
         self.terminated = True  # an error event ends an Anthropic stream
-        return [
-            Error(
-                text_of(err.get("message")) or json.dumps(data),
-                text_of(err.get("type")) or "api_error",
-            )
-        ]
+        return [error_from_body(data)]
 
     # -- blocks -------------------------------------------------------------------------
 
@@ -286,10 +252,7 @@ class AnthropicStreamDecoder(StreamDecoder):
         if self._blocks:
             # Blocks never overlap on the real wire: an open one was left unstopped.
             out = self._close_all(f"content_block_start {index}")
-        block = data.get("content_block")
-        if not isinstance(block, dict):
-            self.note("missing-field", "warning", "content_block_start without content_block")
-            block = {}
+        block = self.object_field(data, "content_block")
         btype = block.get("type")
         if btype == "text":
             self._blocks[index] = "text"
@@ -301,19 +264,19 @@ class AnthropicStreamDecoder(StreamDecoder):
                 out += [Citation(PROTOCOL, c) for c in cites if isinstance(c, dict)]
         elif btype == "thinking":
             self._blocks[index] = "thinking"
-            out.append(ReasoningDelta(text_of(block.get("thinking"))))
+            out.append(ReasoningDelta(as_str(block.get("thinking"))))
             sig = block.get("signature")
             if isinstance(sig, str) and sig:
                 out.append(ReasoningSignature(sig))
         elif btype == "redacted_thinking":
             self._blocks[index] = "redacted"
-            out.append(RedactedReasoning(text_of(block.get("data"))))
+            out.append(RedactedReasoning(as_str(block.get("data"))))
         elif btype == "tool_use":
             self._blocks[index] = "tool"
             tid, name = block.get("id"), block.get("name")
             if not isinstance(tid, str) or not isinstance(name, str):
                 self.note("missing-field", "warning", "tool_use block without id or name")
-            out.append(ToolCallStart(index, text_of(tid), text_of(name)))
+            out.append(ToolCallStart(index, as_str(tid), as_str(name)))
             args = block.get("input")
             if args:
                 out.append(ToolCallDelta(index, json.dumps(args, ensure_ascii=False)))

@@ -34,7 +34,6 @@ from streamscope.codecs.anthropic.common import (
     usage_to_wire,
 )
 from streamscope.codecs.base import EncodeOptions, StreamEncoder
-from streamscope.findings import Severity
 from streamscope.model.assemble import merge_usage
 from streamscope.model.events import (
     JSON,
@@ -96,7 +95,6 @@ class AnthropicStreamEncoder(StreamEncoder):
         self._tools: dict[int, _Tool] = {}
         self._pending: list[int] = []
         self._finish: tuple[str, str | None] | None = None
-        self._noted: set[str] = set()
         self._handlers: dict[type[Any], Callable[[Any, list[bytes]], None]] = {
             TextDelta: self._on_text,
             RefusalDelta: self._on_text,
@@ -115,11 +113,6 @@ class AnthropicStreamEncoder(StreamEncoder):
             Error: self._on_error,
             End: self._on_end,
         }
-
-    def _note_once(self, code: str, severity: Severity, message: str) -> None:
-        if code not in self._noted:
-            self._noted.add(code)
-            self.note(code, severity, message)
 
     # -- blocks -------------------------------------------------------------------------
 
@@ -190,10 +183,10 @@ class AnthropicStreamEncoder(StreamEncoder):
 
     def encode(self, event: Event) -> list[bytes]:
         if self._done:
-            self._note_once("event-after-end", "info", "events after the stream ended ignored")
+            self.note_once("event-after-end", "info", "events after the stream ended ignored")
             return []
         if getattr(event, "choice", 0):
-            self._note_once(
+            self.note_once(
                 "dropped-choices", "warning", "Anthropic has one choice; other choices dropped"
             )
             return []
@@ -254,7 +247,7 @@ class AnthropicStreamEncoder(StreamEncoder):
         if self._id is None:
             self._id, self._model = ev.id, ev.model
         else:
-            self._note_once("duplicate-message-start", "info", "a second MessageStart ignored")
+            self.note_once("duplicate-message-start", "info", "a second MessageStart ignored")
 
     def _on_error(self, ev: Error, out: list[bytes]) -> None:
         error = {"type": error_type(ev.error_type), "message": ev.message}
@@ -272,7 +265,7 @@ class AnthropicStreamEncoder(StreamEncoder):
 
     def _tool_start(self, out: list[bytes], source: int, tid: str, name: str) -> None:
         if source in self._tools:
-            self._note_once("duplicate-tool-start", "warning", f"tool call {source} started twice")
+            self.note_once("duplicate-tool-start", "warning", f"tool call {source} started twice")
             if source == self._tool:
                 self._close(out)
             elif source in self._pending:
@@ -287,7 +280,7 @@ class AnthropicStreamEncoder(StreamEncoder):
     def _tool_delta(self, out: list[bytes], source: int, arguments: str) -> None:
         tool = self._tools.get(source)
         if tool is None:
-            self._note_once(
+            self.note_once(
                 "tool-delta-without-start", "warning", "tool arguments before the call started"
             )
             self._tool_start(out, source, "", "")
@@ -311,7 +304,7 @@ class AnthropicStreamEncoder(StreamEncoder):
     def _on_opaque(self, event: ServerTool | Citation, out: list[bytes]) -> None:
         protocol = event.protocol
         if protocol != PROTOCOL:
-            self._note_once(
+            self.note_once(
                 f"dropped-{event.type}-{protocol}",
                 "info",
                 f"{protocol} {event.type.replace('_', ' ')} blocks have no Anthropic form: dropped",

@@ -16,7 +16,8 @@ import json
 import uuid
 from typing import Any, Literal
 
-from streamscope.model.events import JSON
+from streamscope.codecs.content import error_from_json
+from streamscope.model.events import JSON, Error, Usage
 
 PROTOCOL = "lmstudio"
 
@@ -158,7 +159,21 @@ def error_body(message: str, error_type: str, code: str | None, param: str | Non
     return err
 
 
-def as_int(value: Any) -> int | None:
+def error_from_body(err: Any) -> Error:
+    """The canonical error of an LM Studio ``error`` object (missing type: ``unknown``)."""
+    return error_from_json(err if isinstance(err, dict) else {}, error_type="unknown")
+
+
+def usage_from_stats(stats: JSON) -> Usage:
+    """Canonical usage of ``stats`` (``chat.end``'s result, a non-streaming body)."""
+    return Usage(
+        input_tokens=_count(stats.get("input_tokens")),
+        output_tokens=_count(stats.get("total_output_tokens")),
+        reasoning_tokens=_count(stats.get("reasoning_output_tokens")),
+    )
+
+
+def _count(value: Any) -> int | None:
     """A token count from JSON (LM Studio documents them as ``number``)."""
     if isinstance(value, bool):
         return None
@@ -167,7 +182,3 @@ def as_int(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return None
-
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -32,6 +32,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from streamscope.codecs.content import image_from_url
+from streamscope.codecs.validate import (
+    expect_bool,
+    expect_int,
+    expect_list,
+    expect_number,
+    expect_object,
+    expect_str,
+    expect_str_or_list,
+    opt_bool,
+    opt_int,
+    opt_number,
+    opt_str,
+    request_body,
+)
 from streamscope.model.events import JSON
 from streamscope.model.request import (
     ImagePart,
@@ -70,44 +85,19 @@ TRANSCRIPT_TAIL = "[End of earlier conversation]"
 # -- decoding -----------------------------------------------------------------------------
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def image_from_data_url(url: str) -> ImagePart:
-    """A data URL becomes inline base64 data (so other protocols can send it as such)."""
-    if url.startswith("data:"):
-        header, sep, data = url[5:].partition(",")
-        if sep and header.endswith(";base64"):
-            return ImagePart(data=data, media_type=header[: -len(";base64")] or None)
-    return ImagePart(url=url)
-
-
 def _decode_input(value: Any) -> Message:
+    value = expect_str_or_list(value, "input")
     if isinstance(value, str):
         return Message("user", [TextPart(value)])
-    if not isinstance(value, list):
-        raise RequestError("`input` must be a string or an array", "input")
     parts: list[Part] = []
-    for n, item in enumerate(value):
+    for n, raw in enumerate(value):
         where = f"input[{n}]"
-        if not isinstance(item, dict):
-            raise RequestError("an input item must be an object", where)
+        item = expect_object(raw, where)
         kind = item.get("type")
         if kind == "message":
-            content = item.get("content")
-            if not isinstance(content, str):
-                raise RequestError("a message item needs string `content`", f"{where}.content")
-            parts.append(TextPart(content))
+            parts.append(TextPart(expect_str(item.get("content"), f"{where}.content")))
         elif kind == "image":
-            url = item.get("data_url")
-            if not isinstance(url, str):
-                raise RequestError("an image item needs string `data_url`", f"{where}.data_url")
-            parts.append(image_from_data_url(url))
+            parts.append(image_from_url(expect_str(item.get("data_url"), f"{where}.data_url")))
         else:
             raise RequestError(f"unknown input item type {kind!r}", f"{where}.type")
     return Message("user", parts)
@@ -115,7 +105,7 @@ def _decode_input(value: Any) -> Message:
 
 def _thinking(value: Any) -> Thinking:
     if value not in REASONING_VALUES:
-        raise RequestError(f"`reasoning` must be one of {', '.join(REASONING_VALUES)}", "reasoning")
+        raise RequestError(f"reasoning must be one of {', '.join(REASONING_VALUES)}", "reasoning")
     if value == "off":
         return Thinking(enabled=False)
     if value == "on":
@@ -124,60 +114,43 @@ def _thinking(value: Any) -> Thinking:
 
 
 def _check_extra(key: str, value: Any) -> None:
-    if key in _EXTRA_NUMBERS and not _is_number(value):
-        raise RequestError(f"`{key}` must be a number", key)
-    if key == "context_length" and not _is_int(value):
-        raise RequestError("`context_length` must be an integer", key)
-    if key == "store" and not isinstance(value, bool):
-        raise RequestError("`store` must be a boolean", key)
-    if key == "previous_response_id" and not isinstance(value, str):
-        raise RequestError("`previous_response_id` must be a string", key)
-    if key == "integrations":
-        if not isinstance(value, list):
-            raise RequestError("`integrations` must be an array", key)
-        for n, item in enumerate(value):
+    if key in _EXTRA_NUMBERS:
+        expect_number(value, key)
+    elif key == "context_length":
+        expect_int(value, key)
+    elif key == "store":
+        expect_bool(value, key)
+    elif key == "previous_response_id":
+        expect_str(value, key)
+    elif key == "integrations":
+        for n, item in enumerate(expect_list(value, key)):
             if not isinstance(item, str | dict):
-                raise RequestError("an integration is a plugin id or an object", f"{key}[{n}]")
+                raise RequestError(f"{key}[{n}] must be a plugin id or an object", f"{key}[{n}]")
             if isinstance(item, dict) and item.get("type") not in ("plugin", "ephemeral_mcp"):
                 raise RequestError(
-                    "integration `type` must be plugin or ephemeral_mcp", f"{key}[{n}].type"
+                    f"{key}[{n}].type must be plugin or ephemeral_mcp", f"{key}[{n}].type"
                 )
 
 
 def decode_request(body: Any) -> Request:
-    if not isinstance(body, dict):
-        raise RequestError("the request body must be a JSON object")
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise RequestError("`model` is required and must be a string", "model")
-    if "input" not in body:
-        raise RequestError("`input` is required", "input")
-    req = Request(model=model, messages=[_decode_input(body["input"])])
-    system = body.get("system_prompt")
-    if system is not None:
-        if not isinstance(system, str):
-            raise RequestError("`system_prompt` must be a string", "system_prompt")
-        if system:
-            req.system = [TextPart(system)]
-    stream = body.get("stream", False)
-    if not isinstance(stream, bool):
-        raise RequestError("`stream` must be a boolean", "stream")
-    req.stream = stream
-    for key in ("temperature", "top_p"):
-        value = body.get(key)
-        if value is not None and not _is_number(value):
-            raise RequestError(f"`{key}` must be a number", key)
-    req.temperature, req.top_p = body.get("temperature"), body.get("top_p")
-    for key in ("top_k", "max_output_tokens"):
-        value = body.get(key)
-        if value is not None and not _is_int(value):
-            raise RequestError(f"`{key}` must be an integer", key)
-    req.top_k, req.max_tokens = body.get("top_k"), body.get("max_output_tokens")
+    body = request_body(body)
+    model = expect_str(body.get("model"), "model")
+    if not model:
+        raise RequestError("model must not be empty", "model")
+    req = Request(model=model, messages=[_decode_input(body.get("input"))])
+    system = opt_str(body.get("system_prompt"), "system_prompt")
+    if system:
+        req.system = [TextPart(system)]
+    req.stream = bool(opt_bool(body.get("stream"), "stream"))
+    req.temperature = opt_number(body.get("temperature"), "temperature")
+    req.top_p = opt_number(body.get("top_p"), "top_p")
+    req.top_k = opt_int(body.get("top_k"), "top_k")
+    req.max_tokens = opt_int(body.get("max_output_tokens"), "max_output_tokens")
     if body.get("reasoning") is not None:
         req.thinking = _thinking(body["reasoning"])
     extra: JSON = {}
     for key, value in body.items():
-        if key not in _CANONICAL:
+        if key not in _CANONICAL and value is not None:  # null means "not set"
             _check_extra(key, value)
             extra[key] = value
     if extra:

@@ -17,14 +17,15 @@ from streamscope.codecs.base import EncodeOptions
 from streamscope.codecs.lmstudio.common import (
     CLIENT_PROVIDER,
     PROTOCOL,
-    as_int,
     client_call_id,
     dump_arguments,
     error_body,
+    error_from_body,
     is_client_provider,
     new_message_id,
     parse_arguments,
     response_id_for,
+    usage_from_stats,
 )
 from streamscope.model.events import JSON, Error, Usage
 from streamscope.model.response import (
@@ -42,18 +43,6 @@ META_KEY = "lmstudio_stats"
 _TIMING = ("tokens_per_second", "time_to_first_token_seconds", "model_load_time_seconds")
 
 
-def _error(err: Any) -> Error:
-    err = err if isinstance(err, dict) else {}
-    message, kind = err.get("message"), err.get("type")
-    code, param = err.get("code"), err.get("param")
-    return Error(
-        message if isinstance(message, str) else "unknown error",
-        kind if isinstance(kind, str) else "unknown",
-        None if code is None else str(code),
-        None if param is None else str(param),
-    )
-
-
 def decode_response(body: Any) -> Response:
     if not isinstance(body, dict):
         return Response(new_message_id(), "unknown", error=Error("the body is not a JSON object"))
@@ -63,7 +52,7 @@ def decode_response(body: Any) -> Response:
         model if isinstance(model, str) else "unknown",
     )
     if "error" in body:
-        response.error = _error(body["error"])
+        response.error = error_from_body(body["error"])
         return response
     parts: list[OutputPart] = []
     calls = 0
@@ -91,11 +80,7 @@ def decode_response(body: Any) -> Response:
     response.choices = [Choice(0, parts, "tool_calls" if calls else "stop")]
     stats = body.get("stats")
     if isinstance(stats, dict):
-        response.usage = Usage(
-            input_tokens=as_int(stats.get("input_tokens")),
-            output_tokens=as_int(stats.get("total_output_tokens")),
-            reasoning_tokens=as_int(stats.get("reasoning_output_tokens")),
-        )
+        response.usage = usage_from_stats(stats)
         timing = {k: stats[k] for k in _TIMING if k in stats}
         if timing:
             response.meta[META_KEY] = timing

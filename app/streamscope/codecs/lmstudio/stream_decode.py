@@ -30,14 +30,14 @@ from streamscope.codecs.lmstudio.common import (
     PROGRESS_TYPES,
     PROTOCOL,
     TOOL_RESULT_TYPES,
-    as_int,
     client_call_id,
     dump_arguments,
+    error_from_body,
     is_client_provider,
-    is_number,
     new_message_id,
+    usage_from_stats,
 )
-from streamscope.findings import Severity
+from streamscope.codecs.validate import is_number
 from streamscope.model.events import (
     JSON,
     End,
@@ -53,7 +53,6 @@ from streamscope.model.events import (
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
-    Usage,
 )
 from streamscope.wire.frame import Frame
 
@@ -73,7 +72,6 @@ class LMStudioStreamDecoder(StreamDecoder):
         self._client: int | None = None  # index of an open client call
         self._client_calls = 0
         self._error: Error | None = None
-        self._noted: set[str] = set()
         self._handlers: dict[str, Handler] = {
             "chat.start": self._chat_start,
             "reasoning.start": self._part_start,
@@ -93,46 +91,24 @@ class LMStudioStreamDecoder(StreamDecoder):
         for kind in TOOL_RESULT_TYPES:
             self._handlers[kind] = self._tool_result
 
-    def _once(self, code: str, severity: Severity, message: str) -> None:
-        if code not in self._noted:
-            self._noted.add(code)
-            self.note(code, severity, message)
-
     # -- frames ---------------------------------------------------------------------------
 
     def decode_frame(self, frame: Frame) -> list[Event]:
         if self._ended:
-            self._once("data-after-end", "warning", "frames after chat.end are ignored")
+            self.note_once("data-after-end", "warning", "frames after chat.end are ignored")
             return []
-        payload = self.parse_json(frame)
-        if payload is None:
+        typed = self.typed_payload(
+            frame, "frames lack the `event:` line LM Studio sends with every event", EVENT_TYPES
+        )
+        if typed is None:
             return []
-        if not isinstance(payload, dict):
-            self.note("not-an-object", "error", "data is not a JSON object")
+        payload, kind = typed
+        if kind is None:
+            self.note("missing-type", "error", "data has no `type` and no known event name")
             return []
-        kind = payload.get("type")
-        event = frame.event
-        if event is None:
-            self._once(
-                "missing-event-line",
-                "warning",
-                "frames lack the `event:` line LM Studio sends with every event",
-            )
-        if not isinstance(kind, str):
-            if event not in EVENT_TYPES:
-                self.note("missing-type", "error", "data has no `type` and no known event name")
-                return []
-            self.note("missing-type", "warning", f"data has no `type`; using event {event!r}")
-            kind = event
-        elif event is not None and event != kind:
-            self.note(
-                "event-type-mismatch",
-                "warning",
-                f"event line {event!r} differs from data.type {kind!r}",
-            )
         handler = self._handlers.get(kind)
         if handler is None:
-            self._once(f"unknown-event:{kind}", "warning", f"unknown event type {kind!r}")
+            self.note_once(f"unknown-event:{kind}", "warning", f"unknown event type {kind!r}")
             return []
         out: list[Event] = []
         if not self._started and kind != "chat.start":
@@ -173,26 +149,14 @@ class LMStudioStreamDecoder(StreamDecoder):
     def _progress(self, kind: str, payload: JSON, out: list[Event]) -> None:
         stage, phase = PROGRESS_TYPES[kind]
         value = payload.get("progress")
-        progress = float(value) if isinstance(value, int | float) and is_number(value) else None
+        progress = float(value) if is_number(value) else None
         if phase == "progress" and progress is None:
             self.note("missing-field", "warning", f"{kind} without a numeric progress")
         data = {k: v for k, v in payload.items() if k != "type"}
         out.append(Progress(stage, phase, progress, data))
 
     def _error_event(self, kind: str, payload: JSON, out: list[Event]) -> None:
-        err = payload.get("error")
-        if not isinstance(err, dict):
-            self.note("missing-field", "warning", "error event without an `error` object")
-            err = {}
-        message = err.get("message")
-        error_type = err.get("type")
-        code, param = err.get("code"), err.get("param")
-        error = Error(
-            message if isinstance(message, str) else "unknown error",
-            error_type if isinstance(error_type, str) else "unknown",
-            None if code is None else str(code),
-            None if param is None else str(param),
-        )
+        error = error_from_body(self.object_field(payload, "error"))
         if self._error is None:
             self._error = error
         else:
@@ -345,10 +309,7 @@ class LMStudioStreamDecoder(StreamDecoder):
     def _chat_end(self, kind: str, payload: JSON, out: list[Event]) -> None:
         self._close_open(out)
         self._flush_tool(out)
-        result = payload.get("result")
-        if not isinstance(result, dict):
-            self.note("missing-field", "warning", "chat.end without a result object")
-            result = {}
+        result = self.object_field(payload, "result")
         output = result.get("output")
         if isinstance(output, list):
             out += catch_up(output, self._items, self.note, self._new_client_call)
@@ -356,13 +317,7 @@ class LMStudioStreamDecoder(StreamDecoder):
             self.note("missing-field", "warning", "chat.end result has no output list")
         stats = result.get("stats")
         if isinstance(stats, dict):
-            out.append(
-                Usage(
-                    input_tokens=as_int(stats.get("input_tokens")),
-                    output_tokens=as_int(stats.get("total_output_tokens")),
-                    reasoning_tokens=as_int(stats.get("reasoning_output_tokens")),
-                )
-            )
+            out.append(usage_from_stats(stats))
         else:
             self.note("missing-field", "warning", "chat.end result has no stats")
         if self._error is not None:

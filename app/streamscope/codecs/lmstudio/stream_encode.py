@@ -34,7 +34,6 @@ from streamscope.codecs.lmstudio.common import (
     parse_arguments,
     response_id_for,
 )
-from streamscope.findings import Severity
 from streamscope.model.assemble import merge_usage
 from streamscope.model.events import (
     JSON,
@@ -99,12 +98,6 @@ class LMStudioStreamEncoder(StreamEncoder):
         self._load_time: float | None = None
         self._t0: float | None = None
         self._t_first: float | None = None
-        self._noted: set[str] = set()
-
-    def _once(self, code: str, message: str, severity: Severity = "info") -> None:
-        if code not in self._noted:
-            self._noted.add(code)
-            self.note(code, severity, message)
 
     # -- dispatch -------------------------------------------------------------------------
 
@@ -112,7 +105,7 @@ class LMStudioStreamEncoder(StreamEncoder):
         if self._terminated:
             return []
         if getattr(event, "choice", 0):
-            self._once("dropped-choices", "LM Studio has one choice; others dropped", "warning")
+            self.note_once("dropped-choices", "warning", "LM Studio has one choice; others dropped")
             return []
         out: list[bytes] = []
         match event:
@@ -144,9 +137,13 @@ class LMStudioStreamEncoder(StreamEncoder):
             case Progress():
                 self._progress(event, out)
             case ReasoningSignature() | RedactedReasoning():
-                self._once(f"dropped-{event.type}", f"LM Studio has no slot for {event.type}")
+                self.note_once(
+                    f"dropped-{event.type}", "info", f"LM Studio has no slot for {event.type}"
+                )
             case Citation():
-                self._once(f"dropped-citation:{event.protocol}", "LM Studio has no citations")
+                self.note_once(
+                    f"dropped-citation:{event.protocol}", "info", "LM Studio has no citations"
+                )
             case Error():
                 self._ensure_started(out)
                 self._close(out)
@@ -287,8 +284,9 @@ class LMStudioStreamEncoder(StreamEncoder):
 
     def _server_tool(self, event: ServerTool, out: list[bytes]) -> None:
         if event.protocol != PROTOCOL:
-            self._once(
+            self.note_once(
                 f"dropped-server-tool:{event.protocol}",
+                "info",
                 f"{event.protocol} server-tool blocks have no LM Studio form; dropped",
             )
             return
@@ -334,7 +332,7 @@ class LMStudioStreamEncoder(StreamEncoder):
     def _progress(self, event: Progress, out: list[bytes]) -> None:
         if self._t_first is not None:
             # LM Studio reports loading and prompt processing before generation only.
-            self._once("late-progress", "progress events after content are dropped")
+            self.note_once("late-progress", "info", "progress events after content are dropped")
             return
         self._ensure_started(out)
         stage, phase = event.stage, event.phase

@@ -3,32 +3,25 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from streamscope.codecs.validate import as_int
 from streamscope.model.events import JSON, Error, Usage
 
 PROTOCOL = "openai-chat"
-
-
-def int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def usage_from_json(usage: JSON) -> Usage:
     """Canonical usage from an OpenAI ``usage`` object (also Groq's and DeepSeek's)."""
     prompt = usage.get("prompt_tokens_details")
     completion = usage.get("completion_tokens_details")
-    cached = int_or_none(prompt.get("cached_tokens")) if isinstance(prompt, dict) else None
+    cached = as_int(prompt.get("cached_tokens")) if isinstance(prompt, dict) else None
     if cached is None:  # DeepSeek's own spelling
-        cached = int_or_none(usage.get("prompt_cache_hit_tokens"))
-    reasoning = (
-        int_or_none(completion.get("reasoning_tokens")) if isinstance(completion, dict) else None
-    )
+        cached = as_int(usage.get("prompt_cache_hit_tokens"))
+    reasoning = as_int(completion.get("reasoning_tokens")) if isinstance(completion, dict) else None
     if reasoning is None:  # SGLang/Azure DeepSeek put it at the top level
-        reasoning = int_or_none(usage.get("reasoning_tokens"))
-    prompt_tokens = int_or_none(usage.get("prompt_tokens"))
-    output = int_or_none(usage.get("completion_tokens"))
-    total = int_or_none(usage.get("total_tokens"))
+        reasoning = as_int(usage.get("reasoning_tokens"))
+    prompt_tokens = as_int(usage.get("prompt_tokens"))
+    output = as_int(usage.get("completion_tokens"))
+    total = as_int(usage.get("total_tokens"))
     if (
         reasoning
         and prompt_tokens is not None
@@ -42,22 +35,6 @@ def usage_from_json(usage: JSON) -> Usage:
         output_tokens=output,
         cache_read_tokens=cached,
         reasoning_tokens=reasoning,
-    )
-
-
-def error_from_json(err: Any) -> Error:
-    """An :class:`Error` from an ``error`` value (object or bare string)."""
-    if not isinstance(err, dict):
-        return Error(str(err) if err else "unknown error")
-    message = err.get("message")
-    etype = err.get("type")
-    code = err.get("code")
-    param = err.get("param")
-    return Error(
-        message=message if isinstance(message, str) and message else "unknown error",
-        error_type=etype if isinstance(etype, str) and etype else "api_error",
-        code=None if code is None else str(code),
-        param=None if param is None else str(param),
     )
 
 

@@ -11,13 +11,20 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Literal
 
-from streamscope.codecs.openai_chat.validate import (
-    bool_field,
-    int_field,
-    list_value,
-    num_field,
-    obj_value,
-    str_field,
+from streamscope.codecs.content import image_from_url, split_data_url
+from streamscope.codecs.validate import (
+    as_int,
+    expect_list,
+    expect_object,
+    expect_str,
+    expect_str_or_list,
+    opt_bool,
+    opt_int,
+    opt_number,
+    opt_object,
+    opt_str,
+    opt_str_list,
+    request_body,
 )
 from streamscope.model.request import (
     JSON,
@@ -53,35 +60,29 @@ _KNOWN = frozenset(
 
 
 def _image(part: JSON, path: str) -> ImagePart:
-    spec = obj_value(part.get("image_url"), f"{path}.image_url")
-    url = str_field(spec, "url", f"{path}.image_url.url", required=True) or ""
-    detail = str_field(spec, "detail", f"{path}.image_url.detail")
-    if url.startswith("data:"):
-        header, sep, data = url.partition(",")
-        if not sep or not header.endswith(";base64"):
-            raise RequestError("image data URL must be base64 encoded", f"{path}.image_url.url")
-        media_type = header[5:].removesuffix(";base64") or None
-        return ImagePart(data=data, media_type=media_type, detail=detail)
-    return ImagePart(url=url, detail=detail)
+    spec = expect_object(part.get("image_url"), f"{path}.image_url")
+    url = expect_str(spec.get("url"), f"{path}.image_url.url")
+    if url.startswith("data:") and split_data_url(url) is None:
+        raise RequestError("image data URL must be base64 encoded", f"{path}.image_url.url")
+    return image_from_url(url, opt_str(spec.get("detail"), f"{path}.image_url.detail"))
 
 
 def _content(value: Any, path: str, images: bool) -> list[TextPart | ImagePart]:
     """Text (and, where the role allows, image) parts of a message's ``content``."""
     if value is None:
         return []
+    value = expect_str_or_list(value, path)
     if isinstance(value, str):
         return [TextPart(value)]
     parts: list[TextPart | ImagePart] = []
-    for j, raw in enumerate(list_value(value, path)):
+    for j, raw in enumerate(value):
         ppath = f"{path}[{j}]"
-        part = obj_value(raw, ppath)
-        kind = str_field(part, "type", f"{ppath}.type", required=True)
+        part = expect_object(raw, ppath)
+        kind = expect_str(part.get("type"), f"{ppath}.type")
         if kind == "text":
-            parts.append(TextPart(str_field(part, "text", f"{ppath}.text", required=True) or ""))
+            parts.append(TextPart(expect_str(part.get("text"), f"{ppath}.text")))
         elif kind == "refusal":
-            parts.append(
-                TextPart(str_field(part, "refusal", f"{ppath}.refusal", required=True) or "")
-            )
+            parts.append(TextPart(expect_str(part.get("refusal"), f"{ppath}.refusal")))
         elif kind == "image_url" and images:
             parts.append(_image(part, ppath))
         else:
@@ -91,18 +92,18 @@ def _content(value: Any, path: str, images: bool) -> list[TextPart | ImagePart]:
 
 def _tool_calls(value: Any, path: str) -> list[Part]:
     calls: list[Part] = []
-    for j, raw in enumerate(list_value(value, path)):
+    for j, raw in enumerate(expect_list(value, path)):
         cpath = f"{path}[{j}]"
-        call = obj_value(raw, cpath)
+        call = expect_object(raw, cpath)
         kind = call.get("type", "function")
         if kind != "function":
             raise RequestError(f"tool call type {kind!r} is not supported", f"{cpath}.type")
-        fn = obj_value(call.get("function"), f"{cpath}.function")
+        fn = expect_object(call.get("function"), f"{cpath}.function")
         calls.append(
             ToolCallPart(
-                id=str_field(call, "id", f"{cpath}.id", required=True) or "",
-                name=str_field(fn, "name", f"{cpath}.function.name", required=True) or "",
-                arguments=str_field(fn, "arguments", f"{cpath}.function.arguments") or "{}",
+                id=expect_str(call.get("id"), f"{cpath}.id"),
+                name=expect_str(fn.get("name"), f"{cpath}.function.name"),
+                arguments=opt_str(fn.get("arguments"), f"{cpath}.function.arguments") or "{}",
             )
         )
     return calls
@@ -110,9 +111,9 @@ def _tool_calls(value: Any, path: str) -> list[Part]:
 
 def _message(raw: Any, i: int, req: Request) -> Message | None:
     path = f"messages[{i}]"
-    msg = obj_value(raw, path)
-    role = str_field(msg, "role", f"{path}.role", required=True)
-    name = str_field(msg, "name", f"{path}.name")
+    msg = expect_object(raw, path)
+    role = expect_str(msg.get("role"), f"{path}.role")
+    name = opt_str(msg.get("name"), f"{path}.name")
     content = msg.get("content")
     if role in ("system", "developer"):
         for part in _content(content, f"{path}.content", images=False):
@@ -121,22 +122,22 @@ def _message(raw: Any, i: int, req: Request) -> Message | None:
         return None
     if role == "user":
         if content is None:
-            raise RequestError(f"'{path}.content' is required", f"{path}.content")
+            raise RequestError(f"{path}.content is required", f"{path}.content")
         return Message("user", list(_content(content, f"{path}.content", images=True)), name)
     if role == "assistant":
         parts: list[Part] = []
-        reasoning = str_field(msg, "reasoning_content", f"{path}.reasoning_content")
+        reasoning = opt_str(msg.get("reasoning_content"), f"{path}.reasoning_content")
         if reasoning:
             parts.append(ThinkingPart(reasoning))
         parts += _content(content, f"{path}.content", images=False)
-        refusal = str_field(msg, "refusal", f"{path}.refusal")
+        refusal = opt_str(msg.get("refusal"), f"{path}.refusal")
         if refusal:
             parts.append(TextPart(refusal))
         if msg.get("tool_calls") is not None:
             parts += _tool_calls(msg["tool_calls"], f"{path}.tool_calls")
         return Message("assistant", parts, name)
     if role == "tool":
-        call_id = str_field(msg, "tool_call_id", f"{path}.tool_call_id", required=True) or ""
+        call_id = expect_str(msg.get("tool_call_id"), f"{path}.tool_call_id")
         result = ToolResultPart(call_id, _content(content, f"{path}.content", images=True))
         return Message("tool", [result])
     raise RequestError(f"unsupported role {role!r}", f"{path}.role")
@@ -144,24 +145,19 @@ def _message(raw: Any, i: int, req: Request) -> Message | None:
 
 def _tools(value: Any) -> list[ToolDef]:
     tools: list[ToolDef] = []
-    for i, raw in enumerate(list_value(value, "tools")):
+    for i, raw in enumerate(expect_list(value, "tools")):
         path = f"tools[{i}]"
-        tool = obj_value(raw, path)
+        tool = expect_object(raw, path)
         if tool.get("type") != "function":
             raise RequestError(f"tool type {tool.get('type')!r} is not supported", f"{path}.type")
-        fn = obj_value(tool.get("function"), f"{path}.function")
-        params = fn.get("parameters")
-        strict = bool_field(fn, "strict", f"{path}.function.strict")
+        fn = expect_object(tool.get("function"), f"{path}.function")
+        params = opt_object(fn.get("parameters"), f"{path}.function.parameters")
         tools.append(
             ToolDef(
-                name=str_field(fn, "name", f"{path}.function.name", required=True) or "",
-                description=str_field(fn, "description", f"{path}.function.description"),
-                parameters=(
-                    obj_value(params, f"{path}.function.parameters")
-                    if params is not None
-                    else {"type": "object", "properties": {}}
-                ),
-                strict=strict,
+                name=expect_str(fn.get("name"), f"{path}.function.name"),
+                description=opt_str(fn.get("description"), f"{path}.function.description"),
+                parameters=params if params is not None else {"type": "object", "properties": {}},
+                strict=opt_bool(fn.get("strict"), f"{path}.function.strict"),
             )
         )
     return tools
@@ -182,54 +178,50 @@ def _tool_choice(value: Any, parallel: bool | None) -> ToolChoice | None:
         if mode is None:
             raise RequestError(f"tool_choice {value!r} is not supported", "tool_choice")
         return ToolChoice(mode, parallel=parallel)
-    spec = obj_value(value, "tool_choice")
+    spec = expect_object(value, "tool_choice")
     if spec.get("type") != "function":
         raise RequestError(f"tool_choice type {spec.get('type')!r} is not supported", "tool_choice")
-    fn = obj_value(spec.get("function"), "tool_choice.function")
-    name = str_field(fn, "name", "tool_choice.function.name", required=True)
+    fn = expect_object(spec.get("function"), "tool_choice.function")
+    name = expect_str(fn.get("name"), "tool_choice.function.name")
     return ToolChoice("tool", name=name, parallel=parallel)
 
 
 def decode_request(body: JSON) -> Request:
     """A chat.completions body as a canonical request (raises :class:`RequestError`)."""
-    body = obj_value(body, "body")
-    req = Request(model=str_field(body, "model", "model", required=True) or "")
-    messages = list_value(body.get("messages"), "messages")
+    body = request_body(body)
+    req = Request(model=expect_str(body.get("model"), "model"))
+    messages = expect_list(body.get("messages"), "messages")
     if not messages:
-        raise RequestError("'messages' must not be empty", "messages")
+        raise RequestError("messages must not be empty", "messages")
     for i, raw in enumerate(messages):
         msg = _message(raw, i, req)
         if msg is not None:
             req.messages.append(msg)
     if body.get("tools") is not None:
         req.tools = _tools(body["tools"])
-    req.tool_choice = _tool_choice(body.get("tool_choice"), bool_field(body, "parallel_tool_calls"))
-    max_completion = int_field(body, "max_completion_tokens")
-    req.max_tokens = max_completion if max_completion is not None else int_field(body, "max_tokens")
-    req.temperature = num_field(body, "temperature")
-    req.top_p = num_field(body, "top_p")
+    parallel = opt_bool(body.get("parallel_tool_calls"), "parallel_tool_calls")
+    req.tool_choice = _tool_choice(body.get("tool_choice"), parallel)
+    req.max_tokens = opt_int(body.get("max_completion_tokens"), "max_completion_tokens")
+    if req.max_tokens is None:
+        req.max_tokens = opt_int(body.get("max_tokens"), "max_tokens")
+    req.temperature = opt_number(body.get("temperature"), "temperature")
+    req.top_p = opt_number(body.get("top_p"), "top_p")
     stop = body.get("stop")
-    if isinstance(stop, str):
-        req.stop = [stop]
-    elif stop is not None:
-        if not all(isinstance(s, str) for s in list_value(stop, "stop")):
-            raise RequestError("'stop' must be a string or an array of strings", "stop")
-        req.stop = list(stop)
-    req.stream = bool(bool_field(body, "stream"))
+    req.stop = [stop] if isinstance(stop, str) else opt_str_list(stop, "stop") or []
+    req.stream = bool(opt_bool(body.get("stream"), "stream"))
     if body.get("stream_options") is not None:
-        opts = obj_value(body["stream_options"], "stream_options")
-        req.include_usage = bool(bool_field(opts, "include_usage", "stream_options.include_usage"))
-    req.n = int_field(body, "n")
-    effort = str_field(body, "reasoning_effort", "reasoning_effort")
+        opts = expect_object(body["stream_options"], "stream_options")
+        include = opt_bool(opts.get("include_usage"), "stream_options.include_usage")
+        req.include_usage = bool(include)
+    req.n = opt_int(body.get("n"), "n")
+    effort = opt_str(body.get("reasoning_effort"), "reasoning_effort")
     if effort is not None:
         req.thinking = Thinking(enabled=effort != "none", effort=effort)
-    req.user = str_field(body, "user", "user")
-    if body.get("metadata") is not None:
-        req.metadata = obj_value(body["metadata"], "metadata")
-    if body.get("response_format") is not None:
-        req.response_format = obj_value(body["response_format"], "response_format")
-    top_k = body.get("top_k")  # vLLM/LM Studio extension; also useful to Anthropic
-    if isinstance(top_k, int) and not isinstance(top_k, bool):
+    req.user = opt_str(body.get("user"), "user")
+    req.metadata = opt_object(body.get("metadata"), "metadata")
+    req.response_format = opt_object(body.get("response_format"), "response_format")
+    top_k = as_int(body.get("top_k"))  # vLLM/LM Studio extension; also useful to Anthropic
+    if top_k is not None:
         req.top_k = top_k
     extra = {k: v for k, v in body.items() if k not in _KNOWN}
     if "max_completion_tokens" in body:

@@ -12,13 +12,14 @@ import uuid
 from typing import Any
 
 from streamscope.codecs.base import EncodeOptions
+from streamscope.codecs.content import error_from_json
 from streamscope.codecs.openai_chat.common import (
     PROTOCOL,
-    error_from_json,
     error_to_json,
     usage_from_json,
     usage_to_json,
 )
+from streamscope.codecs.validate import as_str
 from streamscope.model.events import JSON
 from streamscope.model.response import (
     Choice,
@@ -29,10 +30,6 @@ from streamscope.model.response import (
     ToolCallOut,
 )
 from streamscope.model.stop import TO_OPENAI_CHAT, from_openai_chat
-
-
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def _list(value: Any) -> list[Any] | None:
@@ -46,20 +43,22 @@ def _choice(raw: JSON, position: int) -> Choice:
     msg = msg if isinstance(msg, dict) else {}
     logprobs = raw.get("logprobs")
     logprobs = logprobs if isinstance(logprobs, dict) else {}
-    reasoning = _str(msg.get("reasoning_content")) or _str(msg.get("reasoning"))
+    reasoning = as_str(msg.get("reasoning_content")) or as_str(msg.get("reasoning"))
     if reasoning:
         choice.parts.append(ReasoningOut(reasoning))
     content = msg.get("content")
     if isinstance(content, list):  # typed content parts (some compatible servers)
         content = "".join(
-            _str(p.get("text")) for p in content if isinstance(p, dict) and p.get("type") == "text"
+            as_str(p.get("text"))
+            for p in content
+            if isinstance(p, dict) and p.get("type") == "text"
         )
     annotations = [a for a in msg.get("annotations") or [] if isinstance(a, dict)]
-    if _str(content) or annotations:
-        text = TextOut(_str(content), _list(logprobs.get("content")))
+    if as_str(content) or annotations:
+        text = TextOut(as_str(content), _list(logprobs.get("content")))
         text.citations = [(PROTOCOL, a) for a in annotations]
         choice.parts.append(text)
-    refusal = _str(msg.get("refusal"))
+    refusal = as_str(msg.get("refusal"))
     if refusal:
         choice.parts.append(RefusalOut(refusal, _list(logprobs.get("refusal"))))
     for call in msg.get("tool_calls") or []:
@@ -67,11 +66,8 @@ def _choice(raw: JSON, position: int) -> Choice:
             continue
         fn = call.get("function")
         fn = fn if isinstance(fn, dict) else {}
-        args = fn.get("arguments")
         choice.parts.append(
-            ToolCallOut(
-                _str(call.get("id")), _str(fn.get("name")), args if isinstance(args, str) else ""
-            )
+            ToolCallOut(as_str(call.get("id")), as_str(fn.get("name")), as_str(fn.get("arguments")))
         )
     reason = raw.get("finish_reason")
     if isinstance(reason, str):
@@ -85,8 +81,8 @@ def decode_response(body: JSON) -> Response:
         return Response(id="", model="", error=error_from_json(body["error"]))
     created = body.get("created")
     response = Response(
-        id=_str(body.get("id")),
-        model=_str(body.get("model")),
+        id=as_str(body.get("id")),
+        model=as_str(body.get("model")),
         created=created if isinstance(created, int) else None,
     )
     for key in ("system_fingerprint", "service_tier"):

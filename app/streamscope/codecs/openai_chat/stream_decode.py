@@ -15,13 +15,12 @@ import uuid
 from typing import Any
 
 from streamscope.codecs.base import StreamDecoder
+from streamscope.codecs.content import error_from_json
 from streamscope.codecs.openai_chat.common import (
     PROTOCOL,
-    error_from_json,
-    int_or_none,
     usage_from_json,
 )
-from streamscope.findings import Severity
+from streamscope.codecs.validate import as_int
 from streamscope.model.events import (
     JSON,
     Citation,
@@ -76,7 +75,6 @@ class OpenAIChatDecoder(StreamDecoder):
         self._started = False
         self._id: str | None = None
         self._errored = False
-        self._once: set[str] = set()
         # choice -> source tool index -> call (the current call at that index)
         self._calls: dict[int, dict[int, _Call]] = {}
         self._open_calls: dict[int, list[_Call]] = {}  # choice -> calls not yet ended
@@ -86,15 +84,10 @@ class OpenAIChatDecoder(StreamDecoder):
 
     # -- helpers ----------------------------------------------------------------------
 
-    def _note_once(self, code: str, severity: Severity, message: str, key: str = "") -> None:
-        if code + key not in self._once:
-            self._once.add(code + key)
-            self.note(code, severity, message)
-
     def _start(self, payload: JSON, out: list[Event]) -> None:
         cid = payload.get("id")
         model = payload.get("model")
-        created = int_or_none(payload.get("created"))
+        created = as_int(payload.get("created"))
         if not isinstance(cid, str) or not cid:
             self.note("missing-id", "warning", "the first chunk has no id")
             cid = ""
@@ -150,7 +143,7 @@ class OpenAIChatDecoder(StreamDecoder):
                     "Azure prompt_filter_results chunk (empty object; openai-python skips it)",
                 )
                 return out
-            self._note_once(
+            self.note_once(
                 "unexpected-object",
                 "warning",
                 f'chunk object is {obj!r}, not "chat.completion.chunk" '
@@ -161,7 +154,7 @@ class OpenAIChatDecoder(StreamDecoder):
         else:
             cid = payload.get("id")
             if isinstance(cid, str) and cid and cid != self._id:
-                self._note_once("id-changed", "warning", f"chunk id changed to {cid!r}")
+                self.note_once("id-changed", "warning", f"chunk id changed to {cid!r}")
         if isinstance(choices, list):
             for choice in choices:
                 if isinstance(choice, dict):
@@ -169,7 +162,7 @@ class OpenAIChatDecoder(StreamDecoder):
                 else:
                     self.note("invalid-choice", "error", "a choice is not a JSON object")
         elif choices is None:
-            self._note_once(
+            self.note_once(
                 "missing-choices",
                 "warning",
                 "a chunk has no choices array (the AI SDK and openai-python reject it)",
@@ -182,8 +175,8 @@ class OpenAIChatDecoder(StreamDecoder):
             usage = groq.get("usage") if isinstance(groq, dict) else None
         if isinstance(usage, dict):
             counted = usage_from_json(usage)
-            if counted.output_tokens != int_or_none(usage.get("completion_tokens")):
-                self._note_once(
+            if counted.output_tokens != as_int(usage.get("completion_tokens")):
+                self.note_once(
                     "reasoning-outside-completion-tokens",
                     "info",
                     "completion_tokens excludes the reasoning tokens (xAI style); "
@@ -193,18 +186,18 @@ class OpenAIChatDecoder(StreamDecoder):
         return out
 
     def _choice(self, choice: JSON, out: list[Event]) -> None:
-        index = int_or_none(choice.get("index"))
+        index = as_int(choice.get("index"))
         if index is None:
-            self._note_once("missing-choice-index", "warning", "a choice has no integer index")
+            self.note_once("missing-choice-index", "warning", "a choice has no integer index")
             index = 0
         self._choices_seen.add(index)
         delta = choice.get("delta")
         if delta is None and isinstance(choice.get("message"), dict):
-            self._note_once("message-in-chunk", "warning", "a chunk choice has message, not delta")
+            self.note_once("message-in-chunk", "warning", "a chunk choice has message, not delta")
             delta = choice["message"]
         if isinstance(delta, dict) and delta:
             if index in self._finished:
-                self._note_once(
+                self.note_once(
                     "content-after-finish", "warning", "content after the choice's finish_reason"
                 )
             self._delta(delta, choice.get("logprobs"), index, out)
@@ -254,7 +247,7 @@ class OpenAIChatDecoder(StreamDecoder):
                 self.note("invalid-tool-calls", "error", "tool_calls is not an array")
         legacy = delta.get("function_call")
         if isinstance(legacy, dict) and legacy:
-            self._note_once(
+            self.note_once(
                 "legacy-function-call",
                 "info",
                 "deprecated function_call delta (read as a tool call)",
@@ -265,7 +258,7 @@ class OpenAIChatDecoder(StreamDecoder):
             out.extend(Citation(PROTOCOL, a, index) for a in annotations if isinstance(a, dict))
         for key, value in delta.items():
             if value and key not in _QUIET_DELTA_KEYS:
-                self._note_once(
+                self.note_once(
                     "unknown-delta-field",
                     "info",
                     f"delta field {key!r} has no canonical slot and is not translated",
@@ -286,9 +279,9 @@ class OpenAIChatDecoder(StreamDecoder):
                 self.note("unknown-content-part", "error", f"content part of type {kind!r}")
 
     def _tool_call(self, call: JSON, pos: int, choice: int, out: list[Event]) -> None:
-        src = int_or_none(call.get("index"))
+        src = as_int(call.get("index"))
         if src is None:
-            self._note_once(
+            self.note_once(
                 "tool-call-missing-index", "warning", "a tool call delta has no integer index"
             )
             src = pos
@@ -298,7 +291,7 @@ class OpenAIChatDecoder(StreamDecoder):
         call_id = call.get("id")
         args = fn.get("arguments")
         if args is not None and not isinstance(args, str):
-            self._note_once(
+            self.note_once(
                 "tool-call-arguments-not-string", "warning", "tool call arguments are not a string"
             )
             args = json.dumps(args, ensure_ascii=False)
@@ -313,7 +306,7 @@ class OpenAIChatDecoder(StreamDecoder):
             and name
         ):
             # A provider reusing one index for several calls: keep them apart.
-            self._note_once(
+            self.note_once(
                 "tool-call-index-reused",
                 "warning",
                 f"tool call index {src} reused for a new call {call_id!r}",
@@ -322,7 +315,7 @@ class OpenAIChatDecoder(StreamDecoder):
         if state is None:
             used = self._used_keys.setdefault(choice, set())
             if src not in by_index and src != len(by_index):
-                self._note_once(
+                self.note_once(
                     "tool-call-index-not-dense",
                     "warning",
                     f"tool call index {src} where {len(by_index)} was due: indexes must be "
@@ -368,7 +361,7 @@ class OpenAIChatDecoder(StreamDecoder):
             self.note("invalid-finish-reason", "warning", "finish_reason is not a string")
             reason = str(reason)
         if index in self._finished:
-            self._note_once("duplicate-finish", "info", f"choice {index} finished twice")
+            self.note_once("duplicate-finish", "info", f"choice {index} finished twice")
             return
         self._finished.add(index)
         for call in self._open_calls.pop(index, []):

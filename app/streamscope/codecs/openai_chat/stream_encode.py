@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any
 
 from streamscope.codecs.base import EncodeOptions, StreamEncoder
 from streamscope.codecs.openai_chat.common import PROTOCOL, error_to_json, usage_to_json
 from streamscope.model.assemble import merge_usage
 from streamscope.model.events import (
+    JSON,
     Citation,
     Error,
     Event,
@@ -62,15 +62,19 @@ class OpenAIChatEncoder(StreamEncoder):
         self._choices: dict[int, _Choice] = {}
         self._usage: Usage | None = None
         self._done = False
-        self._once: set[str] = set()
 
     # -- helpers ----------------------------------------------------------------------
 
-    def _note_once(self, key: str, message: str, severity: Any = "info") -> None:
-        if key not in self._once:
-            self._once.add(key)
-            code = key.split(":", 1)[0]
-            self.note(code, severity, message)
+    def _open_choice(self, index: int, out: list[bytes]) -> _Choice | None:
+        """Choice ``index`` to write content to (opened on first use); None, with a
+        finding, when it has already finished."""
+        state = self._choice(index, out)
+        if state.finished:
+            self.note_once(
+                "content-after-finish", "warning", "content after a choice finished was dropped"
+            )
+            return None
+        return state
 
     def _header(self) -> str:
         start = self._start
@@ -108,15 +112,22 @@ class OpenAIChatEncoder(StreamEncoder):
             f'{head}{state.prefix}{delta},"logprobs":{logprobs},"finish_reason":null}}]}}'
         )
 
-    def _content(self, index: int, key: str, text: str, logprobs: str = "null") -> list[bytes]:
+    def _content(
+        self, index: int, key: str, text: str, logprobs: list[JSON] | None = None
+    ) -> list[bytes]:
+        """A ``content``, ``refusal`` or ``reasoning_content`` delta (nothing when it is
+        empty); logprobs go to the choice's ``logprobs`` under ``content``/``refusal``."""
+        if not text and not logprobs:
+            return []
+        lp = "null"
+        if logprobs and key == "content":
+            lp = f'{{"content":{_dumps(logprobs)},"refusal":null}}'
+        elif logprobs:
+            lp = f'{{"content":null,"refusal":{_dumps(logprobs)}}}'
         out: list[bytes] = []
-        state = self._choice(index, out)
-        if state.finished:
-            self._note_once(
-                "content-after-finish", "content after a choice finished was dropped", "warning"
-            )
-            return out
-        out.append(self._chunk(state, f'{{"{key}":{_dumps(text)}}}', logprobs))
+        state = self._open_choice(index, out)
+        if state is not None:
+            out.append(self._chunk(state, f'{{"{key}":{_dumps(text)}}}', lp))
         return out
 
     def _finish_chunk(self, index: int, reason: str, out: list[bytes]) -> None:
@@ -133,17 +144,14 @@ class OpenAIChatEncoder(StreamEncoder):
 
     def _tool_start(self, index: int, key: int, call_id: str, name: str) -> list[bytes]:
         out: list[bytes] = []
-        state = self._choice(index, out)
-        if state.finished:
-            self._note_once(
-                "content-after-finish", "content after a choice finished was dropped", "warning"
-            )
+        state = self._open_choice(index, out)
+        if state is None:
             return out
         if key in state.tools:
-            self._note_once(
+            self.note_once(
                 "duplicate-tool-call-start",
-                "a second start of one tool call was dropped",
                 "warning",
+                "a second start of one tool call was dropped",
             )
             return out
         dense = len(state.tools)
@@ -152,7 +160,7 @@ class OpenAIChatEncoder(StreamEncoder):
         if not call_id:
             call_id = "call_" + uuid.uuid4().hex[:24]
         if not name:
-            self._note_once("tool-call-without-name", "a tool call has no name", "warning")
+            self.note_once("tool-call-without-name", "warning", "a tool call has no name")
         call = {
             "index": dense,
             "id": call_id,
@@ -185,18 +193,9 @@ class OpenAIChatEncoder(StreamEncoder):
         kind = event.type
         if kind == "text_delta":
             assert isinstance(event, TextDelta)
-            if not event.text and not event.logprobs:
-                return []
-            lp = (
-                f'{{"content":{_dumps(event.logprobs)},"refusal":null}}'
-                if event.logprobs
-                else "null"
-            )
-            return self._content(event.choice, "content", event.text, lp)
+            return self._content(event.choice, "content", event.text, event.logprobs)
         if kind == "reasoning_delta":
             assert isinstance(event, ReasoningDelta)
-            if not event.text:
-                return []
             return self._content(event.choice, "reasoning_content", event.text)
         if kind == "tool_call_delta":
             assert isinstance(event, ToolCallDelta)
@@ -206,18 +205,13 @@ class OpenAIChatEncoder(StreamEncoder):
             return self._tool_start(event.choice, event.index, event.id, event.name)
         if kind == "refusal_delta":
             assert isinstance(event, RefusalDelta)
-            if not event.text and not event.logprobs:
-                return []
-            lp = (
-                f'{{"content":null,"refusal":{_dumps(event.logprobs)}}}'
-                if event.logprobs
-                else "null"
-            )
-            return self._content(event.choice, "refusal", event.text, lp)
+            return self._content(event.choice, "refusal", event.text, event.logprobs)
         if kind == "message_start":
             assert isinstance(event, MessageStart)
             if self._start is not None or self._head is not None:
-                self._note_once("duplicate-message-start", "a second MessageStart was ignored")
+                self.note_once(
+                    "duplicate-message-start", "info", "a second MessageStart was ignored"
+                )
             else:
                 self._start = event
             return []
@@ -245,23 +239,28 @@ class OpenAIChatEncoder(StreamEncoder):
         if kind == "citation":
             assert isinstance(event, Citation)
             if event.protocol != PROTOCOL:
-                self._note_once(
-                    f"dropped-citation:{event.protocol}",
+                self.note_once(
+                    "dropped-citation",
+                    "info",
                     f"{event.protocol} citations have no OpenAI Chat form and were dropped",
+                    event.protocol,
                 )
                 return []
             return self._annotation(event)
         if kind == "server_tool":
             assert isinstance(event, ServerTool)
             ptype = event.payload.get("type")
-            self._note_once(
-                f"dropped-server-tool:{event.protocol}:{ptype}",
+            self.note_once(
+                "dropped-server-tool",
+                "info",
                 f"{event.protocol} server-tool block {ptype!r} has no OpenAI Chat form; dropped",
+                f"{event.protocol}:{ptype}",
             )
             return []
         if kind in ("reasoning_signature", "redacted_reasoning"):
-            self._note_once(
+            self.note_once(
                 f"dropped-{kind.replace('_', '-')}",
+                "info",
                 f"{kind.replace('_', ' ')} has no OpenAI Chat form and was dropped",
             )
             return []
@@ -271,17 +270,14 @@ class OpenAIChatEncoder(StreamEncoder):
         out: list[bytes] = []
         state = self._choices.get(event.choice)
         if state is None or event.index not in state.tools:
-            self._note_once(
+            self.note_once(
                 "tool-call-without-start",
-                "tool call arguments came before the call started; a nameless call was opened",
                 "warning",
+                "tool call arguments came before the call started; a nameless call was opened",
             )
             out += self._tool_start(event.choice, event.index, "", "")
-            state = self._choices[event.choice]
-        if state.finished:
-            self._note_once(
-                "content-after-finish", "content after a choice finished was dropped", "warning"
-            )
+        state = self._open_choice(event.choice, out)
+        if state is None:
             return out
         if event.arguments:
             dense = state.tools[event.index]

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from streamscope.codecs.base import StreamDecoder
-from streamscope.findings import Severity
 from streamscope.model.events import (
     JSON,
     Citation,
@@ -59,12 +58,6 @@ class ItemDecoder(StreamDecoder):
         self._items: dict[int, Item] = {}
         self._by_id: dict[str, int] = {}
         self._function_calls = False  # a function_call item was output
-        self._noted: set[str] = set()
-
-    def _once(self, code: str, severity: Severity, message: str) -> None:
-        if code not in self._noted:
-            self._noted.add(code)
-            self.note(code, severity, message)
 
     def _item_of(self, p: JSON, kind: str | None) -> Item | None:
         """The item an event is about; with ``kind``, created (with a finding) if unknown."""
@@ -76,7 +69,7 @@ class ItemDecoder(StreamDecoder):
         if kind is None:
             return item
         if item_id is None:
-            self._once(
+            self.note_once(
                 "missing-item-id",
                 "warning",
                 f"{p.get('type')} has no item_id (the AI SDK drops such deltas silently)",

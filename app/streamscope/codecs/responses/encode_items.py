@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 from streamscope.codecs.base import EncodeOptions, StreamEncoder
 from streamscope.codecs.responses.objects import new_id
-from streamscope.findings import Severity
 from streamscope.model.events import (
     JSON,
     Citation,
@@ -57,12 +56,6 @@ class ItemEncoder(StreamEncoder):
         self._block: Item | None = None  # open message or reasoning item
         self._calls: dict[int, Item] = {}  # open function calls by source index
         self._any_call = False
-        self._noted: set[str] = set()
-
-    def _once(self, code: str, severity: Severity, message: str) -> None:
-        if code not in self._noted:
-            self._noted.add(code)
-            self.note(code, severity, message)
 
     def _frame(self, kind: str, payload: JSON) -> bytes:
         data = {"type": kind, **payload, "sequence_number": self._seq}
@@ -271,7 +264,7 @@ class ItemEncoder(StreamEncoder):
         it = self._calls.get(ev.index)
         out: list[bytes] = []
         if it is None:
-            self._once(
+            self.note_once(
                 "tool-delta-without-start", "warning", "tool arguments without a started call"
             )
             it, out = self._call(ev.index, "", "")
@@ -283,7 +276,7 @@ class ItemEncoder(StreamEncoder):
 
     def _server_tool(self, ev: ServerTool) -> list[bytes]:
         if ev.protocol != "responses":
-            self._once(
+            self.note_once(
                 f"dropped-server-tool-{ev.protocol}",
                 "info",
                 f"{ev.protocol} server-tool blocks have no Responses form; dropped",
@@ -306,7 +299,7 @@ class ItemEncoder(StreamEncoder):
 
     def _citation(self, ev: Citation) -> list[bytes]:
         if ev.protocol != "responses":
-            self._once(
+            self.note_once(
                 f"dropped-citation-{ev.protocol}",
                 "info",
                 f"{ev.protocol} citations have no Responses form; dropped",

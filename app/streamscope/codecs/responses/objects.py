@@ -19,6 +19,7 @@ from streamscope.codecs.responses.settings import (
     encode_reasoning,
     encode_tool_choice,
     encode_tools,
+    plain_settings,
     response_format_to_format,
 )
 from streamscope.model.events import Usage
@@ -101,16 +102,7 @@ def default_settings() -> JSON:
 def request_settings(request: Request) -> JSON:
     """The settings a client's request asked for (only those it set)."""
     out: JSON = {"tools": encode_tools(request), "tool_choice": encode_tool_choice(request)}
-    if request.system:
-        out["instructions"] = request.system_text
-    if request.tool_choice is not None and request.tool_choice.parallel is not None:
-        out["parallel_tool_calls"] = request.tool_choice.parallel
-    if request.max_tokens is not None:
-        out["max_output_tokens"] = request.max_tokens
-    if request.temperature is not None:
-        out["temperature"] = request.temperature
-    if request.top_p is not None:
-        out["top_p"] = request.top_p
+    out.update(plain_settings(request))
     reasoning = encode_reasoning(request.thinking)
     if reasoning is not None:
         out["reasoning"] = {"effort": reasoning.get("effort"), "summary": reasoning.get("summary")}
@@ -119,10 +111,6 @@ def request_settings(request: Request) -> JSON:
     verbosity = fields.get("verbosity")
     text["verbosity"] = verbosity if isinstance(verbosity, str) else "medium"
     out["text"] = text
-    if request.metadata is not None:
-        out["metadata"] = request.metadata
-    if request.user is not None:
-        out["user"] = request.user
     for key in PASSTHROUGH:
         value = fields.get(key)
         types = SETTING_TYPES.get(key)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from streamscope.codecs.content import image_from_url
 from streamscope.codecs.responses.settings import (
     BUILTIN_TOOLS_KEY,
     FIELDS_KEY,
@@ -30,9 +31,20 @@ from streamscope.codecs.responses.settings import (
     encode_tool_choice,
     encode_tools,
     passthrough,
+    plain_settings,
     response_format_to_format,
 )
-from streamscope.codecs.responses.validate import dict_, int_, list_, number, opt_str, str_
+from streamscope.codecs.validate import (
+    expect_object,
+    expect_str,
+    expect_str_or_list,
+    opt_bool,
+    opt_int,
+    opt_number,
+    opt_object,
+    opt_str,
+    request_body,
+)
 from streamscope.model.request import (
     ImagePart,
     Message,
@@ -77,25 +89,22 @@ def _image(part: JSON, param: str) -> ImagePart:
         if part.get("file_id") is not None:
             raise RequestError("images by file_id cannot be translated", f"{param}.file_id")
         raise RequestError("input_image needs image_url", f"{param}.image_url")
-    url = str_(url, f"{param}.image_url")
-    if url.startswith("data:") and ";base64," in url:
-        head, _, data = url.partition(";base64,")
-        return ImagePart(data=data, media_type=head[5:] or None, detail=detail)
-    return ImagePart(url=url, detail=detail)
+    return image_from_url(expect_str(url, f"{param}.image_url"), detail)
 
 
 def _content(value: Any, param: str) -> list[TextPart | ImagePart]:
+    value = expect_str_or_list(value, param)
     if isinstance(value, str):
         return [TextPart(value)]
     parts: list[TextPart | ImagePart] = []
-    for i, raw in enumerate(list_(value, param)):
+    for i, raw in enumerate(value):
         p = f"{param}[{i}]"
-        part = dict_(raw, p)
+        part = expect_object(raw, p)
         kind = part.get("type")
         if kind in ("input_text", "output_text", "text"):
-            parts.append(TextPart(str_(part.get("text"), f"{p}.text")))
+            parts.append(TextPart(expect_str(part.get("text"), f"{p}.text")))
         elif kind == "refusal":
-            parts.append(TextPart(str_(part.get("refusal"), f"{p}.refusal")))
+            parts.append(TextPart(expect_str(part.get("refusal"), f"{p}.refusal")))
         elif kind == "input_image":
             parts.append(_image(part, p))
         else:
@@ -125,7 +134,7 @@ def _reasoning_item(item: JSON, param: str) -> ThinkingPart:
     texts: list[str] = []
     for key in ("summary", "content"):
         for j, raw in enumerate(item.get(key) or []):
-            part = dict_(raw, f"{param}.{key}[{j}]")
+            part = expect_object(raw, f"{param}.{key}[{j}]")
             if isinstance(part.get("text"), str):
                 texts.append(part["text"])
     sig = item.get("encrypted_content")
@@ -133,12 +142,13 @@ def _reasoning_item(item: JSON, param: str) -> ThinkingPart:
 
 
 def _input(value: Any, request: Request) -> list[Message]:
+    value = expect_str_or_list(value, "input")
     if isinstance(value, str):
         return [Message("user", [TextPart(value)])]
     turns = _Turns()
-    for i, raw in enumerate(list_(value, "input")):
+    for i, raw in enumerate(value):
         p = f"input[{i}]"
-        item = dict_(raw, p)
+        item = expect_object(raw, p)
         kind = item.get("type")
         if kind in (None, "message"):
             role = item.get("role")
@@ -151,13 +161,13 @@ def _input(value: Any, request: Request) -> list[Message]:
                 raise RequestError(f"unknown role {role!r}", f"{p}.role")
         elif kind == "function_call":
             call = ToolCallPart(
-                str_(item.get("call_id"), f"{p}.call_id"),
-                str_(item.get("name"), f"{p}.name"),
-                str_(item.get("arguments", "{}"), f"{p}.arguments"),
+                expect_str(item.get("call_id"), f"{p}.call_id"),
+                expect_str(item.get("name"), f"{p}.name"),
+                expect_str(item.get("arguments", "{}"), f"{p}.arguments"),
             )
             turns.add("assistant", [call])
         elif kind == "function_call_output":
-            call_id = str_(item.get("call_id"), f"{p}.call_id")
+            call_id = expect_str(item.get("call_id"), f"{p}.call_id")
             output = _content(item.get("output"), f"{p}.output")
             turns.add("tool", [ToolResultPart(call_id, output)])
         elif kind == "reasoning":
@@ -172,36 +182,27 @@ def _input(value: Any, request: Request) -> list[Message]:
 
 def decode_request(body: JSON) -> Request:
     """Parse a Responses request body; raises RequestError with the offending param."""
-    if not isinstance(body, dict):
-        raise RequestError("the request body must be a JSON object")
-    request = Request(model=str_(body.get("model"), "model"))
+    body = request_body(body)
+    request = Request(model=expect_str(body.get("model"), "model"))
     instructions = body.get("instructions")
     if instructions is not None:
-        request.system.append(TextPart(str_(instructions, "instructions")))
-    if "input" not in body:
-        raise RequestError("input is required", "input")
-    request.messages = _input(body["input"], request)
+        request.system.append(TextPart(expect_str(instructions, "instructions")))
+    request.messages = _input(body.get("input"), request)  # None: "input is required"
     if body.get("tools") is not None:
         decode_tools(body["tools"], request)
     request.tool_choice = decode_tool_choice(body.get("tool_choice"), request)
-    parallel = body.get("parallel_tool_calls")
+    parallel = opt_bool(body.get("parallel_tool_calls"), "parallel_tool_calls")
     if parallel is not None:
-        if not isinstance(parallel, bool):
-            raise RequestError("parallel_tool_calls must be a boolean", "parallel_tool_calls")
         request.tool_choice = request.tool_choice or ToolChoice("auto")
         request.tool_choice.parallel = parallel
-    request.max_tokens = int_(body.get("max_output_tokens"), "max_output_tokens")
-    request.temperature = number(body.get("temperature"), "temperature")
-    request.top_p = number(body.get("top_p"), "top_p")
-    stream = body.get("stream", False)
-    if stream is not None and not isinstance(stream, bool):
-        raise RequestError("stream must be a boolean", "stream")
-    request.stream = bool(stream)
+    request.max_tokens = opt_int(body.get("max_output_tokens"), "max_output_tokens")
+    request.temperature = opt_number(body.get("temperature"), "temperature")
+    request.top_p = opt_number(body.get("top_p"), "top_p")
+    request.stream = bool(opt_bool(body.get("stream"), "stream"))
     request.include_usage = True  # Responses always reports usage: ask upstreams for it
     request.thinking = decode_thinking(body.get("reasoning"))
     decode_text(body.get("text"), request)
-    if body.get("metadata") is not None:
-        request.metadata = dict_(body["metadata"], "metadata")
+    request.metadata = opt_object(body.get("metadata"), "metadata")
     request.user = opt_str(body.get("user"), "user")
     for key, value in body.items():
         if key in _HANDLED:
@@ -232,29 +233,16 @@ def _tool_output(part: ToolResultPart) -> str | list[JSON]:
 
 
 def _encode_message(msg: Message, out: list[JSON]) -> None:
-    if msg.role == "user":
+    if msg.role in ("user", "tool"):
         content = [p for p in (_user_part(x) for x in msg.parts) if p is not None]
-        if content:
+        if content and msg.role == "user":
             out.append({"role": "user", "content": content})
-        for part in msg.parts:  # tool results in a user turn (an Anthropic-style history)
-            if isinstance(part, ToolResultPart):
-                out.append(
-                    {
-                        "type": "function_call_output",
-                        "call_id": part.call_id,
-                        "output": _tool_output(part),
-                    }
-                )
-    elif msg.role == "tool":
-        for part in msg.parts:
-            if isinstance(part, ToolResultPart):
-                out.append(
-                    {
-                        "type": "function_call_output",
-                        "call_id": part.call_id,
-                        "output": _tool_output(part),
-                    }
-                )
+        # Tool results, also those in a user turn (an Anthropic-style history).
+        out.extend(
+            {"type": "function_call_output", "call_id": p.call_id, "output": _tool_output(p)}
+            for p in msg.parts
+            if isinstance(p, ToolResultPart)
+        )
     else:
         texts: list[JSON] = []
         for part in msg.parts:
@@ -284,21 +272,11 @@ def encode_request(request: Request) -> JSON:
     items: list[JSON] = []
     for msg in request.messages:
         _encode_message(msg, items)
-    body: JSON = {"model": request.model, "input": items}
-    if request.system:
-        body["instructions"] = request.system_text
+    body: JSON = {"model": request.model, "input": items, **plain_settings(request)}
     if request.tools or request.extra.get(BUILTIN_TOOLS_KEY):
         body["tools"] = encode_tools(request)
     if request.tool_choice is not None or TOOL_CHOICE_KEY in request.extra:
         body["tool_choice"] = encode_tool_choice(request)
-        if request.tool_choice is not None and request.tool_choice.parallel is not None:
-            body["parallel_tool_calls"] = request.tool_choice.parallel
-    if request.max_tokens is not None:
-        body["max_output_tokens"] = request.max_tokens
-    if request.temperature is not None:
-        body["temperature"] = request.temperature
-    if request.top_p is not None:
-        body["top_p"] = request.top_p
     body["stream"] = request.stream
     reasoning = encode_reasoning(request.thinking)
     if reasoning is not None:
@@ -311,10 +289,6 @@ def encode_request(request: Request) -> JSON:
         text["verbosity"] = fields["verbosity"]
     if text:
         body["text"] = text
-    if request.metadata is not None:
-        body["metadata"] = request.metadata
-    if request.user is not None:
-        body["user"] = request.user
     for key in PASSTHROUGH:
         if key in fields and key != "verbosity":
             body[key] = fields[key]

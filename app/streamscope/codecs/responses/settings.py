@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamscope.codecs.responses.validate import dict_, list_, opt_str, str_
+from streamscope.codecs.validate import (
+    expect_list,
+    expect_object,
+    expect_str,
+    opt_bool,
+    opt_object,
+    opt_str,
+)
 from streamscope.model.request import (
     Request,
     RequestError,
@@ -50,28 +57,41 @@ def passthrough(request: Request) -> JSON:
     return fields
 
 
+def plain_settings(request: Request) -> JSON:
+    """The Responses fields that are one canonical slot each, for the slots that are set:
+    ``instructions``, ``parallel_tool_calls``, ``max_output_tokens``, ``temperature``,
+    ``top_p``, ``metadata``, ``user`` (for a request body and the response's echo)."""
+    out: JSON = {}
+    if request.system:
+        out["instructions"] = request.system_text
+    if request.tool_choice is not None and request.tool_choice.parallel is not None:
+        out["parallel_tool_calls"] = request.tool_choice.parallel
+    slots = (
+        ("max_output_tokens", request.max_tokens),
+        ("temperature", request.temperature),
+        ("top_p", request.top_p),
+        ("metadata", request.metadata),
+        ("user", request.user),
+    )
+    out.update((key, value) for key, value in slots if value is not None)
+    return out
+
+
 def decode_tools(value: Any, request: Request) -> None:
-    for i, raw in enumerate(list_(value, "tools")):
+    for i, raw in enumerate(expect_list(value, "tools")):
         p = f"tools[{i}]"
-        tool = dict_(raw, p)
-        kind = str_(tool.get("type"), f"{p}.type")
+        tool = expect_object(raw, p)
+        kind = expect_str(tool.get("type"), f"{p}.type")
         if kind != "function":
             request.extra.setdefault(BUILTIN_TOOLS_KEY, []).append(tool)
             continue
-        params = tool.get("parameters")
-        strict = tool.get("strict")
-        if strict is not None and not isinstance(strict, bool):
-            raise RequestError(f"{p}.strict must be a boolean", f"{p}.strict")
+        params = opt_object(tool.get("parameters"), f"{p}.parameters")
         request.tools.append(
             ToolDef(
-                name=str_(tool.get("name"), f"{p}.name"),
+                name=expect_str(tool.get("name"), f"{p}.name"),
                 description=opt_str(tool.get("description"), f"{p}.description"),
-                parameters=(
-                    dict_(params, f"{p}.parameters")
-                    if params is not None
-                    else {"type": "object", "properties": {}}
-                ),
-                strict=strict,
+                parameters=params if params is not None else {"type": "object", "properties": {}},
+                strict=opt_bool(tool.get("strict"), f"{p}.strict"),
             )
         )
 
@@ -83,10 +103,10 @@ def decode_tool_choice(value: Any, request: Request) -> ToolChoice | None:
         if value not in ("auto", "none", "required"):
             raise RequestError(f"unknown tool_choice {value!r}", "tool_choice")
         return ToolChoice(value)  # type: ignore[arg-type]
-    choice = dict_(value, "tool_choice")
+    choice = expect_object(value, "tool_choice")
     kind = choice.get("type")
     if kind == "function":
-        return ToolChoice("tool", name=str_(choice.get("name"), "tool_choice.name"))
+        return ToolChoice("tool", name=expect_str(choice.get("name"), "tool_choice.name"))
     request.extra[TOOL_CHOICE_KEY] = choice
     mode = choice.get("mode")
     return ToolChoice("required" if mode == "required" or kind != "allowed_tools" else "auto")
@@ -139,7 +159,7 @@ def encode_reasoning(thinking: Thinking | None) -> JSON | None:
 def decode_thinking(value: Any) -> Thinking | None:
     if value is None:
         return None
-    r = dict_(value, "reasoning")
+    r = expect_object(value, "reasoning")
     effort = opt_str(r.get("effort"), "reasoning.effort")
     summary = opt_str(r.get("summary"), "reasoning.summary")
     enabled = None if effort is None else effort != "none"
@@ -172,9 +192,9 @@ def response_format_to_format(rf: JSON | None) -> JSON:
 def decode_text(value: Any, request: Request) -> None:
     if value is None:
         return
-    text = dict_(value, "text")
+    text = expect_object(value, "text")
     fmt = text.get("format")
     if fmt is not None:
-        request.response_format = format_to_response_format(dict_(fmt, "text.format"))
+        request.response_format = format_to_response_format(expect_object(fmt, "text.format"))
     if text.get("verbosity") is not None:
-        passthrough(request)["verbosity"] = str_(text["verbosity"], "text.verbosity")
+        passthrough(request)["verbosity"] = expect_str(text["verbosity"], "text.verbosity")

@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from streamscope.codecs.content import error_from_json
 from streamscope.codecs.responses.decode_items import ItemDecoder
 from streamscope.codecs.responses.objects import LIFECYCLE_KEYS
+from streamscope.codecs.validate import as_int
 from streamscope.model.events import (
     JSON,
     End,
-    Error,
     Event,
     Finish,
     MessageStart,
@@ -41,16 +42,13 @@ def usage_from(raw: Any) -> Usage | None:
     if not isinstance(raw, dict):
         return None
 
-    def num(v: Any) -> int | None:
-        return v if isinstance(v, int) and not isinstance(v, bool) else None
-
     inp = raw.get("input_tokens_details")
     out = raw.get("output_tokens_details")
     return Usage(
-        input_tokens=num(raw.get("input_tokens")),
-        output_tokens=num(raw.get("output_tokens")),
-        cache_read_tokens=num(inp.get("cached_tokens")) if isinstance(inp, dict) else None,
-        reasoning_tokens=num(out.get("reasoning_tokens")) if isinstance(out, dict) else None,
+        input_tokens=as_int(raw.get("input_tokens")),
+        output_tokens=as_int(raw.get("output_tokens")),
+        cache_read_tokens=as_int(inp.get("cached_tokens")) if isinstance(inp, dict) else None,
+        reasoning_tokens=as_int(out.get("reasoning_tokens")) if isinstance(out, dict) else None,
     )
 
 
@@ -68,22 +66,13 @@ class ResponsesDecoder(ItemDecoder):
 
     def decode_frame(self, frame: Frame) -> list[Event]:
         if frame.data == "[DONE]":
-            self._once("done-sentinel", "info", "a Chat-style data: [DONE] in a Responses stream")
-            return []
-        payload = self.parse_json(frame)
-        if payload is None:
-            return []
-        if not isinstance(payload, dict):
-            self.note("invalid-payload", "error", "the frame's data is not a JSON object")
-            return []
-        kind = payload.get("type")
-        if frame.event is not None and isinstance(kind, str) and frame.event != kind:
-            self._once(
-                "event-name-mismatch",
-                "warning",
-                f"event: {frame.event!r} differs from the payload type {kind!r}",
+            self.note_once(
+                "done-sentinel", "info", "a Chat-style data: [DONE] in a Responses stream"
             )
-        return self.decode_payload(payload)
+            return []
+        # The SDKs read the data alone: no `event:` line is needed or stands in for a type.
+        typed = self.typed_payload(frame, event_types=())
+        return [] if typed is None else self.decode_payload(typed[0])
 
     def decode_payload(self, p: JSON) -> list[Event]:
         """Decode one event payload (also used to decode non-streaming responses)."""
@@ -97,7 +86,9 @@ class ResponsesDecoder(ItemDecoder):
         handler = _HANDLERS.get(kind)
         if handler is not None:
             if not self._started and kind not in _TERMINAL_OR_START:
-                self._once("missing-created", "warning", "content arrived before response.created")
+                self.note_once(
+                    "missing-created", "warning", "content arrived before response.created"
+                )
             return handler(self, p)
         item = self._item_of(p, None)
         if item is not None and item.kind == "other":
@@ -122,18 +113,20 @@ class ResponsesDecoder(ItemDecoder):
     def _check_sequence(self, p: JSON, kind: Any) -> None:
         seq = p.get("sequence_number")
         if not isinstance(seq, int) or isinstance(seq, bool):
-            self._once(
+            self.note_once(
                 "missing-sequence-number", "warning", f"{kind} has no integer sequence_number"
             )
             return
         last = self._seq
         if last is None:
             if seq != 0:
-                self._once("sequence-gap", "info", f"sequence_number starts at {seq}, not 0")
+                self.note_once("sequence-gap", "info", f"sequence_number starts at {seq}, not 0")
         elif seq <= last:
             self.note("sequence-not-increasing", "warning", f"sequence_number {seq} after {last}")
         elif seq > last + 1:
-            self._once("sequence-gap", "info", "sequence_number skips values (a trimmed stream?)")
+            self.note_once(
+                "sequence-gap", "info", "sequence_number skips values (a trimmed stream?)"
+            )
         self._seq = seq
 
     def _check_response_id(self, resp: JSON) -> None:
@@ -180,7 +173,7 @@ class ResponsesDecoder(ItemDecoder):
 
     def _on_progress(self, p: JSON) -> list[Event]:
         if not self._started:
-            self._once("missing-created", "warning", f"{p.get('type')} before response.created")
+            self.note_once("missing-created", "warning", f"{p.get('type')} before response.created")
             return self._on_created(p)
         self._lifecycle(p)
         return []
@@ -229,9 +222,7 @@ class ResponsesDecoder(ItemDecoder):
             out.append(usage)
         if not self._errored:
             self._errored = True
-            err = resp.get("error")
-            err = err if isinstance(err, dict) else {}
-            out.append(_error(err, "the response failed"))
+            out.append(error_from_json(resp.get("error") or {}, "the response failed"))
         self.terminated = True
         return out
 
@@ -241,20 +232,7 @@ class ResponsesDecoder(ItemDecoder):
             return []
         self._errored = True
         nested = p.get("error")
-        return [_error(nested if isinstance(nested, dict) else p, "stream error")]
-
-
-def _error(err: JSON, default: str) -> Error:
-    message = err.get("message")
-    code = err.get("code")
-    etype = err.get("type")
-    param = err.get("param")
-    return Error(
-        message=message if isinstance(message, str) else default,
-        error_type=etype if isinstance(etype, str) and etype != "error" else "api_error",
-        code=str(code) if code is not None else None,
-        param=param if isinstance(param, str) else None,
-    )
+        return [error_from_json(nested if isinstance(nested, dict) else p, "stream error")]
 
 
 _TERMINAL_OR_START = {

@@ -151,7 +151,7 @@ class ResponsesEncoder(ItemEncoder):
         if self._done:
             return []
         if getattr(event, "choice", 0) != 0:
-            self._once("dropped-choices", "warning", "Responses has one choice; others dropped")
+            self.note_once("dropped-choices", "warning", "Responses has one choice; others dropped")
             return []
         if isinstance(event, MessageStart):
             if self._start is None and not self._started:
@@ -173,10 +173,10 @@ class ResponsesEncoder(ItemEncoder):
             case ReasoningSignature():
                 out += self._signature(event)
             case RedactedReasoning():
-                self._once("dropped-redacted-reasoning", "info", "redacted reasoning dropped")
+                self.note_once("dropped-redacted-reasoning", "info", "redacted reasoning dropped")
             case ToolCallStart():
                 if event.index in self._calls:
-                    self._once("duplicate-tool-start", "warning", "a tool call started twice")
+                    self.note_once("duplicate-tool-start", "warning", "a tool call started twice")
                 else:
                     out += self._call(event.index, event.id, event.name)[1]
             case ToolCallDelta():
