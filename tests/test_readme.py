@@ -29,7 +29,14 @@ def test_readme_app_command_installs_and_runs_streamscope() -> None:
 
 
 def test_top_level_layout_is_the_design_cards() -> None:
-    for name in ["pyproject.toml", "README.md", "app", "resources", "tests", "packaging",
-                 "screenshots"]:
+    for name in [
+        "pyproject.toml",
+        "README.md",
+        "app",
+        "resources",
+        "tests",
+        "packaging",
+        "screenshots",
+    ]:
         assert (ROOT / name).exists(), name
     assert (ROOT / "app" / "streamscope" / "__init__.py").exists()

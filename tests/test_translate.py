@@ -163,3 +163,16 @@ def test_our_decoder_agrees_with_the_official_sdk(path: Path) -> None:
         # xAI leaves reasoning out of completion_tokens; we count it as output.
         want["usage"] = (want["usage"][0], want["usage"][1] - (resp.usage.reasoning_tokens or 0))
     assert got(result) == want
+
+
+def test_provider_metadata_does_not_leak_across_protocols() -> None:
+    # Anthropic's service_tier "standard" is no value an OpenAI client accepts.
+    path = FIXTURES / "anthropic" / "vercel_text_sonnet45.jsonl"
+    assert b'"service_tier":"standard"' in path.read_bytes()
+    for target in ("openai-chat", "responses"):
+        body, _, _ = translate(path, target)
+        assert b'"service_tier":"standard"' not in body
+    # ...while a protocol's own metadata survives a same-protocol pass.
+    chat = FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse"
+    body, _, _ = translate(chat, "openai-chat")
+    assert b'"system_fingerprint":"fp_' in body

@@ -69,7 +69,7 @@ def test_decode_message() -> None:
     assert c.tool_calls[0].parsed_arguments() == {"x": [1, 2]}
     assert c.finish == "tool_calls"
     assert resp.usage == Usage(330, 40, 300, 20)
-    assert resp.meta == {"service_tier": "standard"}
+    assert resp.meta == {"anthropic": {"service_tier": "standard"}}
 
 
 def test_message_roundtrip() -> None:

@@ -98,7 +98,7 @@ def test_signature_and_thinking_tokens() -> None:
     [reasoning] = [p for p in resp.choice(0).parts if p.kind == "reasoning"]
     assert reasoning.signature == sig  # type: ignore[union-attr]
     assert resp.usage is not None and resp.usage.reasoning_tokens == 62
-    assert resp.meta["service_tier"] == "standard"
+    assert resp.meta["anthropic"]["service_tier"] == "standard"
 
 
 def test_server_tool_blocks_are_whole_with_parsed_input() -> None:

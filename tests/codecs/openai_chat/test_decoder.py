@@ -48,7 +48,10 @@ def test_message_start_meta_and_end() -> None:
     )
     events, findings = decode_bytes(body)
     assert events[0] == MessageStart(
-        "chatcmpl-1", "m", 5, {"system_fingerprint": "fp_1", "service_tier": "flex"}
+        "chatcmpl-1",
+        "m",
+        5,
+        {"openai-chat": {"system_fingerprint": "fp_1", "service_tier": "flex"}},
     )
     assert events[1:] == [TextDelta("Hi"), Finish("stop", 0, None, "stop"), End()]
     assert findings == []

@@ -35,7 +35,9 @@ from streamscope.model.response import Choice, ReasoningOut, Response, TextOut, 
 from tests import sdk_clients
 from tests.codecs.openai_chat.helpers import check_contract, decode_bytes, encode
 
-START = MessageStart("chatcmpl-abc", "gpt-x", 1700000000, {"system_fingerprint": "fp_9"})
+START = MessageStart(
+    "chatcmpl-abc", "gpt-x", 1700000000, {"openai-chat": {"system_fingerprint": "fp_9"}}
+)
 
 
 def deltas(chunks: list[dict], key: str, choice: int = 0) -> str:  # type: ignore[type-arg]

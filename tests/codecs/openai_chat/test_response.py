@@ -76,7 +76,7 @@ def test_decode_response() -> None:
         "chatcmpl-9",
         "gpt-4o-2024-08-06",
         1727346000,
-        {"system_fingerprint": "fp_1"},
+        {"openai-chat": {"system_fingerprint": "fp_1"}},
     )
     c0, c1 = r.choices
     assert [type(p) for p in c0.parts] == [ReasoningOut, TextOut, ToolCallOut]

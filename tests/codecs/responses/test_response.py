@@ -67,7 +67,12 @@ def test_encode_decode_roundtrip(path: Path) -> None:
         assert body["id"] == resp.id  # a Responses id is kept
     else:
         assert body["id"].startswith("resp_")
-    assert summary(CODEC.decode_response(body)) == summary(resp)
+    again = CODEC.decode_response(body)
+    # Responses usage has numbers everywhere: an unknown count is written as 0.
+    if resp.usage is not None and resp.usage.cache_creation_tokens is None:
+        assert again.usage is not None and again.usage.cache_creation_tokens == 0
+        again.usage.cache_creation_tokens = None
+    assert summary(again) == summary(resp)
 
 
 @pytest.mark.parametrize("path", COMPLETE, ids=lambda p: p.name)
@@ -116,7 +121,7 @@ def test_foreign_response_encodes() -> None:
     )
     assert body["usage"] == {
         "input_tokens": 10,
-        "input_tokens_details": {"cached_tokens": 3},
+        "input_tokens_details": {"cached_tokens": 3, "cache_write_tokens": 0},
         "output_tokens": 4,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": 14,

@@ -207,7 +207,7 @@ def test_meta_keeps_the_response_settings() -> None:
     events, _ = decode_payloads([created(), completed(1)])
     start = events[0]
     assert start.type == "message_start"
-    assert start.meta == {"tools": [], "temperature": 0.3}
+    assert start.meta == {"responses": {"tools": [], "temperature": 0.3}}
 
 
 def test_contract_violations_are_warnings() -> None:

@@ -308,7 +308,10 @@ def test_foreign_meta_is_not_echoed_but_responses_settings_are() -> None:
         "resp_keep_this_id",
         "m",
         1,
-        {"system_fingerprint": "fp", "temperature": 0.7, "max_output_tokens": True},
+        {
+            "openai-chat": {"system_fingerprint": "fp", "temperature": 0.2},
+            "responses": {"temperature": 0.7, "max_output_tokens": True},
+        },
     )
     p = roundtrip([start, TextDelta("x"), End()])
     r = p[0]["response"]
@@ -372,7 +375,7 @@ def test_recording_roundtrips(path: Path) -> None:
     src = assemble(events)
     p = roundtrip(events)
     if src.choice(0).finish is not None:  # the upstream's settings are echoed back
-        created = src.meta
+        created = src.meta["responses"]
         assert p[0]["response"]["tools"] == created.get("tools", [])
 
 

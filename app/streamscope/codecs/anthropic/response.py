@@ -84,7 +84,7 @@ def decode_response(body: JSON) -> Response:
         model=as_str(body.get("model")),
         choices=[choice],
         usage=usage_to_canonical(usage) if isinstance(usage, dict) else None,
-        meta=meta,
+        meta={PROTOCOL: meta} if meta else {},
     )
 
 

@@ -157,7 +157,12 @@ class AnthropicStreamDecoder(StreamDecoder):
         if msg.get("content"):
             self.note("unexpected-content", "warning", "message_start carries content; ignored")
         out: list[Event] = [
-            MessageStart(as_str(msg.get("id")), as_str(msg.get("model")), None, meta)
+            MessageStart(
+                as_str(msg.get("id")),
+                as_str(msg.get("model")),
+                None,
+                {PROTOCOL: meta} if meta else {},
+            )
         ]
         if isinstance(usage, dict):
             out.append(self._usage(usage))

@@ -39,7 +39,7 @@ from streamscope.model.response import (
     ToolCallOut,
 )
 
-META_KEY = "lmstudio_stats"
+META_KEY = "lmstudio"  # Response.meta is keyed by protocol name
 _TIMING = ("tokens_per_second", "time_to_first_token_seconds", "model_load_time_seconds")
 
 

@@ -85,9 +85,9 @@ def decode_response(body: JSON) -> Response:
         model=as_str(body.get("model")),
         created=created if isinstance(created, int) else None,
     )
-    for key in ("system_fingerprint", "service_tier"):
-        if body.get(key) is not None:
-            response.meta[key] = body[key]
+    own = {k: body[k] for k in ("system_fingerprint", "service_tier") if body.get(k) is not None}
+    if own:
+        response.meta[PROTOCOL] = own
     for position, raw in enumerate(body.get("choices") or []):
         if isinstance(raw, dict):
             response.choices.append(_choice(raw, position))
@@ -156,9 +156,10 @@ def encode_response(response: Response, options: EncodeOptions | None = None) ->
         "model": options.model or response.model or "unknown",
         "choices": [_choice_json(c) for c in (response.choices or [Choice()])],
     }
+    own = response.meta.get(PROTOCOL, {})
     for key in ("system_fingerprint", "service_tier"):
-        if isinstance(response.meta.get(key), str):
-            body[key] = response.meta[key]
+        if isinstance(own.get(key), str):
+            body[key] = own[key]
     if response.usage is not None:
         body["usage"] = usage_to_json(response.usage)
     return body

@@ -101,7 +101,7 @@ class OpenAIChatDecoder(StreamDecoder):
                 meta[key] = value
         self._started = True
         self._id = cid
-        out.append(MessageStart(cid, model, created, meta))
+        out.append(MessageStart(cid, model, created, {PROTOCOL: meta} if meta else {}))
 
     # -- decoding ---------------------------------------------------------------------
 

@@ -85,7 +85,7 @@ class OpenAIChatEncoder(StreamEncoder):
             f'{{"id":{_dumps(cid)},"object":"chat.completion.chunk",'
             f'"created":{int(created)},"model":{_dumps(model)}'
         )
-        meta = start.meta if start else {}
+        meta = start.meta.get(PROTOCOL, {}) if start else {}
         for key in ("service_tier", "system_fingerprint"):
             value = meta.get(key)
             if isinstance(value, str):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from streamscope.codecs.base import StreamDecoder
+from streamscope.codecs.responses.objects import PROTOCOL
 from streamscope.model.events import (
     JSON,
     Citation,
@@ -147,7 +148,7 @@ class ItemDecoder(StreamDecoder):
             return []
         seen = item.annotations.get(ci, 0)
         item.annotations[ci] = max(seen, len(anns))
-        return [Citation("responses", a) for a in anns[seen:] if isinstance(a, dict)]
+        return [Citation(PROTOCOL, a) for a in anns[seen:] if isinstance(a, dict)]
 
     def _content_part(self, item: Item, ci: int, part: Any) -> list[Event]:
         if not isinstance(part, dict):
@@ -245,7 +246,7 @@ class ItemDecoder(StreamDecoder):
             out += self._full(item, "args", 0, raw.get("arguments"))
             out.append(ToolCallEnd(item.index))
         else:
-            out.append(ServerTool("responses", raw))
+            out.append(ServerTool(PROTOCOL, raw))
         return out
 
     # -- content events -------------------------------------------------------------------
@@ -300,7 +301,7 @@ class ItemDecoder(StreamDecoder):
         if item is None or not isinstance(ci, int) or not isinstance(ann, dict):
             return []
         item.annotations[ci] = item.annotations.get(ci, 0) + 1
-        return [Citation("responses", ann)]
+        return [Citation(PROTOCOL, ann)]
 
     def _on_refusal(self, p: JSON) -> list[Event]:
         item = self._item_of(p, "message")

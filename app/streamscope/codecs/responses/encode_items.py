@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from streamscope.codecs.base import EncodeOptions, StreamEncoder
-from streamscope.codecs.responses.objects import new_id
+from streamscope.codecs.responses.objects import PROTOCOL, new_id
 from streamscope.model.events import (
     JSON,
     Citation,
@@ -275,7 +275,7 @@ class ItemEncoder(StreamEncoder):
         return out
 
     def _server_tool(self, ev: ServerTool) -> list[bytes]:
-        if ev.protocol != "responses":
+        if ev.protocol != PROTOCOL:
             self.note_once(
                 f"dropped-server-tool-{ev.protocol}",
                 "info",
@@ -298,7 +298,7 @@ class ItemEncoder(StreamEncoder):
         return out
 
     def _citation(self, ev: Citation) -> list[bytes]:
-        if ev.protocol != "responses":
+        if ev.protocol != PROTOCOL:
             self.note_once(
                 f"dropped-citation-{ev.protocol}",
                 "info",

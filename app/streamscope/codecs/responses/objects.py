@@ -71,6 +71,8 @@ SETTING_TYPES: dict[str, tuple[type, ...]] = {
     "conversation": (dict,),
 }
 
+PROTOCOL = "responses"  # the key of this codec's entries in MessageStart.meta
+
 
 def new_id(prefix: str) -> str:
     return prefix + uuid.uuid4().hex
@@ -137,13 +139,20 @@ def _typed(value: Any, types: tuple[type, ...]) -> bool:
 
 
 def usage_object(usage: Usage | None) -> JSON:
-    """Responses usage: numbers everywhere (0 when unknown), as the AI SDK requires."""
+    """Responses usage: numbers everywhere (0 when unknown), as the AI SDK requires.
+
+    ``cache_write_tokens`` is new in the API (openai-python 3.54's Response model requires
+    it; recordings from 2025 do not have it yet).
+    """
     u = usage or Usage()
     inp = u.input_tokens or 0
     out = u.output_tokens or 0
     return {
         "input_tokens": inp,
-        "input_tokens_details": {"cached_tokens": u.cache_read_tokens or 0},
+        "input_tokens_details": {
+            "cached_tokens": u.cache_read_tokens or 0,
+            "cache_write_tokens": u.cache_creation_tokens or 0,
+        },
         "output_tokens": out,
         "output_tokens_details": {"reasoning_tokens": u.reasoning_tokens or 0},
         "total_tokens": inp + out,

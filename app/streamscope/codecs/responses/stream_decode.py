@@ -17,7 +17,7 @@ from typing import Any
 
 from streamscope.codecs.content import error_from_json
 from streamscope.codecs.responses.decode_items import ItemDecoder
-from streamscope.codecs.responses.objects import LIFECYCLE_KEYS
+from streamscope.codecs.responses.objects import LIFECYCLE_KEYS, PROTOCOL
 from streamscope.codecs.validate import as_int
 from streamscope.model.events import (
     JSON,
@@ -41,13 +41,14 @@ def usage_from(raw: Any) -> Usage | None:
     """Canonical usage of a Responses ``usage`` object."""
     if not isinstance(raw, dict):
         return None
-
     inp = raw.get("input_tokens_details")
+    inp = inp if isinstance(inp, dict) else {}
     out = raw.get("output_tokens_details")
     return Usage(
         input_tokens=as_int(raw.get("input_tokens")),
         output_tokens=as_int(raw.get("output_tokens")),
-        cache_read_tokens=as_int(inp.get("cached_tokens")) if isinstance(inp, dict) else None,
+        cache_read_tokens=as_int(inp.get("cached_tokens")),
+        cache_creation_tokens=as_int(inp.get("cache_write_tokens")),
         reasoning_tokens=as_int(out.get("reasoning_tokens")) if isinstance(out, dict) else None,
     )
 
@@ -105,7 +106,7 @@ class ResponsesDecoder(ItemDecoder):
                     "warning",
                     f"the {item.payload.get('type')} item never completed; kept as added",
                 )
-                out.append(ServerTool("responses", item.payload))
+                out.append(ServerTool(PROTOCOL, item.payload))
         return out + super().finish()
 
     # -- checks ---------------------------------------------------------------------------
@@ -167,7 +168,7 @@ class ResponsesDecoder(ItemDecoder):
                 id=self._resp_id or "",
                 model=model if isinstance(model, str) else "",
                 created=int(created) if isinstance(created, int | float) else None,
-                meta=meta,
+                meta={PROTOCOL: meta} if meta else {},
             )
         ]
 

@@ -18,6 +18,7 @@ from typing import Any
 from streamscope.codecs.base import EncodeOptions
 from streamscope.codecs.responses.encode_items import ItemEncoder
 from streamscope.codecs.responses.objects import (
+    PROTOCOL,
     new_id,
     response_object,
     settings_for,
@@ -91,7 +92,8 @@ class ResponsesEncoder(ItemEncoder):
         self._model = self.options.model or (start.model if start else "") or "unknown"
         created = start.created if start is not None else None
         self._created = created if created is not None else int(time.time())
-        self._settings = settings_for(self.options.request, start.meta if start else {})
+        own = start.meta.get(PROTOCOL, {}) if start else {}
+        self._settings = settings_for(self.options.request, own)
         first = self._obj("in_progress", output=[])
         return [
             self._frame("response.created", {"response": first}),
