@@ -32,7 +32,9 @@ JSON = dict[str, Any]
 @dataclass(slots=True)
 class MessageStart:
     """The response begins. ``meta`` keeps provider fields with no canonical slot
-    (``system_fingerprint``, ``service_tier``, Responses' request echo, ...)."""
+    (``system_fingerprint``, ``service_tier``, Responses' request echo, ...), keyed by the
+    protocol that wrote them (``{"anthropic": {"service_tier": "standard"}}``): only that
+    protocol's encoder reads them, since the same name means different things elsewhere."""
 
     id: str
     model: str
