@@ -20,7 +20,8 @@ import pytest
 from streamscope.findings import errors
 from streamscope.model.response import Response
 from streamscope.model.stop import TO_ANTHROPIC, TO_OPENAI_CHAT
-from streamscope.translate import StreamTranslator
+from streamscope.pipeline import StreamPipeline
+from streamscope.translate import translate_frames
 from tests import sdk_clients
 from tests.support import FIXTURES, fixture_files, load
 
@@ -36,14 +37,10 @@ def ids(p: Path) -> str:
     return str(p.relative_to(FIXTURES))
 
 
-def translate(path: Path, target: str) -> tuple[bytes, Response, StreamTranslator]:
+def translate(path: Path, target: str) -> tuple[bytes, Response, StreamPipeline]:
     rec = load(path)
-    t = StreamTranslator(rec.protocol, target)
-    out: list[bytes] = []
-    for frame in rec.frames:
-        out += t.feed(frame)
-    out += t.finish()
-    return b"".join(out), t.assembler.response, t
+    out, pipeline = translate_frames(rec.frames, rec.protocol, target)
+    return b"".join(out), pipeline.assembler.response, pipeline
 
 
 def parse_args(text: str, partial: bool) -> Any:

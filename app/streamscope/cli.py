@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from streamscope import __version__
-from streamscope.codecs import PROTOCOLS, EncodeOptions, get_codec
+from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.findings import Finding
 from streamscope.wire import FrameTooLarge
 
@@ -68,7 +68,7 @@ def _print_findings(findings: list[Finding]) -> None:
 
 def _translate(args: argparse.Namespace) -> int:
     from streamscope.recording import RecordingError, read_recording
-    from streamscope.translate import StreamTranslator
+    from streamscope.translate import translate_frames
 
     try:
         data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
@@ -80,21 +80,16 @@ def _translate(args: argparse.Namespace) -> int:
         raise CliError(f"{args.file}: {exc}") from None
     except UnicodeDecodeError:
         raise CliError(f"{args.file}: not UTF-8 text") from None
-    t = StreamTranslator(rec.protocol, args.to, EncodeOptions(include_usage=True))
+    frames, pipeline = translate_frames(rec.frames, rec.protocol, args.to)
     out = sys.stdout.buffer
     if args.non_stream:
-        for frame in rec.frames:
-            t.feed(frame)
-        t.finish()
-        body = get_codec(args.to).encode_response(t.assembler.response)
+        body = get_codec(args.to).encode_response(pipeline.assembler.response)
         out.write(json.dumps(body, ensure_ascii=False, indent=2).encode() + b"\n")
     else:
-        for frame in rec.frames:
-            out.writelines(t.feed(frame))
-        out.writelines(t.finish())
+        out.writelines(frames)
     out.flush()
     if not args.quiet:
-        _print_findings(rec.findings + t.findings)
+        _print_findings(rec.findings + pipeline.findings)
     return 0
 
 

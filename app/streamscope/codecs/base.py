@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from streamscope.findings import Finding, Severity
-from streamscope.model.events import JSON, Event
+from streamscope.model.events import JSON, Error, Event
 from streamscope.model.request import Request
 from streamscope.model.response import Response
 from streamscope.wire.frame import Frame
@@ -201,6 +201,20 @@ class Codec(ABC):
     @abstractmethod
     def encode_response(self, response: Response, options: EncodeOptions | None = None) -> JSON:
         """A non-streaming response body for this protocol."""
+
+    def encode_error(self, error: Error) -> JSON:
+        """The body of an HTTP error response in this protocol's own envelope."""
+        return self.encode_response(Response(id="", model="", error=error))
+
+    def decode_error(self, body: Any) -> Error:
+        """The error an upstream's HTTP error body of this protocol describes (tolerant:
+        a body in no known shape becomes the message)."""
+        if isinstance(body, dict):
+            error = self.decode_response(body).error
+            if error is not None:
+                return error
+        text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+        return Error(text[:2000] or "upstream error")
 
     @abstractmethod
     def sniff(self, payload: JSON, event: str | None) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamscope.model.events import Error
+from streamscope.model.events import JSON, Error
 from streamscope.model.request import ImagePart
 
 
@@ -33,6 +33,18 @@ def image_from_url(url: str, detail: str | None = None) -> ImagePart:
         return ImagePart(url=url, detail=detail)
     media_type, data = inline
     return ImagePart(data=data, media_type=media_type, detail=detail)
+
+
+def openai_error_body(error: Error) -> JSON:
+    """The OpenAI error envelope (Chat Completions and Responses share it)."""
+    return {
+        "error": {
+            "message": error.message,
+            "type": error.error_type,
+            "code": error.code,
+            "param": error.param,
+        }
+    }
 
 
 def error_from_json(

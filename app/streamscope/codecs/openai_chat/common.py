@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from streamscope.codecs.content import openai_error_body
 from streamscope.codecs.validate import as_int
 from streamscope.model.events import JSON, Error, Usage
 
@@ -55,11 +56,4 @@ def usage_to_json(usage: Usage) -> JSON:
 
 
 def error_to_json(error: Error) -> JSON:
-    return {
-        "error": {
-            "message": error.message,
-            "type": error.error_type,
-            "code": error.code,
-            "param": error.param,
-        }
-    }
+    return openai_error_body(error)

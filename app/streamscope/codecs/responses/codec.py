@@ -6,12 +6,15 @@ non-standard ``response.reasoning_text.delta`` events.
 
 from __future__ import annotations
 
+from typing import Any
+
 from streamscope.codecs.base import Codec, EncodeOptions, StreamDecoder, StreamEncoder
+from streamscope.codecs.content import error_from_json, openai_error_body
 from streamscope.codecs.responses import request as _request
 from streamscope.codecs.responses import response as _response
 from streamscope.codecs.responses.stream_decode import ResponsesDecoder
 from streamscope.codecs.responses.stream_encode import ResponsesEncoder
-from streamscope.model.events import JSON
+from streamscope.model.events import JSON, Error
 from streamscope.model.request import Request
 from streamscope.model.response import Response
 
@@ -37,6 +40,15 @@ class ResponsesCodec(Codec):
 
     def encode_response(self, response: Response, options: EncodeOptions | None = None) -> JSON:
         return _response.encode_response(response, options)
+
+    def encode_error(self, error: Error) -> JSON:
+        # An HTTP error is OpenAI's plain envelope, not a failed response object.
+        return openai_error_body(error)
+
+    def decode_error(self, body: Any) -> Error:
+        if isinstance(body, dict) and isinstance(body.get("error"), dict):
+            return error_from_json(body["error"])
+        return super().decode_error(body)
 
     def sniff(self, payload: JSON, event: str | None) -> bool:
         kind = payload.get("type")

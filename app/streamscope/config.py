@@ -1,0 +1,199 @@
+"""The TOML configuration: pydantic models, where the file lives, loading and first-run setup.
+
+Path: ``--config``, else ``$STREAMSCOPE_CONFIG``, else the platform's config dir
+(``$XDG_CONFIG_HOME/streamscope/config.toml`` or ``~/.config/...`` on Linux,
+``~/Library/Application Support/StreamScope`` on macOS, ``%APPDATA%\\StreamScope`` on
+Windows). A missing file is fine: the defaults route everything to the built-in demo
+upstream. A bad file is a :class:`ConfigError` whose message names the key and the problem.
+
+Secrets (local keys, account keys) are ``SecretStr``: they never show in a repr or a log.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import string
+import sys
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+
+UpstreamKind = Literal["openai", "anthropic", "responses", "lmstudio", "demo"]
+
+# The wire protocol each upstream kind speaks (the codec that decodes it).
+KIND_PROTOCOL: dict[str, str] = {
+    "openai": "openai-chat",
+    "anthropic": "anthropic",
+    "responses": "responses",
+    "lmstudio": "lmstudio",
+    "demo": "openai-chat",
+}
+
+
+class ConfigError(ValueError):
+    """The config file cannot be used; the message says which key and why."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class AccountConfig(_Model):
+    name: str = "default"
+    api_key: SecretStr = SecretStr("")
+
+
+class UpstreamConfig(_Model):
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    kind: UpstreamKind
+    base_url: str = ""
+    mode: Literal["repair", "passthrough"] = "repair"
+    default: bool = False
+    models: list[str] | None = None
+    models_ttl_seconds: float = Field(default=300.0, ge=0)
+    accounts: list[AccountConfig] = Field(default_factory=list)
+
+    @property
+    def protocol(self) -> str:
+        return KIND_PROTOCOL[self.kind]
+
+    @model_validator(mode="after")
+    def _base_url_needed(self) -> UpstreamConfig:
+        if self.kind != "demo" and not self.base_url:
+            raise ValueError(f"base_url is required for a {self.kind} upstream")
+        if self.base_url and not self.base_url.startswith(("http://", "https://")):
+            raise ValueError("base_url must start with http:// or https://")
+        self.base_url = self.base_url.rstrip("/")
+        return self
+
+
+class ProxyConfig(_Model):
+    host: str = "127.0.0.1"
+    port: int = Field(default=8787, ge=0, le=65535)
+    api_keys: list[SecretStr] = Field(default_factory=list)
+    keepalive_seconds: float = Field(default=15.0, ge=0)
+    allowed_hosts: list[str] = Field(default_factory=list)
+    max_body_bytes: int = Field(default=32 * 1024 * 1024, gt=0)
+    connect_timeout_seconds: float = Field(default=10.0, gt=0)
+    first_byte_timeout_seconds: float = Field(default=300.0, gt=0)
+    idle_timeout_seconds: float = Field(default=300.0, gt=0)
+
+
+class Config(_Model):
+    proxy: ProxyConfig = Field(default_factory=ProxyConfig)
+    upstreams: list[UpstreamConfig] = Field(default_factory=list)
+    aliases: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Config:
+        names = [u.name for u in self.upstreams]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"upstream names must be unique: {', '.join(dupes)}")
+        if sum(u.default for u in self.upstreams) > 1:
+            raise ValueError("at most one upstream may have default = true")
+        return self
+
+    def upstream(self, name: str) -> UpstreamConfig | None:
+        return next((u for u in self.upstreams if u.name == name), None)
+
+    def with_defaults(self) -> Config:
+        """The config a user gets with no upstreams: the built-in demo, as default."""
+        if self.upstreams:
+            return self
+        return self.model_copy(
+            update={"upstreams": [UpstreamConfig(name="demo", kind="demo", default=True)]}
+        )
+
+
+def default_config_path() -> Path:
+    env = os.environ.get("STREAMSCOPE_CONFIG")
+    if env:
+        return Path(env)
+    if sys.platform == "win32":
+        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+        return base / "StreamScope" / "config.toml"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "StreamScope" / "config.toml"
+    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return base / "streamscope" / "config.toml"
+
+
+def _describe(exc: ValidationError) -> str:
+    problems = []
+    for err in exc.errors():
+        loc = ".".join(
+            f"[{part}]" if isinstance(part, int) else str(part) for part in err["loc"]
+        ).replace(".[", "[")
+        msg = err["msg"].removeprefix("Value error, ")
+        problems.append(f"{loc}: {msg}" if loc else msg)
+    return "; ".join(problems)
+
+
+def parse_config(text: str, source: str = "config") -> Config:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML ({exc})") from None
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{source}: {_describe(exc)}") from None
+
+
+def load_config(path: Path) -> Config:
+    """The config at ``path``; defaults if the file does not exist."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return parse_config(text, str(path))
+
+
+_KEY_ALPHABET = string.ascii_letters + string.digits
+
+
+def generate_local_key() -> str:
+    """``sk-local-`` and 32 random characters."""
+    return "sk-local-" + "".join(secrets.choice(_KEY_ALPHABET) for _ in range(32))
+
+
+def ensure_local_key(config: Config, path: Path) -> str | None:
+    """Give a config without local keys a generated one, saved into the file.
+
+    Returns the new key (for the caller to print once), or None if keys were configured.
+    The file keeps its comments: the key is inserted under ``[proxy]`` (which is created
+    if missing) instead of rewriting the document.
+    """
+    if config.proxy.api_keys:
+        return None
+    key = generate_local_key()
+    config.proxy.api_keys = [SecretStr(key)]
+    line = f'api_keys = ["{key}"]\n'
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    lines = text.splitlines(keepends=True)
+    for i, existing in enumerate(lines):
+        if existing.strip() == "[proxy]":
+            lines.insert(i + 1, line)
+            break
+    else:
+        lines = ["[proxy]\n", line, "\n", *lines]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text("".join(lines), encoding="utf-8")
+    os.chmod(tmp, 0o600)
+    tmp.replace(path)
+    return key
+
+
+def mask(secret: str) -> str:
+    """A key as it may be shown: its last 4 characters."""
+    return f"…{secret[-4:]}" if len(secret) > 4 else "…"
