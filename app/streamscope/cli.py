@@ -1,6 +1,7 @@
 """The ``streamscope`` command.
 
-Sub-commands arrive with their issues; today: ``translate``. Every failure the user can
+Sub-commands arrive with their issues; today: ``serve`` (the headless proxy) and
+``translate``. Every failure the user can
 cause (a missing file, a stream of an unknown protocol) ends with a one-line error on
 stderr and exit status 2, never a traceback.
 """
@@ -33,6 +34,23 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"streamscope {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    sv = sub.add_parser(
+        "serve",
+        help="run the local proxy headless",
+        description=(
+            "Run the local proxy: OpenAI Chat, Anthropic Messages, OpenAI Responses and LM "
+            "Studio clients in, any configured upstream out. Logs one line per request. "
+            "Stop with Ctrl-C."
+        ),
+    )
+    sv.add_argument(
+        "--config",
+        type=Path,
+        help="config file (default: $STREAMSCOPE_CONFIG or the platform config dir)",
+    )
+    sv.add_argument("--host", help="address to listen on (default from config: 127.0.0.1)")
+    sv.add_argument("--port", type=int, help="port to listen on (default from config: 8787)")
 
     tr = sub.add_parser(
         "translate",
@@ -93,12 +111,62 @@ def _translate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from streamscope.config import ConfigError, default_config_path, ensure_local_key, load_config
+    from streamscope.proxy.server import PortInUse, ProxyServer
+
+    path: Path = args.config or default_config_path()
+    try:
+        config = load_config(path)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    if args.host:
+        config.proxy.host = args.host
+    if args.port is not None:
+        config.proxy.port = args.port
+    try:
+        new_key = ensure_local_key(config, path)
+    except OSError as exc:
+        raise CliError(f"cannot save a generated key to {path}: {exc.strerror or exc}") from None
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    server = ProxyServer(config.with_defaults(), handle_signals=True)
+
+    async def run() -> None:
+        await server.start()
+        print(f"StreamScope proxy listening on {server.url}  (config: {path})", flush=True)
+        if new_key:
+            print(f"Generated a local API key (saved in the config): {new_key}", flush=True)
+        names = ", ".join(u.name for u in server.app.config.upstreams)
+        print(
+            f"Upstreams: {names}. Point an OpenAI client at {server.url}/v1, an "
+            f"Anthropic client at {server.url}.",
+            flush=True,
+        )
+        try:
+            await server.wait()
+        finally:
+            await server.stop()
+
+    try:
+        asyncio.run(run())
+    except PortInUse as exc:
+        raise CliError(f"{exc.strerror} (choose another with --port)") from None
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
         if args.command == "translate":
             return _translate(args)
+        if args.command == "serve":
+            return _serve(args)
     except CliError as exc:
         print(f"streamscope: error: {exc}", file=sys.stderr)
         return 2

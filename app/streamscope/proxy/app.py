@@ -1,0 +1,235 @@
+"""The proxy's ASGI application: endpoints, local auth, the DNS-rebinding guard, CORS.
+
+Endpoints and the protocol each speaks (its error envelope included):
+
+    GET  /v1/models             OpenAI list (Anthropic's shape when anthropic-version is sent)
+    POST /v1/chat/completions   openai-chat
+    POST /v1/messages           anthropic
+    POST /v1/responses          responses
+    POST /api/v1/chat           lmstudio
+
+Every failure becomes the client protocol's own error envelope with its HTTP status;
+an unexpected exception is logged and answered with a 500 envelope, never a traceback.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import uuid
+from typing import Any
+
+import httpx
+
+from streamscope.codecs import get_codec
+from streamscope.config import Config
+from streamscope.demo.standin import DemoUpstream
+from streamscope.model.request import RequestError
+from streamscope.proxy import errors
+from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_json
+from streamscope.proxy.errors import ProxyError
+from streamscope.proxy.exchange import handle_exchange
+from streamscope.proxy.relay import Exchange
+from streamscope.proxy.routing import ModelCatalog, Router
+from streamscope.proxy.upstream import HttpUpstream, Upstream, new_client
+
+log = logging.getLogger("streamscope.proxy")
+
+ENDPOINTS = {
+    "/v1/chat/completions": "openai-chat",
+    "/v1/messages": "anthropic",
+    "/v1/responses": "responses",
+    "/api/v1/chat": "lmstudio",
+}
+LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+CORS_METHODS = b"GET, POST, OPTIONS"
+
+
+def _host_name(host: str) -> str:
+    if host.startswith("["):  # [::1]:8787
+        return host[1 : host.find("]")]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+class ProxyApp:
+    """The ASGI app. ``upstreams`` may be given (tests, the GUI); else built from config."""
+
+    def __init__(self, config: Config, upstreams: dict[str, Upstream] | None = None) -> None:
+        self.config = config.with_defaults()
+        self.client: httpx.AsyncClient | None = None
+        self.upstreams = upstreams if upstreams is not None else self._build_upstreams()
+        self.router = Router(self.config, ModelCatalog(self.upstreams))
+        self._keys = [k.get_secret_value().encode() for k in self.config.proxy.api_keys]
+
+    def _build_upstreams(self) -> dict[str, Upstream]:
+        out: dict[str, Upstream] = {}
+        for u in self.config.upstreams:
+            out[u.name] = DemoUpstream(u) if u.kind == "demo" else HttpUpstream(u, self._http())
+        return out
+
+    def _http(self) -> httpx.AsyncClient:
+        if self.client is None:
+            self.client = new_client(self.config.proxy)
+        return self.client
+
+    async def aclose(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()
+
+    # -- ASGI -----------------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        exchange = Exchange(uuid.uuid4().hex, scope["method"], scope["path"])
+        started = False
+        origin = header(scope, b"origin")
+        extra: list[tuple[bytes, bytes]] = [(b"x-request-id", exchange.request_id.encode())]
+        if origin is not None:
+            extra += [
+                (b"access-control-allow-origin", origin.encode("latin-1")),
+                (b"access-control-expose-headers", b"x-request-id"),
+                (b"vary", b"origin"),
+            ]
+
+        async def tracked(message: Any) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                exchange.status = message["status"]
+                message["headers"] = list(message.get("headers", [])) + extra
+            await send(message)
+
+        protocol = ENDPOINTS.get(scope["path"], "openai-chat")
+        try:
+            await self._dispatch(scope, receive, tracked, exchange)
+        except ProxyError as exc:
+            if not started:
+                await send_json(tracked, exc.status, get_codec(protocol).encode_error(exc.error))
+            exchange.outcome = exchange.outcome or f"error={exc.error.code or exc.error.error_type}"
+        except ConnectionResetError:
+            exchange.outcome = "client-gone"
+        except Exception:
+            log.exception("internal error on %s %s", scope["method"], scope["path"])
+            exchange.outcome = "internal-error"
+            if not started:
+                err = ProxyError(500, "internal proxy error (see the proxy log)", "api_error")
+                await send_json(tracked, 500, get_codec(protocol).encode_error(err.error))
+            else:
+                await tracked({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            if scope["method"] != "OPTIONS":
+                log.info("%s", exchange.line())
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    # -- request checks -------------------------------------------------------------------
+
+    def _check_host(self, scope: Scope) -> None:
+        host = header(scope, b"host")
+        if host is None:
+            raise errors.forbidden("requests need a Host header")
+        name = _host_name(host).lower()
+        allowed = self.config.proxy.allowed_hosts
+        if name in LOOPBACK or name.endswith(".localhost") or name in allowed or "*" in allowed:
+            return
+        # A web page on a rebinding domain reaches 127.0.0.1 with its own Host.
+        raise errors.forbidden(
+            f"Host {name!r} is not a loopback name; add it to [proxy] allowed_hosts to allow it"
+        )
+
+    def _check_key(self, scope: Scope) -> None:
+        given = header(scope, b"x-api-key")
+        auth = header(scope, b"authorization")
+        if given is None and auth is not None and auth[:7].lower() == "bearer ":
+            given = auth[7:].strip()
+        if not given:
+            raise errors.unauthorized(
+                "no API key: send one of the proxy's local keys as "
+                "'Authorization: Bearer <key>' or 'x-api-key: <key>'"
+            )
+        key = given.encode()
+        if not any(hmac.compare_digest(key, k) for k in self._keys):
+            raise errors.unauthorized("this API key is not one of the proxy's local keys")
+
+    async def _preflight(self, scope: Scope, send: Send) -> None:
+        requested = header(scope, b"access-control-request-headers") or ""
+        headers = [
+            (b"access-control-allow-methods", CORS_METHODS),
+            (b"access-control-allow-headers", requested.encode("latin-1")),
+            (b"access-control-max-age", b"600"),
+        ]
+        await send({"type": "http.response.start", "status": 204, "headers": headers})
+        await send({"type": "http.response.body", "body": b""})
+
+    # -- routing --------------------------------------------------------------------------
+
+    async def _dispatch(self, scope: Scope, receive: Receive, send: Send, ex: Exchange) -> None:
+        self._check_host(scope)
+        method, path = scope["method"], scope["path"]
+        if method == "OPTIONS" and header(scope, b"origin") is not None:
+            await self._preflight(scope, send)  # preflights carry no credentials (SOP)
+            return
+        self._check_key(scope)
+        if path == "/v1/models" or path == "/models":
+            if method != "GET":
+                raise ProxyError(405, f"{method} is not allowed on {path}", "invalid_request_error")
+            await self._models(scope, send)
+            return
+        protocol = ENDPOINTS.get(path)
+        if protocol is None:
+            raise errors.not_found(f"no endpoint {path}")
+        if method != "POST":
+            raise ProxyError(405, f"{method} is not allowed on {path}", "invalid_request_error")
+        limit = self.config.proxy.max_body_bytes
+        raw = await read_body(receive, limit, header(scope, b"content-length"))
+        try:
+            body = json.loads(raw)
+        except ValueError as exc:
+            raise errors.bad_request(f"the request body is not valid JSON ({exc})") from None
+        try:
+            request = get_codec(protocol).decode_request(body)
+        except RequestError as exc:
+            raise errors.bad_request(exc.message, exc.param) from None
+        ex.model = request.model
+        route = await self.router.resolve(request.model)
+        ex.upstream = route.upstream.name
+        upstream = self.upstreams[route.upstream.name]
+        await handle_exchange(
+            scope, receive, send, ex, protocol, body, request, route, upstream, self.config.proxy
+        )
+
+    async def _models(self, scope: Scope, send: Send) -> None:
+        models = await self.router.all_models()
+        if header(scope, b"anthropic-version") is not None:
+            data: list[dict[str, Any]] = [
+                {"type": "model", "id": m, "display_name": m, "created_at": "1970-01-01T00:00:00Z"}
+                for m, _ in models
+            ]
+            body: dict[str, Any] = {
+                "data": data,
+                "has_more": False,
+                "first_id": data[0]["id"] if data else None,
+                "last_id": data[-1]["id"] if data else None,
+            }
+        else:
+            body = {
+                "object": "list",
+                "data": [
+                    {"id": m, "object": "model", "created": 0, "owned_by": owner}
+                    for m, owner in models
+                ],
+            }
+        await send_json(send, 200, body)

@@ -1,0 +1,54 @@
+"""Errors the proxy answers with, before or instead of a stream.
+
+A :class:`ProxyError` carries an HTTP status and a canonical error; the app writes it in
+the envelope of the protocol the client speaks (``Codec.encode_error``). Nothing else
+ever reaches a client: no traceback, no HTML.
+"""
+
+from __future__ import annotations
+
+from streamscope.model.events import Error
+
+
+class ProxyError(Exception):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        error_type: str = "invalid_request_error",
+        code: str | None = None,
+        param: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error = Error(message, error_type, code, param)
+
+
+def bad_request(message: str, param: str | None = None, code: str | None = None) -> ProxyError:
+    return ProxyError(400, message, "invalid_request_error", code, param)
+
+
+def unauthorized(message: str) -> ProxyError:
+    return ProxyError(401, message, "authentication_error", "invalid_api_key")
+
+
+def forbidden(message: str) -> ProxyError:
+    return ProxyError(403, message, "permission_error", "forbidden")
+
+
+def not_found(message: str, code: str = "not_found") -> ProxyError:
+    return ProxyError(404, message, "not_found_error", code)
+
+
+def too_large(limit: int) -> ProxyError:
+    return ProxyError(
+        413, f"request body over the limit of {limit} bytes", "request_too_large", "too_large"
+    )
+
+
+def bad_gateway(message: str, code: str = "upstream_error") -> ProxyError:
+    return ProxyError(502, message, "api_error", code)
+
+
+def gateway_timeout(message: str) -> ProxyError:
+    return ProxyError(504, message, "api_error", "upstream_timeout")

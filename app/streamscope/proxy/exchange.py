@@ -1,0 +1,131 @@
+"""One request through the proxy: the upstream request, then the client's answer.
+
+- The upstream request is the client's request translated through the canonical one
+  (``decode_request`` of the client's protocol, ``encode_request`` of the upstream's).
+  In ``passthrough`` mode with the same protocol on both sides, the client's own body is
+  sent, only its ``model`` replaced.
+- Repair mode always streams from the upstream, also for a non-streaming client: the
+  answer is assembled and encoded as the client's non-streaming body, so both paths
+  share one implementation (and the relay's idle watchdog).
+- An upstream error status before any byte went to the client becomes the client
+  protocol's error envelope with the upstream's status (passthrough: its bytes as-is).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from streamscope.codecs import EncodeOptions, get_codec
+from streamscope.config import AccountConfig, ProxyConfig
+from streamscope.model.request import Request
+from streamscope.pipeline import StreamPipeline
+from streamscope.proxy.asgi import Receive, Scope, Send, header, send_bytes, send_json, start_sse
+from streamscope.proxy.errors import ProxyError
+from streamscope.proxy.relay import Exchange, StreamRelay
+from streamscope.proxy.routing import Route
+from streamscope.proxy.upstream import Upstream, UpstreamResponse
+
+JSON = dict[str, Any]
+FORWARDED = {"anthropic": (b"anthropic-beta", b"anthropic-version")}
+
+
+def _upstream_body(
+    client_protocol: str, body: JSON, request: Request, route: Route, passthrough: bool
+) -> JSON:
+    if passthrough:
+        return {**body, "model": route.model}
+    # Repair mode always streams from the upstream (with usage, which Anthropic and
+    # Responses clients need even when an OpenAI Chat client did not ask for it).
+    upstream_request = dataclasses.replace(
+        request, model=route.model, stream=True, include_usage=True
+    )
+    return get_codec(route.upstream.protocol).encode_request(upstream_request)
+
+
+def _forward_headers(scope: Scope, client_protocol: str, route: Route) -> dict[str, str]:
+    if client_protocol != route.upstream.protocol:
+        return {}
+    out: dict[str, str] = {}
+    for name in FORWARDED.get(client_protocol, ()):
+        value = header(scope, name)
+        if value is not None:
+            out[name.decode()] = value
+    return out
+
+
+async def _upstream_error(
+    response: UpstreamResponse, route: Route, client_protocol: str, passthrough: bool, send: Send
+) -> None:
+    raw = await response.read()
+    if passthrough:
+        await send_bytes(
+            send, response.status, raw, response.content_type.encode() or b"text/plain"
+        )
+        return
+    try:
+        parsed: Any = json.loads(raw)
+    except ValueError:
+        parsed = raw.decode("utf-8", errors="replace")
+    error = get_codec(route.upstream.protocol).decode_error(parsed)
+    error.message = f"upstream {route.upstream.name}: {error.message}"
+    status = response.status
+    await send_json(send, status, get_codec(client_protocol).encode_error(error))
+
+
+async def handle_exchange(
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    exchange: Exchange,
+    client_protocol: str,
+    body: JSON,
+    request: Request,
+    route: Route,
+    upstream: Upstream,
+    proxy: ProxyConfig,
+) -> None:
+    config = route.upstream
+    passthrough = config.mode == "passthrough" and config.protocol == client_protocol
+    account: AccountConfig | None = config.accounts[0] if config.accounts else None
+    exchange.account = account.name if account is not None else None
+    upstream_body = _upstream_body(client_protocol, body, request, route, passthrough)
+    stream_upstream = request.stream if passthrough else True
+    options = EncodeOptions(
+        include_usage=request.include_usage if client_protocol == "openai-chat" else True,
+        model=request.model if request.model != route.model else None,
+        request=request,
+    )
+    forward = _forward_headers(scope, client_protocol, route)
+    async with upstream.open(
+        upstream_body, stream=stream_upstream, account=account, forward=forward
+    ) as response:
+        if response.status >= 400:
+            await _upstream_error(response, route, client_protocol, passthrough, send)
+            exchange.outcome = f"upstream-status={response.status}"
+            return
+        if passthrough and not stream_upstream:
+            # Non-streaming passthrough: the upstream's body, byte for byte.
+            raw = await response.read(proxy.max_body_bytes * 4)
+            await send_bytes(send, response.status, raw, response.content_type.encode())
+            return
+        pipeline = StreamPipeline(
+            config.protocol, client_protocol, passthrough=passthrough, options=options
+        )
+        relay = StreamRelay(pipeline, response, proxy, exchange)
+        if request.stream:
+            await start_sse(send, [])
+            exchange.outcome = await relay.run(send, receive, keepalive=proxy.keepalive_seconds > 0)
+            if exchange.outcome != "disconnected":
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            return
+        exchange.outcome = await relay.run(None, receive, keepalive=False)
+        if exchange.outcome == "disconnected":
+            return
+        result = pipeline.assembler.response
+        if result.error is not None and not any(c.parts for c in result.choices):
+            raise ProxyError(
+                502, result.error.message, result.error.error_type, result.error.code or None
+            )
+        await send_json(send, 200, get_codec(client_protocol).encode_response(result, options))

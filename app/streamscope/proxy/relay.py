@@ -1,0 +1,186 @@
+"""One proxied request, from the upstream's answer to the client's bytes.
+
+Three tasks share the request:
+
+- the **pump** reads upstream frames, runs them through the
+  :class:`~streamscope.pipeline.StreamPipeline` and sends each frame's output at once
+  (one ``send`` per frame: nothing is buffered);
+- the **watchdog** writes a keepalive comment after ``keepalive_seconds`` without a
+  write, and stops the pump when the upstream has been silent for
+  ``idle_timeout_seconds`` (the client then gets an error frame and the terminator);
+- the **disconnect watcher** waits on ``receive()``; when the client goes away, the pump
+  is cancelled, which closes the upstream response and so its connection.
+
+NOTE: the watchdog runs beside the pump instead of wrapping every upstream read in a
+timeout: a timeout per read costs a task per frame, the watchdog costs nothing per frame.
+Writes from the two are serialised by a lock so a keepalive never splits a frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import httpx
+
+from streamscope.config import ProxyConfig
+from streamscope.model.events import Error
+from streamscope.pipeline import StreamPipeline
+from streamscope.proxy.asgi import Receive, Send
+from streamscope.proxy.upstream import UpstreamResponse
+from streamscope.wire import FrameTooLarge, encode_comment
+
+Write = Callable[[list[bytes]], Awaitable[None]]
+
+
+@dataclass(slots=True)
+class Exchange:
+    """What the request log line says about one request (never a key)."""
+
+    request_id: str
+    method: str
+    path: str
+    started: float = field(default_factory=time.monotonic)
+    model: str | None = None
+    upstream: str | None = None
+    account: str | None = None
+    status: int = 0
+    ttft: float | None = None  # seconds to the first content frame sent to the client
+    outcome: str = ""
+
+    def line(self) -> str:
+        ttft = f"{self.ttft * 1000:.0f}ms" if self.ttft is not None else "-"
+        dur = (time.monotonic() - self.started) * 1000
+        parts = [
+            f"{self.method} {self.path}",
+            f"model={self.model or '-'}",
+            f"upstream={self.upstream or '-'}",
+            f"account={self.account or '-'}",
+            f"status={self.status}",
+            f"ttft={ttft}",
+            f"duration={dur:.0f}ms",
+        ]
+        if self.outcome:
+            parts.append(self.outcome)
+        return " ".join(parts)
+
+
+class _Stop(Exception):
+    """The watchdog stopped the pump: the upstream was silent too long."""
+
+
+class StreamRelay:
+    def __init__(
+        self,
+        pipeline: StreamPipeline,
+        response: UpstreamResponse,
+        config: ProxyConfig,
+        exchange: Exchange,
+    ) -> None:
+        self.pipeline = pipeline
+        self.response = response
+        self.config = config
+        self.exchange = exchange
+        self._lock = asyncio.Lock()
+        self._last_write = time.monotonic()
+        self._last_frame = time.monotonic()
+        self._idle = False
+
+    async def run(self, send: Send | None, receive: Receive, keepalive: bool) -> str:
+        """Relay until the stream ends; returns ``done``, ``disconnected`` or ``idle``."""
+        write = self._writer(send) if send is not None else _discard
+        pump = asyncio.create_task(self._pump(write))
+        watchers = [asyncio.create_task(_wait_disconnect(receive))]
+        watchers.append(asyncio.create_task(self._watchdog(write if keepalive else None, pump)))
+        try:
+            await asyncio.wait({pump, watchers[0]}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in watchers:
+                task.cancel()
+            gone = not pump.done()
+            if gone:  # the client went away (or we are cancelled): stop the upstream
+                pump.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pump
+        if gone:
+            return "disconnected"
+        if pump.cancelled() and self._idle:
+            await write(
+                self.pipeline.fail(
+                    Error(
+                        f"the upstream sent nothing for {self.config.idle_timeout_seconds:g} s",
+                        "api_error",
+                        "upstream_idle_timeout",
+                    )
+                )
+            )
+            return "idle"
+        pump.result()  # re-raise what the pump could not handle
+        return "done"
+
+    def _writer(self, send: Send) -> Write:
+        async def write(chunks: list[bytes]) -> None:
+            if not chunks:
+                return
+            async with self._lock:
+                for chunk in chunks:
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                self._last_write = time.monotonic()
+                if self.exchange.ttft is None and self.pipeline.first_content_ns is not None:
+                    self.exchange.ttft = self._last_write - self.exchange.started
+
+        return write
+
+    async def _pump(self, write: Write) -> None:
+        pipeline = self.pipeline
+        try:
+            async for frame in self.response.frames():
+                self._last_frame = time.monotonic()
+                out = pipeline.feed(frame)
+                if out:
+                    await write(out)
+                if pipeline.closed:
+                    break
+            await write(pipeline.finish())
+        except (httpx.HTTPError, FrameTooLarge) as exc:
+            await write(
+                pipeline.fail(
+                    Error(
+                        f"the upstream connection failed mid-stream ({exc!r})",
+                        "api_error",
+                        "upstream_disconnected",
+                    )
+                )
+            )
+
+    async def _watchdog(self, write: Write | None, pump: asyncio.Task[None]) -> None:
+        keepalive = self.config.keepalive_seconds if write is not None else 0.0
+        idle = self.config.idle_timeout_seconds
+        while True:
+            now = time.monotonic()
+            wait = idle - (now - self._last_frame)
+            if keepalive:
+                wait = min(wait, keepalive - (now - self._last_write))
+            if wait > 0:
+                await asyncio.sleep(wait)
+                continue
+            if time.monotonic() - self._last_frame >= idle:
+                self._idle = True
+                pump.cancel()
+                return
+            if write is not None:
+                await write([encode_comment("keepalive")])
+
+
+async def _wait_disconnect(receive: Receive) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+async def _discard(chunks: list[bytes]) -> None:
+    return None

@@ -1,0 +1,109 @@
+"""The proxy on a real port: uvicorn serving :class:`~streamscope.proxy.app.ProxyApp`.
+
+Runs headless (``streamscope serve``, uvicorn handling SIGINT/SIGTERM) or embedded as a
+task on the GUI's qasync loop (``handle_signals=False``).
+
+NOTE (shared/STACK-NOTES.md): we bind the listening socket ourselves, so a taken port is
+a plain ``OSError`` here rather than uvicorn's ``sys.exit``; it is created with
+``IPPROTO_TCP`` because a socket with ``proto == 0`` makes asyncio skip TCP_NODELAY,
+which adds ~45 ms to every response's first body chunk. uvicorn 0.54 takes the process's
+signals in ``capture_signals()`` while serving; the embedded server turns that off so the
+GUI keeps its Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Generator
+
+import uvicorn
+
+from streamscope.config import Config
+from streamscope.proxy.app import ProxyApp
+
+
+class PortInUse(OSError):
+    pass
+
+
+class _EmbeddedServer(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        yield
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening-ready TCP socket on host:port (port 0: any free port)."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto or socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise PortInUse(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.setblocking(False)
+    return sock
+
+
+class ProxyServer:
+    """``await start()`` binds and serves in a task; ``await stop()`` shuts down cleanly."""
+
+    def __init__(
+        self, config: Config, app: ProxyApp | None = None, *, handle_signals: bool = False
+    ):
+        self.config = config
+        self.app = app or ProxyApp(config)
+        self.handle_signals = handle_signals
+        self._server: uvicorn.Server | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._socket: socket.socket | None = None
+
+    @property
+    def port(self) -> int:
+        assert self._socket is not None, "not started"
+        return int(self._socket.getsockname()[1])
+
+    @property
+    def url(self) -> str:
+        host = self.config.proxy.host
+        host = f"[{host}]" if ":" in host else host
+        return f"http://{host}:{self.port}"
+
+    async def start(self) -> None:
+        proxy = self.config.proxy
+        self._socket = bind(proxy.host, proxy.port)
+        uv_config = uvicorn.Config(
+            self.app,
+            http="httptools",
+            ws="none",
+            lifespan="on",
+            log_level="warning",
+            access_log=False,
+            timeout_graceful_shutdown=3,
+        )
+        cls = uvicorn.Server if self.handle_signals else _EmbeddedServer
+        self._server = cls(uv_config)
+        self._task = asyncio.create_task(self._server.serve(sockets=[self._socket]))
+        while not self._server.started:
+            if self._task.done():
+                self._task.result()
+                raise RuntimeError("the proxy server stopped while starting")
+            await asyncio.sleep(0.005)
+
+    async def wait(self) -> None:
+        """Until the server stops (Ctrl-C when it handles signals)."""
+        if self._task is not None:
+            await self._task
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._socket is not None:
+            self._socket.close()

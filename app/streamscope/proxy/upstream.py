@@ -1,0 +1,187 @@
+"""Talking to upstreams: where each kind's endpoints are, how it authenticates, and a
+response whose SSE frames carry the monotonic time their bytes arrived.
+
+Base URLs are written the way each provider's own SDK takes them: OpenAI-compatible and
+Responses upstreams include the version path (``https://api.deepseek.com/v1``),
+Anthropic's does not (``https://api.anthropic.com``), LM Studio's is the server root
+(``http://localhost:1234``).
+
+All HTTP upstreams share one ``httpx.AsyncClient`` (connection pooling). Failures before
+the first byte become :class:`~streamscope.proxy.errors.ProxyError` (502/504); failures
+while streaming propagate as ``httpx`` errors for the relay to turn into error frames.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, Protocol
+
+import httpx
+
+from streamscope.config import AccountConfig, ProxyConfig, UpstreamConfig
+from streamscope.proxy.errors import ProxyError, bad_gateway, gateway_timeout
+from streamscope.wire import SSEDecoder
+from streamscope.wire.frame import Frame
+
+JSON = dict[str, Any]
+ANTHROPIC_VERSION = "2023-06-01"
+MAX_ERROR_BODY = 1024 * 1024
+
+CHAT_PATHS = {
+    "openai": "/chat/completions",
+    "responses": "/responses",
+    "anthropic": "/v1/messages",
+    "lmstudio": "/api/v1/chat",
+}
+MODEL_PATHS = {
+    "openai": "/models",
+    "responses": "/models",
+    "anthropic": "/v1/models",
+    "lmstudio": "/api/v1/models",
+}
+
+
+class UpstreamResponse(Protocol):
+    """An upstream's answer: status and headers known, body still to come."""
+
+    status: int
+    content_type: str
+
+    def frames(self) -> AsyncIterator[Frame]: ...
+
+    async def read(self, limit: int = MAX_ERROR_BODY) -> bytes: ...
+
+
+class Upstream(Protocol):
+    config: UpstreamConfig
+
+    def open(
+        self, body: JSON, *, stream: bool, account: AccountConfig | None, forward: dict[str, str]
+    ) -> Any:  # an async context manager yielding an UpstreamResponse
+        ...
+
+    async def list_models(self, account: AccountConfig | None) -> list[str]: ...
+
+
+class _HttpResponse:
+    def __init__(self, response: httpx.Response) -> None:
+        self._response = response
+        self.status = response.status_code
+        self.content_type = response.headers.get("content-type", "")
+
+    async def frames(self) -> AsyncIterator[Frame]:
+        decoder = SSEDecoder()
+        async for chunk in self._response.aiter_bytes():
+            # The arrival time is taken when the bytes arrive, before any parsing.
+            for frame in decoder.feed(chunk, time.monotonic_ns()):
+                yield frame
+        for frame in decoder.flush():
+            yield frame
+
+    async def read(self, limit: int = MAX_ERROR_BODY) -> bytes:
+        out = bytearray()
+        async for chunk in self._response.aiter_bytes():
+            out += chunk
+            if len(out) > limit:
+                break
+        return bytes(out[:limit])
+
+
+def auth_headers(config: UpstreamConfig, account: AccountConfig | None) -> dict[str, str]:
+    key = account.api_key.get_secret_value() if account is not None else ""
+    if config.kind == "anthropic":
+        headers = {"anthropic-version": ANTHROPIC_VERSION}
+        if key:
+            headers["x-api-key"] = key
+        return headers
+    return {"authorization": f"Bearer {key}"} if key else {}
+
+
+class HttpUpstream:
+    """An upstream reached over HTTP (every kind but ``demo``)."""
+
+    def __init__(self, config: UpstreamConfig, client: httpx.AsyncClient) -> None:
+        self.config = config
+        self.client = client
+
+    @property
+    def url(self) -> str:
+        return self.config.base_url + CHAT_PATHS[self.config.kind]
+
+    @asynccontextmanager
+    async def open(
+        self, body: JSON, *, stream: bool, account: AccountConfig | None, forward: dict[str, str]
+    ) -> AsyncIterator[_HttpResponse]:
+        headers = {
+            "content-type": "application/json",
+            "accept": "text/event-stream" if stream else "application/json",
+            # Compressed SSE would be buffered by the decompressor: ask for identity.
+            "accept-encoding": "identity",
+            **forward,
+            **auth_headers(self.config, account),
+        }
+        data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        request = self.client.build_request("POST", self.url, content=data, headers=headers)
+        name = self.config.name
+        try:
+            response = await self.client.send(request, stream=True)
+        except httpx.TimeoutException as exc:
+            raise gateway_timeout(f"upstream {name} did not answer in time ({exc!r})") from None
+        except httpx.HTTPError as exc:
+            raise bad_gateway(f"cannot reach upstream {name} at {self.url}: {exc!r}") from None
+        try:
+            yield _HttpResponse(response)
+        finally:
+            await response.aclose()
+
+    async def list_models(self, account: AccountConfig | None) -> list[str]:
+        url = self.config.base_url + MODEL_PATHS[self.config.kind]
+        try:
+            response = await self.client.get(url, headers=auth_headers(self.config, account))
+            response.raise_for_status()
+            body = response.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            raise bad_gateway(f"cannot list the models of {self.config.name}: {exc!r}") from None
+        return model_ids(body)
+
+
+def model_ids(body: Any) -> list[str]:
+    """Model ids of a models-list body: OpenAI/Anthropic ``data[].id``, LM Studio
+    ``models[].key`` (or ``id``)."""
+    items = body.get("data") or body.get("models") if isinstance(body, dict) else None
+    if not isinstance(items, list):
+        return []
+    ids: list[str] = []
+    for item in items:
+        if isinstance(item, dict):
+            value = item.get("id") or item.get("key")
+            if isinstance(value, str):
+                ids.append(value)
+    return ids
+
+
+def new_client(proxy: ProxyConfig) -> httpx.AsyncClient:
+    """The shared upstream client. ``read`` bounds the wait for headers and for each
+    chunk; the relay's own idle watchdog is usually the one that fires first."""
+    timeout = httpx.Timeout(
+        connect=proxy.connect_timeout_seconds,
+        read=max(proxy.first_byte_timeout_seconds, proxy.idle_timeout_seconds) + 5,
+        write=30.0,
+        pool=proxy.connect_timeout_seconds,
+    )
+    limits = httpx.Limits(max_connections=200, max_keepalive_connections=50)
+    return httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False)
+
+
+__all__ = [
+    "HttpUpstream",
+    "ProxyError",
+    "Upstream",
+    "UpstreamResponse",
+    "auth_headers",
+    "model_ids",
+    "new_client",
+]
