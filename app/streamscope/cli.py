@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"streamscope {__version__}")
+    # Without a sub-command StreamScope runs the proxy (the window arrives with the GUI).
+    _proxy_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sv = sub.add_parser(
@@ -44,13 +46,7 @@ def _parser() -> argparse.ArgumentParser:
             "Stop with Ctrl-C."
         ),
     )
-    sv.add_argument(
-        "--config",
-        type=Path,
-        help="config file (default: $STREAMSCOPE_CONFIG or the platform config dir)",
-    )
-    sv.add_argument("--host", help="address to listen on (default from config: 127.0.0.1)")
-    sv.add_argument("--port", type=int, help="port to listen on (default from config: 8787)")
+    _proxy_options(sv)
 
     tr = sub.add_parser(
         "translate",
@@ -77,6 +73,16 @@ def _parser() -> argparse.ArgumentParser:
     tr.add_argument("-q", "--quiet", action="store_true", help="do not print findings")
     tr.add_argument("file", help="the recording ('-' for stdin)")
     return parser
+
+
+def _proxy_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        type=Path,
+        help="config file (default: $STREAMSCOPE_CONFIG, else the platform config dir)",
+    )
+    parser.add_argument("--host", help="address to listen on (default from config: 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port to listen on (default from config: 8787)")
 
 
 def _print_findings(findings: list[Finding]) -> None:
@@ -165,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "translate":
             return _translate(args)
-        if args.command == "serve":
+        if args.command in ("serve", None):
             return _serve(args)
     except CliError as exc:
         print(f"streamscope: error: {exc}", file=sys.stderr)
