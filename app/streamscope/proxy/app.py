@@ -46,6 +46,11 @@ LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 CORS_METHODS = b"GET, POST, OPTIONS"
 
 
+def _reject_constant(name: str) -> Any:
+    # Python's json takes NaN/Infinity; they are not JSON and no upstream would accept them.
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def _host_name(host: str) -> str:
     if host.startswith("["):  # [::1]:8787
         return host[1 : host.find("]")]
@@ -61,6 +66,7 @@ class ProxyApp:
         self.upstreams = upstreams if upstreams is not None else self._build_upstreams()
         self.router = Router(self.config, ModelCatalog(self.upstreams))
         self._keys = [k.get_secret_value().encode() for k in self.config.proxy.api_keys]
+        self._allowed_hosts = {h.lower() for h in self.config.proxy.allowed_hosts}
 
     def _build_upstreams(self) -> dict[str, Upstream]:
         out: dict[str, Upstream] = {}
@@ -142,7 +148,7 @@ class ProxyApp:
         if host is None:
             raise errors.forbidden("requests need a Host header")
         name = _host_name(host).lower()
-        allowed = self.config.proxy.allowed_hosts
+        allowed = self._allowed_hosts
         if name in LOOPBACK or name.endswith(".localhost") or name in allowed or "*" in allowed:
             return
         # A web page on a rebinding domain reaches 127.0.0.1 with its own Host.
@@ -196,14 +202,16 @@ class ProxyApp:
         limit = self.config.proxy.max_body_bytes
         raw = await read_body(receive, limit, header(scope, b"content-length"))
         try:
-            body = json.loads(raw)
-        except ValueError as exc:
+            body = json.loads(raw, parse_constant=_reject_constant)
+        except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
             raise errors.bad_request(f"the request body is not valid JSON ({exc})") from None
         try:
             request = get_codec(protocol).decode_request(body)
         except RequestError as exc:
             raise errors.bad_request(exc.message, exc.param) from None
         ex.model = request.model
+        if not request.model.strip():
+            raise errors.bad_request("model is required", "model")
         route = await self.router.resolve(request.model)
         ex.upstream = route.upstream.name
         upstream = self.upstreams[route.upstream.name]

@@ -59,19 +59,19 @@ async def _upstream_error(
     response: UpstreamResponse, route: Route, client_protocol: str, passthrough: bool, send: Send
 ) -> None:
     raw = await response.read()
-    if passthrough:
-        await send_bytes(
-            send, response.status, raw, response.content_type.encode() or b"text/plain"
-        )
-        return
     try:
         parsed: Any = json.loads(raw)
     except ValueError:
+        parsed = None
+    if passthrough and parsed is not None:
+        # The upstream's own error body, byte for byte (it is JSON of the client's protocol).
+        await send_bytes(send, response.status, raw, b"application/json")
+        return
+    if parsed is None:  # an HTML error page, say: never forward it as it is
         parsed = raw.decode("utf-8", errors="replace")
     error = get_codec(route.upstream.protocol).decode_error(parsed)
     error.message = f"upstream {route.upstream.name}: {error.message}"
-    status = response.status
-    await send_json(send, status, get_codec(client_protocol).encode_error(error))
+    await send_json(send, response.status, get_codec(client_protocol).encode_error(error))
 
 
 async def handle_exchange(

@@ -23,6 +23,7 @@ from streamscope.proxy.errors import ProxyError, not_found
 from streamscope.proxy.upstream import Upstream
 
 log = logging.getLogger("streamscope.proxy")
+RETRY_FAILED_FETCH = 10.0  # seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +57,13 @@ class ModelCatalog:
             account = config.accounts[0] if config.accounts else None
             try:
                 ids = await upstream.list_models(account)
+                fetched_at = time.monotonic()
             except ProxyError as exc:
                 log.warning("%s", exc)
                 ids = cached[1] if cached else []
-            self._cache[name] = (time.monotonic(), ids)
+                # Try again soon rather than serving a failed fetch for the whole TTL.
+                fetched_at = time.monotonic() - config.models_ttl_seconds + RETRY_FAILED_FETCH
+            self._cache[name] = (fetched_at, ids)
             return ids
 
 
