@@ -23,6 +23,7 @@ from streamscope.codecs import EncodeOptions, StreamEncoder, get_codec
 from streamscope.findings import Finding
 from streamscope.model.assemble import Assembler
 from streamscope.model.events import Error, Event
+from streamscope.wire import decode_all
 from streamscope.wire.frame import Frame
 
 
@@ -68,9 +69,10 @@ class StreamPipeline:
             return []
         events = self._decode(frame)
         if self._encoder is None:
+            # Passthrough forwards everything up to the upstream's own terminator, also
+            # what follows an error frame (Responses: error, then response.failed).
             self._events += events
-            if self.decoder.terminated or self.assembler.response.error is not None:
-                self.closed = self.decoder.terminated
+            self.closed = self.decoder.terminated
             return [frame.raw]
         out: list[bytes] = []
         encode = self._encoder.encode
@@ -88,7 +90,15 @@ class StreamPipeline:
             return []
         for ev in self.decoder.finish():
             self.assembler.feed(ev)
-        incomplete = not self.decoder.terminated and self.assembler.response.error is None
+        error = self.assembler.response.error
+        if self._encoder is None and error is not None and not self.decoder.terminated:
+            # The upstream's error frame went through unchanged, but its terminator never
+            # came: write what the protocol wants after an error frame, nothing before it.
+            self.closed = True
+            closing = self._replayed().encode(error)
+            at = next((i for i, f in enumerate(closing) if _is_error_frame(f)), -1)
+            return closing[at + 1 :]
+        incomplete = not self.decoder.terminated and error is None
         if incomplete and self.on_incomplete == "error":
             return self.fail(
                 Error(
@@ -108,20 +118,34 @@ class StreamPipeline:
             return []
         self.closed = True
         self.assembler.feed(error)
-        encoder = self._encoder
-        if encoder is None:
-            # Passthrough: rebuild the encoder's state from what was forwarded, so the
-            # error frame fits the stream (Responses numbers its events, LM Studio's
-            # chat.end sums up the output), then write only the new frames.
-            encoder = get_codec(self.target).stream_encoder(self.options)
-            for ev in self._events:
-                encoder.encode(ev)
+        encoder = self._encoder or self._replayed()
         return encoder.encode(error) + encoder.finish()
+
+    def _replayed(self) -> StreamEncoder:
+        """Passthrough: an encoder brought to the state of what was forwarded (its output
+        discarded), so frames it adds fit the stream (Responses numbers its events, LM
+        Studio's chat.end sums up the output)."""
+        encoder = get_codec(self.target).stream_encoder(self.options)
+        for ev in self._events:
+            if not isinstance(ev, Error):
+                encoder.encode(ev)
+        return encoder
 
     @property
     def findings(self) -> list[Finding]:
         encoder = self._encoder.findings if self._encoder is not None else []
         return self.decoder.findings + encoder
+
+
+def _is_error_frame(raw: bytes) -> bool:
+    """An error frame of any protocol: ``event: error``, or OpenAI Chat's bare
+    ``data: {"error": ...}``."""
+    for frame in decode_all(raw):
+        if frame.event == "error":
+            return True
+        if frame.event is None and frame.data and frame.data.startswith('{"error"'):
+            return True
+    return False
 
 
 def _is_content(ev: Event) -> bool:

@@ -30,7 +30,7 @@ from streamscope.proxy import errors
 from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_json
 from streamscope.proxy.errors import ProxyError
 from streamscope.proxy.exchange import handle_exchange
-from streamscope.proxy.relay import Exchange
+from streamscope.proxy.relay import Exchange, until_disconnect
 from streamscope.proxy.routing import ModelCatalog, Router
 from streamscope.proxy.upstream import HttpUpstream, Upstream, new_client
 
@@ -215,9 +215,11 @@ class ProxyApp:
         route = await self.router.resolve(request.model)
         ex.upstream = route.upstream.name
         upstream = self.upstreams[route.upstream.name]
-        await handle_exchange(
-            scope, receive, send, ex, protocol, body, request, route, upstream, self.config.proxy
+        work = handle_exchange(
+            scope, send, ex, protocol, body, request, route, upstream, self.config.proxy
         )
+        if await until_disconnect(receive, work):
+            ex.outcome = "client-disconnected"
 
     async def _models(self, scope: Scope, send: Send) -> None:
         models = await self.router.all_models()

@@ -21,7 +21,7 @@ from streamscope.codecs import EncodeOptions, get_codec
 from streamscope.config import AccountConfig, ProxyConfig
 from streamscope.model.request import Request
 from streamscope.pipeline import StreamPipeline
-from streamscope.proxy.asgi import Receive, Scope, Send, header, send_bytes, send_json, start_sse
+from streamscope.proxy.asgi import Scope, Send, header, send_bytes, send_json, start_sse
 from streamscope.proxy.errors import ProxyError
 from streamscope.proxy.relay import Exchange, StreamRelay
 from streamscope.proxy.routing import Route
@@ -76,7 +76,6 @@ async def _upstream_error(
 
 async def handle_exchange(
     scope: Scope,
-    receive: Receive,
     send: Send,
     exchange: Exchange,
     client_protocol: str,
@@ -116,16 +115,14 @@ async def handle_exchange(
         relay = StreamRelay(pipeline, response, proxy, exchange)
         if request.stream:
             await start_sse(send, [])
-            exchange.outcome = await relay.run(send, receive, keepalive=proxy.keepalive_seconds > 0)
-            if exchange.outcome != "disconnected":
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            exchange.outcome = await relay.run(send, keepalive=proxy.keepalive_seconds > 0)
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
-        exchange.outcome = await relay.run(None, receive, keepalive=False)
-        if exchange.outcome == "disconnected":
-            return
+        exchange.outcome = await relay.run(None, keepalive=False)
         result = pipeline.assembler.response
-        if result.error is not None and not any(c.parts for c in result.choices):
-            raise ProxyError(
-                502, result.error.message, result.error.error_type, result.error.code or None
-            )
+        if result.error is not None:
+            # A broken answer is an error, not a 200 with what came before the break.
+            status = 504 if exchange.outcome == "idle" else 502
+            err = result.error
+            raise ProxyError(status, err.message, err.error_type, err.code or None, err.param)
         await send_json(send, 200, get_codec(client_protocol).encode_response(result, options))

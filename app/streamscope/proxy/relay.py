@@ -1,15 +1,17 @@
 """One proxied request, from the upstream's answer to the client's bytes.
 
-Three tasks share the request:
+Two tasks share the stream:
 
 - the **pump** reads upstream frames, runs them through the
   :class:`~streamscope.pipeline.StreamPipeline` and sends each frame's output at once
   (one ``send`` per frame: nothing is buffered);
 - the **watchdog** writes a keepalive comment after ``keepalive_seconds`` without a
   write, and stops the pump when the upstream has been silent for
-  ``idle_timeout_seconds`` (the client then gets an error frame and the terminator);
-- the **disconnect watcher** waits on ``receive()``; when the client goes away, the pump
-  is cancelled, which closes the upstream response and so its connection.
+  ``idle_timeout_seconds`` (the client then gets an error frame and the terminator).
+
+A client that goes away is noticed one level up (:func:`until_disconnect` wraps the
+whole exchange, also the wait for the upstream's headers): the exchange is cancelled,
+which cancels the pump and closes the upstream response and so its connection.
 
 NOTE: the watchdog runs beside the pump instead of wrapping every upstream read in a
 timeout: a timeout per read costs a task per frame, the watchdog costs nothing per frame.
@@ -89,24 +91,19 @@ class StreamRelay:
         self._last_frame = time.monotonic()
         self._idle = False
 
-    async def run(self, send: Send | None, receive: Receive, keepalive: bool) -> str:
-        """Relay until the stream ends; returns ``done``, ``disconnected`` or ``idle``."""
+    async def run(self, send: Send | None, keepalive: bool) -> str:
+        """Relay until the stream ends; returns ``done`` or ``idle``."""
         write = self._writer(send) if send is not None else _discard
         pump = asyncio.create_task(self._pump(write))
-        watchers = [asyncio.create_task(_wait_disconnect(receive))]
-        watchers.append(asyncio.create_task(self._watchdog(write if keepalive else None, pump)))
+        dog = asyncio.create_task(self._watchdog(write if keepalive else None, pump))
         try:
-            await asyncio.wait({pump, watchers[0]}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({pump}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for task in watchers:
-                task.cancel()
-            gone = not pump.done()
-            if gone:  # the client went away (or we are cancelled): stop the upstream
+            dog.cancel()
+            if not pump.done():  # we are cancelled (the client went away)
                 pump.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await pump
-        if gone:
-            return "disconnected"
         if pump.cancelled() and self._idle:
             await write(
                 self.pipeline.fail(
@@ -180,6 +177,26 @@ async def _wait_disconnect(receive: Receive) -> None:
         message = await receive()
         if message["type"] == "http.disconnect":
             return
+
+
+async def until_disconnect(receive: Receive, work: Awaitable[None]) -> bool:
+    """Run ``work`` until it ends or the client disconnects (then cancel it); True if the
+    client went away. Exceptions of ``work`` propagate."""
+    task = asyncio.ensure_future(work)
+    watcher = asyncio.create_task(_wait_disconnect(receive))
+    try:
+        await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watcher.cancel()
+        gone = not task.done()
+        if gone:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+    if gone:
+        return True
+    task.result()
+    return False
 
 
 async def _discard(chunks: list[bytes]) -> None:

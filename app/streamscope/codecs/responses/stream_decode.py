@@ -228,7 +228,7 @@ class ResponsesDecoder(ItemDecoder):
         return out
 
     def _error_event(self, p: JSON) -> list[Event]:
-        self.terminated = True
+        # Not the end yet: OpenAI follows an ``error`` event with ``response.failed``.
         if self._errored:
             return []
         self._errored = True
