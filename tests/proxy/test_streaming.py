@@ -43,6 +43,7 @@ from tests.upstream_server import (
     RecordedRequest,
     Script,
     UpstreamServer,
+    fast_stream_script,
     run_in_thread,
     script_from_recording,
 )
@@ -890,3 +891,36 @@ def test_repaired_index1_stream_is_usable_by_the_openai_sdk(fast: Running) -> No
     assert [
         (tc.function.name, json.loads(tc.function.arguments)) for tc in msg.tool_calls or []
     ] == [("read_file", {"path": "a.txt"})]
+
+
+@pytest.mark.parametrize("mode", ["repair", "passthrough"])
+def test_upstream_connections_are_reused_across_requests(mode: str) -> None:
+    # The proxy stops reading at the stream's terminator; unless it then drains the final
+    # empty chunk, httpx closes the connection and every request pays a new handshake.
+    with run_in_thread() as own:
+        own.route("POST", "/v1/chat/completions", fast_stream_script(5))
+        config = make_config(
+            [
+                {
+                    "name": "o",
+                    "kind": "openai",
+                    "base_url": own.url + "/v1",
+                    "mode": mode,
+                    "models": ["m"],
+                }
+            ]
+        )
+        with proxied(config) as p, httpx.Client(timeout=20) as client:
+            for _ in range(5):
+                r = client.post(
+                    p.v1 + "/chat/completions",
+                    json={
+                        "model": "m",
+                        "stream": True,
+                        "messages": [{"role": "user", "content": "hi"}],
+                    },
+                    headers={"authorization": f"Bearer {p.key}"},
+                )
+                assert r.status_code == 200 and r.text.rstrip().endswith("[DONE]")
+        assert len(own.requests) == 5
+        assert own.connections == 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -50,18 +50,18 @@ class _DemoResponse:
         self.content_type = "text/event-stream" if stream else "application/json"
         self._delay = delay
 
-    async def frames(self) -> AsyncIterator[Frame]:
+    async def batches(self) -> AsyncGenerator[list[Frame], None]:
         encoder = get_codec(PROTOCOL).stream_encoder(EncodeOptions(include_usage=True))
         wire = SSEDecoder()
         for ev in self._events:
-            for raw in encoder.encode(ev):
-                for frame in wire.feed(raw, time.monotonic_ns()):
-                    yield frame
+            frames = wire.feed(b"".join(encoder.encode(ev)), time.monotonic_ns())
+            if frames:
+                yield frames
             if isinstance(ev, TextDelta) and self._delay:
                 await asyncio.sleep(self._delay)
-        for raw in encoder.finish():
-            for frame in wire.feed(raw, time.monotonic_ns()):
-                yield frame
+        frames = wire.feed(b"".join(encoder.finish()), time.monotonic_ns())
+        if frames:
+            yield frames
 
     async def read(self, limit: int = 0) -> bytes:
         import json

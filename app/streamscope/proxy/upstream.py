@@ -13,9 +13,10 @@ while streaming propagate as ``httpx`` errors for the relay to turn into error f
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
@@ -50,7 +51,9 @@ class UpstreamResponse(Protocol):
     status: int
     content_type: str
 
-    def frames(self) -> AsyncIterator[Frame]: ...
+    def batches(self) -> AsyncGenerator[list[Frame], None]:
+        """The SSE frames each network read completed (often one, sometimes hundreds)."""
+        ...
 
     async def read(self, limit: int = MAX_ERROR_BODY) -> bytes: ...
 
@@ -71,15 +74,34 @@ class _HttpResponse:
         self._response = response
         self.status = response.status_code
         self.content_type = response.headers.get("content-type", "")
+        encoded = response.headers.get("content-encoding", "identity") != "identity"
+        # Raw bytes skip httpx's decoder layers; only a compressed body needs them.
+        self._chunks = response.aiter_bytes() if encoded else response.aiter_raw()
 
-    async def frames(self) -> AsyncIterator[Frame]:
+    async def batches(self) -> AsyncGenerator[list[Frame], None]:
         decoder = SSEDecoder()
-        async for chunk in self._response.aiter_bytes():
+        async for chunk in self._chunks:
             # The arrival time is taken when the bytes arrive, before any parsing.
-            for frame in decoder.feed(chunk, time.monotonic_ns()):
-                yield frame
-        for frame in decoder.flush():
-            yield frame
+            frames = decoder.feed(chunk, time.monotonic_ns())
+            if frames:
+                yield frames
+        tail = decoder.flush()
+        if tail:
+            yield tail
+
+    async def drain(self, limit: int = 64 * 1024, seconds: float = 0.05) -> None:
+        """Read what is left after the stream's terminator (the final empty chunk, usually),
+        so httpx can return the connection to the pool instead of closing it: a new TCP
+        (and TLS) handshake per request is what a proxy must not cost."""
+        size = 0
+        try:
+            async with asyncio.timeout(seconds):
+                async for chunk in self._chunks:
+                    size += len(chunk)
+                    if size > limit:
+                        return
+        except (TimeoutError, httpx.HTTPError, httpx.StreamError):
+            return
 
     async def read(self, limit: int = MAX_ERROR_BODY) -> bytes:
         out = bytearray()
@@ -132,9 +154,12 @@ class HttpUpstream:
             raise gateway_timeout(f"upstream {name} did not answer in time ({exc!r})") from None
         except httpx.HTTPError as exc:
             raise bad_gateway(f"cannot reach upstream {name} at {self.url}: {exc!r}") from None
+        wrapped = _HttpResponse(response)
         try:
-            yield _HttpResponse(response)
+            yield wrapped
         finally:
+            if not response.is_closed:
+                await wrapped.drain()
             await response.aclose()
 
     async def list_models(self, account: AccountConfig | None) -> list[str]:
