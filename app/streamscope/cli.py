@@ -120,6 +120,7 @@ def _translate(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
     import logging
+    import signal
 
     from streamscope.config import ConfigError, default_config_path, ensure_local_key, load_config
     from streamscope.proxy.server import PortInUse, ProxyServer
@@ -138,10 +139,13 @@ def _serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CliError(f"cannot save a generated key to {path}: {exc.strerror or exc}") from None
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
-    server = ProxyServer(config.with_defaults(), handle_signals=True)
+    server = ProxyServer(config.with_defaults())
 
     async def run() -> None:
         await server.start()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, server.request_stop)
         print(f"StreamScope proxy listening on {server.url}  (config: {path})", flush=True)
         if new_key:
             print(f"Generated a local API key (saved in the config): {new_key}", flush=True)

@@ -1,14 +1,16 @@
 """The proxy on a real port: uvicorn serving :class:`~streamscope.proxy.app.ProxyApp`.
 
-Runs headless (``streamscope serve``, uvicorn handling SIGINT/SIGTERM) or embedded as a
-task on the GUI's qasync loop (``handle_signals=False``).
+Runs headless (``streamscope serve``, whose own handlers turn SIGINT/SIGTERM into
+:meth:`ProxyServer.request_stop`) or embedded as a task on the GUI's qasync loop.
 
 NOTE (shared/STACK-NOTES.md): we bind the listening socket ourselves, so a taken port is
 a plain ``OSError`` here rather than uvicorn's ``sys.exit``; it is created with
 ``IPPROTO_TCP`` because a socket with ``proto == 0`` makes asyncio skip TCP_NODELAY,
 which adds ~45 ms to every response's first body chunk. uvicorn 0.54 takes the process's
-signals in ``capture_signals()`` while serving; the embedded server turns that off so the
-GUI keeps its Ctrl-C.
+signals in ``capture_signals()`` while serving and re-raises them after shutting down
+(so SIGTERM still kills the process, with status -15); our server turns that off: the
+GUI keeps its Ctrl-C, and ``streamscope serve`` installs its own handlers that ask for a
+graceful stop and then exit 0.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ class PortInUse(OSError):
     pass
 
 
-class _EmbeddedServer(uvicorn.Server):
+class _QuietServer(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
         yield
@@ -52,12 +54,9 @@ def bind(host: str, port: int) -> socket.socket:
 class ProxyServer:
     """``await start()`` binds and serves in a task; ``await stop()`` shuts down cleanly."""
 
-    def __init__(
-        self, config: Config, app: ProxyApp | None = None, *, handle_signals: bool = False
-    ):
+    def __init__(self, config: Config, app: ProxyApp | None = None):
         self.config = config
         self.app = app or ProxyApp(config)
-        self.handle_signals = handle_signals
         self._server: uvicorn.Server | None = None
         self._task: asyncio.Task[None] | None = None
         self._socket: socket.socket | None = None
@@ -85,14 +84,18 @@ class ProxyServer:
             access_log=False,
             timeout_graceful_shutdown=3,
         )
-        cls = uvicorn.Server if self.handle_signals else _EmbeddedServer
-        self._server = cls(uv_config)
+        self._server = _QuietServer(uv_config)
         self._task = asyncio.create_task(self._server.serve(sockets=[self._socket]))
         while not self._server.started:
             if self._task.done():
                 self._task.result()
                 raise RuntimeError("the proxy server stopped while starting")
             await asyncio.sleep(0.005)
+
+    def request_stop(self) -> None:
+        """Ask the server to shut down gracefully (safe from a signal handler)."""
+        if self._server is not None:
+            self._server.should_exit = True
 
     async def wait(self) -> None:
         """Until the server stops (Ctrl-C when it handles signals)."""
