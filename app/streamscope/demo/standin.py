@@ -63,6 +63,9 @@ class _DemoResponse:
         if frames:
             yield frames
 
+    async def drain(self) -> None:
+        return None
+
     async def read(self, limit: int = 0) -> bytes:
         import json
 

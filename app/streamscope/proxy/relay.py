@@ -96,10 +96,13 @@ class StreamRelay:
         writer = _BurstWriter(send, self) if send is not None else None
         write: Write = writer if writer is not None else _discard
         try:
-            return await self._run(write, keepalive)
+            outcome = await self._run(write, keepalive)
         finally:
             if writer is not None:
                 await writer.close()
+        if outcome == "done":
+            await self.response.drain()
+        return outcome
 
     async def _run(self, write: Write, keepalive: bool) -> str:
         pump = asyncio.create_task(self._pump(write))

@@ -57,6 +57,10 @@ class UpstreamResponse(Protocol):
 
     async def read(self, limit: int = MAX_ERROR_BODY) -> bytes: ...
 
+    async def drain(self) -> None:
+        """Consume what follows the stream's terminator, so the connection can be reused."""
+        ...
+
 
 class Upstream(Protocol):
     config: UpstreamConfig
@@ -92,7 +96,9 @@ class _HttpResponse:
     async def drain(self, limit: int = 64 * 1024, seconds: float = 0.05) -> None:
         """Read what is left after the stream's terminator (the final empty chunk, usually),
         so httpx can return the connection to the pool instead of closing it: a new TCP
-        (and TLS) handshake per request is what a proxy must not cost."""
+        (and TLS) handshake per request is what a proxy must not cost. The relay calls it
+        before it ends the client's response, so a client's next request finds the
+        connection back in the pool."""
         size = 0
         try:
             async with asyncio.timeout(seconds):
