@@ -5,8 +5,10 @@ Two modes, as an upstream's ``mode`` says:
 - **repair**: decode with the upstream's codec, encode with the client's; a broken
   upstream stream comes out well-formed.
 - **passthrough** (only when client and upstream speak the same protocol): the client
-  gets the upstream's bytes unchanged. The frames are still decoded on the side, so the
-  pipeline knows whether the stream ended properly and can close it correctly if not.
+  gets the upstream's bytes unchanged. Frames are decoded on the side until the first
+  content (so time to first token is exact); after that only the protocol's terminator is
+  looked for (``StreamDecoder.ends_stream``, no JSON parsing), and the rest is decoded
+  only if the stream breaks (:meth:`settle`), to close it correctly.
 
 Either way, when the upstream breaks (connection dropped, idle too long), :meth:`fail`
 writes the client protocol's error frame and terminator, so no client is left hanging.
@@ -44,11 +46,12 @@ class StreamPipeline:
         self.on_incomplete = on_incomplete
         self.options = options or EncodeOptions()
         self.decoder = get_codec(source).stream_decoder()
-        self.assembler = Assembler()
+        self._assembler = Assembler()
         self._encoder: StreamEncoder | None = (
             None if passthrough else get_codec(target).stream_encoder(self.options)
         )
         self._events: list[Event] = []  # passthrough only: to close a broken stream
+        self._backlog: list[Frame] = []  # passthrough only: forwarded, not decoded yet
         self.closed = False  # the client stream is complete (terminator written)
         self.first_content_ns: int | None = None
 
@@ -56,7 +59,7 @@ class StreamPipeline:
 
     def _decode(self, frame: Frame) -> list[Event]:
         events = self.decoder.decode(frame)
-        feed = self.assembler.feed
+        feed = self._assembler.feed
         for ev in events:
             feed(ev)
         if self.first_content_ns is None and events and any(_is_content(e) for e in events):
@@ -67,18 +70,22 @@ class StreamPipeline:
         """Client bytes for one upstream frame."""
         if self.closed:
             return []
-        events = self._decode(frame)
         if self._encoder is None:
             # Passthrough forwards everything up to the upstream's own terminator, also
             # what follows an error frame (Responses: error, then response.failed).
-            self._events += events
-            self.closed = self.decoder.terminated
+            if self.first_content_ns is None:
+                self._events += self._decode(frame)
+                self.closed = self.decoder.terminated
+            else:
+                self._backlog.append(frame)
+                self.closed = self.decoder.ends_stream(frame)
             return [frame.raw]
+        events = self._decode(frame)
         out: list[bytes] = []
         encode = self._encoder.encode
         for ev in events:
             out += encode(ev)
-        if self.decoder.terminated or self.assembler.response.error is not None:
+        if self.decoder.terminated or self._assembler.response.error is not None:
             out += self._encoder.finish()
             self.closed = True
         return out
@@ -88,9 +95,10 @@ class StreamPipeline:
         an error (an interrupted answer must not look complete)."""
         if self.closed:
             return []
+        self.settle()
         for ev in self.decoder.finish():
-            self.assembler.feed(ev)
-        error = self.assembler.response.error
+            self._assembler.feed(ev)
+        error = self._assembler.response.error
         if self._encoder is None and error is not None and not self.decoder.terminated:
             # The upstream's error frame went through unchanged, but its terminator never
             # came: write what the protocol wants after an error frame, nothing before it.
@@ -116,10 +124,23 @@ class StreamPipeline:
         """The stream broke: the client protocol's error frame(s) and terminator."""
         if self.closed:
             return []
+        self.settle()
         self.closed = True
-        self.assembler.feed(error)
+        self._assembler.feed(error)
         encoder = self._encoder or self._replayed()
         return encoder.encode(error) + encoder.finish()
+
+    @property
+    def assembler(self) -> Assembler:
+        """What the stream amounts to so far (in passthrough, decoding what is pending)."""
+        self.settle()
+        return self._assembler
+
+    def settle(self) -> None:
+        """Passthrough: decode the frames that were forwarded without decoding."""
+        backlog, self._backlog = self._backlog, []
+        for frame in backlog:
+            self._events += self._decode(frame)
 
     def _replayed(self) -> StreamEncoder:
         """Passthrough: an encoder brought to the state of what was forwarded (its output

@@ -140,6 +140,16 @@ class StreamDecoder(FindingLog, ABC):
     def decode_frame(self, frame: Frame) -> list[Event]:
         """Decode a frame that has data."""
 
+    TERMINAL_EVENTS: ClassVar[frozenset[str]] = frozenset()
+    """``event:`` names that end this protocol's stream."""
+
+    def ends_stream(self, frame: Frame) -> bool:
+        """Whether this frame is the protocol's terminator, judged cheaply from the
+        framing alone (no JSON parsing). Passthrough uses it on its hot path and decodes
+        in full only when a stream breaks; a stream it misjudges (data-only frames, say)
+        is still decoded in full at its end, so this is only ever an optimisation."""
+        return frame.event in self.TERMINAL_EVENTS
+
     def finish(self) -> list[Event]:
         """End of stream. Reports a missing terminator (``missing-terminator``) and
         returns events still pending; it does not invent an error: the caller (the proxy,

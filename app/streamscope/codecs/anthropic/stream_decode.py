@@ -92,6 +92,7 @@ class _Server:
 
 
 class AnthropicStreamDecoder(StreamDecoder):
+    TERMINAL_EVENTS = frozenset({"message_stop", "error"})
     protocol = PROTOCOL
 
     def __init__(self) -> None:

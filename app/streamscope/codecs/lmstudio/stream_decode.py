@@ -60,6 +60,7 @@ Handler = Callable[[str, JSON, list[Event]], None]
 
 
 class LMStudioStreamDecoder(StreamDecoder):
+    TERMINAL_EVENTS = frozenset({"chat.end"})
     protocol = PROTOCOL
 
     def __init__(self) -> None:

@@ -105,6 +105,9 @@ class OpenAIChatDecoder(StreamDecoder):
 
     # -- decoding ---------------------------------------------------------------------
 
+    def ends_stream(self, frame: Frame) -> bool:
+        return frame.data == "[DONE]"
+
     def decode_frame(self, frame: Frame) -> list[Event]:
         data = frame.data or ""
         if data.strip() == "[DONE]":

@@ -54,6 +54,7 @@ def usage_from(raw: Any) -> Usage | None:
 
 
 class ResponsesDecoder(ItemDecoder):
+    TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete", "response.failed"})
     protocol = "responses"
 
     def __init__(self) -> None:

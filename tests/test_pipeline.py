@@ -1,0 +1,83 @@
+"""StreamPipeline: repair and passthrough, and what a broken stream gets appended."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from streamscope.model.events import Error
+from streamscope.pipeline import StreamPipeline
+from streamscope.wire import decode_all
+from tests.support import FIXTURES, fixture_files, load
+
+SAME_PROTOCOL = [p for p in fixture_files() if load(p).protocol != "lmstudio"]
+
+
+def run(path: Path, passthrough: bool, cut: int | None = None) -> tuple[bytes, StreamPipeline]:
+    rec = load(path)
+    pipe = StreamPipeline(rec.protocol, rec.protocol, passthrough=passthrough)
+    out: list[bytes] = []
+    for frame in rec.frames[:cut]:
+        out += pipe.feed(frame)
+    out += pipe.finish()
+    return b"".join(out), pipe
+
+
+@pytest.mark.parametrize("path", SAME_PROTOCOL, ids=lambda p: p.name)
+def test_passthrough_forwards_bytes_and_still_knows_what_they_meant(path: Path) -> None:
+    rec = load(path)
+    body, passed = run(path, passthrough=True)
+    forwarded = b"".join(f.raw for f in rec.frames)
+    assert body.startswith(forwarded)  # unchanged; a stream that stops early gets an ending
+    _, repaired = run(path, passthrough=False)
+    # Decoding is deferred after the first content, yet the assembly is the same.
+    assert passed.assembler.response.choices == repaired.assembler.response.choices
+    assert passed.assembler.response.usage == repaired.assembler.response.usage
+
+
+def test_passthrough_decodes_only_until_the_first_content() -> None:
+    path = FIXTURES / "openai-chat" / "oai-py_json-object-long.sse"
+    rec = load(path)
+    pipe = StreamPipeline(rec.protocol, rec.protocol, passthrough=True)
+    for frame in rec.frames:
+        pipe.feed(frame)
+    assert pipe.closed and pipe.first_content_ns is not None
+    assert pipe.decoder.frame_index < 5  # the rest was only scanned for [DONE]
+    assert pipe.finish() == []
+    assert pipe.assembler.response.choice(0).text  # looking decodes the rest
+    assert pipe.decoder.frame_index == len(rec.frames) - 1
+
+
+@pytest.mark.parametrize("passthrough", [True, False])
+def test_a_stream_cut_short_ends_with_an_error_frame_and_terminator(passthrough: bool) -> None:
+    path = FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse"
+    body, pipe = run(path, passthrough, cut=10)
+    frames = [f for f in decode_all(body) if f.data]
+    assert frames[-2].data is not None and frames[-2].data.startswith('{"error"')
+    assert frames[-1].data == "[DONE]"
+    assert pipe.assembler.response.error is not None
+    assert pipe.assembler.response.error.code == "upstream_incomplete"
+
+
+def test_passthrough_error_frame_without_terminator_gets_only_the_terminator() -> None:
+    pipe = StreamPipeline("responses", "responses", passthrough=True)
+    head = load(FIXTURES / "responses" / "vercel_openai_error-then-response-failed.jsonl")
+    out: list[bytes] = []
+    for frame in head.frames[:3]:  # created, in_progress, error — no response.failed
+        out += pipe.feed(frame)
+    tail = pipe.finish()
+    events = [f.event for f in decode_all(b"".join(tail))]
+    assert events == ["response.failed"]  # the error frame itself is not written twice
+    seq = [f.data for f in decode_all(b"".join(out + tail))]
+    assert all('"sequence_number"' in d for d in seq if d)
+
+
+def test_fail_after_the_terminator_writes_nothing() -> None:
+    body, pipe = run(FIXTURES / "anthropic" / "ant-py_basic-text.sse", passthrough=False)
+    assert pipe.closed and pipe.fail(Error("late")) == []
+
+
+def test_passthrough_needs_the_same_protocol() -> None:
+    with pytest.raises(ValueError, match="same protocol"):
+        StreamPipeline("openai-chat", "anthropic", passthrough=True)
