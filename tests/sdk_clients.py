@@ -49,20 +49,7 @@ def openai_chat(body: bytes, choice: int = 0) -> dict[str, Any]:
             # openai-python refuses to "parse" a completion cut by max_tokens, but it has
             # assembled it all the same and hands it over on the exception.
             final = exc.completion
-    msg = final.choices[choice].message
-    extra = msg.model_extra or {}
-    usage = final.usage
-    return {
-        "text": msg.content or "",
-        "reasoning": extra.get("reasoning_content") or extra.get("reasoning") or "",
-        "refusal": msg.refusal or "",
-        "tool_calls": [
-            (tc.function.name, _args(tc.function.arguments)) for tc in (msg.tool_calls or [])
-        ],
-        "usage": (usage.prompt_tokens, usage.completion_tokens) if usage else None,
-        "finish": final.choices[choice].finish_reason,
-        "choices": len(final.choices),
-    }
+    return _without(chat_summary(final, choice), "model")
 
 
 def openai_responses(body: bytes) -> dict[str, Any]:
@@ -79,6 +66,49 @@ def openai_responses(body: bytes) -> dict[str, Any]:
                 final = event.response
         if final is None:
             final = stream.get_final_response()  # raises the SDK's own error
+    return _without(response_summary(final), "finish", "model")
+
+
+def anthropic_messages(body: bytes) -> dict[str, Any]:
+    """``client.messages.stream()`` -> ``get_final_message()``."""
+    client = anthropic.Anthropic(
+        api_key="sk-test", base_url="http://sdk.test", http_client=_transport(body)
+    )
+    with client.messages.stream(
+        model="m", max_tokens=1024, messages=[{"role": "user", "content": "hi"}]
+    ) as stream:
+        final = stream.get_final_message()
+    return _without(message_summary(final), "finish", "model", "signatures")
+
+
+# -- summaries of what an SDK assembled (shared with the proxy tests) ----------------------
+
+
+def _without(summary: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: v for k, v in summary.items() if k not in keys}
+
+
+def chat_summary(final: Any, choice: int = 0) -> dict[str, Any]:
+    """A ``ChatCompletion`` (streamed and assembled, or not) in the normalised shape."""
+    msg = final.choices[choice].message
+    extra = msg.model_extra or {}
+    usage = final.usage
+    return {
+        "text": msg.content or "",
+        "reasoning": extra.get("reasoning_content") or extra.get("reasoning") or "",
+        "refusal": msg.refusal or "",
+        "tool_calls": [
+            (tc.function.name, _args(tc.function.arguments)) for tc in (msg.tool_calls or [])
+        ],
+        "usage": (usage.prompt_tokens, usage.completion_tokens) if usage else None,
+        "finish": final.choices[choice].finish_reason,
+        "choices": len(final.choices),
+        "model": final.model,
+    }
+
+
+def response_summary(final: Any) -> dict[str, Any]:
+    """A Responses ``Response`` in the normalised shape."""
     reasoning = ""
     refusal = ""
     calls = []
@@ -98,29 +128,24 @@ def openai_responses(body: bytes) -> dict[str, Any]:
         "tool_calls": calls,
         "usage": (usage.input_tokens, usage.output_tokens) if usage else None,
         "status": final.status,
+        "finish": final.status,
+        "model": final.model,
     }
 
 
-def anthropic_messages(body: bytes) -> dict[str, Any]:
-    """``client.messages.stream()`` -> ``get_final_message()``."""
-    client = anthropic.Anthropic(
-        api_key="sk-test", base_url="http://sdk.test", http_client=_transport(body)
-    )
-    with client.messages.stream(
-        model="m", max_tokens=1024, messages=[{"role": "user", "content": "hi"}]
-    ) as stream:
-        final = stream.get_final_message()
-    text = "".join(b.text for b in final.content if b.type == "text")
-    reasoning = "".join(b.thinking for b in final.content if b.type == "thinking")
-    calls = [(b.name, b.input) for b in final.content if b.type == "tool_use"]
+def message_summary(final: Any) -> dict[str, Any]:
+    """An Anthropic ``Message`` in the normalised shape (input = uncached + cache parts)."""
     u = final.usage
     total_in = (
         u.input_tokens + (u.cache_read_input_tokens or 0) + (u.cache_creation_input_tokens or 0)
     )
     return {
-        "text": text,
-        "reasoning": reasoning,
-        "tool_calls": calls,
+        "text": "".join(b.text for b in final.content if b.type == "text"),
+        "reasoning": "".join(b.thinking for b in final.content if b.type == "thinking"),
+        "signatures": [b.signature for b in final.content if b.type == "thinking"],
+        "tool_calls": [(b.name, b.input) for b in final.content if b.type == "tool_use"],
         "usage": (total_in, u.output_tokens),
         "stop_reason": final.stop_reason,
+        "finish": final.stop_reason,
+        "model": final.model,
     }

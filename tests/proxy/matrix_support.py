@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -28,6 +27,7 @@ from streamscope.config import KIND_PROTOCOL
 from streamscope.model.response import ReasoningOut, Response
 from streamscope.recording import read_recording
 from streamscope.translate import translate_frames
+from tests import sdk_clients
 from tests.support import FIXTURES, load
 from tests.test_translate import expected
 from tests.upstream_server import RecordedRequest, Script
@@ -157,69 +157,9 @@ def got(result: dict[str, Any]) -> dict[str, Any]:
 # -- the official SDKs over real sockets ---------------------------------------------------
 
 
-def _args(text: str | None) -> Any:
-    if not text or not text.strip():
-        return {}
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
-def _chat(final: Any) -> dict[str, Any]:
-    msg = final.choices[0].message
-    extra = msg.model_extra or {}
-    usage = final.usage
-    return {
-        "text": msg.content or "",
-        "reasoning": extra.get("reasoning_content") or extra.get("reasoning") or "",
-        "refusal": msg.refusal or "",
-        "tool_calls": [
-            (tc.function.name, _args(tc.function.arguments)) for tc in (msg.tool_calls or [])
-        ],
-        "usage": (usage.prompt_tokens, usage.completion_tokens) if usage else None,
-        "model": final.model,
-        "finish": final.choices[0].finish_reason,
-    }
-
-
-def _messages(final: Any) -> dict[str, Any]:
-    u = final.usage
-    total_in = (
-        u.input_tokens + (u.cache_read_input_tokens or 0) + (u.cache_creation_input_tokens or 0)
-    )
-    return {
-        "text": "".join(b.text for b in final.content if b.type == "text"),
-        "reasoning": "".join(b.thinking for b in final.content if b.type == "thinking"),
-        "signatures": [b.signature for b in final.content if b.type == "thinking"],
-        "tool_calls": [(b.name, b.input) for b in final.content if b.type == "tool_use"],
-        "usage": (total_in, u.output_tokens),
-        "model": final.model,
-        "finish": final.stop_reason,
-    }
-
-
-def _responses(final: Any) -> dict[str, Any]:
-    reasoning = refusal = ""
-    calls = []
-    for item in final.output:
-        if item.type == "message":
-            refusal += "".join(c.refusal for c in item.content if c.type == "refusal")
-        elif item.type == "reasoning":
-            reasoning += "".join(s.text for s in item.summary or [])
-            reasoning += "".join(c.text for c in getattr(item, "content", None) or [])
-        elif item.type == "function_call":
-            calls.append((item.name, _args(item.arguments)))
-    usage = final.usage
-    return {
-        "text": final.output_text,
-        "reasoning": reasoning,
-        "refusal": refusal,
-        "tool_calls": calls,
-        "usage": (usage.input_tokens, usage.output_tokens) if usage else None,
-        "model": final.model,
-        "finish": final.status,
-    }
+_chat = sdk_clients.chat_summary
+_messages = sdk_clients.message_summary
+_responses = sdk_clients.response_summary
 
 
 def call_sdk(
