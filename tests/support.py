@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 
 from streamscope.recording import Recording, read_recording
 
@@ -19,3 +24,45 @@ def fixture_files(protocol_dir: str | None = None) -> list[Path]:
 def load(path: Path) -> Recording:
     """A recording's frames and its protocol (auto-detected)."""
     return read_recording(path.read_bytes())
+
+
+T = TypeVar("T")
+
+
+@contextmanager
+def running_in_thread(
+    start: Callable[[], Awaitable[T]], stop: Callable[[T], Awaitable[None]], what: str
+) -> Iterator[tuple[T, asyncio.AbstractEventLoop]]:
+    """Run an async server on its own event loop in a daemon thread.
+
+    ``start()`` runs on that loop and returns the server; ``stop(server)`` runs there when
+    the block ends. Yields the server and its loop (for ``call_soon_threadsafe``).
+    """
+    ready = threading.Event()
+    holder: dict[str, Any] = {}
+    failure: list[BaseException] = []
+
+    async def main() -> None:
+        try:
+            server = await start()
+        except BaseException as exc:  # noqa: BLE001 - reported to the test thread
+            failure.append(exc)
+            ready.set()
+            return
+        holder.update(server=server, loop=asyncio.get_running_loop(), stop=asyncio.Event())
+        ready.set()
+        try:
+            await holder["stop"].wait()
+        finally:
+            await stop(server)
+
+    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
+    thread.start()
+    if not ready.wait(10) or failure:
+        thread.join(5)
+        raise RuntimeError(f"the {what} did not start") from next(iter(failure), None)
+    try:
+        yield holder["server"], holder["loop"]
+    finally:
+        holder["loop"].call_soon_threadsafe(holder["stop"].set)
+        thread.join(10)

@@ -20,13 +20,14 @@ import contextlib
 import inspect
 import json
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
+
+from tests.support import running_in_thread
 
 MAX_HEAD = 64 * 1024
 
@@ -217,8 +218,10 @@ class UpstreamServer:
             req, close = await self._read_request(conn)
         except ValueError as exc:  # answered 400; the connection then closes
             body = json.dumps({"error": {"message": str(exc), "type": "bad_request"}}).encode()
-            conn.writer.write(_head(400, {"content-type": "application/json",
-                                          "content-length": str(len(body))}) + body)
+            conn.writer.write(
+                _head(400, {"content-type": "application/json", "content-length": str(len(body))})
+                + body
+            )
             return False
         self.requests.append(req)
         answer = asyncio.ensure_future(self._respond(conn, req, close))
@@ -270,8 +273,9 @@ class UpstreamServer:
         path, _, query = target.partition("?")
         tokens = headers.get("connection", "").lower()
         close = "close" in tokens or (version == "HTTP/1.0" and "keep-alive" not in tokens)
-        return RecordedRequest(method, path, headers, body, parsed, time.monotonic(), query,
-                               conn.num), close
+        return RecordedRequest(
+            method, path, headers, body, parsed, time.monotonic(), query, conn.num
+        ), close
 
     @staticmethod
     async def _read_chunked(conn: _Conn) -> bytes:
@@ -322,8 +326,13 @@ class UpstreamServer:
         w = conn.writer
         streaming = script.body_json is None
         headers = {"content-type": "text/event-stream" if streaming else "application/json"}
-        headers.update({k.lower(): v for k, v in script.headers.items() if k.lower()
-                        not in ("content-length", "transfer-encoding", "connection")})
+        headers.update(
+            {
+                k.lower(): v
+                for k, v in script.headers.items()
+                if k.lower() not in ("content-length", "transfer-encoding", "connection")
+            }
+        )
         body = b"" if streaming else json.dumps(script.body_json).encode()
         if streaming:
             headers["transfer-encoding"] = "chunked"
@@ -368,34 +377,12 @@ def run_in_thread(server: UpstreamServer | None = None) -> Iterator[UpstreamServ
     Routes may be added from the calling thread. Stops and joins on exit.
     """
     server = server or UpstreamServer()
-    ready = threading.Event()
-    failure: list[BaseException] = []
-    holder: dict[str, Any] = {}
 
-    async def main() -> None:
-        try:
-            await server.start()
-        except Exception as exc:
-            failure.append(exc)
-            ready.set()
-            return
-        holder["loop"], holder["stop"] = asyncio.get_running_loop(), asyncio.Event()
-        ready.set()
-        try:
-            await holder["stop"].wait()
-        finally:
-            await server.stop()
+    async def stop(running: UpstreamServer) -> None:
+        await running.stop()
 
-    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
-    thread.start()
-    if not ready.wait(10) or failure:
-        thread.join(5)
-        raise RuntimeError("upstream server thread failed to start") from next(iter(failure), None)
-    try:
-        yield server
-    finally:
-        holder["loop"].call_soon_threadsafe(holder["stop"].set)
-        thread.join(10)
+    with running_in_thread(server.start, stop, "upstream server") as (running, _):
+        yield running
 
 
 # -- scripts from recordings and synthetic streams -------------------------------------------
@@ -443,29 +430,58 @@ def fast_stream_script(
     output_tokens=n_chunks), message_stop.
     """
     if protocol == "openai-chat":
+
         def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
             choice = {"index": 0, "delta": delta, "finish_reason": finish}
-            return _sse({"id": "chatcmpl-fake", "object": "chat.completion.chunk",
-                         "created": 1700000000, "model": model, "choices": [choice], **extra})
+            return _sse(
+                {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion.chunk",
+                    "created": 1700000000,
+                    "model": model,
+                    "choices": [choice],
+                    **extra,
+                }
+            )
 
-        frames = [chunk({"role": "assistant", "content": "t0 "} if i == 0 else
-                        {"content": f"t{i} "}) for i in range(n_chunks)]
+        frames = [
+            chunk({"role": "assistant", "content": "t0 "} if i == 0 else {"content": f"t{i} "})
+            for i in range(n_chunks)
+        ]
         usage = {"prompt_tokens": 5, "completion_tokens": n_chunks, "total_tokens": 5 + n_chunks}
         frames += [chunk({}, "stop", usage=usage), b"data: [DONE]\n\n"]
     elif protocol == "anthropic":
         message: dict[str, Any] = {
-            "id": "msg_fake", "type": "message", "role": "assistant", "content": [],
-            "model": model, "stop_reason": None, "stop_sequence": None,
-            "usage": {"input_tokens": 5, "output_tokens": 1}}
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "content": [],
+            "model": model,
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 5, "output_tokens": 1},
+        }
         events: list[dict[str, Any]] = [
             {"type": "message_start", "message": message},
-            {"type": "content_block_start", "index": 0,
-             "content_block": {"type": "text", "text": ""}},
-            *({"type": "content_block_delta", "index": 0,
-               "delta": {"type": "text_delta", "text": f"t{i} "}} for i in range(n_chunks)),
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+            *(
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": f"t{i} "},
+                }
+                for i in range(n_chunks)
+            ),
             {"type": "content_block_stop", "index": 0},
-            {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-             "usage": {"output_tokens": n_chunks}},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": n_chunks},
+            },
             {"type": "message_stop"},
         ]
         frames = [_sse(e, named=True) for e in events]

@@ -9,7 +9,6 @@ with the proxy's base URL and its local key.
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Any
 
 from streamscope.config import Config, parse_config
 from streamscope.proxy.server import ProxyServer
+from tests.support import running_in_thread
 
 KEY = "sk-local-test0000000000000000000000000"
 
@@ -46,33 +46,14 @@ def config_from_toml(text: str) -> Config:
 @contextmanager
 def proxied(config: Config) -> Iterator[Running]:
     """Run the proxy for ``config`` in a background thread until the block ends."""
-    ready = threading.Event()
-    holder: dict[str, Any] = {}
-    failure: list[BaseException] = []
 
-    async def main() -> None:
+    async def start() -> ProxyServer:
         server = ProxyServer(config)
-        try:
-            await server.start()
-        except BaseException as exc:  # noqa: BLE001 - reported to the test thread
-            failure.append(exc)
-            ready.set()
-            return
-        holder.update(server=server, loop=asyncio.get_running_loop(), stop=asyncio.Event())
-        ready.set()
-        try:
-            await holder["stop"].wait()
-        finally:
-            await server.stop()
+        await server.start()
+        return server
 
-    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
-    thread.start()
-    if not ready.wait(10) or failure:
-        thread.join(5)
-        raise RuntimeError("the proxy did not start") from next(iter(failure), None)
-    server: ProxyServer = holder["server"]
-    try:
-        yield Running(server.url, KEY, server, holder["loop"])
-    finally:
-        holder["loop"].call_soon_threadsafe(holder["stop"].set)
-        thread.join(10)
+    async def stop(server: ProxyServer) -> None:
+        await server.stop()
+
+    with running_in_thread(start, stop, "proxy") as (server, loop):
+        yield Running(server.url, KEY, server, loop)
