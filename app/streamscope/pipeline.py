@@ -104,8 +104,9 @@ class StreamPipeline:
             # came: write what the protocol wants after an error frame, nothing before it.
             self.closed = True
             closing = self._replayed().encode(error)
-            at = next((i for i, f in enumerate(closing) if _is_error_frame(f)), -1)
-            return closing[at + 1 :]
+            is_error = self.decoder.is_error_frame  # passthrough: one protocol both sides
+            at = [i for i, raw in enumerate(closing) if any(map(is_error, decode_all(raw)))]
+            return closing[at[0] + 1 :] if at else closing
         incomplete = not self.decoder.terminated and error is None
         if incomplete and self.on_incomplete == "error":
             return self.fail(
@@ -156,17 +157,6 @@ class StreamPipeline:
     def findings(self) -> list[Finding]:
         encoder = self._encoder.findings if self._encoder is not None else []
         return self.decoder.findings + encoder
-
-
-def _is_error_frame(raw: bytes) -> bool:
-    """An error frame of any protocol: ``event: error``, or OpenAI Chat's bare
-    ``data: {"error": ...}``."""
-    for frame in decode_all(raw):
-        if frame.event == "error":
-            return True
-        if frame.event is None and frame.data and frame.data.startswith('{"error"'):
-            return True
-    return False
 
 
 def _is_content(ev: Event) -> bool:

@@ -150,6 +150,10 @@ class StreamDecoder(FindingLog, ABC):
         is still decoded in full at its end, so this is only ever an optimisation."""
         return frame.event in self.TERMINAL_EVENTS
 
+    def is_error_frame(self, frame: Frame) -> bool:
+        """Whether this frame is the protocol's error frame, judged from the framing."""
+        return frame.event == "error"
+
     def finish(self) -> list[Event]:
         """End of stream. Reports a missing terminator (``missing-terminator``) and
         returns events still pending; it does not invent an error: the caller (the proxy,
@@ -184,16 +188,22 @@ class StreamEncoder(FindingLog, ABC):
 
 
 class Codec(ABC):
-    """One protocol: its stream decoder/encoder and request/response translation."""
+    """One protocol: its stream decoder/encoder, request/response translation, and its
+    HTTP conventions (error envelope, auth headers, models list). Where protocols share
+    OpenAI's conventions, the defaults here are those."""
 
     name: ClassVar[str]
     title: ClassVar[str]
+    decoder: ClassVar[type[StreamDecoder]]
+    encoder: ClassVar[type[StreamEncoder]]
+    forwarded_headers: ClassVar[tuple[str, ...]] = ()
+    """Client headers a same-protocol upstream should get too (API versions, betas)."""
 
-    @abstractmethod
-    def stream_decoder(self) -> StreamDecoder: ...
+    def stream_decoder(self) -> StreamDecoder:
+        return self.decoder()
 
-    @abstractmethod
-    def stream_encoder(self, options: EncodeOptions | None = None) -> StreamEncoder: ...
+    def stream_encoder(self, options: EncodeOptions | None = None) -> StreamEncoder:
+        return self.encoder(options)
 
     @abstractmethod
     def decode_request(self, body: JSON) -> Request:
@@ -225,6 +235,26 @@ class Codec(ABC):
                 return error
         text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
         return Error(text[:2000] or "upstream error")
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        """The headers that carry an upstream API key."""
+        return {"authorization": f"Bearer {key}"} if key else {}
+
+    def models_body(self, models: list[tuple[str, str]]) -> JSON:
+        """A models-list body for (model id, owner) pairs."""
+        return {
+            "object": "list",
+            "data": [
+                {"id": m, "object": "model", "created": 0, "owned_by": owner} for m, owner in models
+            ],
+        }
+
+    def model_ids(self, body: Any) -> list[str]:
+        """The model ids of an upstream's models-list body (``data[].id``)."""
+        items = body.get("data") if isinstance(body, dict) else None
+        if not isinstance(items, list):
+            return []
+        return [i["id"] for i in items if isinstance(i, dict) and isinstance(i.get("id"), str)]
 
     @abstractmethod
     def sniff(self, payload: JSON, event: str | None) -> bool:

@@ -69,7 +69,6 @@ class Assembler:
 
     def __init__(self) -> None:
         self.response = Response(id="", model="")
-        self.ended = False
         self._open: dict[int, OutputPart | None] = {}  # choice -> open part
         self._tools: dict[tuple[int, int], ToolCallOut] = {}  # (choice, index) -> call
 
@@ -155,7 +154,7 @@ class Assembler:
             case PartEnd():
                 self._open[ev.choice] = None
             case End():
-                self.ended = True
+                pass
 
 
 def assemble(events: Iterable[Event]) -> Response:

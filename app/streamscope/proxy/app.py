@@ -222,24 +222,7 @@ class ProxyApp:
             ex.outcome = "client-disconnected"
 
     async def _models(self, scope: Scope, send: Send) -> None:
-        models = await self.router.all_models()
-        if header(scope, b"anthropic-version") is not None:
-            data: list[dict[str, Any]] = [
-                {"type": "model", "id": m, "display_name": m, "created_at": "1970-01-01T00:00:00Z"}
-                for m, _ in models
-            ]
-            body: dict[str, Any] = {
-                "data": data,
-                "has_more": False,
-                "first_id": data[0]["id"] if data else None,
-                "last_id": data[-1]["id"] if data else None,
-            }
-        else:
-            body = {
-                "object": "list",
-                "data": [
-                    {"id": m, "object": "model", "created": 0, "owned_by": owner}
-                    for m, owner in models
-                ],
-            }
+        # Anthropic's SDK lists models with its version header; everyone else gets OpenAI's.
+        protocol = "anthropic" if header(scope, b"anthropic-version") is not None else "openai-chat"
+        body = get_codec(protocol).models_body(await self.router.all_models())
         await send_json(send, 200, body)

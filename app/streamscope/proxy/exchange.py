@@ -28,7 +28,6 @@ from streamscope.proxy.routing import Route
 from streamscope.proxy.upstream import Upstream, UpstreamResponse
 
 JSON = dict[str, Any]
-FORWARDED = {"anthropic": (b"anthropic-beta", b"anthropic-version")}
 
 
 def _upstream_body(
@@ -48,10 +47,10 @@ def _forward_headers(scope: Scope, client_protocol: str, route: Route) -> dict[s
     if client_protocol != route.upstream.protocol:
         return {}
     out: dict[str, str] = {}
-    for name in FORWARDED.get(client_protocol, ()):
-        value = header(scope, name)
+    for name in get_codec(client_protocol).forwarded_headers:
+        value = header(scope, name.encode())
         if value is not None:
-            out[name.decode()] = value
+            out[name] = value
     return out
 
 

@@ -70,10 +70,6 @@ class Exchange:
         return " ".join(parts)
 
 
-class _Stop(Exception):
-    """The watchdog stopped the pump: the upstream was silent too long."""
-
-
 class StreamRelay:
     def __init__(
         self,

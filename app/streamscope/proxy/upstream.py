@@ -17,18 +17,18 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
 import httpx
 
+from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, ProxyConfig, UpstreamConfig
-from streamscope.proxy.errors import ProxyError, bad_gateway, gateway_timeout
+from streamscope.proxy.errors import bad_gateway, gateway_timeout
 from streamscope.wire import SSEDecoder
 from streamscope.wire.frame import Frame
 
 JSON = dict[str, Any]
-ANTHROPIC_VERSION = "2023-06-01"
 MAX_ERROR_BODY = 1024 * 1024
 
 CHAT_PATHS = {
@@ -67,8 +67,7 @@ class Upstream(Protocol):
 
     def open(
         self, body: JSON, *, stream: bool, account: AccountConfig | None, forward: dict[str, str]
-    ) -> Any:  # an async context manager yielding an UpstreamResponse
-        ...
+    ) -> AbstractAsyncContextManager[UpstreamResponse]: ...
 
     async def list_models(self, account: AccountConfig | None) -> list[str]: ...
 
@@ -119,13 +118,9 @@ class _HttpResponse:
 
 
 def auth_headers(config: UpstreamConfig, account: AccountConfig | None) -> dict[str, str]:
+    """The upstream's own way of carrying its key (its protocol's convention)."""
     key = account.api_key.get_secret_value() if account is not None else ""
-    if config.kind == "anthropic":
-        headers = {"anthropic-version": ANTHROPIC_VERSION}
-        if key:
-            headers["x-api-key"] = key
-        return headers
-    return {"authorization": f"Bearer {key}"} if key else {}
+    return get_codec(config.protocol).auth_headers(key)
 
 
 class HttpUpstream:
@@ -176,22 +171,7 @@ class HttpUpstream:
             body = response.json()
         except (httpx.HTTPError, ValueError) as exc:
             raise bad_gateway(f"cannot list the models of {self.config.name}: {exc!r}") from None
-        return model_ids(body)
-
-
-def model_ids(body: Any) -> list[str]:
-    """Model ids of a models-list body: OpenAI/Anthropic ``data[].id``, LM Studio
-    ``models[].key`` (or ``id``)."""
-    items = body.get("data") or body.get("models") if isinstance(body, dict) else None
-    if not isinstance(items, list):
-        return []
-    ids: list[str] = []
-    for item in items:
-        if isinstance(item, dict):
-            value = item.get("id") or item.get("key")
-            if isinstance(value, str):
-                ids.append(value)
-    return ids
+        return get_codec(self.config.protocol).model_ids(body)
 
 
 def new_client(proxy: ProxyConfig) -> httpx.AsyncClient:
@@ -207,12 +187,4 @@ def new_client(proxy: ProxyConfig) -> httpx.AsyncClient:
     return httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False)
 
 
-__all__ = [
-    "HttpUpstream",
-    "ProxyError",
-    "Upstream",
-    "UpstreamResponse",
-    "auth_headers",
-    "model_ids",
-    "new_client",
-]
+__all__ = ["HttpUpstream", "Upstream", "UpstreamResponse", "auth_headers", "new_client"]

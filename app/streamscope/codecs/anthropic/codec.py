@@ -7,33 +7,41 @@ from streamscope.codecs.anthropic.request import decode_request, encode_request
 from streamscope.codecs.anthropic.response import decode_response, encode_response
 from streamscope.codecs.anthropic.stream_decode import EVENT_TYPES, AnthropicStreamDecoder
 from streamscope.codecs.anthropic.stream_encode import AnthropicStreamEncoder
-from streamscope.codecs.base import Codec, EncodeOptions
+from streamscope.codecs.base import Codec
 from streamscope.model.events import JSON
-from streamscope.model.request import Request
-from streamscope.model.response import Response
+
+ANTHROPIC_VERSION = "2023-06-01"  # the API version header every request carries
 
 
 class AnthropicCodec(Codec):
     name = PROTOCOL
     title = "Anthropic Messages"
 
-    def stream_decoder(self) -> AnthropicStreamDecoder:
-        return AnthropicStreamDecoder()
+    forwarded_headers = ("anthropic-beta", "anthropic-version")
+    decoder = AnthropicStreamDecoder
+    encoder = AnthropicStreamEncoder
+    decode_request = staticmethod(decode_request)
+    encode_request = staticmethod(encode_request)
+    decode_response = staticmethod(decode_response)
+    encode_response = staticmethod(encode_response)
 
-    def stream_encoder(self, options: EncodeOptions | None = None) -> AnthropicStreamEncoder:
-        return AnthropicStreamEncoder(options)
+    def auth_headers(self, key: str) -> dict[str, str]:
+        headers = {"anthropic-version": ANTHROPIC_VERSION}
+        if key:
+            headers["x-api-key"] = key
+        return headers
 
-    def decode_request(self, body: JSON) -> Request:
-        return decode_request(body)
-
-    def encode_request(self, request: Request) -> JSON:
-        return encode_request(request)
-
-    def decode_response(self, body: JSON) -> Response:
-        return decode_response(body)
-
-    def encode_response(self, response: Response, options: EncodeOptions | None = None) -> JSON:
-        return encode_response(response, options)
+    def models_body(self, models: list[tuple[str, str]]) -> JSON:
+        data = [
+            {"type": "model", "id": m, "display_name": m, "created_at": "1970-01-01T00:00:00Z"}
+            for m, _ in models
+        ]
+        return {
+            "data": data,
+            "has_more": False,
+            "first_id": data[0]["id"] if data else None,
+            "last_id": data[-1]["id"] if data else None,
+        }
 
     def sniff(self, payload: JSON, event: str | None) -> bool:
         kind = payload.get("type")

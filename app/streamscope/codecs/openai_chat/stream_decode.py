@@ -108,6 +108,10 @@ class OpenAIChatDecoder(StreamDecoder):
     def ends_stream(self, frame: Frame) -> bool:
         return frame.data == "[DONE]"
 
+    def is_error_frame(self, frame: Frame) -> bool:
+        # Some providers name it with `event: error`; the contract's frame is bare data.
+        return frame.event == "error" or (frame.data or "").startswith('{"error"')
+
     def decode_frame(self, frame: Frame) -> list[Event]:
         data = frame.data or ""
         if data.strip() == "[DONE]":
