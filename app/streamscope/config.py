@@ -21,6 +21,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
+from streamscope.pool.rules import Rule
+
 UpstreamKind = Literal["openai", "anthropic", "responses", "lmstudio", "demo"]
 
 # The wire protocol each upstream kind speaks (the codec that decodes it).
@@ -42,8 +44,15 @@ class _Model(BaseModel):
 
 
 class AccountConfig(_Model):
-    name: str = "default"
+    """One credential of an upstream. Unnamed accounts are named by position (``account1``)."""
+
+    name: str = Field(default="", pattern=r"^[^/\s]*$")
     api_key: SecretStr = SecretStr("")
+    weight: float = Field(default=1.0, gt=0)  # for the ``weighted`` strategy
+    balance: float | None = None  # known credit, for the ``balance`` strategy
+
+
+Strategy = Literal["lru", "balance", "round_robin", "weighted"]
 
 
 class UpstreamConfig(_Model):
@@ -55,6 +64,8 @@ class UpstreamConfig(_Model):
     models: list[str] | None = None
     models_ttl_seconds: float = Field(default=300.0, ge=0)
     accounts: list[AccountConfig] = Field(default_factory=list)
+    strategy: Strategy = "lru"
+    max_retries: int = Field(default=10, ge=1)  # distinct accounts tried per request
 
     @property
     def protocol(self) -> str:
@@ -67,6 +78,12 @@ class UpstreamConfig(_Model):
         if self.base_url and not self.base_url.startswith(("http://", "https://")):
             raise ValueError("base_url must start with http:// or https://")
         self.base_url = self.base_url.rstrip("/")
+        for i, account in enumerate(self.accounts, 1):
+            account.name = account.name or f"account{i}"
+        names = [a.name for a in self.accounts]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"account names must be unique: {', '.join(dupes)}")
         return self
 
 
@@ -82,8 +99,18 @@ class ProxyConfig(_Model):
     idle_timeout_seconds: float = Field(default=300.0, gt=0)
 
 
+class PoolConfig(_Model):
+    """``[pool]``: classification rules read before the defaults, and the probe."""
+
+    rules: list[Rule] = Field(default_factory=list)
+    # Every this many seconds, accounts the rules disabled are tried with a model
+    # listing; one that answers is enabled again. 0: off.
+    probe_seconds: float = Field(default=0.0, ge=0)
+
+
 class Config(_Model):
     proxy: ProxyConfig = Field(default_factory=ProxyConfig)
+    pool: PoolConfig = Field(default_factory=PoolConfig)
     upstreams: list[UpstreamConfig] = Field(default_factory=list)
     aliases: dict[str, str] = Field(default_factory=dict)
 

@@ -1,0 +1,415 @@
+"""The account pool: picks an account per attempt, records what happened, keeps state.
+
+Everything runs on the proxy's event loop and every method but :meth:`start` and
+:meth:`close` is synchronous, so a pick and its bookkeeping cannot interleave with
+another request's.
+
+Change events go to plain callbacks (:meth:`subscribe`): one :class:`PoolEvent` per
+change of an account's state, with a copy of the state and, for attempts, the attempt.
+A cooling account comes back by itself: a loop timer fires when its cooldown ends (and
+a pick also notices an expired cooldown, in case no timer could be armed).
+
+Persistence is write-behind: a change marks its account dirty and the dirty rows are
+written in one transaction, in a worker thread, at most every ``flush_delay`` seconds.
+:meth:`close` writes what is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import dataclass
+from typing import Any
+
+from streamscope.config import AccountConfig, Config, UpstreamConfig, mask
+from streamscope.pool.rules import DEFAULT_RULES, Rule, Verdict
+from streamscope.pool.state import MANUAL, AccountState, Attempt
+from streamscope.pool.store import PoolStore, fingerprint
+from streamscope.pool.strategies import Candidate, Strategy, make_strategy
+
+log = logging.getLogger("streamscope.pool")
+
+Key = tuple[str, str]  # (upstream, account)
+Probe = Callable[[str, AccountConfig], Awaitable[bool]]
+
+
+@dataclass(frozen=True, slots=True)
+class PoolEvent:
+    upstream: str
+    account: str
+    state: AccountState  # a copy: listeners may keep it
+    attempt: Attempt | None = None
+
+
+Listener = Callable[[PoolEvent], None]
+
+
+@dataclass(slots=True)
+class _Account:
+    config: AccountConfig
+    index: int
+    fingerprint: str
+    state: AccountState
+    in_flight: int = 0
+    seq: int = 0
+    timer: asyncio.TimerHandle | None = None
+
+
+class _Upstream:
+    def __init__(self, config: UpstreamConfig) -> None:
+        self.config = config
+        self.accounts: dict[str, _Account] = {}
+        self.strategy: Strategy = make_strategy(config.strategy, len(config.accounts))
+
+
+class AccountPool:
+    def __init__(
+        self,
+        config: Config,
+        store: PoolStore | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        flush_delay: float = 0.25,
+        history: int = 500,
+    ) -> None:
+        self.rules: tuple[Rule, ...] = (*config.pool.rules, *DEFAULT_RULES)
+        self.probe_seconds = config.pool.probe_seconds
+        self.store = store
+        self.clock = clock
+        self.flush_delay = flush_delay
+        self.attempts: deque[Attempt] = deque(maxlen=history)
+        self._listeners: list[Listener] = []
+        self._seq = 0
+        self._dirty: set[Key] = set()
+        self._flush_handle: asyncio.TimerHandle | None = None
+        self._flushing: asyncio.Future[None] | None = None
+        self._probe_task: asyncio.Task[None] | None = None
+        stored = store.load() if store is not None else {}
+        self._upstreams: dict[str, _Upstream] = {}
+        for up_config in config.upstreams:
+            up = self._upstreams[up_config.name] = _Upstream(up_config)
+            for i, acc in enumerate(up_config.accounts):
+                fp = fingerprint(acc.api_key.get_secret_value())
+                old_fp, old_state = stored.get((up_config.name, acc.name), ("", None))
+                state = old_state if old_state is not None and old_fp == fp else AccountState()
+                if acc.balance is not None:
+                    state.balance = acc.balance
+                up.accounts[acc.name] = _Account(acc, i, fp, state)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def upstream_config(self, upstream: str) -> UpstreamConfig | None:
+        up = self._upstreams.get(upstream)
+        return up.config if up is not None else None
+
+    def has_accounts(self, upstream: str) -> bool:
+        up = self._upstreams.get(upstream)
+        return up is not None and bool(up.accounts)
+
+    def state(self, upstream: str, account: str) -> AccountState:
+        return self._account(upstream, account).state
+
+    def peek(self, upstream: str) -> AccountConfig | None:
+        """The first usable account in config order, without using it (model listings)."""
+        up = self._upstreams.get(upstream)
+        if up is None:
+            return None
+        now = self.clock()
+        return next((a.config for a in up.accounts.values() if a.state.available(now)), None)
+
+    def unavailable(self, upstream: str) -> list[tuple[str, AccountState]]:
+        """The accounts a pick would skip now, with their state (for error messages)."""
+        now = self.clock()
+        up = self._upstreams[upstream]
+        return [(n, a.state) for n, a in up.accounts.items() if not a.state.available(now)]
+
+    def snapshot(self) -> dict[str, Any]:
+        """Every upstream and account, keys masked; the rules; the recent attempts."""
+        now = self.clock()
+        upstreams = []
+        for up in self._upstreams.values():
+            accounts = []
+            for name, acc in up.accounts.items():
+                self._refresh(up.config.name, name, acc, now)
+                state = acc.state.to_json()
+                until = acc.state.until if acc.state.status == "cooling" else None
+                left = until - now if until is not None else None
+                accounts.append(
+                    {
+                        "name": name,
+                        "key": mask(acc.config.api_key.get_secret_value()),
+                        "weight": acc.config.weight,
+                        "in_flight": acc.in_flight,
+                        **state,
+                        "cooling_seconds_left": max(left, 0.0) if left is not None else None,
+                    }
+                )
+            upstreams.append(
+                {
+                    "name": up.config.name,
+                    "kind": up.config.kind,
+                    "strategy": up.config.strategy,
+                    "max_retries": up.config.max_retries,
+                    "accounts": accounts,
+                }
+            )
+        return {
+            "upstreams": upstreams,
+            "rules": [
+                {**r.model_dump(by_alias=True), "describe": r.describe()} for r in self.rules
+            ],
+            "attempts": [a.to_json() for a in self.attempts],
+        }
+
+    # -- picking and recording ------------------------------------------------------------
+
+    def select(self, upstream: str, exclude: Collection[str] = ()) -> AccountConfig | None:
+        """An available account not in ``exclude`` (marked in use), or None."""
+        up = self._upstreams.get(upstream)
+        if up is None:
+            return None
+        now = self.clock()
+        candidates = []
+        for name, acc in up.accounts.items():
+            if name in exclude:
+                continue
+            self._refresh(upstream, name, acc, now)
+            if acc.state.status == "active":
+                last = acc.state.last_used or 0.0
+                candidates.append(
+                    Candidate(
+                        name,
+                        acc.index,
+                        last,
+                        acc.seq,
+                        acc.in_flight,
+                        acc.state.balance,
+                        acc.config.weight,
+                    )
+                )
+        if not candidates:
+            return None
+        chosen = up.accounts[up.strategy.pick(candidates).name]
+        self._seq += 1
+        chosen.seq = self._seq
+        chosen.in_flight += 1
+        chosen.state.requests += 1
+        chosen.state.last_used = now
+        self._changed(upstream, chosen.config.name)
+        return chosen.config
+
+    def release(self, upstream: str, account: str) -> None:
+        """The request that picked ``account`` is over."""
+        acc = self._account(upstream, account)
+        acc.in_flight = max(acc.in_flight - 1, 0)
+
+    def record(self, attempt: Attempt, verdict: Verdict | None = None) -> None:
+        """What one attempt came to: accepted (``verdict`` None) or a classified failure."""
+        self.attempts.append(attempt)
+        if attempt.account is None:
+            self._emit(PoolEvent(attempt.upstream, "", AccountState(), attempt))
+            return
+        acc = self._account(attempt.upstream, attempt.account)
+        state = acc.state
+        if verdict is None:
+            state.successes += 1
+        else:
+            state.failures[verdict.failure_class] = state.failures.get(verdict.failure_class, 0) + 1
+            state.last_error = f"{verdict.failure_class} ({attempt.status}): {attempt.message}"
+            state.last_error_at = attempt.at
+            if verdict.disables:
+                self._switch_off(
+                    attempt.upstream, acc, verdict.failure_class, state.last_error, verdict.cooldown
+                )
+        self._changed(attempt.upstream, attempt.account, attempt)
+
+    def add_tokens(self, upstream: str, account: str, tokens: int) -> None:
+        if tokens > 0:
+            self._account(upstream, account).state.tokens_used += tokens
+            self._changed(upstream, account)
+
+    def note_failure(self, upstream: str, account: str, failure_class: str, message: str) -> None:
+        """A failure after the account was committed to (a stream broken mid-way): counted
+        and shown, but it changes no status and triggers no retry."""
+        state = self._account(upstream, account).state
+        state.failures[failure_class] = state.failures.get(failure_class, 0) + 1
+        state.last_error = f"{failure_class}: {message}"
+        state.last_error_at = self.clock()
+        self._changed(upstream, account)
+
+    # -- switching on and off -------------------------------------------------------------
+
+    def enable(self, upstream: str, account: str, reason: str | None = None) -> AccountState:
+        acc = self._account(upstream, account)
+        self._cancel_timer(acc)
+        acc.state.status, acc.state.until = "active", None
+        acc.state.reason, acc.state.disabled_by = reason, None
+        self._changed(upstream, account)
+        return acc.state
+
+    def disable(self, upstream: str, account: str, reason: str = MANUAL) -> AccountState:
+        acc = self._account(upstream, account)
+        self._switch_off(upstream, acc, "user", reason, None)
+        self._changed(upstream, account)
+        return acc.state
+
+    def _switch_off(
+        self, upstream: str, acc: _Account, by: str, reason: str, cooldown: float | None
+    ) -> None:
+        self._cancel_timer(acc)
+        state = acc.state
+        state.reason, state.disabled_by = reason, by
+        if cooldown is None:
+            state.status, state.until = "disabled", None
+            return
+        state.status, state.until = "cooling", self.clock() + cooldown
+        self._arm_timer(upstream, acc)
+
+    def _refresh(self, upstream: str, name: str, acc: _Account, now: float) -> None:
+        if acc.state.status == "cooling" and acc.state.available(now):
+            self._cancel_timer(acc)
+            acc.state.status, acc.state.until = "active", None
+            acc.state.reason, acc.state.disabled_by = None, None
+            self._changed(upstream, name)
+
+    def _arm_timer(self, upstream: str, acc: _Account) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop: the next pick or snapshot notices the end of the cooldown
+        assert acc.state.until is not None
+        delay = max(acc.state.until - self.clock(), 0.0)
+        name = acc.config.name
+
+        def wake() -> None:
+            acc.timer = None
+            self._refresh(upstream, name, acc, max(self.clock(), acc.state.until or 0.0))
+
+        acc.timer = loop.call_later(delay, wake)
+
+    @staticmethod
+    def _cancel_timer(acc: _Account) -> None:
+        if acc.timer is not None:
+            acc.timer.cancel()
+            acc.timer = None
+
+    # -- events ---------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` with every :class:`PoolEvent`; returns the unsubscribe."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _changed(self, upstream: str, account: str, attempt: Attempt | None = None) -> None:
+        state = self._account(upstream, account).state
+        copy = dataclasses.replace(state, failures=dict(state.failures))
+        self._emit(PoolEvent(upstream, account, copy, attempt))
+        self._dirty.add((upstream, account))
+        self._schedule_flush()
+
+    def _emit(self, event: PoolEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:  # a broken view must not break the proxy
+                log.exception("pool listener failed")
+
+    def _account(self, upstream: str, account: str) -> _Account:
+        try:
+            return self._upstreams[upstream].accounts[account]
+        except KeyError:
+            raise KeyError(f"no account {account!r} in upstream {upstream!r}") from None
+
+    # -- lifecycle: timers, write-behind, probe -------------------------------------------
+
+    async def start(self, probe: Probe | None = None) -> None:
+        """Arm the timers of accounts cooling since before a restart; start the probe."""
+        now = self.clock()
+        for name, up in self._upstreams.items():
+            for acc_name, acc in up.accounts.items():
+                self._refresh(name, acc_name, acc, now)
+                if acc.state.status == "cooling" and acc.timer is None:
+                    self._arm_timer(name, acc)
+        if probe is not None and self.probe_seconds > 0 and self._probe_task is None:
+            self._probe_task = asyncio.create_task(self._probe_loop(probe))
+
+    async def probe_once(self, probe: Probe) -> list[Key]:
+        """Try every account the rules disabled; enable those that answer. The keys enabled."""
+        enabled = []
+        for name, up in self._upstreams.items():
+            for acc_name, acc in up.accounts.items():
+                if acc.state.status != "disabled" or acc.state.disabled_by == "user":
+                    continue
+                try:
+                    ok = await probe(name, acc.config)
+                except Exception as exc:  # a probe failure is a "still off"
+                    log.info("probe of %s/%s failed: %s", name, acc_name, type(exc).__name__)
+                    ok = False
+                if ok and acc.state.status == "disabled":
+                    self.enable(name, acc_name, "enabled again: a probe succeeded")
+                    enabled.append((name, acc_name))
+        return enabled
+
+    async def _probe_loop(self, probe: Probe) -> None:
+        while True:
+            await asyncio.sleep(self.probe_seconds)
+            await self.probe_once(probe)
+
+    def _rows(self) -> list[tuple[str, str, str, dict[str, Any]]]:
+        rows = []
+        for upstream, account in self._dirty:
+            acc = self._upstreams[upstream].accounts[account]
+            rows.append((upstream, account, acc.fingerprint, acc.state.to_json()))
+        self._dirty.clear()
+        return rows
+
+    def _schedule_flush(self) -> None:
+        if self.store is None or self._flush_handle is not None or self._flushing is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # written at close
+        self._flush_handle = loop.call_later(self.flush_delay, self._flush_soon, loop)
+
+    def _flush_soon(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._flush_handle = None
+        assert self.store is not None
+        self._flushing = loop.run_in_executor(None, self.store.save, self._rows())
+        self._flushing.add_done_callback(self._flushed)
+
+    def _flushed(self, future: asyncio.Future[None]) -> None:
+        self._flushing = None
+        if not future.cancelled() and future.exception() is not None:
+            log.warning("cannot save the pool state: %s", future.exception())
+        if self._dirty:
+            self._schedule_flush()
+
+    async def close(self) -> None:
+        """Stop timers and the probe; write every pending change."""
+        if self._probe_task is not None:
+            self._probe_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._probe_task
+            self._probe_task = None
+        for up in self._upstreams.values():
+            for acc in up.accounts.values():
+                self._cancel_timer(acc)
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        if self._flushing is not None:
+            with contextlib.suppress(Exception):
+                await self._flushing
+        if self.store is not None:
+            self.store.save(self._rows())
+            self.store.close()
+            self.store = None
+
+
+__all__ = ["AccountPool", "Listener", "PoolEvent", "Probe"]

@@ -1,0 +1,69 @@
+"""What the pool knows about each account, and what it records of each attempt.
+
+Times are wall-clock seconds (``time.time()``): they are persisted and shown, and a
+cooldown must end at the same moment after a restart. Messages are stored redacted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Status = Literal["active", "cooling", "disabled"]
+
+MANUAL = "disabled by the user"
+
+
+@dataclass(slots=True)
+class AccountState:
+    status: Status = "active"
+    until: float | None = None  # when cooling ends
+    reason: str | None = None  # why it is cooling or disabled
+    disabled_by: str | None = None  # the failure class that switched it off, or "user"
+    requests: int = 0  # attempts made with this account
+    successes: int = 0  # attempts the upstream accepted (2xx)
+    failures: dict[str, int] = field(default_factory=dict)  # by failure class
+    last_error: str | None = None
+    last_error_at: float | None = None
+    last_used: float | None = None
+    tokens_used: int = 0
+    balance: float | None = None
+
+    def available(self, now: float) -> bool:
+        if self.status == "active":
+            return True
+        return self.status == "cooling" and self.until is not None and self.until <= now
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AccountState:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        state = cls(**known)
+        if state.status not in ("active", "cooling", "disabled"):
+            state.status = "active"
+        return state
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One try of one account for one request: which rule fired, on which account."""
+
+    request_id: str
+    upstream: str
+    account: str | None  # None: an upstream without accounts
+    failure_class: str  # "ok" for an accepted answer
+    action: str  # "use", "return", "next" or "disable"
+    status: int  # HTTP status; 0 when there was no HTTP answer
+    at: float
+    message: str = ""  # redacted
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def short(self) -> str:
+        return f"{self.account or '-'}:{self.failure_class}/{self.status}"
+
+
+__all__ = ["MANUAL", "AccountState", "Attempt", "Status"]
