@@ -42,6 +42,7 @@ class Script:
     chunk, unless ``drop`` closes the connection instead. With ``body_json`` the body is
     sent after ``stall`` and ``drop`` sends only its first half, then closes. ``delay``
     is slept before the status line. ``headers`` override the default content-type.
+    ``abort`` closes the connection after ``delay`` without answering at all.
     """
 
     status: int = 200
@@ -51,6 +52,7 @@ class Script:
     stall: float | None = None
     body_json: Any = None
     delay: float = 0.0
+    abort: bool = False
 
 
 @dataclass
@@ -324,6 +326,9 @@ class UpstreamServer:
         if script.delay:
             await asyncio.sleep(script.delay)
         w = conn.writer
+        if script.abort:
+            req.finished_at = time.monotonic()
+            return False
         streaming = script.body_json is None
         headers = {"content-type": "text/event-stream" if streaming else "application/json"}
         headers.update(

@@ -44,6 +44,7 @@ def reply_events(body: JSON) -> list[Event]:
 
 class _DemoResponse:
     status = 200
+    headers: dict[str, str] = {}  # noqa: RUF012 - never mutated
 
     def __init__(self, body: JSON, stream: bool, delay: float) -> None:
         self._events = reply_events(body)

@@ -7,6 +7,11 @@ Endpoints and the protocol each speaks (its error envelope included):
     POST /v1/messages           anthropic
     POST /v1/responses          responses
     POST /api/v1/chat           lmstudio
+    GET  /admin/pool, POST /admin/pool/{upstream}/{account}/enable|disable   (admin.py)
+
+The account pool (``state_path``: its SQLite file; None keeps it in memory) is started
+and closed with the ASGI lifespan. Every log line passes a filter that masks the
+configured keys.
 
 Every failure becomes the client protocol's own error envelope with its HTTP status;
 an unexpected exception is logged and answered with a 500 envelope, never a traceback.
@@ -18,21 +23,27 @@ import hmac
 import json
 import logging
 import uuid
+from pathlib import Path
 from typing import Any
 
 import httpx
 
 from streamscope.codecs import get_codec
-from streamscope.config import Config
+from streamscope.config import AccountConfig, Config
 from streamscope.demo.standin import DemoUpstream
 from streamscope.model.request import RequestError
+from streamscope.pool.pool import AccountPool
+from streamscope.pool.store import PoolStore
 from streamscope.proxy import errors
+from streamscope.proxy.admin import handle_admin
 from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_json
+from streamscope.proxy.attempts import Attempts
 from streamscope.proxy.errors import ProxyError
 from streamscope.proxy.exchange import handle_exchange
 from streamscope.proxy.relay import Exchange, until_disconnect
 from streamscope.proxy.routing import ModelCatalog, Router
 from streamscope.proxy.upstream import HttpUpstream, Upstream, new_client
+from streamscope.redact import RedactingFilter, Redactor
 
 log = logging.getLogger("streamscope.proxy")
 
@@ -60,11 +71,23 @@ def _host_name(host: str) -> str:
 class ProxyApp:
     """The ASGI app. ``upstreams`` may be given (tests, the GUI); else built from config."""
 
-    def __init__(self, config: Config, upstreams: dict[str, Upstream] | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        upstreams: dict[str, Upstream] | None = None,
+        state_path: Path | None = None,
+    ) -> None:
         self.config = config.with_defaults()
         self.client: httpx.AsyncClient | None = None
         self.upstreams = upstreams if upstreams is not None else self._build_upstreams()
-        self.router = Router(self.config, ModelCatalog(self.upstreams))
+        self.pool = AccountPool(
+            self.config, PoolStore(state_path) if state_path is not None else None
+        )
+        self.router = Router(self.config, ModelCatalog(self.upstreams, self.pool.peek))
+        self.redactor = Redactor.for_config(self.config)
+        self._log_filter = RedactingFilter(self.redactor)
+        for name in ("streamscope.proxy", "streamscope.pool"):
+            logging.getLogger(name).addFilter(self._log_filter)
         self._keys = [k.get_secret_value().encode() for k in self.config.proxy.api_keys]
         self._allowed_hosts = {h.lower() for h in self.config.proxy.allowed_hosts}
 
@@ -79,9 +102,23 @@ class ProxyApp:
             self.client = new_client(self.config.proxy)
         return self.client
 
+    async def start(self) -> None:
+        await self.pool.start(self._probe)
+
     async def aclose(self) -> None:
+        await self.pool.close()
+        for name in ("streamscope.proxy", "streamscope.pool"):
+            logging.getLogger(name).removeFilter(self._log_filter)
         if self.client is not None:
             await self.client.aclose()
+
+    async def _probe(self, upstream: str, account: AccountConfig) -> bool:
+        """A switched-off account answers a model listing: it is usable again."""
+        try:
+            await self.upstreams[upstream].list_models(account)
+        except ProxyError:
+            return False
+        return True
 
     # -- ASGI -----------------------------------------------------------------------------
 
@@ -115,7 +152,8 @@ class ProxyApp:
             await self._dispatch(scope, receive, tracked, exchange)
         except ProxyError as exc:
             if not started:
-                await send_json(tracked, exc.status, get_codec(protocol).encode_error(exc.error))
+                body = get_codec(protocol).encode_error(exc.error)
+                await send_json(tracked, exc.status, body, exc.headers)
             exchange.outcome = exchange.outcome or f"error={exc.error.code or exc.error.error_type}"
         except ConnectionResetError:
             exchange.outcome = "client-gone"
@@ -135,6 +173,7 @@ class ProxyApp:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                await self.start()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.aclose()
@@ -189,6 +228,9 @@ class ProxyApp:
             await self._preflight(scope, send)  # preflights carry no credentials (SOP)
             return
         self._check_key(scope)
+        if path.startswith("/admin/") or path == "/admin":
+            await handle_admin(self.pool, method, path, send)
+            return
         if path == "/v1/models" or path == "/models":
             if method != "GET":
                 raise ProxyError(405, f"{method} is not allowed on {path}", "invalid_request_error")
@@ -214,9 +256,9 @@ class ProxyApp:
             raise errors.bad_request("model is required", "model")
         route = await self.router.resolve(request.model)
         ex.upstream = route.upstream.name
-        upstream = self.upstreams[route.upstream.name]
+        attempts = Attempts(self.pool, self.upstreams[route.upstream.name], ex, self.redactor)
         work = handle_exchange(
-            scope, send, ex, protocol, body, request, route, upstream, self.config.proxy
+            scope, send, ex, protocol, body, request, route, attempts, self.config.proxy
         )
         if await until_disconnect(receive, work):
             ex.outcome = "client-disconnected"

@@ -18,10 +18,17 @@ class ProxyError(Exception):
         error_type: str = "invalid_request_error",
         code: str | None = None,
         param: str | None = None,
+        headers: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.error = Error(message, error_type, code, param)
+        self.headers = headers or []
+
+
+class UpstreamUnreachable(ProxyError):
+    """No HTTP answer from the upstream: refused, reset, or a timeout before any byte.
+    The account pool classifies it as a network failure (its ``network`` rule)."""
 
 
 def bad_request(message: str, param: str | None = None, code: str | None = None) -> ProxyError:
@@ -50,5 +57,9 @@ def bad_gateway(message: str, code: str = "upstream_error") -> ProxyError:
     return ProxyError(502, message, "api_error", code)
 
 
-def gateway_timeout(message: str) -> ProxyError:
-    return ProxyError(504, message, "api_error", "upstream_timeout")
+def unreachable(message: str) -> UpstreamUnreachable:
+    return UpstreamUnreachable(502, message, "api_error", "upstream_unreachable")
+
+
+def gateway_timeout(message: str) -> UpstreamUnreachable:
+    return UpstreamUnreachable(504, message, "api_error", "upstream_timeout")

@@ -7,25 +7,29 @@
 - Repair mode always streams from the upstream, also for a non-streaming client: the
   answer is assembled and encoded as the client's non-streaming body, so both paths
   share one implementation (and the relay's idle watchdog).
-- An upstream error status before any byte went to the client becomes the client
-  protocol's error envelope with the upstream's status (passthrough: its bytes as-is).
+- The upstream is opened through :class:`~streamscope.proxy.attempts.Attempts`, the one
+  account-retry loop. An upstream error the rules return to the client becomes the
+  client protocol's error envelope with the upstream's status (passthrough: its bytes
+  as they came, keys redacted).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 from typing import Any
 
 from streamscope.codecs import EncodeOptions, get_codec
-from streamscope.config import AccountConfig, ProxyConfig
+from streamscope.config import ProxyConfig
+from streamscope.model.events import Usage
 from streamscope.model.request import Request
 from streamscope.pipeline import StreamPipeline
 from streamscope.proxy.asgi import Scope, Send, header, send_bytes, send_json, start_sse
+from streamscope.proxy.attempts import Attempts, UpstreamRejected
 from streamscope.proxy.errors import ProxyError
 from streamscope.proxy.relay import Exchange, StreamRelay
 from streamscope.proxy.routing import Route
-from streamscope.proxy.upstream import Upstream, UpstreamResponse
 
 JSON = dict[str, Any]
 
@@ -55,22 +59,28 @@ def _forward_headers(scope: Scope, client_protocol: str, route: Route) -> dict[s
 
 
 async def _upstream_error(
-    response: UpstreamResponse, route: Route, client_protocol: str, passthrough: bool, send: Send
+    rejected: UpstreamRejected, route: Route, client_protocol: str, passthrough: bool, send: Send
 ) -> None:
-    raw = await response.read()
+    raw = rejected.body
     try:
         parsed: Any = json.loads(raw)
     except ValueError:
         parsed = None
     if passthrough and parsed is not None:
         # The upstream's own error body, byte for byte (it is JSON of the client's protocol).
-        await send_bytes(send, response.status, raw, b"application/json")
+        await send_bytes(send, rejected.status, raw, b"application/json")
         return
     if parsed is None:  # an HTML error page, say: never forward it as it is
         parsed = raw.decode("utf-8", errors="replace")
     error = get_codec(route.upstream.protocol).decode_error(parsed)
     error.message = f"upstream {route.upstream.name}: {error.message}"
-    await send_json(send, response.status, get_codec(client_protocol).encode_error(error))
+    await send_json(send, rejected.status, get_codec(client_protocol).encode_error(error))
+
+
+def _tokens(usage: Usage | None) -> int:
+    if usage is None:
+        return 0
+    return (usage.input_tokens or 0) + (usage.output_tokens or 0)
 
 
 async def handle_exchange(
@@ -81,13 +91,11 @@ async def handle_exchange(
     body: JSON,
     request: Request,
     route: Route,
-    upstream: Upstream,
+    attempts: Attempts,
     proxy: ProxyConfig,
 ) -> None:
     config = route.upstream
     passthrough = config.mode == "passthrough" and config.protocol == client_protocol
-    account: AccountConfig | None = config.accounts[0] if config.accounts else None
-    exchange.account = account.name if account is not None else None
     upstream_body = _upstream_body(client_protocol, body, request, route, passthrough)
     stream_upstream = request.stream if passthrough else True
     options = EncodeOptions(
@@ -96,32 +104,62 @@ async def handle_exchange(
         request=request,
     )
     forward = _forward_headers(scope, client_protocol, route)
-    async with upstream.open(
-        upstream_body, stream=stream_upstream, account=account, forward=forward
-    ) as response:
-        if response.status >= 400:
-            await _upstream_error(response, route, client_protocol, passthrough, send)
-            exchange.outcome = f"upstream-status={response.status}"
+    tokens, broken = 0, None
+    async with contextlib.AsyncExitStack() as stack:
+        try:
+            response = await attempts.open(
+                stack,
+                upstream_body,
+                stream=stream_upstream,
+                forward=forward,
+                buffered=passthrough and not stream_upstream,
+                read_limit=proxy.max_body_bytes * 4,
+                # A streaming client must hear something within the keepalive interval.
+                peek_seconds=proxy.keepalive_seconds
+                if request.stream and proxy.keepalive_seconds > 0
+                else None,
+            )
+        except UpstreamRejected as rejected:
+            await _upstream_error(rejected, route, client_protocol, passthrough, send)
+            exchange.outcome = f"upstream-status={rejected.status}"
             return
-        if passthrough and not stream_upstream:
-            # Non-streaming passthrough: the upstream's body, byte for byte.
-            raw = await response.read(proxy.max_body_bytes * 4)
-            await send_bytes(send, response.status, raw, response.content_type.encode())
-            return
-        pipeline = StreamPipeline(
-            config.protocol, client_protocol, passthrough=passthrough, options=options
-        )
-        relay = StreamRelay(pipeline, response, proxy, exchange)
-        if request.stream:
-            await start_sse(send, [])
-            exchange.outcome = await relay.run(send, keepalive=proxy.keepalive_seconds > 0)
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-            return
-        exchange.outcome = await relay.run(None, keepalive=False)
-        result = pipeline.assembler.response
-        if result.error is not None:
-            # A broken answer is an error, not a 200 with what came before the break.
-            status = 504 if exchange.outcome == "idle" else 502
-            err = result.error
-            raise ProxyError(status, err.message, err.error_type, err.code or None, err.param)
-        await send_json(send, 200, get_codec(client_protocol).encode_response(result, options))
+        try:
+            if passthrough and not stream_upstream:
+                # Non-streaming passthrough: the upstream's body, byte for byte.
+                raw = await response.read(proxy.max_body_bytes * 4)
+                tokens = _tokens(_usage_of(config.protocol, raw))
+                await send_bytes(send, response.status, raw, response.content_type.encode())
+                return
+            pipeline = StreamPipeline(
+                config.protocol, client_protocol, passthrough=passthrough, options=options
+            )
+            relay = StreamRelay(pipeline, response, proxy, exchange)
+            try:
+                if request.stream:
+                    await start_sse(send, [])
+                    exchange.outcome = await relay.run(
+                        send, keepalive=proxy.keepalive_seconds > 0
+                    )
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    return
+                exchange.outcome = await relay.run(None, keepalive=False)
+            finally:
+                result = pipeline.assembler.response
+                tokens = _tokens(result.usage)
+                if result.error is not None:
+                    broken = result.error.message
+            if result.error is not None:
+                # A broken answer is an error, not a 200 with what came before the break.
+                status = 504 if exchange.outcome == "idle" else 502
+                err = result.error
+                raise ProxyError(status, err.message, err.error_type, err.code or None, err.param)
+            await send_json(send, 200, get_codec(client_protocol).encode_response(result, options))
+        finally:
+            attempts.finish(tokens, broken)
+
+
+def _usage_of(protocol: str, raw: bytes) -> Usage | None:
+    try:
+        return get_codec(protocol).decode_response(json.loads(raw)).usage
+    except Exception:  # a body we cannot read counts no tokens; the client still gets it
+        return None

@@ -31,6 +31,7 @@ import httpx
 from streamscope.config import ProxyConfig
 from streamscope.model.events import Error
 from streamscope.pipeline import StreamPipeline
+from streamscope.pool.state import Attempt
 from streamscope.proxy.asgi import Receive, Send
 from streamscope.proxy.upstream import UpstreamResponse
 from streamscope.wire import FrameTooLarge, encode_comment
@@ -52,6 +53,7 @@ class Exchange:
     status: int = 0
     ttft: float | None = None  # seconds to the first content frame sent to the client
     outcome: str = ""
+    attempts: list[Attempt] = field(default_factory=list)  # one per account tried
 
     def line(self) -> str:
         ttft = f"{self.ttft * 1000:.0f}ms" if self.ttft is not None else "-"
@@ -65,6 +67,8 @@ class Exchange:
             f"ttft={ttft}",
             f"duration={dur:.0f}ms",
         ]
+        if len(self.attempts) > 1 or any(a.failure_class != "ok" for a in self.attempts):
+            parts.append("attempts=" + ",".join(a.short() for a in self.attempts))
         if self.outcome:
             parts.append(self.outcome)
         return " ".join(parts)

@@ -16,9 +16,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from streamscope.config import Config, UpstreamConfig
+from streamscope.config import AccountConfig, Config, UpstreamConfig
 from streamscope.proxy.errors import ProxyError, not_found
 from streamscope.proxy.upstream import Upstream
 
@@ -35,8 +36,16 @@ class Route:
 class ModelCatalog:
     """Model lists per upstream: the configured one, else fetched and cached."""
 
-    def __init__(self, upstreams: dict[str, Upstream]) -> None:
+    def __init__(
+        self,
+        upstreams: dict[str, Upstream],
+        account_for: Callable[[str], AccountConfig | None] | None = None,
+    ) -> None:
         self._upstreams = upstreams
+        # Which credential lists an upstream's models (the pool's first usable one).
+        self._account_for = account_for or (
+            lambda name: next(iter(upstreams[name].config.accounts), None)
+        )
         self._cache: dict[str, tuple[float, list[str]]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
 
@@ -54,7 +63,7 @@ class ModelCatalog:
             cached = self._cache.get(name)
             if cached is not None and time.monotonic() - cached[0] < config.models_ttl_seconds:
                 return cached[1]
-            account = config.accounts[0] if config.accounts else None
+            account = self._account_for(name)
             try:
                 ids = await upstream.list_models(account)
                 fetched_at = time.monotonic()

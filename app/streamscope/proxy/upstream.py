@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
@@ -24,7 +24,7 @@ import httpx
 
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, ProxyConfig, UpstreamConfig
-from streamscope.proxy.errors import bad_gateway, gateway_timeout
+from streamscope.proxy.errors import bad_gateway, gateway_timeout, unreachable
 from streamscope.wire import SSEDecoder
 from streamscope.wire.frame import Frame
 
@@ -51,11 +51,19 @@ class UpstreamResponse(Protocol):
     status: int
     content_type: str
 
+    @property
+    def headers(self) -> Mapping[str, str]:
+        """The response headers (lower-case names)."""
+        ...
+
     def batches(self) -> AsyncGenerator[list[Frame], None]:
         """The SSE frames each network read completed (often one, sometimes hundreds)."""
         ...
 
-    async def read(self, limit: int = MAX_ERROR_BODY) -> bytes: ...
+    async def read(self, limit: int = MAX_ERROR_BODY) -> bytes:
+        """The body (at most ``limit`` bytes). A connection that fails before the body is
+        complete raises :class:`~streamscope.proxy.errors.UpstreamUnreachable`."""
+        ...
 
     async def drain(self) -> None:
         """Consume what follows the stream's terminator, so the connection can be reused."""
@@ -76,6 +84,7 @@ class _HttpResponse:
     def __init__(self, response: httpx.Response) -> None:
         self._response = response
         self.status = response.status_code
+        self.headers: Mapping[str, str] = response.headers
         self.content_type = response.headers.get("content-type", "")
         encoded = response.headers.get("content-encoding", "identity") != "identity"
         # Raw bytes skip httpx's decoder layers; only a compressed body needs them.
@@ -110,10 +119,15 @@ class _HttpResponse:
 
     async def read(self, limit: int = MAX_ERROR_BODY) -> bytes:
         out = bytearray()
-        async for chunk in self._response.aiter_bytes():
-            out += chunk
-            if len(out) > limit:
-                break
+        try:
+            async for chunk in self._response.aiter_bytes():
+                out += chunk
+                if len(out) > limit:
+                    break
+        except httpx.TimeoutException as exc:
+            raise gateway_timeout(f"the upstream's answer stalled ({exc!r})") from None
+        except httpx.HTTPError as exc:
+            raise unreachable(f"the upstream's answer broke off ({exc!r})") from None
         return bytes(out[:limit])
 
 
@@ -154,7 +168,7 @@ class HttpUpstream:
         except httpx.TimeoutException as exc:
             raise gateway_timeout(f"upstream {name} did not answer in time ({exc!r})") from None
         except httpx.HTTPError as exc:
-            raise bad_gateway(f"cannot reach upstream {name} at {self.url}: {exc!r}") from None
+            raise unreachable(f"cannot reach upstream {name} at {self.url}: {exc!r}") from None
         wrapped = _HttpResponse(response)
         try:
             yield wrapped

@@ -1,0 +1,301 @@
+"""Trying an upstream's accounts until one answers: the one retry loop of every path.
+
+Every request (three client protocols, streaming or not, repair or passthrough) opens its
+upstream through :meth:`Attempts.open`. Each attempt picks an account from the pool (each
+account at most once per request, at most the upstream's ``max_retries``), and the pool's
+rules classify a failure:
+
+- an HTTP error status is read and classified by status and body; ``return`` sends it to
+  the client (:class:`UpstreamRejected`), ``next``/``disable`` go on to the next account;
+- no HTTP answer (refused, reset, timeout, a connection that dies before its first body
+  byte) is the ``network`` class.
+
+The client has received nothing while this runs: for a stream, the first batch of frames
+is read before the attempt counts as a success, so an upstream that accepts and then
+drops the connection is retried too. Only a first frame slower than the keepalive
+interval commits to the account without a byte in hand (the client must then be kept
+alive). After that, there is no retry: a later failure is the stream's error frame.
+
+An upstream without accounts gets one attempt and its failure as it is (a 502, a 504 or
+the upstream's error); with accounts, running out of them is a 503 that names each
+account tried and why it failed — never a key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import AsyncExitStack
+from typing import Any
+
+import httpx
+
+from streamscope.codecs import get_codec
+from streamscope.config import AccountConfig
+from streamscope.pool.pool import AccountPool
+from streamscope.pool.rules import NETWORK_STATUS, Verdict, classify
+from streamscope.pool.state import Attempt
+from streamscope.proxy.errors import ProxyError, UpstreamUnreachable, unreachable
+from streamscope.proxy.relay import Exchange
+from streamscope.proxy.upstream import MAX_ERROR_BODY, Upstream, UpstreamResponse
+from streamscope.redact import Redactor
+from streamscope.wire.frame import Frame
+
+JSON = dict[str, Any]
+MESSAGE_LIMIT = 300
+
+
+class UpstreamRejected(Exception):
+    """The upstream's error answer, for the client (its rule said ``return``)."""
+
+    def __init__(self, response: UpstreamResponse, body: bytes) -> None:
+        super().__init__(f"upstream status {response.status}")
+        self.status = response.status
+        self.content_type = response.content_type
+        self.body = body
+
+
+class Attempts:
+    def __init__(
+        self, pool: AccountPool, upstream: Upstream, exchange: Exchange, redactor: Redactor
+    ) -> None:
+        self.pool = pool
+        self.upstream = upstream
+        self.exchange = exchange
+        self.redactor = redactor
+        self.name = upstream.config.name
+        self.account: AccountConfig | None = None  # the account committed to
+
+    async def open(
+        self,
+        stack: AsyncExitStack,
+        body: JSON,
+        *,
+        stream: bool,
+        forward: dict[str, str],
+        buffered: bool = False,
+        read_limit: int = MAX_ERROR_BODY,
+        peek_seconds: float | None = None,
+    ) -> UpstreamResponse:
+        """The response of the first account the upstream accepts, entered on ``stack``.
+
+        ``buffered``: the body (up to ``read_limit`` bytes) is read whole before success is
+        declared (a non-streaming passthrough answer). ``peek_seconds``: how long to wait
+        for a stream's first frames before committing without them (None: until they come).
+        """
+        pooled = self.pool.has_accounts(self.name)
+        limit = self.upstream.config.max_retries if pooled else 1
+        tried: list[Attempt] = []
+        while len(tried) < limit:
+            account = None
+            if pooled:
+                account = self.pool.select(self.name, {a.account for a in tried if a.account})
+                if account is None:
+                    break
+            self.exchange.account = account.name if account is not None else None
+            attempt_stack = AsyncExitStack()
+            try:
+                response = await attempt_stack.enter_async_context(
+                    self.upstream.open(body, stream=stream, account=account, forward=forward)
+                )
+                if response.status >= 400:
+                    raw = await response.read(MAX_ERROR_BODY)
+                    await attempt_stack.aclose()
+                    verdict = classify(
+                        self.pool.rules, response.status, raw, response.headers, self.pool.clock()
+                    )
+                    self._fail(account, verdict, response.status, self._message(raw))
+                    if verdict.action == "return" or not pooled:
+                        raise UpstreamRejected(response, self.redactor.data(raw))
+                    tried.append(self.exchange.attempts[-1])
+                    continue
+                response = await (
+                    _buffer(response, read_limit) if buffered else _prefetch(response, peek_seconds)
+                )
+            except UpstreamUnreachable as exc:
+                await attempt_stack.aclose()
+                verdict = classify(self.pool.rules, NETWORK_STATUS)
+                self._fail(account, verdict, NETWORK_STATUS, exc.error.message)
+                if verdict.action == "return" or not pooled:
+                    exc.error.message = self.redactor.text(exc.error.message)
+                    raise
+                tried.append(self.exchange.attempts[-1])
+                continue
+            except BaseException:
+                await attempt_stack.aclose()
+                self._release(account)
+                raise
+            self._use(account, response.status)
+            stack.push_async_callback(attempt_stack.aclose)
+            self.account = account
+            return response
+        raise self._none_left(tried)
+
+    def finish(self, tokens: int, broken: str | None = None) -> None:
+        """The request is over: count its tokens (and a stream broken after commit)."""
+        account = self.account
+        if account is None:
+            return
+        self.account = None
+        self.pool.add_tokens(self.name, account.name, tokens)
+        if broken is not None:
+            self.pool.note_failure(self.name, account.name, "stream", self.redactor.text(broken))
+        self._release(account)
+
+    # -- recording ------------------------------------------------------------------------
+
+    def _record(
+        self, account: AccountConfig | None, cls: str, action: str, status: int, message: str
+    ) -> Attempt:
+        attempt = Attempt(
+            self.exchange.request_id,
+            self.name,
+            account.name if account is not None else None,
+            cls,
+            action,
+            status,
+            self.pool.clock(),
+            self.redactor.text(message)[:MESSAGE_LIMIT],
+        )
+        self.exchange.attempts.append(attempt)
+        return attempt
+
+    def _fail(
+        self, account: AccountConfig | None, verdict: Verdict, status: int, message: str
+    ) -> None:
+        attempt = self._record(account, verdict.failure_class, verdict.action, status, message)
+        self.pool.record(attempt, verdict)
+        self._release(account)
+
+    def _use(self, account: AccountConfig | None, status: int) -> None:
+        self.pool.record(self._record(account, "ok", "use", status, ""))
+
+    def _release(self, account: AccountConfig | None) -> None:
+        if account is not None:
+            self.pool.release(self.name, account.name)
+
+    def _message(self, raw: bytes) -> str:
+        """The upstream's error message, as its own protocol puts it."""
+        try:
+            parsed: Any = json.loads(raw)
+        except ValueError:
+            parsed = raw.decode("utf-8", errors="replace")
+        return get_codec(self.upstream.config.protocol).decode_error(parsed).message
+
+    def _none_left(self, tried: list[Attempt]) -> ProxyError:
+        now = self.pool.clock()
+        off = self.pool.unavailable(self.name)
+        waits = [s.until - now for _, s in off if s.status == "cooling" and s.until is not None]
+        headers = [(b"retry-after", str(math.ceil(min(waits))).encode())] if waits else []
+        if tried:
+            why = "; ".join(
+                f"{a.account}: {a.failure_class} "
+                f"({a.status if a.status != NETWORK_STATUS else 'no answer'})"
+                for a in tried
+            )
+            message = (
+                f"upstream {self.name}: tried {len(tried)} account(s), none could answer: {why}"
+            )
+            if off:
+                message += f" ({len(off)} more switched off)"
+        else:
+            why = "; ".join(
+                f"{name}: cooling for {max(state.until - now, 0):.0f} s ({state.disabled_by})"
+                if state.status == "cooling" and state.until is not None
+                else f"{name}: disabled ({state.disabled_by})"
+                for name, state in off
+            )
+            message = f"upstream {self.name}: no account is available: {why}"
+        return ProxyError(503, message, "api_error", "no_account_available", headers=headers)
+
+
+# -- committing to a response ------------------------------------------------------------
+
+
+class _Buffered:
+    """A non-streaming answer, read whole before the attempt counts as a success."""
+
+    def __init__(self, response: UpstreamResponse, body: bytes) -> None:
+        self.status = response.status
+        self.content_type = response.content_type
+        self.headers: Mapping[str, str] = response.headers
+        self._body = body
+
+    async def batches(self) -> AsyncGenerator[list[Frame], None]:
+        raise TypeError("a buffered answer has no frames")
+        yield []  # pragma: no cover - makes this an async generator
+
+    async def read(self, limit: int = MAX_ERROR_BODY) -> bytes:
+        return self._body[:limit]
+
+    async def drain(self) -> None:
+        return None
+
+
+async def _buffer(response: UpstreamResponse, limit: int) -> _Buffered:
+    return _Buffered(response, await response.read(limit))
+
+
+class _Prefetched:
+    """A stream whose first batch of frames was read (or is being read) before the
+    attempt was declared a success; the relay then reads it as if nothing happened."""
+
+    def __init__(
+        self,
+        response: UpstreamResponse,
+        frames: AsyncGenerator[list[Frame], None],
+        first: asyncio.Future[list[Frame]],
+    ) -> None:
+        self.status = response.status
+        self.content_type = response.content_type
+        self.headers: Mapping[str, str] = response.headers
+        self._response = response
+        self._frames = frames
+        self._first = first
+
+    async def batches(self) -> AsyncGenerator[list[Frame], None]:
+        try:
+            try:
+                first = await self._first
+            except StopAsyncIteration:
+                return
+            yield first
+            async for batch in self._frames:
+                yield batch
+        finally:
+            self._first.cancel()
+            with contextlib.suppress(Exception):
+                await self._frames.aclose()
+
+    async def read(self, limit: int = MAX_ERROR_BODY) -> bytes:
+        return await self._response.read(limit)
+
+    async def drain(self) -> None:
+        await self._response.drain()
+
+
+async def _prefetch(response: UpstreamResponse, seconds: float | None) -> _Prefetched:
+    frames = response.batches()
+
+    async def first_batch() -> list[Frame]:
+        return await frames.__anext__()
+
+    first = asyncio.ensure_future(first_batch())
+    try:
+        await asyncio.wait({first}, timeout=seconds)
+    except BaseException:
+        first.cancel()
+        with contextlib.suppress(BaseException):
+            await first
+        raise
+    if first.done() and not first.cancelled():
+        exc = first.exception()
+        if isinstance(exc, httpx.HTTPError):
+            raise unreachable(f"the upstream dropped the stream before its first frame ({exc!r})")
+    return _Prefetched(response, frames, first)
+
+
+__all__ = ["Attempts", "UpstreamRejected"]
