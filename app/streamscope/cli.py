@@ -121,8 +121,15 @@ def _serve(args: argparse.Namespace) -> int:
     import asyncio
     import logging
     import signal
+    import sqlite3
 
-    from streamscope.config import ConfigError, default_config_path, ensure_local_key, load_config
+    from streamscope.config import (
+        ConfigError,
+        default_config_path,
+        ensure_local_key,
+        load_config,
+        pool_state_path,
+    )
     from streamscope.proxy.server import PortInUse, ProxyServer
 
     path: Path = args.config or default_config_path()
@@ -139,7 +146,11 @@ def _serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CliError(f"cannot save a generated key to {path}: {exc.strerror or exc}") from None
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
-    server = ProxyServer(config.with_defaults())
+    state = pool_state_path(path)
+    try:
+        server = ProxyServer(config.with_defaults(), state_path=state)
+    except sqlite3.Error as exc:
+        raise CliError(f"cannot open the account pool's state file {state}: {exc}") from None
 
     async def run() -> None:
         await server.start()

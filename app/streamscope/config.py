@@ -149,6 +149,12 @@ def default_config_path() -> Path:
     return base / "streamscope" / "config.toml"
 
 
+def pool_state_path(config_path: Path) -> Path:
+    """The account pool's SQLite file: beside the config, named after it
+    (``config.toml`` -> ``config.pool.sqlite3``), so two configs never share a pool."""
+    return config_path.with_name(config_path.stem + ".pool.sqlite3")
+
+
 def _describe(exc: ValidationError) -> str:
     problems = []
     for err in exc.errors():

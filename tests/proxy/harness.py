@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from streamscope.config import Config, parse_config
@@ -44,11 +45,12 @@ def config_from_toml(text: str) -> Config:
 
 
 @contextmanager
-def proxied(config: Config) -> Iterator[Running]:
-    """Run the proxy for ``config`` in a background thread until the block ends."""
+def proxied(config: Config, state_path: Path | None = None) -> Iterator[Running]:
+    """Run the proxy for ``config`` in a background thread until the block ends
+    (``state_path``: the account pool's SQLite file; None keeps the pool in memory)."""
 
     async def start() -> ProxyServer:
-        server = ProxyServer(config)
+        server = ProxyServer(config, state_path=state_path)
         await server.start()
         return server
 

@@ -35,7 +35,7 @@ MODEL = "pool-model"
 
 def key_of(name: str) -> str:
     """The upstream key of account ``name``: long, unique, easy to search for."""
-    return f"sk-upstream-{name}-SECRET-{name * 4}-0123456789abcdef"
+    return f"sk-upstream-{name}-SECRET-0123456789abcdef-{name * 4}"
 
 
 NAMES = {key_of(n): n for n in "abcdefghij"}
