@@ -379,14 +379,17 @@ class AccountPool:
 
     def _flush_soon(self, loop: asyncio.AbstractEventLoop) -> None:
         self._flush_handle = None
-        assert self.store is not None
-        self._flushing = loop.run_in_executor(None, self.store.save, self._rows())
-        self._flushing.add_done_callback(self._flushed)
+        if self.store is None:
+            return
+        rows = self._rows()
+        self._flushing = loop.run_in_executor(None, self.store.save, rows)
+        self._flushing.add_done_callback(lambda f: self._flushed(f, rows))
 
-    def _flushed(self, future: asyncio.Future[None]) -> None:
+    def _flushed(self, future: asyncio.Future[None], rows: list[Any]) -> None:
         self._flushing = None
         if not future.cancelled() and future.exception() is not None:
             log.warning("cannot save the pool state: %s", future.exception())
+            self._dirty.update((u, a) for u, a, _, _ in rows)
         if self._dirty:
             self._schedule_flush()
 
@@ -400,12 +403,12 @@ class AccountPool:
         for up in self._upstreams.values():
             for acc in up.accounts.values():
                 self._cancel_timer(acc)
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
         if self._flushing is not None:
             with contextlib.suppress(Exception):
                 await self._flushing
+        if self._flush_handle is not None:  # after the await: _flushed may re-arm it
+            self._flush_handle.cancel()
+            self._flush_handle = None
         if self.store is not None:
             self.store.save(self._rows())
             self.store.close()

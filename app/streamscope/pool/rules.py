@@ -21,6 +21,7 @@ defaults, so a user rule can refine or override any of them.
 
 from __future__ import annotations
 
+import datetime
 import email.utils
 import math
 import time
@@ -60,7 +61,7 @@ class Rule(BaseModel):
     def matches(self, status: int, body_lower: str) -> bool:
         if self.network:
             return status == NETWORK_STATUS
-        if status == NETWORK_STATUS or (self.status and status not in self.status):
+        if status < 400 or (self.status and status not in self.status):
             return False
         return not self.body or any(s.lower() in body_lower for s in self.body)
 
@@ -123,11 +124,18 @@ def classify(
             cooldown = None
             if rule.action == "disable":
                 if rule.retry_after and headers is not None:
-                    cooldown = retry_after_seconds(headers.get("retry-after"), now)
+                    cooldown = retry_after_seconds(_header(headers, "retry-after"), now)
                 if cooldown is None:
                     cooldown = rule.cooldown_seconds
             return Verdict(rule.failure_class, rule.action, rule, cooldown)
     return Verdict(UNMATCHED, "return", None)
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    found = headers.get(name)  # httpx.Headers: case-insensitive already
+    if found is None:
+        found = next((v for k, v in headers.items() if k.lower() == name), None)
+    return found
 
 
 def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
@@ -135,15 +143,15 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     if value is None:
         return None
     value = value.strip()
-    try:
+    if value.isascii() and value.isdigit():  # delta-seconds is digits only (RFC 9110)
         seconds = float(value)
-    except ValueError:
+    else:
         try:
             when = email.utils.parsedate_to_datetime(value)
         except (TypeError, ValueError, IndexError):
             return None
-        if when.tzinfo is None:
-            return None
+        if when.tzinfo is None:  # asctime and "-0000": HTTP dates are always UTC
+            when = when.replace(tzinfo=datetime.UTC)
         seconds = when.timestamp() - (time.time() if now is None else now)
     if not math.isfinite(seconds):
         return None

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from pydantic import TypeAdapter
+
 Status = Literal["active", "cooling", "disabled"]
 
 MANUAL = "disabled by the user"
@@ -38,12 +40,20 @@ class AccountState:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> AccountState:
+    def from_json(cls, data: Any) -> AccountState:
+        """Raises ValueError or TypeError for anything that is not a sound state."""
+        if not isinstance(data, dict):
+            raise TypeError("an account state is a JSON object")
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        state = cls(**known)
-        if state.status not in ("active", "cooling", "disabled"):
-            state.status = "active"
+        if known.get("status") not in ("active", "cooling", "disabled"):
+            known["status"] = "active"
+        state = _ADAPTER.validate_python(known)
+        if state.status == "cooling" and state.until is None:
+            raise ValueError("a cooling account needs its end time")
         return state
+
+
+_ADAPTER = TypeAdapter(AccountState)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,185 @@
+"""Secrets out of text, bytes and logs (``streamscope.redact``).
+
+Covers: ``Redactor.for_config`` masks every local key and every account key in text and
+in bytes (to the last four characters), longest first when one secret contains another,
+ignores secrets shorter than 8 characters, and leaves other text alone; and
+``RedactingFilter`` masks a log message built from ``%`` args and the traceback text of
+a logged exception, both through a handler writing to a ``StringIO`` and with ``caplog``.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from streamscope.config import parse_config
+from streamscope.redact import MIN_SECRET, RedactingFilter, Redactor
+
+LOCAL = "sk-local-Q9w8E7r6T5y4U3i2O1p0AsDfGhJkLzXc"
+ACCOUNT_A = "sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+ACCOUNT_B = "sk-ant-api03-ZyXwVuTsRqPoNmLkJiHgFeDcBa-9876"
+SECRETS = [LOCAL, ACCOUNT_A, ACCOUNT_B]
+
+CONFIG = f"""
+[proxy]
+api_keys = ["{LOCAL}"]
+
+[[upstreams]]
+name = "oa"
+kind = "openai"
+base_url = "https://api.openai.com/v1"
+accounts = [{{api_key = "{ACCOUNT_A}"}}]
+
+[[upstreams]]
+name = "an"
+kind = "anthropic"
+base_url = "https://api.anthropic.com"
+accounts = [{{name = "main", api_key = "{ACCOUNT_B}"}}, {{api_key = "short"}}]
+"""
+
+
+@pytest.fixture
+def redactor() -> Redactor:
+    return Redactor.for_config(parse_config(CONFIG))
+
+
+def test_every_configured_secret_is_masked_in_text(redactor: Redactor) -> None:
+    text = (
+        f"Incorrect API key provided: {ACCOUNT_A}. Local key {LOCAL} was used; "
+        f"x-api-key: {ACCOUNT_B} and again {ACCOUNT_A}"
+    )
+    out = redactor.text(text)
+    assert all(s not in out for s in SECRETS)
+    assert out == (
+        "Incorrect API key provided: …Q7r8. Local key …LzXc was used; "
+        "x-api-key: …9876 and again …Q7r8"
+    )
+
+
+def test_every_configured_secret_is_masked_in_bytes(redactor: Redactor) -> None:
+    body = (
+        b'{"error": {"message": "Invalid key ' + ACCOUNT_B.encode() + b'"}}\n'
+        b"authorization: Bearer " + LOCAL.encode() + b"\n" + ACCOUNT_A.encode()
+    )
+    out = redactor.data(body)
+    assert all(s.encode() not in out for s in SECRETS)
+    assert (
+        out
+        == (
+            '{"error": {"message": "Invalid key …9876"}}\nauthorization: Bearer …LzXc\n…Q7r8'
+        ).encode()
+    )
+
+
+def test_text_without_secrets_is_untouched(redactor: Redactor) -> None:
+    text = "nothing secret here: sk-proj-A1b2 is only a prefix, 'short' is too short"
+    assert redactor.text(text) == text
+    assert redactor.data(text.encode()) == text.encode()
+
+
+def test_secrets_shorter_than_eight_characters_are_ignored() -> None:
+    assert MIN_SECRET == 8
+    redactor = Redactor(["short", "1234567", "12345678"])
+    assert redactor.text("short 1234567 12345678") == "short 1234567 …5678"
+    assert redactor.data(b"short 1234567 12345678") == "short 1234567 …5678".encode()
+    # an account key of five characters in the config is not used for masking either
+    assert Redactor.for_config(parse_config(CONFIG)).text("a short answer") == "a short answer"
+
+
+def test_the_longest_secret_is_masked_first() -> None:
+    inner = "sk-inner-123456"
+    outer = "prefix-" + inner + "-suffix-ABCD"
+    for order in ([inner, outer], [outer, inner]):
+        redactor = Redactor(order)
+        out = redactor.text(f"{outer} and {inner}")
+        assert out == "…ABCD and …3456"
+        assert redactor.data(f"{outer} | {inner}".encode()) == "…ABCD | …3456".encode()
+
+
+def test_duplicate_secrets_are_harmless() -> None:
+    assert Redactor([ACCOUNT_A, ACCOUNT_A]).text(ACCOUNT_A * 2) == "…Q7r8…Q7r8"
+
+
+@given(st.text(max_size=40), st.text(max_size=40), st.sampled_from(SECRETS))
+def test_no_configured_secret_survives_in_any_text(before: str, after: str, secret: str) -> None:
+    redactor = Redactor(SECRETS)
+    out = redactor.text(before + secret + after)
+    assert secret not in out
+    raw = redactor.data((before + secret + after).encode())
+    assert secret.encode() not in raw
+
+
+# -- logging -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def logged(redactor: Redactor) -> Iterator[tuple[logging.Logger, io.StringIO]]:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    handler.addFilter(RedactingFilter(redactor))
+    logger = logging.getLogger("streamscope.test_redact")
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    try:
+        yield logger, stream
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = True
+        logger.setLevel(logging.NOTSET)
+
+
+def test_filter_masks_a_message_built_from_args(
+    logged: tuple[logging.Logger, io.StringIO],
+) -> None:
+    logger, stream = logged
+    logger.info("upstream said %r for key %s (%d%%)", {"key": ACCOUNT_A}, LOCAL, 100)
+    out = stream.getvalue()
+    assert ACCOUNT_A not in out and LOCAL not in out
+    assert out == "INFO upstream said {'key': '…Q7r8'} for key …LzXc (100%)\n"
+
+
+def test_filter_masks_the_traceback(logged: tuple[logging.Logger, io.StringIO]) -> None:
+    logger, stream = logged
+    try:
+        raise RuntimeError(f"401 from upstream: Incorrect API key provided: {ACCOUNT_B}")
+    except RuntimeError:
+        logger.exception("request with %s failed", ACCOUNT_A)
+    out = stream.getvalue()
+    assert all(s not in out for s in SECRETS)
+    assert "Traceback (most recent call last)" in out
+    assert "RuntimeError: 401 from upstream: Incorrect API key provided: …9876" in out
+    assert out.startswith("ERROR request with …Q7r8 failed\n")
+
+
+def test_filter_with_caplog(redactor: Redactor, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.handler.addFilter(RedactingFilter(redactor))
+    try:
+        with caplog.at_level(logging.WARNING, logger="streamscope.test_redact.caplog"):
+            log = logging.getLogger("streamscope.test_redact.caplog")
+            try:
+                {}[ACCOUNT_A]
+            except KeyError:
+                log.warning("lookup of %s failed", ACCOUNT_A, exc_info=True)
+    finally:
+        caplog.handler.removeFilter(caplog.handler.filters[-1])
+    assert ACCOUNT_A not in caplog.text
+    assert "lookup of …Q7r8 failed" in caplog.text
+    assert "KeyError: '…Q7r8'" in caplog.text
+    (record,) = caplog.records
+    assert record.getMessage() == "lookup of …Q7r8 failed"
+    assert record.exc_text is not None and ACCOUNT_A not in record.exc_text
+
+
+def test_the_filter_masks_stack_text() -> None:
+    secret = "sk-stack-0123456789abcdef"
+    record = logging.LogRecord("x", logging.WARNING, __file__, 1, "plain", (), None)
+    record.stack_info = f'Stack (most recent call last):\n  call(key="{secret}")'
+    assert RedactingFilter(Redactor([secret])).filter(record)
+    assert record.stack_info == 'Stack (most recent call last):\n  call(key="…cdef")'
