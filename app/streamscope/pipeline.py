@@ -23,10 +23,12 @@ from typing import Literal
 
 from streamscope.codecs import EncodeOptions, StreamEncoder, get_codec
 from streamscope.findings import Finding
-from streamscope.model.assemble import Assembler
-from streamscope.model.events import Error, Event
+from streamscope.model.assemble import Assembler, merge_usage
+from streamscope.model.events import Error, Event, Usage
 from streamscope.wire import decode_all
 from streamscope.wire.frame import Frame
+
+USAGE_TAIL = 4  # frames at a passthrough stream's end that may carry its usage
 
 
 class StreamPipeline:
@@ -130,6 +132,27 @@ class StreamPipeline:
         self._assembler.feed(error)
         encoder = self._encoder or self._replayed()
         return encoder.encode(error) + encoder.finish()
+
+    @property
+    def usage(self) -> Usage | None:
+        """Token usage so far, without settling a passthrough stream: the frames that
+        carry usage come last (OpenAI's usage chunk, Anthropic's message_delta,
+        Responses' response.completed, LM Studio's chat.end), so only the last few
+        forwarded frames are read, by a throwaway decoder."""
+        usage = self._assembler.response.usage
+        if self._backlog:
+            tail = get_codec(self.source).stream_decoder()
+            for frame in self._backlog[-USAGE_TAIL:]:
+                for ev in tail.decode(frame):
+                    if isinstance(ev, Usage):
+                        usage = merge_usage(usage, ev)
+        return usage
+
+    @property
+    def error(self) -> Error | None:
+        """The error the stream ended with, as far as it was decoded (the proxy's own
+        failures always are: :meth:`fail` settles first)."""
+        return self._assembler.response.error
 
     @property
     def assembler(self) -> Assembler:

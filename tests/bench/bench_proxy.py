@@ -163,9 +163,15 @@ def _stop(proc: subprocess.Popen[str]) -> None:
 
 
 def proxy_config(upstream: str) -> str:
+    # Three accounts per upstream: every request goes through the account pool (a pick,
+    # the attempt's bookkeeping, change events and the write-behind to SQLite).
+    accounts = "".join(
+        f'[[upstreams.accounts]]\nname = "k{i}"\napi_key = "sk-bench-{i:032d}"\n\n'
+        for i in range(3)
+    )
     ups = "".join(
         f'[[upstreams]]\nname = "{name}"\nkind = "openai"\nbase_url = "{upstream}/v1"\n'
-        f'mode = "{mode}"\nmodels = ["short", "long"]\n\n'
+        f'mode = "{mode}"\nmodels = ["short", "long"]\n\n{accounts}'
         for name, mode in (("pt", "passthrough"), ("rp", "repair"))
     )
     return (

@@ -92,7 +92,9 @@ def order(up: UpstreamServer, path: str = "/v1/chat/completions") -> list[str]:
     return out
 
 
-def pool_config(url: str, names: str, mode: str = "repair", **upstream: Any) -> Config:
+def pool_config(
+    url: str, names: str, mode: str = "repair", keepalive: float = 2.0, **upstream: Any
+) -> Config:
     """One OpenAI-compatible upstream with an account per letter of ``names``."""
     return make_config(
         [
@@ -107,17 +109,17 @@ def pool_config(url: str, names: str, mode: str = "repair", **upstream: Any) -> 
                 **upstream,
             }
         ],
-        keepalive_seconds=2.0,
+        keepalive_seconds=keepalive,
     )
 
 
 @contextmanager
 def pool_proxy(
-    behaviour: Mapping[str, Behaviour], names: str, **upstream: Any
+    behaviour: Mapping[str, Behaviour], names: str, keepalive: float = 2.0, **upstream: Any
 ) -> Iterator[tuple[Running, UpstreamServer]]:
     with run_in_thread() as up:
         up.route("POST", "/v1/chat/completions", keyed(behaviour))
-        with proxied(pool_config(up.url, names, **upstream)) as running:
+        with proxied(pool_config(up.url, names, keepalive=keepalive, **upstream)) as running:
             yield running, up
 
 

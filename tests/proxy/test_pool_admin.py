@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import httpx
 import pytest
 
 from streamscope.pool.pool import PoolEvent
+from tests.proxy.harness import proxied
 from tests.proxy.pool_support import (
     account_states,
     admin_pool,
@@ -16,9 +18,12 @@ from tests.proxy.pool_support import (
     error_of,
     error_script,
     key_of,
+    keyed,
     order,
+    pool_config,
     pool_proxy,
 )
+from tests.upstream_server import run_in_thread
 
 
 def _post(running: Any, path: str, key: str | None = None) -> httpx.Response:
@@ -128,3 +133,36 @@ def test_pool_events_reach_a_subscriber_as_they_happen() -> None:
     # Each event carries its own copy of the state, as it was then.
     a_events = [e for e in events if e.account == "a"]
     assert a_events[0].state.status == "active" and a_events[-1].state.status == "disabled"
+
+
+def test_a_probe_brings_back_an_account_whose_key_works_again() -> None:
+    fixed = threading.Event()  # the user topped up / rotated the key upstream
+
+    def models(req: Any) -> Any:
+        from tests.upstream_server import Script
+
+        if not fixed.is_set():
+            return error_script(401, "still bad")
+        return Script(body_json={"object": "list", "data": [{"id": "m", "object": "model"}]})
+
+    behaviour = {"a": error_script(401, "bad key")}
+    with run_in_thread() as up:
+        up.route("POST", "/v1/chat/completions", keyed(behaviour))
+        up.route("GET", "/v1/models", models)
+        config = pool_config(up.url, "ab")
+        config.pool.probe_seconds = 0.1
+        with proxied(config) as running:
+            assert chat(running).status_code == 200
+            _post(running, "/admin/pool/up/b/disable")  # the user's choice: never probed
+            time.sleep(0.5)  # several probes, all failing
+            states = account_states(running)
+            assert states["a"]["status"] == "disabled"
+            fixed.set()
+            deadline = time.monotonic() + 10
+            while account_states(running)["a"]["status"] != "active":
+                assert time.monotonic() < deadline, "the probe never enabled the account"
+                time.sleep(0.05)
+            assert account_states(running)["a"]["reason"] == "enabled again: a probe succeeded"
+            assert account_states(running)["b"]["status"] == "disabled"
+    probed = [r.headers["authorization"] for r in up.requests if r.path == "/v1/models"]
+    assert len(probed) >= 3 and set(probed) == {"Bearer " + key_of("a")}

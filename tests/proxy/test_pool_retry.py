@@ -19,6 +19,7 @@ import pytest
 from tests.proxy.harness import proxied
 from tests.proxy.pool_support import (
     MODEL,
+    N_CHUNKS,
     TEXT,
     account_states,
     admin_pool,
@@ -281,3 +282,31 @@ def test_fifty_concurrent_requests_spread_over_the_accounts() -> None:
         states = account_states(running)
         assert [states[n]["successes"] for n in "abcde"] == [10] * 5
         assert all(states[n]["in_flight"] == 0 for n in "abcde")
+
+
+def test_a_slow_first_frame_gets_the_client_keepalives_and_commits_to_the_account() -> None:
+    # The upstream accepts at once but thinks for longer than the keepalive interval:
+    # the client gets its headers and keepalive comments meanwhile, then the answer.
+    slow = fast_stream_script(N_CHUNKS)
+    slow.chunks = [0.8, *slow.chunks]
+    with pool_proxy({"a": slow}, "ab", keepalive=0.3) as (running, up):
+        response = chat(running)
+        assert response.status_code == 200
+        before_content = response.text.split("data:", 1)[0]
+        assert before_content.count(": keepalive") >= 2
+        assert streamed_text(response) == TEXT
+        assert order(up) == ["a"]
+
+
+def test_a_stream_dropped_after_the_early_start_is_not_retried() -> None:
+    # Committed by the keepalive (the client had bytes): the drop is the stream's error.
+    with pool_proxy({"a": Script(chunks=[0.8], drop=True)}, "ab", keepalive=0.3) as (
+        running,
+        up,
+    ):
+        response = chat(running)
+        assert response.status_code == 200
+        assert ": keepalive" in response.text and "upstream_disconnected" in response.text
+        assert order(up) == ["a"]
+        states = account_states(running)
+        assert states["a"]["failures"] == {"stream": 1} and states["b"]["requests"] == 0

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
@@ -45,6 +45,17 @@ MODEL_PATHS = {
 }
 
 
+class FrameBatches(Protocol):
+    """What ``batches()`` returns: an async generator, or anything that iterates and
+    closes like one (the account loop's prefetched stream)."""
+
+    def __aiter__(self) -> AsyncIterator[list[Frame]]: ...
+
+    def __anext__(self) -> Awaitable[list[Frame]]: ...
+
+    async def aclose(self) -> None: ...
+
+
 class UpstreamResponse(Protocol):
     """An upstream's answer: status and headers known, body still to come."""
 
@@ -56,7 +67,7 @@ class UpstreamResponse(Protocol):
         """The response headers (lower-case names)."""
         ...
 
-    def batches(self) -> AsyncGenerator[list[Frame], None]:
+    def batches(self) -> FrameBatches:
         """The SSE frames each network read completed (often one, sometimes hundreds)."""
         ...
 
