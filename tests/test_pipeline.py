@@ -81,3 +81,18 @@ def test_fail_after_the_terminator_writes_nothing() -> None:
 def test_passthrough_needs_the_same_protocol() -> None:
     with pytest.raises(ValueError, match="same protocol"):
         StreamPipeline("openai-chat", "anthropic", passthrough=True)
+
+
+@pytest.mark.parametrize("path", SAME_PROTOCOL, ids=lambda p: p.name)
+def test_passthrough_usage_is_read_from_the_last_frames_alone(path: Path) -> None:
+    rec = load(path)
+    passed = StreamPipeline(rec.protocol, rec.protocol, passthrough=True)
+    for frame in rec.frames:
+        passed.feed(frame)
+    _, repaired = run(path, passthrough=False)
+    decoded: list[object] = []
+    real = passed.decoder.decode
+    passed.decoder.decode = lambda frame: decoded.append(frame) or real(frame)  # type: ignore[method-assign]
+    # The proxy asks for usage without settling (which would decode every frame).
+    assert passed.usage == repaired.assembler.response.usage
+    assert decoded == []

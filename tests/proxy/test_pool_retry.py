@@ -239,7 +239,9 @@ def test_passthrough_mode_uses_the_same_loop(stream: bool) -> None:
         summary = sdk_text(running, "openai-chat", stream)
         assert summary["text"] == TEXT
         assert order(up) == ["a", "b"]
-        assert account_states(running)["a"]["status"] == "disabled"
+        states = account_states(running)
+        assert states["a"]["status"] == "disabled"
+        assert states["b"]["tokens_used"] == 5 + 3  # read from the stream's last frames
 
 
 def test_an_upstream_without_accounts_gets_one_try_and_its_own_error() -> None:
