@@ -43,6 +43,9 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False)
 
 
+Fault = Literal["401", "429", "402", "403-insufficient", "403-too-large", "network", "slow"]
+
+
 class AccountConfig(_Model):
     """One credential of an upstream. Unnamed accounts are named by position (``account1``)."""
 
@@ -50,6 +53,19 @@ class AccountConfig(_Model):
     api_key: SecretStr = SecretStr("")
     weight: float = Field(default=1.0, gt=0)  # for the ``weighted`` strategy
     balance: float | None = None  # known credit, for the ``balance`` strategy
+    # Demo upstreams only: how this account fails, to watch the pool without a provider.
+    fault: Fault | None = None
+
+
+class DemoSettings(_Model):
+    """``[upstreams.demo]`` of a demo upstream: the scenarios' pace and the replays'."""
+
+    tokens_per_second: float = Field(default=60.0, gt=0)
+    first_token_seconds: float = Field(default=0.25, ge=0)
+    slow_seconds: float = Field(default=20.0, ge=0)  # demo-slow's silence; > keepalive
+    long_tokens: int = Field(default=300, ge=1)  # demo-long's length
+    replay_pace_seconds: float = Field(default=0.02, ge=0)  # between replayed frames
+    replay_dirs: list[str] = Field(default_factory=list)  # more folders of recordings
 
 
 Strategy = Literal["lru", "balance", "round_robin", "weighted"]
@@ -66,6 +82,7 @@ class UpstreamConfig(_Model):
     accounts: list[AccountConfig] = Field(default_factory=list)
     strategy: Strategy = "lru"
     max_retries: int = Field(default=10, ge=1)  # distinct accounts tried per request
+    demo: DemoSettings = Field(default_factory=DemoSettings)
 
     @property
     def protocol(self) -> str:
@@ -84,6 +101,8 @@ class UpstreamConfig(_Model):
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"account names must be unique: {', '.join(dupes)}")
+        if self.kind != "demo" and any(a.fault for a in self.accounts):
+            raise ValueError("only accounts of a demo upstream can have a fault")
         return self
 
 
@@ -128,12 +147,17 @@ class Config(_Model):
         return next((u for u in self.upstreams if u.name == name), None)
 
     def with_defaults(self) -> Config:
-        """The config a user gets with no upstreams: the built-in demo, as default."""
+        """The config a user gets with no upstreams: the built-in demo, as default, with
+        a healthy account and an exhausted one (so the pool has something to show)."""
         if self.upstreams:
             return self
-        return self.model_copy(
-            update={"upstreams": [UpstreamConfig(name="demo", kind="demo", default=True)]}
+        demo = UpstreamConfig(
+            name="demo",
+            kind="demo",
+            default=True,
+            accounts=[AccountConfig(name="healthy"), AccountConfig(name="exhausted", fault="429")],
         )
+        return self.model_copy(update={"upstreams": [demo]})
 
 
 def default_config_path() -> Path:
@@ -147,6 +171,23 @@ def default_config_path() -> Path:
         return Path.home() / "Library" / "Application Support" / "StreamScope" / "config.toml"
     base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
     return base / "streamscope" / "config.toml"
+
+
+def default_data_dir() -> Path:
+    """Where StreamScope keeps data (replays, captures): ``$STREAMSCOPE_DATA_DIR``, else
+    ``$XDG_DATA_HOME/streamscope`` (``~/.local/share/streamscope``) on Linux,
+    ``~/Library/Application Support/StreamScope`` on macOS, ``%LOCALAPPDATA%\\StreamScope``
+    on Windows."""
+    env = os.environ.get("STREAMSCOPE_DATA_DIR")
+    if env:
+        return Path(env)
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+        return base / "StreamScope"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "StreamScope"
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "streamscope"
 
 
 def pool_state_path(config_path: Path) -> Path:

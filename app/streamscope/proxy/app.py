@@ -30,7 +30,7 @@ import httpx
 
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, Config
-from streamscope.demo.standin import DemoUpstream
+from streamscope.demo.upstream import DemoUpstream
 from streamscope.model.request import RequestError
 from streamscope.pool.pool import AccountPool
 from streamscope.pool.store import PoolStore

@@ -76,6 +76,7 @@ class Attempts:
         stack: AsyncExitStack,
         body: JSON,
         *,
+        protocol: str,
         stream: bool,
         forward: dict[str, str],
         buffered: bool = False,
@@ -102,7 +103,9 @@ class Attempts:
             attempt_stack = AsyncExitStack()
             try:
                 response = await attempt_stack.enter_async_context(
-                    self.upstream.open(body, stream=stream, account=account, forward=forward)
+                    self.upstream.open(
+                        body, stream=stream, account=account, forward=forward, protocol=protocol
+                    )
                 )
                 if response.status >= 400:
                     raw = await response.read(MAX_ERROR_BODY)
@@ -110,13 +113,14 @@ class Attempts:
                     verdict = classify(
                         self.pool.rules, response.status, raw, response.headers, self.pool.clock()
                     )
-                    self._fail(account, verdict, response.status, self._message(raw))
+                    self._fail(account, verdict, response.status, self._message(raw, protocol))
                     if verdict.action == "return" or not pooled:
                         raise UpstreamRejected(response, self.redactor.data(raw))
                     tried.append(self.exchange.attempts[-1])
                     continue
+                whole = buffered or "json" in response.content_type.lower()
                 response = await (
-                    _buffer(response, read_limit) if buffered else _prefetch(response, early)
+                    _buffer(response, read_limit) if whole else _prefetch(response, early)
                 )
             except UpstreamUnreachable as exc:
                 await attempt_stack.aclose()
@@ -180,13 +184,14 @@ class Attempts:
         if account is not None:
             self.pool.release(self.name, account.name)
 
-    def _message(self, raw: bytes) -> str:
-        """The upstream's error message, as its own protocol puts it."""
+    @staticmethod
+    def _message(raw: bytes, protocol: str) -> str:
+        """The upstream's error message, as its protocol puts it."""
         try:
             parsed: Any = json.loads(raw)
         except ValueError:
             parsed = raw.decode("utf-8", errors="replace")
-        return get_codec(self.upstream.config.protocol).decode_error(parsed).message
+        return get_codec(protocol).decode_error(parsed).message
 
     def _none_left(self, tried: list[Attempt]) -> ProxyError:
         now = self.pool.clock()

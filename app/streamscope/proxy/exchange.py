@@ -22,12 +22,13 @@ from typing import Any
 
 from streamscope.codecs import EncodeOptions, get_codec
 from streamscope.config import ProxyConfig
+from streamscope.model.assemble import to_events
 from streamscope.model.events import Usage
 from streamscope.model.request import Request
 from streamscope.pipeline import StreamPipeline
 from streamscope.proxy.asgi import Scope, Send, header, send_bytes, send_json, start_sse
 from streamscope.proxy.attempts import Attempts, EarlyStart, UpstreamRejected
-from streamscope.proxy.errors import ProxyError
+from streamscope.proxy.errors import ProxyError, bad_gateway
 from streamscope.proxy.relay import Exchange, StreamRelay
 from streamscope.proxy.routing import Route
 
@@ -35,7 +36,7 @@ JSON = dict[str, Any]
 
 
 def _upstream_body(
-    client_protocol: str, body: JSON, request: Request, route: Route, passthrough: bool
+    protocol: str, body: JSON, request: Request, route: Route, passthrough: bool
 ) -> JSON:
     if passthrough:
         return {**body, "model": route.model}
@@ -44,11 +45,11 @@ def _upstream_body(
     upstream_request = dataclasses.replace(
         request, model=route.model, stream=True, include_usage=True
     )
-    return get_codec(route.upstream.protocol).encode_request(upstream_request)
+    return get_codec(protocol).encode_request(upstream_request)
 
 
-def _forward_headers(scope: Scope, client_protocol: str, route: Route) -> dict[str, str]:
-    if client_protocol != route.upstream.protocol:
+def _forward_headers(scope: Scope, client_protocol: str, protocol: str) -> dict[str, str]:
+    if client_protocol != protocol:
         return {}
     out: dict[str, str] = {}
     for name in get_codec(client_protocol).forwarded_headers:
@@ -59,7 +60,12 @@ def _forward_headers(scope: Scope, client_protocol: str, route: Route) -> dict[s
 
 
 async def _upstream_error(
-    rejected: UpstreamRejected, route: Route, client_protocol: str, passthrough: bool, send: Send
+    rejected: UpstreamRejected,
+    upstream: str,
+    protocol: str,
+    client_protocol: str,
+    passthrough: bool,
+    send: Send,
 ) -> None:
     raw = rejected.body
     try:
@@ -72,8 +78,8 @@ async def _upstream_error(
         return
     if parsed is None:  # an HTML error page, say: never forward it as it is
         parsed = raw.decode("utf-8", errors="replace")
-    error = get_codec(route.upstream.protocol).decode_error(parsed)
-    error.message = f"upstream {route.upstream.name}: {error.message}"
+    error = get_codec(protocol).decode_error(parsed)
+    error.message = f"upstream {upstream}: {error.message}"
     await send_json(send, rejected.status, get_codec(client_protocol).encode_error(error))
 
 
@@ -95,15 +101,17 @@ async def handle_exchange(
     proxy: ProxyConfig,
 ) -> None:
     config = route.upstream
-    passthrough = config.mode == "passthrough" and config.protocol == client_protocol
-    upstream_body = _upstream_body(client_protocol, body, request, route, passthrough)
+    # The protocol this upstream is asked in: its own (the demo speaks the client's).
+    protocol = attempts.upstream.protocol_for(client_protocol, route.model)
+    passthrough = config.mode == "passthrough" and protocol == client_protocol
+    upstream_body = _upstream_body(protocol, body, request, route, passthrough)
     stream_upstream = request.stream if passthrough else True
     options = EncodeOptions(
         include_usage=request.include_usage if client_protocol == "openai-chat" else True,
         model=request.model if request.model != route.model else None,
         request=request,
     )
-    forward = _forward_headers(scope, client_protocol, route)
+    forward = _forward_headers(scope, client_protocol, protocol)
     tokens, broken = 0, None
     # A streaming client must hear something within the keepalive interval, even while
     # the account loop still waits for the upstream's first frame.
@@ -112,39 +120,46 @@ async def handle_exchange(
         if request.stream and proxy.keepalive_seconds > 0
         else None
     )
+    limit = proxy.max_body_bytes * 4
     async with contextlib.AsyncExitStack() as stack:
         try:
             response = await attempts.open(
                 stack,
                 upstream_body,
+                protocol=protocol,
                 stream=stream_upstream,
                 forward=forward,
                 buffered=passthrough and not stream_upstream,
-                read_limit=proxy.max_body_bytes * 4,
+                read_limit=limit,
                 early=early,
             )
         except UpstreamRejected as rejected:
-            await _upstream_error(rejected, route, client_protocol, passthrough, send)
+            await _upstream_error(
+                rejected, config.name, protocol, client_protocol, passthrough, send
+            )
             exchange.outcome = f"upstream-status={rejected.status}"
             return
         try:
-            if passthrough and not stream_upstream:
-                # Non-streaming passthrough: the upstream's body, byte for byte.
-                raw = await response.read(proxy.max_body_bytes * 4)
-                tokens = _tokens(_usage_of(config.protocol, raw))
-                await send_bytes(send, response.status, raw, response.content_type.encode())
+            if not is_event_stream(response.content_type):
+                # A whole body: the non-streaming answer asked for, or one an upstream
+                # sent instead of the stream it was asked for.
+                raw = await response.read(limit)
+                tokens = _tokens(_usage_of(protocol, raw))
+                if passthrough:  # the upstream's body, byte for byte
+                    await send_bytes(send, response.status, raw, response.content_type.encode())
+                    return
+                exchange.outcome = "upstream-sent-a-body"
+                await _body_as_answer(raw, protocol, client_protocol, request, options, send)
                 return
             pipeline = StreamPipeline(
-                config.protocol, client_protocol, passthrough=passthrough, options=options
+                protocol, client_protocol, passthrough=passthrough, options=options
             )
             relay = StreamRelay(pipeline, response, proxy, exchange)
             try:
                 if request.stream:
                     if early is None or not early.started:
                         await start_sse(send, [])
-                    exchange.outcome = await relay.run(
-                        send, keepalive=proxy.keepalive_seconds > 0
-                    )
+                    exchange.outcome = await relay.run(send, keepalive=proxy.keepalive_seconds > 0)
                     await send({"type": "http.response.body", "body": b"", "more_body": False})
                     return
                 exchange.outcome = await relay.run(None, keepalive=False)
@@ -163,6 +178,43 @@ async def handle_exchange(
             await send_json(send, 200, get_codec(client_protocol).encode_response(result, options))
         finally:
             attempts.finish(tokens, broken)
+
+
+async def _body_as_answer(
+    raw: bytes,
+    protocol: str,
+    client_protocol: str,
+    request: Request,
+    options: EncodeOptions,
+    send: Send,
+) -> None:
+    """Repair mode, an upstream that answered a stream request with a whole response
+    body (some ignore ``stream: true``): decoded as its protocol's non-streaming
+    response, it becomes the client's stream or body."""
+    try:
+        response = get_codec(protocol).decode_response(json.loads(raw))
+    except Exception:  # not JSON, or not a response of its protocol
+        raise bad_gateway(
+            f"the upstream answered a stream request with a body that is neither SSE nor "
+            f"a {protocol} response ({raw[:80]!r})",
+            "upstream_not_sse",
+        ) from None
+    client = get_codec(client_protocol)
+    if not request.stream:
+        await send_json(send, 200, client.encode_response(response, options))
+        return
+    encoder = client.stream_encoder(options)
+    out = [chunk for ev in to_events(response) for chunk in encoder.encode(ev)]
+    await start_sse(send, [])
+    body = b"".join(out + encoder.finish())
+    await send({"type": "http.response.body", "body": body, "more_body": True})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def is_event_stream(content_type: str) -> bool:
+    """A stream unless the upstream says JSON (an SSE body with a wrong or missing
+    content type is still read as SSE: its frames tell)."""
+    return "json" not in content_type.lower()
 
 
 def _usage_of(protocol: str, raw: bytes) -> Usage | None:

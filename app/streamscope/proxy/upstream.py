@@ -84,8 +84,18 @@ class UpstreamResponse(Protocol):
 class Upstream(Protocol):
     config: UpstreamConfig
 
+    def protocol_for(self, client_protocol: str, model: str) -> str:
+        """The protocol to ask this upstream in for a client's request."""
+        ...
+
     def open(
-        self, body: JSON, *, stream: bool, account: AccountConfig | None, forward: dict[str, str]
+        self,
+        body: JSON,
+        *,
+        stream: bool,
+        account: AccountConfig | None,
+        forward: dict[str, str],
+        protocol: str | None = None,
     ) -> AbstractAsyncContextManager[UpstreamResponse]: ...
 
     async def list_models(self, account: AccountConfig | None) -> list[str]: ...
@@ -159,9 +169,18 @@ class HttpUpstream:
     def url(self) -> str:
         return self.config.base_url + CHAT_PATHS[self.config.kind]
 
+    def protocol_for(self, client_protocol: str, model: str) -> str:
+        return self.config.protocol  # an HTTP upstream speaks its kind's protocol
+
     @asynccontextmanager
     async def open(
-        self, body: JSON, *, stream: bool, account: AccountConfig | None, forward: dict[str, str]
+        self,
+        body: JSON,
+        *,
+        stream: bool,
+        account: AccountConfig | None,
+        forward: dict[str, str],
+        protocol: str | None = None,
     ) -> AsyncIterator[_HttpResponse]:
         headers = {
             "content-type": "application/json",

@@ -1,0 +1,118 @@
+"""Recorded streams the demo backend replays: model ``replay/<name>``.
+
+Three places are searched, later ones winning on a name clash (a user's own file is
+more specific than a shipped one):
+
+- the shipped catalogue in ``resources/replay``: ``recordings/`` (real streams from
+  public SDK test suites; ``replay/<stem>``) and ``broken/`` (one per classic
+  empty-response cause; ``replay/broken/<stem>``);
+- ``replay/`` in the data dir (``replay/<path without extension>``);
+- the demo upstream's ``replay_dirs``.
+
+A recording is raw SSE bytes (``.sse``), one JSON payload per line (``.jsonl``), or a
+whole non-streaming body (``.json``), which is served as it is, ``200`` with
+``application/json`` even to a stream request: the "200 with a body that is not SSE"
+failure, reproduced. Folders are read on every lookup, so files added while the app
+runs are there at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from streamscope.recording import Recording, RecordingError, read_recording
+
+PREFIX = "replay/"
+SUFFIXES = (".sse", ".jsonl", ".json")
+MAX_FILE = 64 * 1024 * 1024
+
+
+def builtin_dir() -> Path:
+    """``resources/replay`` of a source checkout (the wheel's copy comes with packaging)."""
+    return Path(__file__).resolve().parents[3] / "resources" / "replay"
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    name: str  # the model name, ``replay/...``
+    path: Path
+
+    @property
+    def is_body(self) -> bool:
+        """A whole non-streaming body rather than a stream."""
+        return self.path.suffix == ".json"
+
+    def recording(self) -> Recording:
+        """The frames and protocol (``RecordingError`` when it is neither SSE nor JSON lines)."""
+        data = self.path.read_bytes()[:MAX_FILE]
+        return read_recording(data)
+
+
+class ReplayCatalogue:
+    def __init__(self, roots: Iterable[tuple[Path, str]]) -> None:
+        """``roots``: (folder, name prefix under ``replay/``), searched in order."""
+        self.roots = list(roots)
+
+    @classmethod
+    def default(cls, data_dir: Path | None, extra: Iterable[str] = ()) -> ReplayCatalogue:
+        shipped = builtin_dir()
+        roots = [(shipped / "recordings", ""), (shipped / "broken", "broken/")]
+        if data_dir is not None:
+            roots.append((data_dir / "replay", ""))
+        roots += [(Path(d).expanduser(), "") for d in extra]
+        return cls(roots)
+
+    def replays(self) -> dict[str, Replay]:
+        found: dict[str, Replay] = {}
+        for root, prefix in self.roots:
+            if not root.is_dir():
+                continue
+            for path in sorted(root.rglob("*")):
+                if path.suffix not in SUFFIXES or not path.is_file():
+                    continue
+                if path.name.startswith("."):
+                    continue
+                stem = path.relative_to(root).with_suffix("").as_posix()
+                name = f"{PREFIX}{prefix}{stem}"
+                found[name] = Replay(name, path)
+        return found
+
+    def names(self) -> list[str]:
+        return sorted(self.replays())
+
+    def get(self, model: str) -> Replay | None:
+        if not model.startswith(PREFIX):
+            return None
+        return self.replays().get(model)
+
+    def protocol(self, model: str) -> str | None:
+        """The protocol a replay speaks (None: not a replay, or unreadable)."""
+        replay = self.get(model)
+        if replay is None:
+            return None
+        try:
+            if replay.is_body:
+                return body_protocol(replay.path.read_bytes()[:MAX_FILE])
+            return replay.recording().protocol
+        except (OSError, RecordingError):
+            return None
+
+
+def body_protocol(data: bytes) -> str:
+    """The protocol of a non-streaming response body, by its shape."""
+    try:
+        body = json.loads(data)
+    except ValueError:
+        return "openai-chat"
+    if isinstance(body, dict):
+        if body.get("type") == "message":
+            return "anthropic"
+        if body.get("object") == "response":
+            return "responses"
+    return "openai-chat"
+
+
+__all__ = ["PREFIX", "Replay", "ReplayCatalogue", "builtin_dir"]

@@ -1,0 +1,281 @@
+"""The demo backend's scenarios: a canonical request in, timed canonical events out.
+
+Each scenario writes what one choice says (text, reasoning, a refusal, tool calls); the
+driver (:func:`play`) adds what every stream has: the start, one choice per ``n``, the
+``max_tokens`` budget (a choice that runs out finishes with ``length``), usage, the end,
+and the timing — a first-token delay, then one content delta per token at
+``tokens_per_second``. The events are protocol-free: the demo encodes them with the
+codec of whichever protocol it is asked in, so every client gets them correctly encoded.
+
+    demo-chat       quotes the user's last message back
+    demo-tools      calls the request's tools (two in parallel when two or more are
+                    given, ``get_weather`` when none), arguments from their schemas;
+                    answers in text once the conversation holds tool results
+    demo-reasoning  reasoning (signed) first, then text
+    demo-refusal    a refusal
+    demo-long       a long answer, for watching time to first token and tokens/s
+    demo-slow       a silence longer than the keepalive interval, then text
+    demo-error      a few tokens, then an upstream error
+    demo-length     more text than ``max_tokens`` allows (16 when the request sets none)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from streamscope.demo.schema_args import example_arguments
+from streamscope.model.events import (
+    End,
+    Error,
+    Event,
+    Finish,
+    MessageStart,
+    ReasoningDelta,
+    ReasoningSignature,
+    RefusalDelta,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+)
+from streamscope.model.request import Request, ToolCallPart, ToolDef, ToolResultPart
+from streamscope.model.stop import StopReason
+
+DEFAULT_LENGTH_LIMIT = 16
+WEATHER = ToolDef(
+    "get_weather",
+    "Current weather for a location.",
+    {
+        "type": "object",
+        "properties": {
+            "location": {"type": "string", "description": "City name"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+        },
+        "required": ["location"],
+    },
+)
+LONG_SENTENCES = (
+    "A stream is a promise kept one token at a time.",
+    "Each frame ends with a blank line, or a strict client waits forever.",
+    "The first token tells the user the model is alive; the rest tell the story.",
+    "Usage arrives last, after the finish reason, in a chunk with an empty choices list.",
+    "A proxy that buffers turns a live answer into a long silence and a sudden wall of text.",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    tokens_per_second: float = 60.0
+    first_token_seconds: float = 0.25
+    slow_seconds: float = 20.0
+    long_tokens: int = 300
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """Wait ``delay`` seconds, then the event."""
+
+    delay: float
+    event: Event
+
+
+@dataclass(slots=True)
+class Said:
+    """What one choice of a scenario says, before budget and timing."""
+
+    events: list[Event] = field(default_factory=list)
+    finish: StopReason = "stop"
+    error: Error | None = None  # the stream breaks after ``events``
+    first_delay: float | None = None  # None: the timing's first-token delay
+
+
+Scenario = Callable[[Request, int, Timing], Said]
+
+
+# -- what each scenario says -------------------------------------------------------------
+
+
+def _pieces(text: str) -> list[str]:
+    """Token-sized pieces: words, each after the first with its leading space."""
+    words = text.split(" ")
+    return [w if i == 0 else " " + w for i, w in enumerate(words)]
+
+
+def _last_user_text(request: Request) -> str:
+    return next((m.text for m in reversed(request.messages) if m.role == "user"), "")
+
+
+def _text(text: str, choice: int) -> list[Event]:
+    return [TextDelta(p, choice) for p in _pieces(text)]
+
+
+def chat(request: Request, choice: int, timing: Timing) -> Said:
+    quoted = _last_user_text(request) or "nothing"
+    prefix = f"(choice {choice + 1}) " if choice else ""
+    text = f'{prefix}You said: "{quoted}". This is the StreamScope demo backend.'
+    return Said(_text(text, choice))
+
+
+def _tool_results(request: Request) -> list[tuple[str, str]]:
+    """(tool name, result text) for the results in the conversation's last turn."""
+    if not request.messages:
+        return []
+    last = request.messages[-1]
+    results = [p for p in last.parts if isinstance(p, ToolResultPart)]
+    names = {p.id: p.name for m in request.messages for p in m.parts if isinstance(p, ToolCallPart)}
+    out = []
+    for r in results:
+        content = " ".join(getattr(c, "text", "") for c in r.content).strip()
+        out.append((names.get(r.call_id, "a tool"), content[:200] or "(empty)"))
+    return out
+
+
+def tools(request: Request, choice: int, timing: Timing) -> Said:
+    results = _tool_results(request)
+    if results:
+        said = "; ".join(f"{name} returned {text}" for name, text in results)
+        return Said(_text(f"Thanks. {said}. That is all the demo needed.", choice))
+    mode = request.tool_choice.mode if request.tool_choice else "auto"
+    if mode == "none":
+        return Said(_text("I would call a tool, but tool_choice is none.", choice))
+    defined = request.tools or [WEATHER]
+    if mode == "tool" and request.tool_choice is not None:
+        defined = [t for t in defined if t.name == request.tool_choice.name] or defined[:1]
+    calls = defined[:2]
+    events: list[Event] = []
+    for index, tool in enumerate(calls):
+        events.append(ToolCallStart(index, "call_" + uuid.uuid4().hex[:24], tool.name, choice))
+        arguments = json.dumps(example_arguments(tool.parameters), ensure_ascii=False)
+        events += [
+            ToolCallDelta(index, arguments[i : i + 6], choice) for i in range(0, len(arguments), 6)
+        ]
+        events.append(ToolCallEnd(index, choice))
+    return Said(events, "tool_calls")
+
+
+def reasoning(request: Request, choice: int, timing: Timing) -> Said:
+    topic = _last_user_text(request) or "this"
+    thought = (
+        f'The user wrote "{topic}". I should think before answering: restate the question, '
+        "check what a short answer needs, then write it."
+    )
+    signature = "demo-sig-" + hashlib.sha256(thought.encode()).hexdigest()[:32]
+    events: list[Event] = [ReasoningDelta(p, choice) for p in _pieces(thought)]
+    events.append(ReasoningSignature(signature, choice))
+    events += _text("Having thought it over: this is the demo's considered answer.", choice)
+    return Said(events)
+
+
+def refusal(request: Request, choice: int, timing: Timing) -> Said:
+    text = "I'm sorry, but I can't help with that request in this demo."
+    return Said([RefusalDelta(p, choice) for p in _pieces(text)], "refusal")
+
+
+def long(request: Request, choice: int, timing: Timing) -> Said:
+    words: list[str] = []
+    i = 0
+    while len(words) < timing.long_tokens:
+        words += LONG_SENTENCES[i % len(LONG_SENTENCES)].split(" ")
+        i += 1
+    return Said(_text(" ".join(words[: timing.long_tokens]), choice))
+
+
+def slow(request: Request, choice: int, timing: Timing) -> Said:
+    text = "Sorry for the wait: this answer started after a long silence on purpose."
+    return Said(_text(text, choice), first_delay=timing.slow_seconds)
+
+
+def error(request: Request, choice: int, timing: Timing) -> Said:
+    events = _text("This answer will break off after", choice)
+    message = f"demo-error: the upstream failed after {len(events)} tokens"
+    return Said(events, error=Error(message, "api_error", "demo_error"))
+
+
+def length(request: Request, choice: int, timing: Timing) -> Said:
+    words = " ".join(LONG_SENTENCES).split(" ")
+    return Said(_text(" ".join(words), choice))
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "demo-chat": chat,
+    "demo-tools": tools,
+    "demo-reasoning": reasoning,
+    "demo-refusal": refusal,
+    "demo-long": long,
+    "demo-slow": slow,
+    "demo-error": error,
+    "demo-length": length,
+}
+
+
+# -- the driver ------------------------------------------------------------------------------
+
+
+CONTENT = (TextDelta, ReasoningDelta, RefusalDelta, ToolCallDelta)
+
+
+def _input_tokens(request: Request) -> int:
+    text = request.system_text + " " + " ".join(m.text for m in request.messages)
+    tools_size = sum(len(json.dumps(t.parameters)) // 4 for t in request.tools)
+    return max(len(text.split()), 1) + tools_size
+
+
+def play(name: str, request: Request, timing: Timing) -> list[Step]:
+    """The timed events of scenario ``name`` for ``request`` (KeyError if unknown)."""
+    scenario = SCENARIOS[name]
+    budget = request.max_tokens
+    if name == "demo-length" and budget is None:
+        budget = DEFAULT_LENGTH_LIMIT
+    choices = max(request.n or 1, 1)
+    per_token = 1.0 / timing.tokens_per_second if timing.tokens_per_second > 0 else 0.0
+    lanes: list[list[Event]] = []
+    output = reasoning_tokens = 0
+    first_delay = timing.first_token_seconds
+    failure: Error | None = None
+    for c in range(choices):
+        said = scenario(request, c, timing)
+        if said.first_delay is not None:
+            first_delay = said.first_delay
+        lane: list[Event] = []
+        spent = 0
+        finish = said.finish
+        for ev in said.events:
+            if isinstance(ev, CONTENT):
+                if budget is not None and spent >= budget:
+                    finish = "length"
+                    break
+                spent += 1
+                reasoning_tokens += isinstance(ev, ReasoningDelta)
+            lane.append(ev)
+        output += spent
+        if said.error is not None and finish != "length":
+            failure = said.error
+        else:
+            lane.append(Finish(finish, c))
+        lanes.append(lane)
+    steps = [Step(0.0, MessageStart("demo-" + uuid.uuid4().hex[:24], request.model))]
+    first = True
+    # Choices take turns token by token, as a provider interleaves them.
+    for row in range(max(len(lane) for lane in lanes)):
+        for lane in lanes:
+            if row < len(lane):
+                ev = lane[row]
+                delay = 0.0
+                if isinstance(ev, CONTENT):
+                    delay = first_delay if first else per_token
+                    first = False
+                steps.append(Step(delay, ev))
+    if failure is not None:
+        steps.append(Step(per_token, failure))
+        return steps
+    usage = Usage(_input_tokens(request), output, reasoning_tokens=reasoning_tokens or None)
+    steps += [Step(0.0, usage), Step(0.0, End())]
+    return steps
+
+
+__all__ = ["SCENARIOS", "Step", "Timing", "play"]

@@ -1,0 +1,230 @@
+"""The demo backend as an upstream of the proxy: scenarios, replays and account faults.
+
+It speaks every protocol: asked in the client's own protocol (``protocol_for``), it
+encodes its scenario's canonical events with that protocol's codec, so each client gets
+native frames (Anthropic clients a signed thinking block, OpenAI clients a refusal
+field) and ``passthrough`` works for every client. A replay speaks the protocol of its
+recording; a client of another protocol gets it translated (repair mode).
+
+Accounts may carry a ``fault``, answered before anything else: ``401``, ``429`` (with
+``Retry-After: 60``), ``402``, ``403-insufficient``, ``403-too-large`` as the error a
+provider would send, ``network`` as a refused connection, ``slow`` as a wait of
+``slow_seconds`` before an otherwise normal answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from streamscope.codecs import EncodeOptions, get_codec
+from streamscope.config import AccountConfig, UpstreamConfig, default_data_dir
+from streamscope.demo.replay import PREFIX, Replay, ReplayCatalogue
+from streamscope.demo.scenarios import SCENARIOS, Step, Timing, play
+from streamscope.model.assemble import assemble
+from streamscope.model.events import Error
+from streamscope.model.request import Request, RequestError
+from streamscope.proxy.errors import unreachable
+from streamscope.recording import RecordingError
+from streamscope.wire import SSEDecoder
+from streamscope.wire.frame import Frame
+
+JSON = dict[str, Any]
+RETRY_AFTER = 60
+
+# fault -> (status, error type, message)
+FAULTS: dict[str, tuple[int, str, str]] = {
+    "401": (401, "authentication_error", "Incorrect API key provided."),
+    "429": (429, "rate_limit_error", "Rate limit reached for this account; retry later."),
+    "402": (402, "insufficient_quota", "Insufficient balance: please top up your account."),
+    "403-insufficient": (
+        403,
+        "permission_error",
+        "Insufficient tokens for this request: upgrade your plan.",
+    ),
+    "403-too-large": (
+        403,
+        "permission_error",
+        "The estimated cost of this request exceeds your per-request limit.",
+    ),
+}
+
+
+class _Answer:
+    """A whole body: an error envelope, a non-streaming answer, a replayed body."""
+
+    def __init__(
+        self,
+        status: int,
+        body: bytes,
+        content_type: str = "application/json",
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.status = status
+        self.content_type = content_type
+        self.headers: Mapping[str, str] = headers or {"content-type": content_type}
+        self._body = body
+
+    async def batches(self) -> AsyncGenerator[list[Frame], None]:
+        # What an SSE reader makes of this body (nothing, unless it happens to be SSE).
+        decoder = SSEDecoder()
+        frames = decoder.feed(self._body, time.monotonic_ns()) + decoder.flush()
+        if frames:
+            yield frames
+
+    async def read(self, limit: int = 1 << 30) -> bytes:
+        return self._body[:limit]
+
+    async def drain(self) -> None:
+        return None
+
+
+class _Stream:
+    """Wire bytes released on a schedule: (seconds to wait, bytes) pairs."""
+
+    status = 200
+    content_type = "text/event-stream"
+
+    def __init__(self, timed: list[tuple[float, bytes]]) -> None:
+        self.headers: Mapping[str, str] = {"content-type": self.content_type}
+        self._timed = timed
+
+    async def batches(self) -> AsyncGenerator[list[Frame], None]:
+        decoder = SSEDecoder()
+        for delay, data in self._timed:
+            if delay > 0:
+                await asyncio.sleep(delay)
+            # The arrival time is when the bytes are "received", as for a real upstream.
+            frames = decoder.feed(data, time.monotonic_ns())
+            if frames:
+                yield frames
+        tail = decoder.flush()
+        if tail:
+            yield tail
+
+    async def read(self, limit: int = 1 << 30) -> bytes:
+        return b"".join(data for _, data in self._timed)[:limit]
+
+    async def drain(self) -> None:
+        return None
+
+
+def _error(protocol: str, status: int, error: Error, **headers: str) -> _Answer:
+    body = json.dumps(get_codec(protocol).encode_error(error)).encode()
+    return _Answer(status, body, headers={"content-type": "application/json", **headers})
+
+
+def _timed_frames(protocol: str, steps: list[Step], request: Request) -> list[tuple[float, bytes]]:
+    """The scenario encoded in ``protocol``: bytes grouped by the wait before them."""
+    options = EncodeOptions(
+        include_usage=request.include_usage or protocol != "openai-chat", request=request
+    )
+    encoder = get_codec(protocol).stream_encoder(options)
+    out: list[tuple[float, bytes]] = []
+    wait = 0.0
+    for step in steps:
+        wait += step.delay
+        data = b"".join(encoder.encode(step.event))
+        if data:
+            out.append((wait, data))
+            wait = 0.0
+    tail = b"".join(encoder.finish())
+    if tail:
+        out.append((wait, tail))
+    return out
+
+
+class DemoUpstream:
+    """The ``demo`` kind of upstream: no network, no key."""
+
+    def __init__(self, config: UpstreamConfig, catalogue: ReplayCatalogue | None = None) -> None:
+        self.config = config
+        s = config.demo
+        self.timing = Timing(
+            s.tokens_per_second, s.first_token_seconds, s.slow_seconds, s.long_tokens
+        )
+        self.catalogue = catalogue or ReplayCatalogue.default(default_data_dir(), s.replay_dirs)
+
+    def protocol_for(self, client_protocol: str, model: str) -> str:
+        """The protocol to ask the demo in: the client's own, or a replay's."""
+        if model.startswith(PREFIX):
+            return self.catalogue.protocol(model) or client_protocol
+        return client_protocol
+
+    async def list_models(self, account: AccountConfig | None) -> list[str]:
+        return [*SCENARIOS, *self.catalogue.names()]
+
+    @asynccontextmanager
+    async def open(
+        self,
+        body: JSON,
+        *,
+        stream: bool,
+        account: AccountConfig | None,
+        forward: dict[str, str],
+        protocol: str | None = None,
+    ) -> AsyncIterator[_Answer | _Stream]:
+        protocol = protocol or self.config.protocol
+        yield await self._answer(body, stream, account, protocol)
+
+    async def _answer(
+        self, body: JSON, stream: bool, account: AccountConfig | None, protocol: str
+    ) -> _Answer | _Stream:
+        fault = account.fault if account is not None else None
+        if fault == "network":
+            raise unreachable(f"demo account {account.name if account else ''}: connection refused")
+        if fault == "slow":
+            await asyncio.sleep(self.config.demo.slow_seconds)
+        elif fault is not None:
+            status, kind, message = FAULTS[fault]
+            headers = {"retry-after": str(RETRY_AFTER)} if status == 429 else {}
+            return _error(protocol, status, Error(message, kind, kind), **headers)
+        model = str(body.get("model", ""))
+        replay = self.catalogue.get(model)
+        if replay is not None:
+            return self._replay(replay, stream, protocol)
+        try:
+            request = get_codec(protocol).decode_request(body)
+        except RequestError as exc:
+            return _error(
+                protocol, 400, Error(exc.message, "invalid_request_error", None, exc.param)
+            )
+        if model not in SCENARIOS:
+            known = ", ".join(SCENARIOS)
+            message = f"the demo has no model {model!r} (it has {known} and replay/<name>)"
+            return _error(protocol, 404, Error(message, "not_found_error", "model_not_found"))
+        steps = play(model, request, self.timing)
+        if stream:
+            return _Stream(_timed_frames(protocol, steps, request))
+        # Not streaming: the same answer after the time it would have taken.
+        await asyncio.sleep(sum(s.delay for s in steps))
+        response = assemble(s.event for s in steps)
+        if response.error is not None:
+            return _error(protocol, 500, response.error)
+        data = json.dumps(get_codec(protocol).encode_response(response)).encode()
+        return _Answer(200, data)
+
+    def _replay(self, replay: Replay, stream: bool, protocol: str) -> _Answer | _Stream:
+        try:
+            if replay.is_body:
+                return _Answer(200, replay.path.read_bytes())
+            recording = replay.recording()
+        except (OSError, RecordingError) as exc:
+            message = f"cannot replay {replay.name}: {exc}"
+            return _error(protocol, 500, Error(message, "api_error", "replay_unreadable"))
+        if not stream:
+            decoder = get_codec(recording.protocol).stream_decoder()
+            events = [ev for f in recording.frames for ev in decoder.decode(f)]
+            response = assemble(events + decoder.finish())
+            data = json.dumps(get_codec(recording.protocol).encode_response(response)).encode()
+            return _Answer(200, data)
+        pace = self.config.demo.replay_pace_seconds
+        timed = [(pace if i else 0.0, f.raw) for i, f in enumerate(recording.frames)]
+        return _Stream(timed)
+
+
+__all__ = ["FAULTS", "DemoUpstream"]
