@@ -1,5 +1,6 @@
-"""Suite-wide setup: Qt renders offscreen (set before anything imports Qt), and tests
-marked ``qasync`` run on a qasync loop (the GUI's loop) instead of plain asyncio.
+"""Suite-wide setup: Qt renders offscreen (set before anything imports Qt), the data dir
+is an empty temporary folder, and tests marked ``qasync`` run on a qasync loop (the GUI's
+loop) instead of plain asyncio.
 
 NOTE (STACK-NOTES): ``qtbot.waitSignal`` inside an async test runs a nested Qt loop
 that cannot step other asyncio tasks; await signals through asyncio futures instead.
@@ -10,12 +11,16 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import tempfile
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# The app's data dir (user replays, captures) is a fresh empty folder for the suite:
+# a developer's own files must not change what tests see.
+os.environ["STREAMSCOPE_DATA_DIR"] = tempfile.mkdtemp(prefix="streamscope-test-data-")
 
 
 @pytest.fixture(autouse=True)

@@ -137,9 +137,9 @@ def account_states(running: Running) -> dict[str, dict[str, Any]]:
     return {a["name"]: a for a in upstream["accounts"]}
 
 
-def chat(running: Running, stream: bool = True, **extra: Any) -> httpx.Response:
+def chat(running: Running, stream: bool = True, model: str = MODEL, **extra: Any) -> httpx.Response:
     """A raw OpenAI Chat request to the proxy (the body read whole)."""
-    body = {"model": MODEL, "messages": [{"role": "user", "content": "hi"}], "stream": stream}
+    body = {"model": model, "messages": [{"role": "user", "content": "hi"}], "stream": stream}
     return httpx.post(
         running.v1 + "/chat/completions",
         json={**body, **extra},

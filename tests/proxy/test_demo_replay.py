@@ -1,0 +1,107 @@
+"""Replays through the proxy (issue 5): ``replay/<name>`` plays a shipped recording.
+
+- repair mode: every shipped recording reaches every SDK client protocol translated, and
+  the SDK assembles what the recording says (``expected()`` of tests/test_translate.py,
+  computed from the recording with our decoder);
+- passthrough mode: a client of the recording's own protocol gets its bytes unchanged;
+- a user's own file in the data dir's ``replay/`` folder is listed and played at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from streamscope.config import Config
+from streamscope.demo.replay import builtin_dir
+from streamscope.translate import translate_frames
+from tests.proxy.demo_support import CLIENTS, FAST, ask
+from tests.proxy.harness import Running, make_config, proxied
+from tests.proxy.matrix_support import CLIENT_PROTOCOL
+from tests.support import load
+from tests.test_translate import expected, got
+
+RECORDINGS = sorted(
+    p for p in (builtin_dir() / "recordings").iterdir() if p.suffix in (".sse", ".jsonl")
+)
+ENDPOINT = {
+    "openai-chat": "/v1/chat/completions",
+    "anthropic": "/v1/messages",
+    "responses": "/v1/responses",
+}
+
+
+def _config(mode: str) -> Config:
+    demo = {"name": "demo", "kind": "demo", "default": True, "mode": mode, "demo": FAST}
+    return make_config([demo], keepalive_seconds=2.0)
+
+
+@pytest.fixture(scope="module")
+def repair() -> Iterator[Running]:
+    with proxied(_config("repair")) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def passthrough() -> Iterator[Running]:
+    with proxied(_config("passthrough")) as running:
+        yield running
+
+
+def test_the_catalogue_ships_recordings_of_every_sdk_protocol() -> None:
+    protocols = {load(p).protocol for p in RECORDINGS}
+    assert {"openai-chat", "anthropic", "responses"} <= protocols
+    assert len(RECORDINGS) >= 6
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.stem)
+def test_every_shipped_recording_replays_to_every_sdk(
+    repair: Running, path: Path, client: str
+) -> None:
+    rec = load(path)
+    _, pipeline = translate_frames(rec.frames, rec.protocol, rec.protocol)
+    want = expected(pipeline.assembler.response, CLIENT_PROTOCOL[client])
+    result = ask(repair, client, f"replay/{path.stem}", stream=True)
+    assert got(result) == want
+
+
+@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.stem)
+def test_passthrough_replays_the_recorded_bytes_unchanged(passthrough: Running, path: Path) -> None:
+    rec = load(path)
+    body = {"model": f"replay/{path.stem}", "stream": True, "max_tokens": 50}
+    body |= {"messages": [{"role": "user", "content": "hi"}], "input": "hi"}
+    if rec.protocol == "responses":
+        del body["messages"], body["max_tokens"]
+    elif rec.protocol != "anthropic":
+        del body["input"]
+    response = httpx.post(
+        passthrough.url + ENDPOINT[rec.protocol],
+        json=body,
+        headers={"authorization": f"Bearer {passthrough.key}"},
+        timeout=30,
+    )
+    assert response.status_code == 200
+    assert response.content == b"".join(f.raw for f in rec.frames)
+
+
+def test_a_users_own_recording_is_listed_and_played(tmp_path: Path) -> None:
+    folder = tmp_path / "replay" / "mine"
+    folder.mkdir(parents=True)
+    source = RECORDINGS[0]
+    (folder / ("copy" + source.suffix)).write_bytes(source.read_bytes())
+    demo = {**FAST}
+    config = make_config(
+        [{"name": "demo", "kind": "demo", "default": True, "demo": demo}], keepalive_seconds=2.0
+    )
+    config.upstreams[0].demo.replay_dirs = [str(tmp_path / "replay")]
+    with proxied(config) as running:
+        models = httpx.get(running.v1 + "/models", headers={"x-api-key": running.key}).json()
+        assert "replay/mine/copy" in {m["id"] for m in models["data"]}
+        rec = load(source)
+        _, pipeline = translate_frames(rec.frames, rec.protocol, rec.protocol)
+        want = expected(pipeline.assembler.response, "openai-chat")
+        assert got(ask(running, "chat", "replay/mine/copy", stream=True)) == want

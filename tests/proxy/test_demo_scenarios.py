@@ -1,0 +1,203 @@
+"""Every demo scenario through every SDK client protocol, streaming and not (issue 5).
+
+The proxy runs on a real port with the embedded demo upstream (fast timing); the official
+``openai`` and ``anthropic`` SDKs are the clients. What each scenario must say is written
+here from the issue (the quote, the tools' schemas, the budget), not read from the demo.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import anthropic
+import httpx
+import openai
+import pytest
+
+from streamscope.demo.schema_args import example_arguments
+from streamscope.wire import SSEDecoder
+from tests.proxy.demo_support import CLIENTS, FINISH, TOOLS, USER, ask, demo_config
+from tests.proxy.harness import Running, proxied
+
+STREAM = [True, False]
+IDS = ["stream", "body"]
+
+
+@pytest.fixture(scope="module")
+def running() -> Iterator[Running]:
+    with proxied(demo_config()) as running:
+        yield running
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+@pytest.mark.parametrize("stream", STREAM, ids=IDS)
+@pytest.mark.parametrize("client", CLIENTS)
+def test_demo_chat_quotes_the_user(running: Running, client: str, stream: bool) -> None:
+    got = ask(running, client, "demo-chat", stream)
+    want = f'You said: "{USER}". This is the StreamScope demo backend.'
+    assert got["text"] == want
+    assert got["usage"][1] == words(want) and got["usage"][0] > 0
+    assert got["finish"] == FINISH[client]["stop"]
+
+
+@pytest.mark.parametrize("stream", STREAM, ids=IDS)
+@pytest.mark.parametrize("client", CLIENTS)
+def test_demo_tools_calls_two_defined_tools_in_parallel(
+    running: Running, client: str, stream: bool
+) -> None:
+    got = ask(running, client, "demo-tools", stream, tools=TOOLS)
+    assert got["tool_calls"] == [(t["name"], example_arguments(t["parameters"])) for t in TOOLS]
+    forecast = got["tool_calls"][0][1]
+    assert forecast["unit"] == "celsius" and forecast["days"] >= 1  # valid for its schema
+    assert got["finish"] == FINISH[client]["tool_calls"]
+
+
+@pytest.mark.parametrize("stream", STREAM, ids=IDS)
+@pytest.mark.parametrize("client", CLIENTS)
+def test_demo_tools_calls_get_weather_when_none_is_defined(
+    running: Running, client: str, stream: bool
+) -> None:
+    got = ask(running, client, "demo-tools", stream)
+    assert got["tool_calls"] == [("get_weather", {"location": "Paris", "unit": "celsius"})]
+
+
+@pytest.mark.parametrize("stream", STREAM, ids=IDS)
+@pytest.mark.parametrize("client", CLIENTS)
+def test_demo_tools_answers_in_text_after_a_tool_result(
+    running: Running, client: str, stream: bool
+) -> None:
+    got = ask(running, client, "demo-tools", stream, tools=TOOLS, tool_result="12 degrees, sunny")
+    assert got["tool_calls"] == []
+    assert "get_forecast returned 12 degrees, sunny" in got["text"]
+    assert got["finish"] == FINISH[client]["stop"]
+
+
+@pytest.mark.parametrize("stream", STREAM, ids=IDS)
+@pytest.mark.parametrize("client", CLIENTS)
+def test_demo_reasoning_thinks_then_answers(running: Running, client: str, stream: bool) -> None:
+    got = ask(running, client, "demo-reasoning", stream)
+    assert got["reasoning"].startswith(f'The user wrote "{USER}".')
+    assert got["text"] == "Having thought it over: this is the demo's considered answer."
+    if client == "messages":  # Anthropic clients get a signed thinking block
+        (signature,) = got["signatures"]
+        assert signature.startswith("demo-sig-") and len(signature) == len("demo-sig-") + 32
+
+
+@pytest.mark.parametrize("stream", STREAM, ids=IDS)
+@pytest.mark.parametrize("client", CLIENTS)
+def test_demo_refusal_refuses(running: Running, client: str, stream: bool) -> None:
+    got = ask(running, client, "demo-refusal", stream)
+    refusal = "I'm sorry, but I can't help with that request in this demo."
+    if client == "messages":  # Anthropic has no refusal block: text, stop_reason refusal
+        assert got["text"] == refusal
+    else:
+        assert got["refusal"] == refusal and got["text"] == ""
+    assert got["finish"] == FINISH[client]["refusal"]
+
+
+@pytest.mark.parametrize("stream", STREAM, ids=IDS)
+@pytest.mark.parametrize("client", CLIENTS)
+def test_demo_long_is_long(running: Running, client: str, stream: bool) -> None:
+    got = ask(running, client, "demo-long", stream)
+    assert words(got["text"]) == 40  # long_tokens in the test config
+    assert got["usage"][1] == 40
+
+
+@pytest.mark.parametrize("stream", STREAM, ids=IDS)
+@pytest.mark.parametrize("client", CLIENTS)
+def test_demo_length_stops_at_max_tokens(running: Running, client: str, stream: bool) -> None:
+    got = ask(running, client, "demo-length", stream, max_tokens=5)
+    assert words(got["text"]) == 5 and got["usage"][1] == 5
+    assert got["finish"] == FINISH[client]["length"]
+
+
+@pytest.mark.parametrize("scenario", ["demo-chat", "demo-long", "demo-reasoning", "demo-tools"])
+@pytest.mark.parametrize("client", CLIENTS)
+def test_every_scenario_honours_max_tokens(running: Running, client: str, scenario: str) -> None:
+    got = ask(running, client, scenario, True, max_tokens=3)
+    assert got["usage"][1] == 3
+    assert got["finish"] == FINISH[client]["length"]
+
+
+@pytest.mark.parametrize("stream", STREAM, ids=IDS)
+def test_n_gives_that_many_choices_where_the_protocol_has_it(
+    running: Running, stream: bool
+) -> None:
+    got = ask(running, "chat", "demo-chat", stream, n=3)
+    assert got["choices"] == 3
+    texts = [c.message.content for c in got["all"].choices]
+    assert texts[0].startswith("You said") and texts[2].startswith("(choice 3) You said")
+    assert got["usage"][1] == sum(words(t) for t in texts)
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_demo_error_breaks_the_stream_and_the_sdk_says_so(running: Running, client: str) -> None:
+    with pytest.raises((openai.APIError, anthropic.APIError), match="demo-error"):
+        ask(running, client, "demo-error", True)
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_demo_error_without_streaming_is_an_error_status(running: Running, client: str) -> None:
+    with pytest.raises((openai.APIStatusError, anthropic.APIStatusError)) as caught:
+        ask(running, client, "demo-error", False)
+    assert caught.value.status_code == 502 and "demo-error" in str(caught.value)
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_demo_slow_is_silent_longer_than_the_keepalive_then_answers(
+    running: Running, client: str
+) -> None:
+    got = ask(running, client, "demo-slow", True)
+    assert got["text"].startswith("Sorry for the wait")
+
+
+def test_demo_slow_keeps_the_client_alive_meanwhile(running: Running) -> None:
+    body = {"model": "demo-slow", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    with httpx.stream(
+        "POST",
+        running.v1 + "/chat/completions",
+        json=body,
+        headers={"authorization": f"Bearer {running.key}"},
+        timeout=10,
+    ) as r:
+        raw = r.read()
+    frames = SSEDecoder().feed(raw, 0)
+    first_data = next(i for i, f in enumerate(frames) if f.data is not None)
+    keepalives = [f for f in frames[:first_data] if f.comments == ["keepalive"]]
+    assert len(keepalives) >= 2  # 0.7 s of silence, keepalive every 0.2 s
+    assert b'"Sorry"' in raw and raw.rstrip().endswith(b"data: [DONE]")
+
+
+def test_models_lists_every_scenario(running: Running) -> None:
+    oc = openai.OpenAI(api_key=running.key, base_url=running.v1, max_retries=0)
+    ids = {m.id for m in oc.models.list()}
+    scenarios = {"demo-chat", "demo-tools", "demo-reasoning", "demo-refusal", "demo-long"}
+    assert scenarios | {"demo-slow", "demo-error", "demo-length"} <= ids
+
+
+def _lmstudio(running: Running, model: str) -> dict[str, Any]:
+    from streamscope.codecs import get_codec
+    from streamscope.model.assemble import assemble
+
+    body = {"model": model, "input": USER, "stream": True}
+    r = httpx.post(
+        running.url + "/api/v1/chat",
+        json=body,
+        headers={"authorization": f"Bearer {running.key}"},
+        timeout=10,
+    )
+    decoder = get_codec("lmstudio").stream_decoder()
+    frames = SSEDecoder().feed(r.content, 0)
+    response = assemble(ev for f in frames for ev in decoder.decode(f))
+    return {"text": response.choices[0].text, "events": [f.event for f in frames]}
+
+
+def test_an_lmstudio_native_client_gets_the_scenarios_too(running: Running) -> None:
+    # LM Studio has no official Python SDK for its native stream: our decoder reads it.
+    got = _lmstudio(running, "demo-chat")
+    assert got["text"] == f'You said: "{USER}". This is the StreamScope demo backend.'
+    assert got["events"][0] == "chat.start" and got["events"][-1] == "chat.end"
