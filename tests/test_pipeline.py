@@ -96,3 +96,23 @@ def test_passthrough_usage_is_read_from_the_last_frames_alone(path: Path) -> Non
     # The proxy asks for usage without settling (which would decode every frame).
     assert passed.usage == repaired.assembler.response.usage
     assert decoded == []
+
+
+@pytest.mark.parametrize("path", fixture_files(), ids=lambda p: p.name)
+def test_a_stream_sent_with_single_newlines_is_read_line_by_line(path: Path) -> None:
+    rec = load(path)
+    if any(f.data is not None and "\n" in f.data for f in rec.frames):
+        pytest.skip("a recording with multi-line data cannot be re-framed this way")
+    wire = b"".join(f.raw for f in rec.frames)
+    squeezed = wire.replace(b"\n\n", b"\n").rstrip(b"\n") + b"\n\n"
+    frames = decode_all(squeezed)
+    assert len(frames) == 1  # per the SSE spec: one event, its data lines joined
+    _, reference = run(path, passthrough=False)
+    pipe = StreamPipeline(rec.protocol, rec.protocol, on_incomplete="close")
+    for frame in frames:
+        pipe.feed(frame)
+    pipe.finish()
+    codes = {f.code for f in pipe.decoder.findings}
+    assert "frames-joined-by-single-newline" in codes
+    want, have = reference.assembler.response, pipe.assembler.response
+    assert have.choices == want.choices and have.usage == want.usage

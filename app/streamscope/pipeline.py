@@ -109,7 +109,7 @@ class StreamPipeline:
             is_error = self.decoder.is_error_frame  # passthrough: one protocol both sides
             at = [i for i, raw in enumerate(closing) if any(map(is_error, decode_all(raw)))]
             return closing[at[0] + 1 :] if at else closing
-        incomplete = not self.decoder.terminated and error is None
+        incomplete = not self.decoder.complete and error is None
         if incomplete and self.on_incomplete == "error":
             return self.fail(
                 Error(

@@ -13,6 +13,7 @@ Both are small state machines with no I/O: ``decode(frame) -> events`` and
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Collection
@@ -132,9 +133,46 @@ class StreamDecoder(FindingLog, ABC):
     def decode(self, frame: Frame) -> list[Event]:
         """Decode one frame. Comment-only and empty frames carry no events."""
         self.frame_index += 1
-        if frame.data is None:
+        data = frame.data
+        if data is None:
             return []
+        if "\n" in data:  # rare: protocols put JSON on one line
+            joined = self._joined_frames(frame, data)
+            if joined is not None:
+                return [ev for part in joined for ev in self.decode_frame(part)]
         return self.decode_frame(frame)
+
+    def _joined_frames(self, frame: Frame, data: str) -> list[Frame] | None:
+        """Frames an upstream separated with a single ``\\n``: per the SSE spec they are
+        one event whose data lines join, which no strict client can parse. When the
+        joined data is not JSON but every line is (or is ``[DONE]``), each line is read
+        as the frame it was meant to be (the raw bytes stay one frame)."""
+        try:
+            json.loads(data)
+            return None
+        except ValueError:
+            pass
+        lines = data.split("\n")
+        for line in lines:
+            if line == "[DONE]":
+                continue
+            try:
+                json.loads(line)
+            except ValueError:
+                return None
+        self.note_once(
+            "frames-joined-by-single-newline",
+            "warning",
+            f"{len(lines)} frames separated by a single newline arrive as one event: "
+            "strict clients fail to parse it (read here line by line)",
+        )
+        return [dataclasses.replace(frame, event=None, data=line) for line in lines]
+
+    @property
+    def complete(self) -> bool:
+        """Whether the stream said all it had to say: its terminator was seen (protocols
+        whose answer can be complete without it say so here)."""
+        return self.terminated
 
     @abstractmethod
     def decode_frame(self, frame: Frame) -> list[Event]:
@@ -255,6 +293,11 @@ class Codec(ABC):
         if not isinstance(items, list):
             return []
         return [i["id"] for i in items if isinstance(i, dict) and isinstance(i.get("id"), str)]
+
+    @abstractmethod
+    def is_response(self, body: Any) -> bool:
+        """True if a parsed JSON body is one of this protocol's non-streaming responses
+        (its shape, not its content: an upstream that ignored ``stream: true``)."""
 
     @abstractmethod
     def sniff(self, payload: JSON, event: str | None) -> bool:

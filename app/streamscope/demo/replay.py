@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.recording import Recording, RecordingError, read_recording
 
 PREFIX = "replay/"
@@ -102,17 +103,13 @@ class ReplayCatalogue:
 
 
 def body_protocol(data: bytes) -> str:
-    """The protocol of a non-streaming response body, by its shape."""
+    """The protocol of a non-streaming response body, by its shape (OpenAI Chat when
+    none says it is theirs)."""
     try:
         body = json.loads(data)
     except ValueError:
         return "openai-chat"
-    if isinstance(body, dict):
-        if body.get("type") == "message":
-            return "anthropic"
-        if body.get("object") == "response":
-            return "responses"
-    return "openai-chat"
+    return next((p for p in PROTOCOLS if get_codec(p).is_response(body)), "openai-chat")
 
 
 __all__ = ["PREFIX", "Replay", "ReplayCatalogue", "builtin_dir"]

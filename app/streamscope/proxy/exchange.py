@@ -22,7 +22,7 @@ from typing import Any
 
 from streamscope.codecs import EncodeOptions, get_codec
 from streamscope.config import ProxyConfig
-from streamscope.model.assemble import to_events
+from streamscope.model.assemble import assemble, to_events
 from streamscope.model.events import Usage
 from streamscope.model.request import Request
 from streamscope.pipeline import StreamPipeline
@@ -31,6 +31,7 @@ from streamscope.proxy.attempts import Attempts, EarlyStart, UpstreamRejected
 from streamscope.proxy.errors import ProxyError, bad_gateway
 from streamscope.proxy.relay import Exchange, StreamRelay
 from streamscope.proxy.routing import Route
+from streamscope.wire import decode_all
 
 JSON = dict[str, Any]
 
@@ -188,23 +189,34 @@ async def _body_as_answer(
     options: EncodeOptions,
     send: Send,
 ) -> None:
-    """Repair mode, an upstream that answered a stream request with a whole response
-    body (some ignore ``stream: true``): decoded as its protocol's non-streaming
-    response, it becomes the client's stream or body."""
+    """Repair mode, a whole body where a stream was asked for. Either a non-streaming
+    response (some upstreams ignore ``stream: true``), decoded as such, or SSE under a
+    JSON content type; either way the client gets its own stream or body."""
+    codec = get_codec(protocol)
     try:
-        response = get_codec(protocol).decode_response(json.loads(raw))
-    except Exception:  # not JSON, or not a response of its protocol
-        raise bad_gateway(
-            f"the upstream answered a stream request with a body that is neither SSE nor "
-            f"a {protocol} response ({raw[:80]!r})",
-            "upstream_not_sse",
-        ) from None
+        parsed: Any = json.loads(raw)
+    except ValueError:
+        parsed = None
+    if parsed is not None and codec.is_response(parsed):
+        response = codec.decode_response(parsed)
+        events = to_events(response)
+    else:
+        frames = decode_all(raw)
+        if not any(f.data is not None for f in frames):
+            raise bad_gateway(
+                f"the upstream answered a stream request with a body that is neither SSE "
+                f"nor a {protocol} response ({raw[:80]!r})",
+                "upstream_not_sse",
+            )
+        decoder = codec.stream_decoder()
+        events = [ev for f in frames for ev in decoder.decode(f)] + decoder.finish()
+        response = assemble(events)
     client = get_codec(client_protocol)
     if not request.stream:
         await send_json(send, 200, client.encode_response(response, options))
         return
     encoder = client.stream_encoder(options)
-    out = [chunk for ev in to_events(response) for chunk in encoder.encode(ev)]
+    out = [chunk for ev in events for chunk in encoder.encode(ev)]
     await start_sse(send, [])
     body = b"".join(out + encoder.finish())
     await send({"type": "http.response.body", "body": body, "more_body": True})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from streamscope.codecs.anthropic.common import PROTOCOL
 from streamscope.codecs.anthropic.request import decode_request, encode_request
 from streamscope.codecs.anthropic.response import decode_response, encode_response
@@ -42,6 +44,9 @@ class AnthropicCodec(Codec):
             "first_id": data[0]["id"] if data else None,
             "last_id": data[-1]["id"] if data else None,
         }
+
+    def is_response(self, body: Any) -> bool:
+        return isinstance(body, dict) and body.get("type") == "message"
 
     def sniff(self, payload: JSON, event: str | None) -> bool:
         kind = payload.get("type")

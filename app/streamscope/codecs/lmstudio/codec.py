@@ -32,6 +32,9 @@ class LMStudioCodec(Codec):
             return []
         return [i["key"] for i in items if isinstance(i, dict) and isinstance(i.get("key"), str)]
 
+    def is_response(self, body: Any) -> bool:
+        return isinstance(body, dict) and isinstance(body.get("output"), list)
+
     def sniff(self, payload: JSON, event: str | None) -> bool:
         # A bare `error` is shared with Anthropic and others: only the catalogue's own names.
         kind = payload.get("type")

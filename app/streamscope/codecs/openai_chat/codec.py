@@ -3,7 +3,7 @@ request/response translation of this package into one :class:`Codec`."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from streamscope.codecs.base import Codec
 from streamscope.codecs.openai_chat import request as _request
@@ -23,6 +23,9 @@ class OpenAIChatCodec(Codec):
     encode_request = staticmethod(_request.encode_request)
     decode_response = staticmethod(_response.decode_response)
     encode_response = staticmethod(_response.encode_response)
+
+    def is_response(self, body: Any) -> bool:
+        return isinstance(body, dict) and isinstance(body.get("choices"), list)
 
     def sniff(self, payload: JSON, event: str | None) -> bool:
         # A chunk says so; Azure's prompt-filter chunk (empty object) and sloppy

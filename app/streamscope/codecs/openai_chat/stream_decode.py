@@ -386,6 +386,13 @@ class OpenAIChatDecoder(StreamDecoder):
             )
         )
 
+    @property
+    def complete(self) -> bool:
+        """``[DONE]`` seen, or every choice finished: an answer whose ``[DONE]`` is
+        missing is still whole (the proxy adds the terminator, the finding reports it)."""
+        seen = self._choices_seen
+        return self.terminated or (bool(seen) and seen <= self._finished and not self._errored)
+
     def finish(self) -> list[Event]:
         out: list[Event] = []
         for choice, calls in self._open_calls.items():

@@ -37,6 +37,9 @@ class ResponsesCodec(Codec):
             return error_from_json(body["error"])
         return super().decode_error(body)
 
+    def is_response(self, body: Any) -> bool:
+        return isinstance(body, dict) and body.get("object") == "response"
+
     def sniff(self, payload: JSON, event: str | None) -> bool:
         kind = payload.get("type")
         if not isinstance(kind, str):
