@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.findings import Finding
@@ -52,24 +53,38 @@ def _frames_from_jsonl(data: bytes) -> list[Frame]:
     return frames
 
 
+def _payloads(frame: Frame) -> list[tuple[Any, str | None]]:
+    """A frame's JSON payloads: its data, or, for frames an upstream joined with single
+    newlines (data that is not JSON), each line that is."""
+    data = frame.data
+    if data is None or data == "[DONE]":
+        return []
+    try:
+        return [(json.loads(data), frame.event)]
+    except ValueError:
+        pass
+    out: list[tuple[Any, str | None]] = []
+    for line in data.split("\n")[:6]:
+        try:
+            out.append((json.loads(line), None))
+        except ValueError:
+            continue
+    return out
+
+
 def detect_protocol(frames: list[Frame]) -> str | None:
     """The protocol whose codec recognises the first frames with JSON data."""
     checked = 0
     for frame in frames:
-        if frame.data is None or frame.data == "[DONE]":
-            continue
-        try:
-            payload = json.loads(frame.data)
-        except ValueError:
-            continue
-        if not isinstance(payload, dict):
-            continue
-        for name in PROTOCOLS:
-            if get_codec(name).sniff(payload, frame.event):
-                return name
-        checked += 1
-        if checked >= 5:
-            break
+        for payload, event in _payloads(frame):
+            if not isinstance(payload, dict):
+                continue
+            for name in PROTOCOLS:
+                if get_codec(name).sniff(payload, event):
+                    return name
+            checked += 1
+            if checked >= 5:
+                return None
     return None
 
 

@@ -105,3 +105,55 @@ def test_a_users_own_recording_is_listed_and_played(tmp_path: Path) -> None:
         _, pipeline = translate_frames(rec.frames, rec.protocol, rec.protocol)
         want = expected(pipeline.assembler.response, "openai-chat")
         assert got(ask(running, "chat", "replay/mine/copy", stream=True)) == want
+
+
+BROKEN = sorted(p for p in (builtin_dir() / "broken").iterdir() if p.suffix in (".sse", ".json"))
+SDK_CLIENT = {"openai-chat": "chat", "anthropic": "messages", "responses": "responses"}
+
+
+def _sample_protocol(path: Path) -> str:
+    from streamscope.demo.replay import body_protocol
+
+    return body_protocol(path.read_bytes()) if path.suffix == ".json" else load(path).protocol
+
+
+def test_the_catalogue_ships_ten_broken_samples() -> None:
+    assert len(BROKEN) == 10
+
+
+@pytest.mark.parametrize("path", BROKEN, ids=lambda p: p.stem)
+def test_passthrough_delivers_a_broken_sample_byte_for_byte(
+    passthrough: Running, path: Path
+) -> None:
+    # What these bytes do to each SDK is pinned in tests/resources/test_replay_catalogue.py.
+    protocol = _sample_protocol(path)
+    body = {"model": f"replay/broken/{path.stem}", "stream": True, "max_tokens": 50}
+    body |= {"messages": [{"role": "user", "content": "hi"}], "input": "hi"}
+    if protocol == "responses":
+        del body["messages"], body["max_tokens"]
+    elif protocol != "anthropic":
+        del body["input"]
+    response = httpx.post(
+        passthrough.url + ENDPOINT[protocol],
+        json=body,
+        headers={"authorization": f"Bearer {passthrough.key}"},
+        timeout=30,
+    )
+    assert response.status_code == 200
+    assert response.content == path.read_bytes()
+
+
+@pytest.mark.parametrize("path", BROKEN, ids=lambda p: p.stem)
+def test_repair_gives_the_sdk_what_the_undamaged_source_gives(repair: Running, path: Path) -> None:
+    from tests.resources.test_replay_catalogue import original
+
+    protocol = _sample_protocol(path)
+    kind, *source = original(path.name)
+    if kind == "raised":  # the source itself is an error stream: the SDK raises again
+        with pytest.raises(Exception, match=source[1][:40].replace("(", r"\(")):
+            ask(repair, SDK_CLIENT[protocol], f"replay/broken/{path.stem}", stream=True)
+        return
+    result = ask(repair, SDK_CLIENT[protocol], f"replay/broken/{path.stem}", stream=True)
+    want = source[0]
+    for key in ("text", "reasoning", "tool_calls", "usage"):
+        assert result.get(key) == want.get(key), key
