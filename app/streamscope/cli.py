@@ -166,6 +166,9 @@ def _serve(args: argparse.Namespace) -> int:
             f"Anthropic client at {server.url}.",
             flush=True,
         )
+        demo = next((u for u in server.app.config.upstreams if u.kind == "demo"), None)
+        if demo is not None:
+            print(_demo_hint(server.url, new_key is not None), flush=True)
         try:
             await server.wait()
         finally:
@@ -178,6 +181,21 @@ def _serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _demo_hint(url: str, key_is_new: bool) -> str:
+    from streamscope.demo.replay import ReplayCatalogue
+    from streamscope.demo.scenarios import SCENARIOS
+
+    replays = len(ReplayCatalogue.default(None).names())
+    body = '{"model":"demo-chat","stream":true,"messages":[{"role":"user","content":"hi"}]}'
+    return (
+        f"Demo models (no key or network needed): {', '.join(SCENARIOS)}, and "
+        f"replay/<name> ({replays} shipped recordings; GET /v1/models lists them). Try:\n"
+        f"  curl -N {url}/v1/chat/completions -H 'Authorization: Bearer "
+        f"{'<the key above>' if key_is_new else '<your local key>'}' -H 'content-type: "
+        f"application/json' -d '{body}'"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
