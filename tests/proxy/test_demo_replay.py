@@ -157,3 +157,41 @@ def test_repair_gives_the_sdk_what_the_undamaged_source_gives(repair: Running, p
     want = source[0]
     for key in ("text", "reasoning", "tool_calls", "usage"):
         assert result.get(key) == want.get(key), key
+
+
+def _arrivals(running: Running, model: str) -> list[float]:
+    """Seconds from the request to each chunk's arrival at the client."""
+    import time
+
+    body = {"model": model, "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    started = time.monotonic()
+    out = []
+    with httpx.stream(
+        "POST",
+        running.v1 + "/chat/completions",
+        json=body,
+        headers={"authorization": f"Bearer {running.key}"},
+        timeout=30,
+    ) as r:
+        for _ in r.iter_raw():
+            out.append(time.monotonic() - started)
+    return out
+
+
+def test_a_timing_sidecar_gives_the_replay_its_recorded_pace(tmp_path: Path) -> None:
+    source = builtin_dir() / "recordings" / "chat-text-usage.sse"
+    frames = load(source).frames
+    (tmp_path / "paced.sse").write_bytes(source.read_bytes())
+    (tmp_path / "unpaced.sse").write_bytes(source.read_bytes())
+    # The recorded stream: everything at once, then the last frame 0.6 s later.
+    (tmp_path / "paced.sse.timing").write_text(str([0.0] * (len(frames) - 1) + [0.6]))
+    (tmp_path / "unpaced.sse.timing").write_text("[0.0, 0.6]")  # does not fit: ignored
+    config = make_config(
+        [{"name": "demo", "kind": "demo", "default": True, "demo": FAST}], keepalive_seconds=2.0
+    )
+    config.upstreams[0].demo.replay_dirs = [str(tmp_path)]
+    with proxied(config) as running:
+        paced = _arrivals(running, "replay/paced")
+        unpaced = _arrivals(running, "replay/unpaced")
+    assert paced[-1] - paced[0] >= 0.6
+    assert unpaced[-1] - unpaced[0] < 0.5  # replay_pace_seconds is 0 in FAST

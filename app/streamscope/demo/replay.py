@@ -14,10 +14,15 @@ whole non-streaming body (``.json``), which is served as it is, ``200`` with
 ``application/json`` even to a stream request: the "200 with a body that is not SSE"
 failure, reproduced. Folders are read on every lookup, so files added while the app
 runs are there at once.
+
+Pacing: a recording may have a sidecar ``<file>.timing`` (``foo.sse.timing``), a JSON
+list with each frame's arrival in seconds since the first; the replay keeps that pace.
+Without one (or with one that does not fit the frames) frames come at a fixed pace.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -50,6 +55,22 @@ class Replay:
         """The frames and protocol (``RecordingError`` when it is neither SSE nor JSON lines)."""
         data = self.path.read_bytes()[:MAX_FILE]
         return read_recording(data)
+
+    def offsets(self, frames: int) -> list[float] | None:
+        """Each frame's recorded arrival (seconds since the first), if a ``.timing``
+        sidecar gives one per frame, never decreasing; else None."""
+        sidecar = self.path.with_name(self.path.name + ".timing")
+        try:
+            times = json.loads(sidecar.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(times, list) or len(times) != frames:
+            return None
+        if not all(isinstance(t, int | float) and t >= 0 for t in times):
+            return None
+        if any(b < a for a, b in itertools.pairwise(times)):
+            return None
+        return [float(t) for t in times]
 
 
 class ReplayCatalogue:

@@ -222,9 +222,14 @@ class DemoUpstream:
             response = assemble(events + decoder.finish())
             data = json.dumps(get_codec(recording.protocol).encode_response(response)).encode()
             return _Answer(200, data)
-        pace = self.config.demo.replay_pace_seconds
-        timed = [(pace if i else 0.0, f.raw) for i, f in enumerate(recording.frames)]
-        return _Stream(timed)
+        frames = recording.frames
+        offsets = replay.offsets(len(frames))
+        if offsets is not None:  # the recorded pace
+            waits = [b - a for a, b in zip([0.0, *offsets], offsets, strict=False)]
+        else:
+            pace = self.config.demo.replay_pace_seconds
+            waits = [pace if i else 0.0 for i in range(len(frames))]
+        return _Stream([(w, f.raw) for w, f in zip(waits, frames, strict=True)])
 
 
 __all__ = ["FAULTS", "DemoUpstream"]
