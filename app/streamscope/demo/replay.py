@@ -95,9 +95,10 @@ class ReplayCatalogue:
             for path in sorted(root.rglob("*")):
                 if path.suffix not in SUFFIXES or not path.is_file():
                     continue
-                if path.name.startswith("."):
-                    continue
-                stem = path.relative_to(root).with_suffix("").as_posix()
+                relative = path.relative_to(root)
+                if any(part.startswith(".") for part in relative.parts):
+                    continue  # hidden files and folders (.cache, .git, editor swaps)
+                stem = relative.with_suffix("").as_posix()
                 name = f"{PREFIX}{prefix}{stem}"
                 found[name] = Replay(name, path)
         return found

@@ -125,8 +125,12 @@ def _tool_results(request: Request) -> list[tuple[str, str]]:
     """(tool name, result text) for the results in the conversation's last turn."""
     if not request.messages:
         return []
-    last = request.messages[-1]
-    results = [p for p in last.parts if isinstance(p, ToolResultPart)]
+    results: list[ToolResultPart] = []
+    for message in reversed(request.messages):  # the trailing run of tool-result turns
+        found = [p for p in message.parts if isinstance(p, ToolResultPart)]
+        if not found:
+            break
+        results[:0] = found
     names = {p.id: p.name for m in request.messages for p in m.parts if isinstance(p, ToolCallPart)}
     out = []
     for r in results:
@@ -146,7 +150,8 @@ def tools(request: Request, choice: int, timing: Timing) -> Said:
     defined = request.tools or [WEATHER]
     if mode == "tool" and request.tool_choice is not None:
         defined = [t for t in defined if t.name == request.tool_choice.name] or defined[:1]
-    calls = defined[:2]
+    parallel = request.tool_choice is None or request.tool_choice.parallel is not False
+    calls = defined[:2] if parallel else defined[:1]
     events: list[Event] = []
     for index, tool in enumerate(calls):
         events.append(ToolCallStart(index, "call_" + uuid.uuid4().hex[:24], tool.name, choice))
@@ -245,12 +250,14 @@ def play(name: str, request: Request, timing: Timing) -> list[Step]:
         spent = 0
         finish = said.finish
         for ev in said.events:
-            if isinstance(ev, CONTENT):
+            # A spent budget also stops a tool call from starting with no arguments.
+            if isinstance(ev, (*CONTENT, ToolCallStart)):
                 if budget is not None and spent >= budget:
                     finish = "length"
                     break
-                spent += 1
-                reasoning_tokens += isinstance(ev, ReasoningDelta)
+                if isinstance(ev, CONTENT):
+                    spent += 1
+                    reasoning_tokens += isinstance(ev, ReasoningDelta)
             lane.append(ev)
         output += spent
         if said.error is not None and finish != "length":

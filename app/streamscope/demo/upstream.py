@@ -28,7 +28,7 @@ from streamscope.demo.scenarios import SCENARIOS, Step, Timing, play
 from streamscope.model.assemble import assemble
 from streamscope.model.events import Error
 from streamscope.model.request import Request, RequestError
-from streamscope.proxy.errors import unreachable
+from streamscope.proxy.errors import bad_gateway, unreachable
 from streamscope.recording import RecordingError
 from streamscope.wire import SSEDecoder
 from streamscope.wire.frame import Frame
@@ -156,6 +156,12 @@ class DemoUpstream:
         return client_protocol
 
     async def list_models(self, account: AccountConfig | None) -> list[str]:
+        fault = account.fault if account is not None else None
+        if fault == "network":
+            raise unreachable(f"demo account {account.name if account else ''}: connection refused")
+        if fault == "401":
+            message = FAULTS["401"][2]
+            raise bad_gateway(f"cannot list the models of {self.config.name}: {message}")
         return [*SCENARIOS, *self.catalogue.names()]
 
     @asynccontextmanager

@@ -1,0 +1,1 @@
+"""Unit tests of the demo backend (scenarios, schema arguments, replays, DemoUpstream)."""

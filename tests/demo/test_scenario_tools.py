@@ -1,0 +1,146 @@
+"""``demo-tools``: which tools it calls (defined ones, two in parallel, ``get_weather`` by
+default, ``tool_choice``), arguments from the schemas in small fragments, and the text
+answer once the conversation ends with tool results."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from streamscope.demo.scenarios import WEATHER, play
+from streamscope.model.assemble import assemble
+from streamscope.model.events import ToolCallStart
+from streamscope.model.request import (
+    Message,
+    Request,
+    TextPart,
+    ToolCallPart,
+    ToolChoice,
+    ToolDef,
+    ToolResultPart,
+)
+from tests.demo.scenario_support import CLOCK, FORECAST, SEARCH, TIMING, check_calls, req, run
+
+
+@pytest.mark.parametrize(
+    ("defined", "called"),
+    [
+        ([], [WEATHER]),
+        ([SEARCH], [SEARCH]),
+        ([FORECAST, SEARCH], [FORECAST, SEARCH]),
+        ([SEARCH, CLOCK, FORECAST], [SEARCH, CLOCK]),
+    ],
+)
+def test_tools_calls_the_defined_tools(defined: list[ToolDef], called: list[ToolDef]) -> None:
+    steps = play("demo-tools", req("demo-tools", tools=defined), TIMING)
+    check_calls(steps, called)
+
+
+def test_weather_is_the_default_tool() -> None:
+    call = run("demo-tools", req("demo-tools")).choices[0].tool_calls[0]
+    assert call.name == "get_weather"
+    assert json.loads(call.arguments) == {"location": "Paris", "unit": "celsius"}
+
+
+def test_tool_arguments_fragments_with_non_ascii() -> None:
+    city = {"type": "string", "enum": ["Zürich – Genève 東京"]}
+    tool = ToolDef("visit", None, {"type": "object", "properties": {"city": city}})
+    steps = play("demo-tools", req("demo-tools", tools=[tool]), TIMING)
+    check_calls(steps, [tool])
+
+
+def test_tool_choice_none_answers_in_text() -> None:
+    choice = run(
+        "demo-tools", req("demo-tools", tools=[SEARCH], tool_choice=ToolChoice("none"))
+    ).choices[0]
+    assert choice.tool_calls == [] and choice.text and choice.finish == "stop"
+
+
+@pytest.mark.parametrize("mode", ["auto", "required"])
+def test_tool_choice_auto_and_required_call(mode: str) -> None:
+    request = req("demo-tools", tools=[SEARCH], tool_choice=ToolChoice(mode))  # type: ignore[arg-type]
+    check_calls(play("demo-tools", request, TIMING), [SEARCH])
+
+
+def test_tool_choice_naming_a_tool_calls_that_tool() -> None:
+    choice = ToolChoice("tool", "get_forecast")
+    steps = play(
+        "demo-tools", req("demo-tools", tools=[SEARCH, FORECAST], tool_choice=choice), TIMING
+    )
+    check_calls(steps, [FORECAST])
+
+
+def test_parallel_false_makes_one_call() -> None:
+    """``ToolChoice.parallel`` False (``parallel_tool_calls: false``,
+    ``disable_parallel_tool_use``) forbids parallel calls."""
+    choice = ToolChoice("auto", parallel=False)
+    steps = play(
+        "demo-tools", req("demo-tools", tools=[FORECAST, SEARCH], tool_choice=choice), TIMING
+    )
+    check_calls(steps, [FORECAST])
+
+
+def conversation(*results: list[ToolResultPart]) -> list[Message]:
+    calls = [
+        ToolCallPart("c1", "get_forecast", '{"city":"Lyon"}'),
+        ToolCallPart("c2", "search_web"),
+    ]
+    return [
+        Message("user", [TextPart("Weather in Lyon, and news?")]),
+        Message("assistant", calls[: sum(len(r) for r in results)]),
+        *(Message("tool", list(r)) for r in results),
+    ]
+
+
+FORECAST_RESULT = ToolResultPart("c1", [TextPart("sunny, 21C")])
+SEARCH_RESULT = ToolResultPart("c2", [TextPart("no news today")])
+
+
+def test_after_a_tool_result_it_answers_in_text_mentioning_it() -> None:
+    request = Request("demo-tools", conversation([FORECAST_RESULT]), tools=[FORECAST, SEARCH])
+    steps = play("demo-tools", request, TIMING)
+    assert not any(isinstance(s.event, ToolCallStart) for s in steps)
+    choice = assemble(s.event for s in steps).choices[0]
+    assert "get_forecast returned sunny, 21C" in choice.text and choice.finish == "stop"
+
+
+def test_parallel_results_in_one_turn_are_all_mentioned() -> None:
+    """Anthropic and Responses clients: both results in one tool turn."""
+    messages = conversation([FORECAST_RESULT, SEARCH_RESULT])
+    choice = run("demo-tools", Request("demo-tools", messages, tools=[FORECAST, SEARCH])).choices[0]
+    assert "get_forecast returned sunny, 21C" in choice.text
+    assert "search_web returned no news today" in choice.text
+
+
+def test_a_new_question_after_the_results_calls_tools_again() -> None:
+    messages = [*conversation([FORECAST_RESULT]), Message("user", [TextPart("And Paris?")])]
+    request = Request("demo-tools", messages, tools=[SEARCH])
+    check_calls(play("demo-tools", request, TIMING), [SEARCH])
+
+
+def test_parallel_results_in_consecutive_tool_messages_are_all_mentioned() -> None:
+    """OpenAI Chat clients answer two parallel calls with two ``role: tool`` messages."""
+    messages = conversation([FORECAST_RESULT], [SEARCH_RESULT])
+    choice = run("demo-tools", Request("demo-tools", messages, tools=[FORECAST, SEARCH])).choices[0]
+    assert "get_forecast returned sunny, 21C" in choice.text
+    assert "search_web returned no news today" in choice.text
+
+
+def test_a_budget_spent_between_two_calls_starts_no_empty_second_call() -> None:
+    full = assemble(
+        s.event for s in play("demo-tools", req("demo-tools", tools=[FORECAST, SEARCH]), TIMING)
+    )
+    first_args = full.choices[0].tool_calls[0].arguments
+    fragments = -(-len(first_args) // 6)  # the first call's argument deltas
+    cut = assemble(
+        s.event
+        for s in play(
+            "demo-tools",
+            req("demo-tools", tools=[FORECAST, SEARCH], max_tokens=fragments),
+            TIMING,
+        )
+    )
+    calls = cut.choices[0].tool_calls
+    assert [c.name for c in calls] == ["get_forecast"] and calls[0].arguments == first_args
+    assert cut.choices[0].finish == "length"
