@@ -127,9 +127,20 @@ class PoolConfig(_Model):
     probe_seconds: float = Field(default=0.0, ge=0)
 
 
+class CaptureConfig(_Model):
+    """``[capture]``: every request through the proxy kept as a flow (in the data dir)."""
+
+    enabled: bool = True
+    max_flows: int = Field(default=2000, ge=1)
+    max_megabytes: float = Field(default=500.0, gt=0)
+    # One leg's bytes kept per flow at most; beyond it the flow is marked truncated.
+    max_flow_megabytes: float = Field(default=64.0, gt=0)
+
+
 class Config(_Model):
     proxy: ProxyConfig = Field(default_factory=ProxyConfig)
     pool: PoolConfig = Field(default_factory=PoolConfig)
+    capture: CaptureConfig = Field(default_factory=CaptureConfig)
     upstreams: list[UpstreamConfig] = Field(default_factory=list)
     aliases: dict[str, str] = Field(default_factory=dict)
 

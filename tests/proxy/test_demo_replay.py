@@ -182,16 +182,14 @@ def test_a_timing_sidecar_gives_the_replay_its_recorded_pace(tmp_path: Path) -> 
     source = builtin_dir() / "recordings" / "chat-text-usage.sse"
     frames = load(source).frames
     (tmp_path / "paced.sse").write_bytes(source.read_bytes())
-    (tmp_path / "unpaced.sse").write_bytes(source.read_bytes())
     # The recorded stream: everything at once, then the last frame 0.6 s later.
     (tmp_path / "paced.sse.timing").write_text(str([0.0] * (len(frames) - 1) + [0.6]))
-    (tmp_path / "unpaced.sse.timing").write_text("[0.0, 0.6]")  # does not fit: ignored
     config = make_config(
         [{"name": "demo", "kind": "demo", "default": True, "demo": FAST}], keepalive_seconds=2.0
     )
     config.upstreams[0].demo.replay_dirs = [str(tmp_path)]
     with proxied(config) as running:
         paced = _arrivals(running, "replay/paced")
-        unpaced = _arrivals(running, "replay/unpaced")
+    # A lower bound only (timing upper bounds flake on a busy machine); a sidecar that
+    # does not fit its frames is ignored: tests/demo/test_replay.py checks that exactly.
     assert paced[-1] - paced[0] >= 0.6
-    assert unpaced[-1] - unpaced[0] < 0.5  # replay_pace_seconds is 0 in FAST

@@ -155,6 +155,11 @@ class DemoUpstream:
             return self.catalogue.protocol(model) or client_protocol
         return client_protocol
 
+    def describe(
+        self, *, stream: bool, account: AccountConfig | None, forward: dict[str, str]
+    ) -> tuple[str, dict[str, str]]:
+        return f"demo://{self.config.name}", {"content-type": "application/json"}
+
     async def list_models(self, account: AccountConfig | None) -> list[str]:
         fault = account.fault if account is not None else None
         if fault == "network":

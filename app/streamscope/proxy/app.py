@@ -19,6 +19,7 @@ an unexpected exception is logged and answered with a 500 envelope, never a trac
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import logging
@@ -28,6 +29,8 @@ from typing import Any
 
 import httpx
 
+from streamscope.capture.recorder import FlowRecorder
+from streamscope.capture.store import FlowStore
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, Config
 from streamscope.demo.upstream import DemoUpstream
@@ -76,7 +79,10 @@ class ProxyApp:
         config: Config,
         upstreams: dict[str, Upstream] | None = None,
         state_path: Path | None = None,
+        capture_path: Path | None = None,
     ) -> None:
+        """``state_path``: the pool's SQLite file, ``capture_path``: the flows' (None
+        keeps either in memory)."""
         self.config = config.with_defaults()
         self.client: httpx.AsyncClient | None = None
         self.upstreams = upstreams if upstreams is not None else self._build_upstreams()
@@ -85,6 +91,18 @@ class ProxyApp:
         )
         self.router = Router(self.config, ModelCatalog(self.upstreams, self.pool.peek))
         self.redactor = Redactor.for_config(self.config)
+        capture = self.config.capture
+        self.flows = (
+            FlowStore(
+                capture_path,
+                self.redactor,
+                max_flows=capture.max_flows,
+                max_bytes=int(capture.max_megabytes * 1024 * 1024),
+            )
+            if capture.enabled
+            else None
+        )
+        self._flow_limit = int(capture.max_flow_megabytes * 1024 * 1024)
         self._log_filter = RedactingFilter(self.redactor)
         for name in ("streamscope.proxy", "streamscope.pool"):
             logging.getLogger(name).addFilter(self._log_filter)
@@ -107,6 +125,8 @@ class ProxyApp:
 
     async def aclose(self) -> None:
         await self.pool.close()
+        if self.flows is not None:
+            await asyncio.to_thread(self.flows.close)
         for name in ("streamscope.proxy", "streamscope.pool"):
             logging.getLogger(name).removeFilter(self._log_filter)
         if self.client is not None:
@@ -139,15 +159,22 @@ class ProxyApp:
                 (b"vary", b"origin"),
             ]
 
+        protocol = ENDPOINTS.get(scope["path"], "openai-chat")
+        rec = None
+        if self.flows is not None and scope["method"] == "POST" and scope["path"] in ENDPOINTS:
+            rec = FlowRecorder(exchange.request_id, protocol, self._flow_limit)
+            exchange.recorder = rec
+
         async def tracked(message: Any) -> None:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
                 exchange.status = message["status"]
                 message["headers"] = list(message.get("headers", [])) + extra
+            if rec is not None:
+                rec.client_message(message)
             await send(message)
 
-        protocol = ENDPOINTS.get(scope["path"], "openai-chat")
         try:
             await self._dispatch(scope, receive, tracked, exchange)
         except ProxyError as exc:
@@ -168,6 +195,8 @@ class ProxyApp:
         finally:
             if scope["method"] != "OPTIONS":
                 log.info("%s", exchange.line())
+            if rec is not None and self.flows is not None:
+                self.flows.submit(rec, _flow_info(exchange))
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -229,7 +258,9 @@ class ProxyApp:
             return
         self._check_key(scope)
         if path.startswith("/admin/") or path == "/admin":
-            await handle_admin(self.pool, method, path, send)
+            await handle_admin(
+                self.pool, self.flows, method, path, scope.get("query_string", b""), send
+            )
             return
         if path == "/v1/models" or path == "/models":
             if method != "GET":
@@ -243,6 +274,12 @@ class ProxyApp:
             raise ProxyError(405, f"{method} is not allowed on {path}", "invalid_request_error")
         limit = self.config.proxy.max_body_bytes
         raw = await read_body(receive, limit, header(scope, b"content-length"))
+        if ex.recorder is not None:
+            headers = [
+                (bytes(k).decode("latin-1"), bytes(v).decode("latin-1"))
+                for k, v in scope["headers"]
+            ]
+            ex.recorder.request(method, path, headers, raw)
         try:
             body = json.loads(raw, parse_constant=_reject_constant)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
@@ -268,3 +305,17 @@ class ProxyApp:
         protocol = "anthropic" if header(scope, b"anthropic-version") is not None else "openai-chat"
         body = get_codec(protocol).models_body(await self.router.all_models())
         await send_json(send, 200, body)
+
+
+def _flow_info(exchange: Exchange) -> dict[str, Any]:
+    """What the proxy knows of a finished request, for its flow's summary."""
+    return {
+        "model": exchange.model,
+        "upstream": exchange.upstream,
+        "account": exchange.account,
+        "mode": exchange.mode,
+        "outcome": exchange.outcome,
+        "attempts": [a.to_json() for a in exchange.attempts],
+        "ttft_ms": exchange.ttft * 1000 if exchange.ttft is not None else None,
+        "tokens": exchange.tokens,
+    }

@@ -100,6 +100,12 @@ class Attempts:
                 if account is None:
                     break
             self.exchange.account = account.name if account is not None else None
+            rec = self.exchange.recorder
+            if rec is not None:
+                url, headers = self.upstream.describe(
+                    stream=stream, account=account, forward=forward
+                )
+                rec.upstream_request(url, list(headers.items()), body, protocol)
             attempt_stack = AsyncExitStack()
             try:
                 response = await attempt_stack.enter_async_context(
@@ -107,8 +113,12 @@ class Attempts:
                         body, stream=stream, account=account, forward=forward, protocol=protocol
                     )
                 )
+                if rec is not None:
+                    rec.upstream_response(response.status, response.headers.items())
                 if response.status >= 400:
                     raw = await response.read(MAX_ERROR_BODY)
+                    if rec is not None:
+                        rec.upstream_body_whole(raw)
                     await attempt_stack.aclose()
                     verdict = classify(
                         self.pool.rules, response.status, raw, response.headers, self.pool.clock()

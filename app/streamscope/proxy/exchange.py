@@ -105,6 +105,7 @@ async def handle_exchange(
     # The protocol this upstream is asked in: its own (the demo speaks the client's).
     protocol = attempts.upstream.protocol_for(client_protocol, route.model)
     passthrough = config.mode == "passthrough" and protocol == client_protocol
+    exchange.mode = "passthrough" if passthrough else "repair"
     upstream_body = _upstream_body(protocol, body, request, route, passthrough)
     stream_upstream = request.stream if passthrough else True
     options = EncodeOptions(
@@ -145,6 +146,8 @@ async def handle_exchange(
                 # A whole body: the non-streaming answer asked for, or one an upstream
                 # sent instead of the stream it was asked for.
                 raw = await response.read(limit)
+                if exchange.recorder is not None:
+                    exchange.recorder.upstream_body_whole(raw)
                 tokens = _tokens(_usage_of(protocol, raw))
                 if passthrough:  # the upstream's body, byte for byte
                     await send_bytes(send, response.status, raw, response.content_type.encode())
@@ -178,6 +181,7 @@ async def handle_exchange(
                 raise ProxyError(status, err.message, err.error_type, err.code or None, err.param)
             await send_json(send, 200, get_codec(client_protocol).encode_response(result, options))
         finally:
+            exchange.tokens = tokens or None
             attempts.finish(tokens, broken)
 
 

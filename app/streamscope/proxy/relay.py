@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from streamscope.capture.recorder import FlowRecorder
 from streamscope.config import ProxyConfig
 from streamscope.model.events import Error
 from streamscope.pipeline import StreamPipeline
@@ -54,6 +55,9 @@ class Exchange:
     ttft: float | None = None  # seconds to the first content frame sent to the client
     outcome: str = ""
     attempts: list[Attempt] = field(default_factory=list)  # one per account tried
+    mode: str | None = None  # repair | passthrough
+    tokens: int | None = None
+    recorder: FlowRecorder | None = None  # capture's hooks, when capture is on
 
     def line(self) -> str:
         ttft = f"{self.ttft * 1000:.0f}ms" if self.ttft is not None else "-"
@@ -117,11 +121,13 @@ class StreamRelay:
                     await pump
         if pump.cancelled() and self._idle:
             await write(
-                self.pipeline.fail(
-                    Error(
-                        f"the upstream sent nothing for {self.config.idle_timeout_seconds:g} s",
-                        "api_error",
-                        "upstream_idle_timeout",
+                self._own(
+                    self.pipeline.fail(
+                        Error(
+                            f"the upstream sent nothing for {self.config.idle_timeout_seconds:g} s",
+                            "api_error",
+                            "upstream_idle_timeout",
+                        )
                     )
                 )
             )
@@ -140,30 +146,51 @@ class StreamRelay:
     async def _pump(self, write: Write) -> None:
         pipeline = self.pipeline
         feed = pipeline.feed
+        rec = self.exchange.recorder
         try:
             async with contextlib.aclosing(self.response.batches()) as batches:
                 async for batch in batches:
                     self._last_frame = time.monotonic()
                     out: list[bytes] = []
-                    for frame in batch:
-                        out += feed(frame)
-                        if pipeline.closed:
-                            break
+                    if rec is None:
+                        for frame in batch:
+                            out += feed(frame)
+                            if pipeline.closed:
+                                break
+                    else:  # the same, noting which upstream frame each chunk came from
+                        index = rec.upstream_batch(batch)
+                        sources: list[int] = []
+                        for frame in batch:
+                            made = len(out)
+                            out += feed(frame)
+                            sources += [index] * (len(out) - made)
+                            index += 1
+                            if pipeline.closed:
+                                break
+                        rec.client_chunks(out, sources)
                     if out:
                         await write(out)
                     if pipeline.closed:
                         break
-            await write(pipeline.finish())
+            await write(self._own(pipeline.finish()))
         except (httpx.HTTPError, FrameTooLarge) as exc:
             await write(
-                pipeline.fail(
-                    Error(
-                        f"the upstream connection failed mid-stream ({exc!r})",
-                        "api_error",
-                        "upstream_disconnected",
+                self._own(
+                    pipeline.fail(
+                        Error(
+                            f"the upstream connection failed mid-stream ({exc!r})",
+                            "api_error",
+                            "upstream_disconnected",
+                        )
                     )
                 )
             )
+
+    def _own(self, chunks: list[bytes]) -> list[bytes]:
+        """Chunks the proxy writes of its own (closing frames, keepalives): no source."""
+        if self.exchange.recorder is not None and chunks:
+            self.exchange.recorder.client_chunks(chunks, None)
+        return chunks
 
     async def _watchdog(self, write: Write | None, pump: asyncio.Task[None]) -> None:
         keepalive = self.config.keepalive_seconds if write is not None else 0.0
@@ -181,7 +208,7 @@ class StreamRelay:
                 pump.cancel()
                 return
             if write is not None:
-                await write([encode_comment("keepalive")])
+                await write(self._own([encode_comment("keepalive")]))
 
 
 async def _wait_disconnect(receive: Receive) -> None:

@@ -55,9 +55,15 @@ def bind(host: str, port: int) -> socket.socket:
 class ProxyServer:
     """``await start()`` binds and serves in a task; ``await stop()`` shuts down cleanly."""
 
-    def __init__(self, config: Config, app: ProxyApp | None = None, state_path: Path | None = None):
+    def __init__(
+        self,
+        config: Config,
+        app: ProxyApp | None = None,
+        state_path: Path | None = None,
+        capture_path: Path | None = None,
+    ):
         self.config = config
-        self.app = app or ProxyApp(config, state_path=state_path)
+        self.app = app or ProxyApp(config, state_path=state_path, capture_path=capture_path)
         self._server: uvicorn.Server | None = None
         self._task: asyncio.Task[None] | None = None
         self._socket: socket.socket | None = None

@@ -98,6 +98,12 @@ class Upstream(Protocol):
         protocol: str | None = None,
     ) -> AbstractAsyncContextManager[UpstreamResponse]: ...
 
+    def describe(
+        self, *, stream: bool, account: AccountConfig | None, forward: dict[str, str]
+    ) -> tuple[str, dict[str, str]]:
+        """The URL and headers a request goes out with (for capture; keys not masked)."""
+        ...
+
     async def list_models(self, account: AccountConfig | None) -> list[str]: ...
 
 
@@ -172,6 +178,19 @@ class HttpUpstream:
     def protocol_for(self, client_protocol: str, model: str) -> str:
         return self.config.protocol  # an HTTP upstream speaks its kind's protocol
 
+    def describe(
+        self, *, stream: bool, account: AccountConfig | None, forward: dict[str, str]
+    ) -> tuple[str, dict[str, str]]:
+        headers = {
+            "content-type": "application/json",
+            "accept": "text/event-stream" if stream else "application/json",
+            # Compressed SSE would be buffered by the decompressor: ask for identity.
+            "accept-encoding": "identity",
+            **forward,
+            **auth_headers(self.config, account),
+        }
+        return self.url, headers
+
     @asynccontextmanager
     async def open(
         self,
@@ -182,14 +201,7 @@ class HttpUpstream:
         forward: dict[str, str],
         protocol: str | None = None,
     ) -> AsyncIterator[_HttpResponse]:
-        headers = {
-            "content-type": "application/json",
-            "accept": "text/event-stream" if stream else "application/json",
-            # Compressed SSE would be buffered by the decompressor: ask for identity.
-            "accept-encoding": "identity",
-            **forward,
-            **auth_headers(self.config, account),
-        }
+        _, headers = self.describe(stream=stream, account=account, forward=forward)
         data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
         request = self.client.build_request("POST", self.url, content=data, headers=headers)
         name = self.config.name

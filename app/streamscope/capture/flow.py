@@ -1,0 +1,184 @@
+"""A flow: one request through the proxy, both legs of its answer, as the wire carried it.
+
+    Flow
+      request        the client's request: method, path, headers (secrets masked), body
+      upstream_request  what the proxy sent upstream: URL, headers (masked), body
+      attempts       one per account tried (which rule fired on which account)
+      upstream       Leg: the upstream's answer — status, headers, every frame's exact
+                     bytes and arrival time (or a whole body)
+      client         Leg: what the client got — every frame as written and its send
+                     time, each linked to the upstream frame(s) it came from
+
+Times are nanoseconds since the flow started (``Flow.started_ns``, a monotonic clock),
+so a flow's timings mean the same after storage and export. Decoded events are not
+stored: they are a view, computed from the frames with the leg's protocol's codec.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from typing import Any
+
+JSON = dict[str, Any]
+Headers = list[tuple[str, str]]
+
+
+@dataclass(slots=True)
+class CapturedFrame:
+    raw: bytes  # the exact bytes (one SSE frame, or a comment such as ": keepalive")
+    t_ns: int  # arrival (upstream leg) or send (client leg), ns since the flow started
+    sources: list[int] = field(default_factory=list)  # client leg: upstream frame indexes
+
+
+@dataclass(slots=True)
+class Leg:
+    """One response: a stream of frames, or a whole body."""
+
+    protocol: str = ""
+    status: int | None = None
+    headers: Headers = field(default_factory=list)
+    sent_ns: int | None = None  # the request for this leg went out (upstream leg)
+    headers_ns: int | None = None  # response headers arrived / were sent
+    frames: list[CapturedFrame] = field(default_factory=list)
+    body: bytes | None = None  # a whole (non-SSE) body
+    ended_ns: int | None = None
+    truncated: bool = False  # frames beyond the capture's size limit were not kept
+
+    @property
+    def streamed(self) -> bool:
+        return self.body is None
+
+    def raw(self) -> bytes:
+        """The leg's body bytes exactly as the wire carried them."""
+        if self.body is not None:
+            return self.body
+        return b"".join(f.raw for f in self.frames)
+
+
+@dataclass(slots=True)
+class RequestRecord:
+    method: str = "POST"
+    url: str = ""
+    headers: Headers = field(default_factory=list)
+    body: bytes = b""
+
+
+@dataclass(slots=True)
+class Flow:
+    id: str
+    started: float  # wall clock (time.time())
+    started_ns: int  # monotonic ns the offsets count from
+    client_protocol: str = ""
+    model: str | None = None
+    upstream_name: str | None = None
+    account: str | None = None
+    mode: str | None = None  # repair | passthrough
+    outcome: str = ""
+    request: RequestRecord = field(default_factory=RequestRecord)
+    upstream_request: RequestRecord | None = None
+    attempts: list[JSON] = field(default_factory=list)
+    upstream: Leg = field(default_factory=Leg)
+    client: Leg = field(default_factory=Leg)
+    duration_ns: int | None = None
+
+    # -- JSON (storage, the admin API, import) --------------------------------------------
+
+    def to_json(self) -> JSON:
+        return {
+            "id": self.id,
+            "started": self.started,
+            "client_protocol": self.client_protocol,
+            "model": self.model,
+            "upstream": self.upstream_name,
+            "account": self.account,
+            "mode": self.mode,
+            "outcome": self.outcome,
+            "duration_ns": self.duration_ns,
+            "request": _request_json(self.request),
+            "upstream_request": (
+                _request_json(self.upstream_request) if self.upstream_request else None
+            ),
+            "attempts": self.attempts,
+            "legs": {"upstream": _leg_json(self.upstream), "client": _leg_json(self.client)},
+        }
+
+    @classmethod
+    def from_json(cls, data: JSON) -> Flow:
+        legs = data.get("legs") or {}
+        upstream_request = data.get("upstream_request")
+        return cls(
+            id=str(data["id"]),
+            started=float(data.get("started") or 0.0),
+            started_ns=0,
+            client_protocol=str(data.get("client_protocol") or ""),
+            model=data.get("model"),
+            upstream_name=data.get("upstream"),
+            account=data.get("account"),
+            mode=data.get("mode"),
+            outcome=str(data.get("outcome") or ""),
+            duration_ns=data.get("duration_ns"),
+            request=_request_from(data.get("request") or {}),
+            upstream_request=_request_from(upstream_request) if upstream_request else None,
+            attempts=list(data.get("attempts") or []),
+            upstream=_leg_from(legs.get("upstream") or {}),
+            client=_leg_from(legs.get("client") or {}),
+        )
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: str | None) -> bytes:
+    return base64.b64decode(text) if text else b""
+
+
+def _request_json(r: RequestRecord) -> JSON:
+    return {"method": r.method, "url": r.url, "headers": r.headers, "body_b64": _b64(r.body)}
+
+
+def _request_from(d: JSON) -> RequestRecord:
+    headers = [(str(k), str(v)) for k, v in d.get("headers") or []]
+    return RequestRecord(
+        str(d.get("method") or "POST"), str(d.get("url") or ""), headers, _unb64(d.get("body_b64"))
+    )
+
+
+def _leg_json(leg: Leg) -> JSON:
+    return {
+        "protocol": leg.protocol,
+        "status": leg.status,
+        "headers": leg.headers,
+        "sent_ns": leg.sent_ns,
+        "headers_ns": leg.headers_ns,
+        "ended_ns": leg.ended_ns,
+        "truncated": leg.truncated,
+        "body_b64": _b64(leg.body) if leg.body is not None else None,
+        "frames": [
+            {"raw_b64": _b64(f.raw), "t_ns": f.t_ns, "sources": f.sources} for f in leg.frames
+        ],
+    }
+
+
+def _leg_from(d: JSON) -> Leg:
+    body = d.get("body_b64")
+    return Leg(
+        protocol=str(d.get("protocol") or ""),
+        status=d.get("status"),
+        headers=[(str(k), str(v)) for k, v in d.get("headers") or []],
+        sent_ns=d.get("sent_ns"),
+        headers_ns=d.get("headers_ns"),
+        ended_ns=d.get("ended_ns"),
+        truncated=bool(d.get("truncated")),
+        body=_unb64(body) if body is not None else None,
+        frames=[
+            CapturedFrame(
+                _unb64(f.get("raw_b64")), int(f.get("t_ns") or 0), list(f.get("sources") or [])
+            )
+            for f in d.get("frames") or []
+        ],
+    )
+
+
+__all__ = ["CapturedFrame", "Flow", "Headers", "Leg", "RequestRecord"]

@@ -1,0 +1,229 @@
+"""The proxy's hooks for one flow: on the hot path they only append references to lists.
+
+Who calls what:
+
+- the app: :meth:`FlowRecorder.request` (headers and body as received), every client
+  ``send`` (:meth:`client_message`: status, headers and each body chunk with its time);
+- the account loop: :meth:`upstream_request` and :meth:`upstream_response` for the
+  attempt it commits to; a whole-body answer: :meth:`upstream_body`;
+- the relay: each batch of upstream frames (:meth:`upstream_batch`) and, for each chunk
+  it writes to the client, the upstream frame it came from (:meth:`client_chunks`).
+
+:meth:`build` turns that into a :class:`~streamscope.capture.flow.Flow` — off the hot
+path, in the store's writer thread: the client's bytes are split into frames (each
+timed by the send that completed it) and matched to the relay's chunks to link them to
+their upstream frames; secrets are masked in headers and redacted from every byte kept.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from streamscope.capture.flow import CapturedFrame, Flow, Headers, Leg, RequestRecord
+from streamscope.config import mask
+from streamscope.redact import Redactor
+from streamscope.wire import SSEDecoder
+from streamscope.wire.frame import Frame
+
+SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "proxy-authorization", "cookie"}
+
+
+def mask_headers(headers: Iterable[tuple[str, str]]) -> Headers:
+    out: Headers = []
+    for name, value in headers:
+        if name.lower() in SECRET_HEADERS:
+            scheme, _, token = value.partition(" ")
+            value = f"{scheme} {mask(token)}" if token else mask(value)
+        out.append((name, value))
+    return out
+
+
+class FlowRecorder:
+    def __init__(self, flow_id: str, client_protocol: str, max_bytes: int) -> None:
+        self.flow_id = flow_id
+        self.client_protocol = client_protocol
+        self.started = time.time()
+        self.started_ns = time.monotonic_ns()
+        self.max_bytes = max_bytes
+        self.method = "POST"
+        self.url = ""
+        self.request_headers: list[tuple[str, str]] = []
+        self.request_body = b""
+        self.upstream_url: str | None = None
+        self.upstream_headers: list[tuple[str, str]] = []
+        self.upstream_body: Any = None
+        self.upstream_sent_ns: int | None = None
+        self.upstream_protocol = ""
+        self.upstream_status: int | None = None
+        self.upstream_response_headers: list[tuple[str, str]] = []
+        self.upstream_headers_ns: int | None = None
+        self.upstream_whole: bytes | None = None
+        self.upstream_batches: list[list[Frame]] = []
+        self.upstream_frames = 0
+        self.upstream_size = 0
+        self.chunks: list[tuple[list[bytes], list[int] | None]] = []  # relay writes
+        self.client_status: int | None = None
+        self.client_headers: list[tuple[str, str]] = []
+        self.client_headers_ns: int | None = None
+        self.client_sends: list[tuple[bytes, int]] = []  # (body chunk, send time)
+        self.client_size = 0
+        self.truncated = False
+        self.ended_ns: int | None = None
+
+    # -- hot path -------------------------------------------------------------------------
+
+    def request(self, method: str, url: str, headers: list[tuple[str, str]], body: bytes) -> None:
+        self.method, self.url, self.request_headers, self.request_body = method, url, headers, body
+
+    def upstream_request(
+        self, url: str, headers: list[tuple[str, str]], body: Any, protocol: str
+    ) -> None:
+        """A new attempt: what an earlier (failed) one answered is in the attempts."""
+        self.upstream_url, self.upstream_headers, self.upstream_body = url, headers, body
+        self.upstream_protocol = protocol
+        self.upstream_sent_ns = time.monotonic_ns()
+        self.upstream_status, self.upstream_headers_ns = None, None
+        self.upstream_response_headers, self.upstream_whole = [], None
+
+    def upstream_response(self, status: int, headers: Iterable[tuple[str, str]]) -> None:
+        self.upstream_status = status
+        self.upstream_response_headers = list(headers)
+        self.upstream_headers_ns = time.monotonic_ns()
+
+    def upstream_body_whole(self, body: bytes) -> None:
+        self.upstream_whole = body
+
+    def upstream_batch(self, batch: list[Frame]) -> int:
+        """Keep a batch of upstream frames; the index of its first frame."""
+        first = self.upstream_frames
+        self.upstream_frames += len(batch)
+        if self.upstream_size < self.max_bytes:
+            self.upstream_batches.append(batch)
+            self.upstream_size += sum(len(f.raw) for f in batch)
+        else:
+            self.truncated = True
+        return first
+
+    def client_chunks(self, chunks: list[bytes], sources: list[int] | None) -> None:
+        """Chunks the relay writes (one frame each), with the upstream frame each came
+        from (None: the proxy's own, such as keepalives and closing frames)."""
+        self.chunks.append((chunks, sources))
+
+    def client_message(self, message: Any) -> None:
+        """Every ASGI message the app sends the client."""
+        kind = message["type"]
+        if kind == "http.response.body":
+            body = message.get("body", b"")
+            if body and self.client_size < self.max_bytes:
+                self.client_sends.append((body, time.monotonic_ns()))
+                self.client_size += len(body)
+            elif body:
+                self.truncated = True
+            if not message.get("more_body", False):
+                self.ended_ns = time.monotonic_ns()
+        elif kind == "http.response.start":
+            self.client_status = message["status"]
+            self.client_headers = [
+                (bytes(k).decode("latin-1"), bytes(v).decode("latin-1"))
+                for k, v in message.get("headers", [])
+            ]
+            self.client_headers_ns = time.monotonic_ns()
+
+    # -- off the hot path -----------------------------------------------------------------
+
+    def build(self, summary: dict[str, Any], redactor: Redactor) -> Flow:
+        """The flow (in the store's writer thread): frames split, linked, redacted."""
+        t0 = self.started_ns
+        red = redactor.data
+
+        def rel(ns: int | None) -> int | None:
+            return ns - t0 if ns is not None else None
+
+        upstream = Leg(
+            protocol=self.upstream_protocol,
+            status=self.upstream_status,
+            headers=mask_headers(self.upstream_response_headers),
+            sent_ns=rel(self.upstream_sent_ns),
+            headers_ns=rel(self.upstream_headers_ns),
+            truncated=self.truncated,
+        )
+        if self.upstream_whole is not None:
+            upstream.body = red(self.upstream_whole)
+        else:
+            upstream.frames = [
+                CapturedFrame(red(f.raw), f.arrival_ns - t0)
+                for batch in self.upstream_batches
+                for f in batch
+            ]
+        client = Leg(
+            protocol=self.client_protocol,
+            status=self.client_status,
+            headers=mask_headers(self.client_headers),
+            headers_ns=rel(self.client_headers_ns),
+            ended_ns=rel(self.ended_ns),
+            truncated=self.truncated,
+        )
+        content_type = dict((k.lower(), v) for k, v in self.client_headers).get("content-type", "")
+        if "event-stream" in content_type:
+            client.frames = self._client_frames(red)
+        else:
+            client.body = red(b"".join(body for body, _ in self.client_sends))
+        if upstream.frames and client.frames:
+            upstream.ended_ns = upstream.frames[-1].t_ns
+        upstream_request = None
+        if self.upstream_url is not None:
+            body = self.upstream_body
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            upstream_request = RequestRecord(
+                "POST", self.upstream_url, mask_headers(self.upstream_headers), red(data)
+            )
+        return Flow(
+            id=self.flow_id,
+            started=self.started,
+            started_ns=t0,
+            client_protocol=self.client_protocol,
+            model=summary.get("model"),
+            upstream_name=summary.get("upstream"),
+            account=summary.get("account"),
+            mode=summary.get("mode"),
+            outcome=str(summary.get("outcome") or ""),
+            request=RequestRecord(
+                self.method, self.url, mask_headers(self.request_headers), red(self.request_body)
+            ),
+            upstream_request=upstream_request,
+            attempts=list(summary.get("attempts") or []),
+            upstream=upstream,
+            client=client,
+            duration_ns=rel(self.ended_ns),
+        )
+
+    def _client_frames(self, red: Any) -> list[CapturedFrame]:
+        """The client's bytes split into frames, each timed by the send that completed it
+        and linked to the upstream frame(s) of the relay chunk it is."""
+        decoder = SSEDecoder()
+        frames: list[CapturedFrame] = []
+        for body, t in self.client_sends:
+            for f in decoder.feed(body, t):
+                frames.append(CapturedFrame(f.raw, t - self.started_ns))
+        for f in decoder.flush():
+            frames.append(CapturedFrame(f.raw, frames[-1].t_ns if frames else 0))
+        # The relay wrote one frame per chunk, in order; keepalives written before the
+        # relay (a slow first frame) have no chunk. Walk both in step.
+        chunks = [
+            (c, s[i] if s is not None else None) for cs, s in self.chunks for i, c in enumerate(cs)
+        ]
+        j = 0
+        for frame in frames:
+            if j < len(chunks) and chunks[j][0] == frame.raw:
+                source = chunks[j][1]
+                if source is not None:
+                    frame.sources = [source]
+                j += 1
+            frame.raw = red(frame.raw)
+        return frames
+
+
+__all__ = ["FlowRecorder", "mask_headers"]
