@@ -126,6 +126,7 @@ def _serve(args: argparse.Namespace) -> int:
     from streamscope.config import (
         ConfigError,
         default_config_path,
+        default_data_dir,
         ensure_local_key,
         load_config,
         pool_state_path,
@@ -147,10 +148,11 @@ def _serve(args: argparse.Namespace) -> int:
         raise CliError(f"cannot save a generated key to {path}: {exc.strerror or exc}") from None
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     state = pool_state_path(path)
+    flows = default_data_dir() / "flows.sqlite3"
     try:
-        server = ProxyServer(config.with_defaults(), state_path=state)
-    except sqlite3.Error as exc:
-        raise CliError(f"cannot open the account pool's state file {state}: {exc}") from None
+        server = ProxyServer(config.with_defaults(), state_path=state, capture_path=flows)
+    except (sqlite3.Error, OSError) as exc:
+        raise CliError(f"cannot open the state files ({state}, {flows}): {exc}") from None
 
     async def run() -> None:
         await server.start()

@@ -269,6 +269,7 @@ def main() -> None:
     parser.add_argument("--upstream", choices=["raw", "script"], default="raw")
     parser.add_argument("--fresh", action="store_true", help="a new connection per request")
     parser.add_argument("--profile", type=Path, help="run the proxy under cProfile, stats here")
+    parser.add_argument("--no-capture", action="store_true", help="the proxy keeps no flows")
     parser.add_argument("--serve-upstream", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_upstream:
@@ -287,6 +288,12 @@ def main() -> None:
             up = f"http://127.0.0.1:{port}"
             Path(tmp, "config.toml").write_text(proxy_config(up))
             prof = ["-m", "cProfile", "-o", str(args.profile)] if args.profile else []
+            # Capture is on, as for a user: its flows go to this run's folder.
+            os.environ["STREAMSCOPE_DATA_DIR"] = str(Path(tmp, "data"))
+            if args.no_capture:
+                Path(tmp, "config.toml").write_text(
+                    proxy_config(up) + "\n[capture]\nenabled = false\n"
+                )
             px_cmd = [py, *prof, "-m", "streamscope", "serve", "--config", f"{tmp}/config.toml"]
             proc, proxy = _spawn(px_cmd, Path(tmp, "proxy.err"), r"listening on (\S+)")
             procs.append(proc)

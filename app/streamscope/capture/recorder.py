@@ -9,10 +9,9 @@ Who calls what:
 - the relay: each batch of upstream frames (:meth:`upstream_batch`) and, for each chunk
   it writes to the client, the upstream frame it came from (:meth:`client_chunks`).
 
-:meth:`build` turns that into a :class:`~streamscope.capture.flow.Flow` — off the hot
-path, in the store's writer thread: the client's bytes are split into frames (each
-timed by the send that completed it) and matched to the relay's chunks to link them to
-their upstream frames; secrets are masked in headers and redacted from every byte kept.
+:meth:`build` turns that into the compact :class:`~streamscope.capture.raw.RawFlow` the
+store keeps — in the store's writer thread, with little per-frame work; frames are split
+and linked only when a flow is read (``raw.to_flow``).
 """
 
 from __future__ import annotations
@@ -22,10 +21,10 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from streamscope.capture.flow import CapturedFrame, Flow, Headers, Leg, RequestRecord
+from streamscope.capture.flow import Headers, RequestRecord
+from streamscope.capture.raw import NO_SOURCE, RawFlow, RawLeg
 from streamscope.config import mask
 from streamscope.redact import Redactor
-from streamscope.wire import SSEDecoder
 from streamscope.wire.frame import Frame
 
 SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "proxy-authorization", "cookie"}
@@ -64,7 +63,7 @@ class FlowRecorder:
         self.upstream_batches: list[list[Frame]] = []
         self.upstream_frames = 0
         self.upstream_size = 0
-        self.chunks: list[tuple[list[bytes], list[int] | None]] = []  # relay writes
+        self.chunks: list[tuple[list[bytes], int | None, list[int] | None]] = []
         self.client_status: int | None = None
         self.client_headers: list[tuple[str, str]] = []
         self.client_headers_ns: int | None = None
@@ -107,10 +106,12 @@ class FlowRecorder:
             self.truncated = True
         return first
 
-    def client_chunks(self, chunks: list[bytes], sources: list[int] | None) -> None:
-        """Chunks the relay writes (one frame each), with the upstream frame each came
-        from (None: the proxy's own, such as keepalives and closing frames)."""
-        self.chunks.append((chunks, sources))
+    def client_chunks(
+        self, chunks: list[bytes], first: int | None = None, marks: list[int] | None = None
+    ) -> None:
+        """Chunks the relay writes (one frame each). Upstream frame ``first + i`` made the
+        chunks up to ``marks[i]``; no ``first``: the proxy's own (keepalives, closings)."""
+        self.chunks.append((chunks, first, marks))
 
     def client_message(self, message: Any) -> None:
         """Every ASGI message the app sends the client."""
@@ -134,15 +135,16 @@ class FlowRecorder:
 
     # -- off the hot path -----------------------------------------------------------------
 
-    def build(self, summary: dict[str, Any], redactor: Redactor) -> Flow:
-        """The flow (in the store's writer thread): frames split, linked, redacted."""
+    def build(self, info: dict[str, Any], redactor: Redactor) -> RawFlow:
+        """The compact flow (in the store's writer thread): bytes joined, arrays packed,
+        secrets masked in headers and in every byte kept (same length: sizes stay true)."""
         t0 = self.started_ns
-        red = redactor.data
+        red = redactor.same_length
 
         def rel(ns: int | None) -> int | None:
             return ns - t0 if ns is not None else None
 
-        upstream = Leg(
+        upstream = RawLeg(
             protocol=self.upstream_protocol,
             status=self.upstream_status,
             headers=mask_headers(self.upstream_response_headers),
@@ -151,14 +153,15 @@ class FlowRecorder:
             truncated=self.truncated,
         )
         if self.upstream_whole is not None:
-            upstream.body = red(self.upstream_whole)
+            upstream.streamed = False
+            upstream.data = red(self.upstream_whole)
         else:
-            upstream.frames = [
-                CapturedFrame(red(f.raw), f.arrival_ns - t0)
-                for batch in self.upstream_batches
-                for f in batch
-            ]
-        client = Leg(
+            frames = [f for batch in self.upstream_batches for f in batch]
+            upstream.data = red(b"".join(f.raw for f in frames))
+            upstream.sizes = [len(f.raw) for f in frames]
+            upstream.times = [f.arrival_ns - t0 for f in frames]
+            upstream.ended_ns = upstream.times[-1] if frames else None
+        client = RawLeg(
             protocol=self.client_protocol,
             status=self.client_status,
             headers=mask_headers(self.client_headers),
@@ -167,12 +170,20 @@ class FlowRecorder:
             truncated=self.truncated,
         )
         content_type = dict((k.lower(), v) for k, v in self.client_headers).get("content-type", "")
-        if "event-stream" in content_type:
-            client.frames = self._client_frames(red)
-        else:
-            client.body = red(b"".join(body for body, _ in self.client_sends))
-        if upstream.frames and client.frames:
-            upstream.ended_ns = upstream.frames[-1].t_ns
+        client.streamed = "event-stream" in content_type
+        client.data = red(b"".join(body for body, _ in self.client_sends))
+        client.sizes = [len(body) for body, _ in self.client_sends]
+        client.times = [t - t0 for _, t in self.client_sends]
+        if client.streamed:
+            for chunks, first, marks in self.chunks:
+                client.chunk_sizes += [len(c) for c in chunks]
+                if first is None or marks is None:
+                    client.chunk_sources += [NO_SOURCE] * len(chunks)
+                    continue
+                made = 0
+                for i, mark in enumerate(marks):
+                    client.chunk_sources += [first + i] * (mark - made)
+                    made = mark
         upstream_request = None
         if self.upstream_url is not None:
             body = self.upstream_body
@@ -180,50 +191,18 @@ class FlowRecorder:
             upstream_request = RequestRecord(
                 "POST", self.upstream_url, mask_headers(self.upstream_headers), red(data)
             )
-        return Flow(
+        return RawFlow(
             id=self.flow_id,
             started=self.started,
-            started_ns=t0,
-            client_protocol=self.client_protocol,
-            model=summary.get("model"),
-            upstream_name=summary.get("upstream"),
-            account=summary.get("account"),
-            mode=summary.get("mode"),
-            outcome=str(summary.get("outcome") or ""),
+            info=info,
             request=RequestRecord(
                 self.method, self.url, mask_headers(self.request_headers), red(self.request_body)
             ),
             upstream_request=upstream_request,
-            attempts=list(summary.get("attempts") or []),
             upstream=upstream,
             client=client,
             duration_ns=rel(self.ended_ns),
         )
-
-    def _client_frames(self, red: Any) -> list[CapturedFrame]:
-        """The client's bytes split into frames, each timed by the send that completed it
-        and linked to the upstream frame(s) of the relay chunk it is."""
-        decoder = SSEDecoder()
-        frames: list[CapturedFrame] = []
-        for body, t in self.client_sends:
-            for f in decoder.feed(body, t):
-                frames.append(CapturedFrame(f.raw, t - self.started_ns))
-        for f in decoder.flush():
-            frames.append(CapturedFrame(f.raw, frames[-1].t_ns if frames else 0))
-        # The relay wrote one frame per chunk, in order; keepalives written before the
-        # relay (a slow first frame) have no chunk. Walk both in step.
-        chunks = [
-            (c, s[i] if s is not None else None) for cs, s in self.chunks for i, c in enumerate(cs)
-        ]
-        j = 0
-        for frame in frames:
-            if j < len(chunks) and chunks[j][0] == frame.raw:
-                source = chunks[j][1]
-                if source is not None:
-                    frame.sources = [source]
-                j += 1
-            frame.raw = red(frame.raw)
-        return frames
 
 
 __all__ = ["FlowRecorder", "mask_headers"]

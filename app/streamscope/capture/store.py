@@ -28,14 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamscope.capture.flow import CapturedFrame, Flow
+from streamscope.capture.flow import Flow, RequestRecord
+from streamscope.capture.raw import RawFlow, RawLeg, to_flow
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.redact import Redactor
 
 log = logging.getLogger("streamscope.capture")
 
 JSON = dict[str, Any]
-Summarize = Callable[[Flow, JSON], JSON]
+Summarize = Callable[["RawFlow", JSON], JSON]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS flows (
@@ -126,34 +127,35 @@ class FlowStore:
                 continue
             recorder, info = item
             try:
-                flow = recorder.build(info, self.redactor)
-                summary = self._summary(flow, info)
-                self._insert(flow, summary)
+                raw = recorder.build(info, self.redactor)
+                summary = self._summary(raw)
+                self._insert(raw, summary)
             except Exception:  # one bad flow must not stop the capture
                 log.exception("cannot store flow %s", recorder.flow_id)
                 continue
             self._emit(FlowEvent("added", summary))
 
-    def _summary(self, flow: Flow, info: JSON) -> JSON:
+    def _summary(self, raw: RawFlow) -> JSON:
+        info = raw.info
         summary: JSON = {
-            "id": flow.id,
-            "started": flow.started,
-            "client_protocol": flow.client_protocol,
-            "model": flow.model,
-            "upstream": flow.upstream_name,
-            "account": flow.account,
-            "status": flow.client.status,
+            "id": raw.id,
+            "started": raw.started,
+            "client_protocol": raw.client.protocol,
+            "model": info.get("model"),
+            "upstream": info.get("upstream"),
+            "account": info.get("account"),
+            "status": raw.client.status,
             "ttft_ms": info.get("ttft_ms"),
             "tokens": info.get("tokens"),
-            "duration_ms": flow.duration_ns / 1e6 if flow.duration_ns is not None else None,
-            "outcome": flow.outcome,
+            "duration_ms": raw.duration_ns / 1e6 if raw.duration_ns is not None else None,
+            "outcome": info.get("outcome"),
             "verdict": None,
         }
         if self.summarize is not None:
-            summary.update(self.summarize(flow, summary))
+            summary.update(self.summarize(raw, summary))
         return summary
 
-    def _insert(self, flow: Flow, summary: JSON) -> None:
+    def _insert(self, raw: RawFlow, summary: JSON) -> None:
         blobs: dict[str, bytes] = {}
 
         def put(data: bytes) -> str:
@@ -161,18 +163,23 @@ class FlowStore:
             blobs[digest] = data
             return digest
 
-        detail = flow.to_json()
-        detail["request"]["body_b64"] = None
-        detail["request"]["body_blob"] = put(flow.request.body)
-        if flow.upstream_request is not None:
-            detail["upstream_request"]["body_b64"] = None
-            detail["upstream_request"]["body_blob"] = put(flow.upstream_request.body)
-        for name, leg in (("upstream", flow.upstream), ("client", flow.client)):
-            d = detail["legs"][name]
-            d["body_b64"] = None
-            d["body_blob"] = put(leg.body) if leg.body is not None else None
-            d["frames_blob"] = put(b"".join(f.raw for f in leg.frames))
-            d["frames"] = [[len(f.raw), f.t_ns, f.sources] for f in leg.frames]
+        def request(r: RequestRecord | None) -> JSON | None:
+            if r is None:
+                return None
+            return {"method": r.method, "url": r.url, "headers": r.headers, "body": put(r.body)}
+
+        detail = {
+            "id": raw.id,
+            "started": raw.started,
+            "info": raw.info,
+            "duration_ns": raw.duration_ns,
+            "request": request(raw.request),
+            "upstream_request": request(raw.upstream_request),
+            "legs": {
+                name: {**leg.meta(), "data": put(leg.data), "arrays": put(leg.arrays())}
+                for name, leg in (("upstream", raw.upstream), ("client", raw.client))
+            },
+        }
         size = sum(len(b) for b in blobs.values())
         with self._lock:
             db = self._db
@@ -185,12 +192,12 @@ class FlowStore:
                         (digest, data),
                     )
                     db.execute(
-                        "INSERT INTO flow_blobs (flow, hash) VALUES (?, ?)", (flow.id, digest)
+                        "INSERT INTO flow_blobs (flow, hash) VALUES (?, ?)", (raw.id, digest)
                     )
                 db.execute(
                     "INSERT OR REPLACE INTO flows (id, started, size, summary, detail)"
                     " VALUES (?, ?, ?, ?, ?)",
-                    (flow.id, flow.started, size, json.dumps(summary), json.dumps(detail)),
+                    (raw.id, raw.started, size, json.dumps(summary), json.dumps(detail)),
                 )
                 dropped = self._retain(db)
             except BaseException:
@@ -238,12 +245,11 @@ class FlowStore:
             row = self._db.execute("SELECT summary FROM flows WHERE id = ?", (flow_id,)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def get(self, flow_id: str) -> Flow | None:
+    def get_raw(self, flow_id: str) -> RawFlow | None:
         with self._lock:
             row = self._db.execute("SELECT detail FROM flows WHERE id = ?", (flow_id,)).fetchone()
             if row is None:
                 return None
-            detail = json.loads(row[0])
             blobs = dict(
                 self._db.execute(
                     "SELECT b.hash, b.data FROM blobs b JOIN flow_blobs f ON b.hash = f.hash"
@@ -251,7 +257,12 @@ class FlowStore:
                     (flow_id,),
                 ).fetchall()
             )
-        return _rebuild(detail, blobs)
+        return _restore(json.loads(row[0]), blobs)
+
+    def get(self, flow_id: str) -> Flow | None:
+        """The readable flow (frames split and linked now, not at capture)."""
+        raw = self.get_raw(flow_id)
+        return to_flow(raw) if raw is not None else None
 
     def clear(self) -> int:
         with self._lock:
@@ -304,25 +315,33 @@ def _safely(listener: Listener, event: FlowEvent) -> None:
         log.exception("flow listener failed")
 
 
-def _rebuild(detail: JSON, blobs: dict[str, bytes]) -> Flow:
-    """A flow from its stored detail and blobs (the inverse of ``_insert``)."""
-    index = {name: detail["legs"][name].pop("frames", []) for name in ("upstream", "client")}
-    flow = Flow.from_json(detail)
-    flow.request.body = blobs.get(detail["request"].get("body_blob") or "", b"")
-    if flow.upstream_request is not None:
-        digest = detail["upstream_request"].get("body_blob") or ""
-        flow.upstream_request.body = blobs.get(digest, b"")
-    for name, leg in (("upstream", flow.upstream), ("client", flow.client)):
-        d = detail["legs"][name]
-        body_blob = d.get("body_blob")
-        leg.body = blobs.get(body_blob, b"") if body_blob else None
-        data = blobs.get(d.get("frames_blob") or "", b"")
-        frames, offset = [], 0
-        for size, t_ns, sources in index[name]:
-            frames.append(CapturedFrame(data[offset : offset + size], t_ns, list(sources)))
-            offset += size
-        leg.frames = frames
-    return flow
+def _restore(detail: JSON, blobs: dict[str, bytes]) -> RawFlow:
+    """A stored flow's compact form (the inverse of ``_insert``)."""
+
+    def request(d: JSON | None) -> RequestRecord | None:
+        if d is None:
+            return None
+        headers = [(str(k), str(v)) for k, v in d["headers"]]
+        return RequestRecord(d["method"], d["url"], headers, blobs.get(d["body"], b""))
+
+    legs = {}
+    for name in ("upstream", "client"):
+        d = dict(detail["legs"][name])
+        data, arrays = blobs.get(d.pop("data"), b""), blobs.get(d.pop("arrays"), b"")
+        d["headers"] = [(str(k), str(v)) for k, v in d["headers"]]
+        legs[name] = RawLeg.restore(d, data, arrays)
+    req = request(detail["request"])
+    assert req is not None
+    return RawFlow(
+        id=detail["id"],
+        started=detail["started"],
+        info=detail["info"],
+        request=req,
+        upstream_request=request(detail["upstream_request"]),
+        upstream=legs["upstream"],
+        client=legs["client"],
+        duration_ns=detail["duration_ns"],
+    )
 
 
 __all__ = ["FlowEvent", "FlowStore"]

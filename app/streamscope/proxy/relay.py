@@ -157,17 +157,15 @@ class StreamRelay:
                             out += feed(frame)
                             if pipeline.closed:
                                 break
-                    else:  # the same, noting which upstream frame each chunk came from
-                        index = rec.upstream_batch(batch)
-                        sources: list[int] = []
+                    else:  # the same, marking where each upstream frame's chunks end
+                        first = rec.upstream_batch(batch)
+                        marks: list[int] = []
                         for frame in batch:
-                            made = len(out)
                             out += feed(frame)
-                            sources += [index] * (len(out) - made)
-                            index += 1
+                            marks.append(len(out))
                             if pipeline.closed:
                                 break
-                        rec.client_chunks(out, sources)
+                        rec.client_chunks(out, first, marks)
                     if out:
                         await write(out)
                     if pipeline.closed:
@@ -189,7 +187,7 @@ class StreamRelay:
     def _own(self, chunks: list[bytes]) -> list[bytes]:
         """Chunks the proxy writes of its own (closing frames, keepalives): no source."""
         if self.exchange.recorder is not None and chunks:
-            self.exchange.recorder.client_chunks(chunks, None)
+            self.exchange.recorder.client_chunks(chunks)
         return chunks
 
     async def _watchdog(self, write: Write | None, pump: asyncio.Task[None]) -> None:
