@@ -228,7 +228,8 @@ def test_a_planted_key_is_in_no_stored_byte_and_no_export(tmp_path: Path) -> Non
                 _admin(running, "/admin/flows").content,
             ]
             flow = _flow(server, summary["id"])
-    assert b"key=" + b"*" * (len(UPSTREAM_KEY) - 4) + b"zzzz" in flow.upstream.raw()  # masked in place
+    masked = b"key=" + b"*" * (len(UPSTREAM_KEY) - 4) + b"zzzz"  # masked in place
+    assert masked in flow.upstream.raw()
     for data in views:
         assert not _leak(data)
     stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
@@ -298,6 +299,17 @@ def test_the_admin_api_lists_shows_exports_and_clears(upstream: Any) -> None:
         assert detail["id"] == flow_id
         texts = [e["text"] for e in detail["legs"]["client"]["events"] if e["type"] == "text_delta"]
         assert "".join(texts) == "t0 t1 t2 t3 "
+        timing = detail["legs"]["client"]["timing"]
+        assert timing["frames"] == len(detail["legs"]["client"]["frames"])
+        # This client asked for no usage: the 4 tokens are counted from its deltas.
+        assert timing["output_tokens"] == 4 and timing["tokens_estimated"] is True
+        up_timing = detail["legs"]["upstream"]["timing"]
+        assert up_timing["output_tokens"] == 4 and up_timing["tokens_estimated"] is False
+        assert detail["proxy_overhead_ms"] is not None and detail["proxy_overhead_ms"] >= 0
+        sidecar = _admin(running, f"/admin/flows/{flow_id}/client.sse.timing").json()
+        assert len(sidecar) == timing["frames"]
+        har = _admin(running, f"/admin/flows/{flow_id}.har").json()
+        assert har["log"]["version"] == "1.2" and len(har["log"]["entries"]) == 2
         client_sse = _admin(running, f"/admin/flows/{flow_id}/client.sse")
         assert client_sse.headers["content-type"] == "text/event-stream"
         assert SSEDecoder().feed(client_sse.content, 0)[-1].data == "[DONE]"

@@ -9,6 +9,7 @@
     GET  /admin/flows/{id}                         a flow: both legs, frames, events
     GET  /admin/flows/{id}.har                     the flow as HAR 1.2
     GET  /admin/flows/{id}/{leg}.sse               a leg's raw bytes (leg: client, upstream)
+    GET  /admin/flows/{id}/{leg}.sse.timing        its frames' arrival times (a replay sidecar)
     DELETE /admin/flows                            forget every flow
 
 Errors use the OpenAI envelope, like every endpoint that is not a client protocol's.
@@ -20,6 +21,8 @@ import asyncio
 import json
 from urllib.parse import parse_qs
 
+from streamscope.capture.har import to_har
+from streamscope.capture.sse import export_sse, export_timing
 from streamscope.capture.store import FlowStore
 from streamscope.capture.view import flow_view
 from streamscope.pool.pool import AccountPool
@@ -101,15 +104,18 @@ async def _flows(flows: FlowStore, method: str, path: str, query: bytes, send: S
     if flow is None:
         raise errors.not_found(f"no flow {flow_id.removesuffix('.har')!r}", "flow_not_found")
     if leg_file:
-        legs = {"client.sse": flow.client, "upstream.sse": flow.upstream}
-        leg = legs.get(leg_file)
-        if leg is None:
-            raise errors.not_found(f"no leg {leg_file!r} (client.sse or upstream.sse)")
-        await send_bytes(send, 200, leg.raw(), b"text/event-stream")
+        name, _, kind = leg_file.partition(".")
+        leg = {"client": flow.client, "upstream": flow.upstream}.get(name)
+        if leg is None or kind not in ("sse", "sse.timing"):
+            raise errors.not_found(
+                f"no {leg_file!r}: ask for client.sse or upstream.sse (or .sse.timing)"
+            )
+        if kind == "sse":
+            await send_bytes(send, 200, export_sse(leg), b"text/event-stream")
+        else:
+            await send_bytes(send, 200, export_timing(leg), b"application/json")
         return
     if har:
-        from streamscope.capture.har import to_har
-
         body = json.dumps(to_har([flow]), ensure_ascii=False).encode()
         await send_bytes(send, 200, body, b"application/json")
         return

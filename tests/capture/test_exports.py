@@ -1,0 +1,898 @@
+"""Exports and imports of flows (app/streamscope/capture/har.py and sse.py).
+
+- HAR: every export is a valid HAR 1.2 log (checked against the spec's required fields
+  by a small validator here), and ``to_har`` -> JSON text -> ``from_har`` gives back the
+  flows exactly (every frame's bytes, time and sources); HAR files of browser devtools
+  import as one flow per entry.
+- ``.sse``: the export is the leg's exact bytes, the ``.timing`` sidecar has one time per
+  frame the replay reads, ``import_sse`` reads both back; and an exported leg, dropped
+  into a replay folder of the demo upstream, plays through a real proxy byte for byte
+  (passthrough, at the recorded pace) and assembles in an official SDK (repair).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.har import EXTENSION, HarError, from_har, to_har
+from streamscope.capture.sse import export_sse, export_timing, import_sse, leg_frames
+from streamscope.recording import RecordingError, read_recording
+from streamscope.timing import leg_timing, proxy_overhead_ms
+from streamscope.translate import translate_frames
+from tests.proxy.demo_support import ask, demo_config
+from tests.proxy.harness import Running, proxied
+from tests.support import FIXTURES, fixture_files, load
+from tests.test_translate import expected, got
+
+MS = 1_000_000
+CHAT_SSE = FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse"
+CHAT_TOOL = FIXTURES / "openai-chat" / "oai-py_tool-call-single.sse"
+ANTHROPIC_TOOL = FIXTURES / "anthropic" / "ant-py_text-then-tool-use.sse"
+RESPONSES_TEXT = FIXTURES / "responses" / "vercel_openai-gpt41nano_text.jsonl"
+JSON = dict[str, Any]
+
+
+# -- a HAR 1.2 structural validator ---------------------------------------------------------
+
+NUMBER = (int, float)
+SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], bool]]] = {
+    # object -> field -> (type, required); other fields must start with "_"
+    "log": {
+        "version": (str, True),
+        "creator": (dict, True),
+        "browser": (dict, False),
+        "pages": (list, False),
+        "entries": (list, True),
+        "comment": (str, False),
+    },
+    "creator": {"name": (str, True), "version": (str, True), "comment": (str, False)},
+    "entry": {
+        "pageref": (str, False),
+        "startedDateTime": (str, True),
+        "time": (NUMBER, True),
+        "request": (dict, True),
+        "response": (dict, True),
+        "cache": (dict, True),
+        "timings": (dict, True),
+        "serverIPAddress": (str, False),
+        "connection": (str, False),
+        "comment": (str, False),
+    },
+    "request": {
+        "method": (str, True),
+        "url": (str, True),
+        "httpVersion": (str, True),
+        "cookies": (list, True),
+        "headers": (list, True),
+        "queryString": (list, True),
+        "postData": (dict, False),
+        "headersSize": (int, True),
+        "bodySize": (int, True),
+        "comment": (str, False),
+    },
+    "response": {
+        "status": (int, True),
+        "statusText": (str, True),
+        "httpVersion": (str, True),
+        "cookies": (list, True),
+        "headers": (list, True),
+        "content": (dict, True),
+        "redirectURL": (str, True),
+        "headersSize": (int, True),
+        "bodySize": (int, True),
+        "comment": (str, False),
+    },
+    "content": {
+        "size": (int, True),
+        "compression": (int, False),
+        "mimeType": (str, True),
+        "text": (str, False),
+        "encoding": (str, False),
+        "comment": (str, False),
+    },
+    "postData": {
+        "mimeType": (str, True),
+        "params": (list, False),
+        "text": (str, False),
+        "comment": (str, False),
+    },
+    "pair": {"name": (str, True), "value": (str, True), "comment": (str, False)},
+    "timings": {
+        "blocked": (NUMBER, False),
+        "dns": (NUMBER, False),
+        "connect": (NUMBER, False),
+        "send": (NUMBER, True),
+        "wait": (NUMBER, True),
+        "receive": (NUMBER, True),
+        "ssl": (NUMBER, False),
+        "comment": (str, False),
+    },
+}
+
+
+def _check(kind: str, obj: Any, where: str, problems: list[str]) -> None:
+    if not isinstance(obj, dict):
+        problems.append(f"{where}: not an object")
+        return
+    for name, (types, required) in SPEC[kind].items():
+        if name not in obj:
+            if required:
+                problems.append(f"{where}.{name}: missing")
+        elif isinstance(obj[name], bool) or not isinstance(obj[name], types):
+            problems.append(f"{where}.{name}: {type(obj[name]).__name__} is not {types}")
+    problems.extend(
+        f"{where}.{k}: not in HAR 1.2 (custom fields start with _)"
+        for k in obj
+        if k not in SPEC[kind] and not k.startswith("_")
+    )
+
+
+def har_problems(har: Any) -> list[str]:
+    """What makes ``har`` not a HAR 1.2 log (required fields and types per the spec)."""
+    problems: list[str] = []
+    if not isinstance(har, dict) or not isinstance(har.get("log"), dict):
+        return ["no log object"]
+    log = har["log"]
+    _check("log", log, "log", problems)
+    _check("creator", log.get("creator"), "log.creator", problems)
+    if log.get("version") != "1.2":
+        problems.append("log.version is not 1.2")
+    for i, entry in enumerate(log.get("entries") or []):
+        where = f"entries[{i}]"
+        _check("entry", entry, where, problems)
+        if not isinstance(entry, dict):
+            continue
+        try:
+            datetime.fromisoformat(entry.get("startedDateTime", ""))
+        except (TypeError, ValueError):
+            problems.append(f"{where}.startedDateTime: not ISO 8601")
+        request, response = entry.get("request") or {}, entry.get("response") or {}
+        _check("request", request, f"{where}.request", problems)
+        _check("response", response, f"{where}.response", problems)
+        url = urlsplit(str(request.get("url", "")))
+        if not (url.scheme and url.netloc):
+            problems.append(f"{where}.request.url: not absolute")
+        for part, field in ((request, "headers"), (request, "queryString"), (response, "headers")):
+            for j, pair in enumerate(part.get(field) or []):
+                _check("pair", pair, f"{where}.{field}[{j}]", problems)
+        if "postData" in request:
+            _check("postData", request["postData"], f"{where}.request.postData", problems)
+        _check("content", response.get("content"), f"{where}.response.content", problems)
+        timings = entry.get("timings") or {}
+        _check("timings", timings, f"{where}.timings", problems)
+        for name in ("send", "wait", "receive"):
+            if isinstance(timings.get(name), NUMBER) and timings[name] < 0:
+                problems.append(f"{where}.timings.{name}: negative")
+        for name in ("blocked", "dns", "connect", "ssl"):
+            if isinstance(timings.get(name), NUMBER) and timings[name] < -1:
+                problems.append(f"{where}.timings.{name}: below -1")
+        spent = sum(
+            v for k, v in timings.items() if k in SPEC["timings"] and k != "ssl" and v != -1
+        )
+        if isinstance(entry.get("time"), NUMBER) and abs(entry["time"] - spent) > 1e-6:
+            problems.append(f"{where}.time: {entry['time']} is not the sum of timings {spent}")
+    return problems
+
+
+# -- flows to export --------------------------------------------------------------------------
+
+
+def frames_of(path: Path, start_ms: float, step_ms: float) -> list[CapturedFrame]:
+    return [
+        CapturedFrame(f.raw, round((start_ms + i * step_ms) * MS))
+        for i, f in enumerate(load(path).frames)
+    ]
+
+
+def translated_flow() -> Flow:
+    """An Anthropic client served from an OpenAI Chat upstream, a keepalive in between."""
+    upstream = Leg(
+        "openai-chat",
+        200,
+        [("content-type", "text/event-stream"), ("x-request-id", "req_1")],
+        sent_ns=2 * MS,
+        headers_ns=40 * MS,
+        frames=frames_of(CHAT_TOOL, 41, 3.5),
+        ended_ns=120 * MS,
+    )
+    client_frames = frames_of(ANTHROPIC_TOOL, 41.2, 3.25)
+    for i, frame in enumerate(client_frames):
+        frame.sources = [min(i, len(upstream.frames) - 1)]
+    client_frames.insert(0, CapturedFrame(b": keepalive\n\n", 20 * MS))
+    client = Leg(
+        "anthropic",
+        200,
+        [("content-type", "text/event-stream"), ("x-request-id", "f-1")],
+        headers_ns=MS + 17,
+        frames=client_frames,
+        ended_ns=130 * MS + 1,
+    )
+    body = json.dumps({"model": "claude-x", "stream": True, "max_tokens": 9}).encode()
+    return Flow(
+        id="f-1",
+        started=1_715_000_000.123456,
+        started_ns=987654321,
+        client_protocol="anthropic",
+        model="claude-x",
+        upstream_name="up",
+        account="main",
+        mode="repair",
+        outcome="ok",
+        request=RequestRecord(
+            "POST",
+            "/v1/messages?beta=true&x=1",
+            [
+                ("host", "127.0.0.1:8787"),
+                ("x-api-key", "…abcd"),
+                ("content-type", "application/json"),
+            ],
+            body,
+        ),
+        upstream_request=RequestRecord(
+            "POST",
+            "https://api.example.com/v1/chat/completions",
+            [("authorization", "Bearer …wxyz")],
+            b'{"model": "gpt-x", "stream": true}',
+        ),
+        attempts=[{"account": "other", "status": 429, "rule": "rate-limit"}, {"account": "main"}],
+        upstream=upstream,
+        client=client,
+        duration_ns=130 * MS + 1,
+    )
+
+
+def body_flow() -> Flow:
+    """An upstream that answered a stream request with a whole JSON body."""
+    answer = b'{"id":"x","object":"chat.completion","choices":[],"usage":null}'
+    upstream = Leg("openai-chat", 200, [("content-type", "application/json")], body=answer)
+    upstream.sent_ns, upstream.headers_ns, upstream.ended_ns = 5, 9 * MS, 10 * MS
+    client = Leg("openai-chat", 502, [("content-type", "application/json")], body=b'{"e":1}')
+    client.headers_ns, client.ended_ns = 11 * MS, 11 * MS
+    return Flow(
+        id="f-2",
+        started=1_715_000_001.5,
+        started_ns=0,
+        client_protocol="openai-chat",
+        outcome="body-instead-of-stream",
+        request=RequestRecord("POST", "/v1/chat/completions", [], b"{}"),
+        upstream_request=RequestRecord("POST", "http://up/v1/chat/completions", [], b"{}"),
+        upstream=upstream,
+        client=client,
+    )
+
+
+def local_flow() -> Flow:
+    """Refused by the proxy itself: no upstream exchange at all."""
+    client = Leg("openai-chat", 401, [("content-type", "application/json")], body=b"{}")
+    return Flow(id="f-3", started=0.0, started_ns=0, outcome="unauthorized", client=client)
+
+
+def binary_flow() -> Flow:
+    """Bytes that are not UTF-8, in a stream and in a request body."""
+    frames = [CapturedFrame(b"data: caf\xe9\n\n", 3), CapturedFrame(b"data: \xff\xfe\x00\n\n", 4)]
+    leg = Leg("", 200, [("content-type", "text/event-stream")], frames=frames, truncated=True)
+    request = RequestRecord("POST", "http://h/x", [], b"\x80\x81 not utf-8")
+    return Flow(
+        id="f-4",
+        started=2.0,
+        started_ns=0,
+        request=request,
+        upstream_request=RequestRecord("POST", "http://u/x", [], b"\xc3"),
+        upstream=leg,
+        client=Leg("", 200, [], frames=[CapturedFrame(b"\xf0\x9f\x98\n\n", 9)]),
+    )
+
+
+def all_flows() -> list[Flow]:
+    return [translated_flow(), body_flow(), local_flow(), binary_flow()]
+
+
+def _round_trip(flows: list[Flow]) -> list[Flow]:
+    return from_har(json.loads(json.dumps(to_har(flows))))
+
+
+def _json(flows: list[Flow]) -> list[JSON]:
+    return [json.loads(json.dumps(f.to_json())) for f in flows]
+
+
+# -- HAR ---------------------------------------------------------------------------------------
+
+
+def test_the_export_is_a_valid_har_1_2_log() -> None:
+    har = to_har(all_flows())
+    assert har_problems(har) == []
+    assert har_problems(json.loads(json.dumps(har))) == []
+    log = har["log"]
+    assert log["creator"]["name"] == "StreamScope"
+    legs = [(e[EXTENSION]["flow_id"], e[EXTENSION]["leg"]) for e in log["entries"]]
+    assert legs == [
+        ("f-1", "client"),
+        ("f-1", "upstream"),
+        ("f-2", "client"),
+        ("f-2", "upstream"),
+        ("f-3", "client"),  # never reached an upstream
+        ("f-4", "client"),
+        ("f-4", "upstream"),
+    ]
+
+
+def test_the_validator_finds_what_is_missing() -> None:
+    har = to_har([translated_flow()])
+    entry = har["log"]["entries"][0]
+    del entry["response"]["content"]["mimeType"]
+    entry["timings"]["wait"] = -1
+    entry["request"]["url"] = "/v1/messages"
+    entry["request"]["headers"].append({"name": "x"})
+    entry["cache"] = None
+    entry["nonsense"] = 1
+    problems = "\n".join(har_problems(har))
+    for needle in (
+        "content.mimeType: missing",
+        "timings.wait: negative",
+        "url: not absolute",
+        "headers[3].value: missing",
+        "cache: NoneType",
+        "nonsense: not in HAR 1.2",
+        "time:",
+    ):
+        assert needle in problems
+
+
+def test_a_client_entry_says_what_the_client_saw() -> None:
+    flow = translated_flow()
+    client, upstream = to_har([flow])["log"]["entries"]
+    request, response = client["request"], client["response"]
+    assert request["url"] == "http://127.0.0.1:8787/v1/messages?beta=true&x=1"
+    assert request["queryString"] == [
+        {"name": "beta", "value": "true"},
+        {"name": "x", "value": "1"},
+    ]
+    assert request["postData"] == {
+        "mimeType": "application/json",
+        "text": flow.request.body.decode(),
+    }
+    assert request["bodySize"] == len(flow.request.body)
+    assert (response["status"], response["statusText"]) == (200, "OK")
+    assert response["content"]["text"].encode() == flow.client.raw()
+    assert response["content"]["size"] == len(flow.client.raw())
+    assert response["content"]["mimeType"] == "text/event-stream"
+    assert client["timings"] == {
+        "send": 0.0,
+        "wait": (MS + 17) / 1e6,
+        "receive": (129 * MS - 16) / 1e6,
+    }
+    assert client["startedDateTime"] == "2024-05-06T12:53:20.123+00:00"
+    ext = client[EXTENSION]
+    assert (ext["protocol"], ext["flow"]["model"], ext["attempts"][0]["status"]) == (
+        "anthropic",
+        "claude-x",
+        429,
+    )
+    assert [f["size"] for f in ext["frames"]] == [len(f.raw) for f in flow.client.frames]
+    assert ext["frames"][0] == {"t_ns": 20 * MS, "t_ms": 20.0, "size": 13, "sources": []}
+    # The upstream exchange starts when its request went out.
+    assert upstream["request"]["url"] == "https://api.example.com/v1/chat/completions"
+    assert upstream["timings"] == {"send": 0.0, "wait": 38.0, "receive": 80.0}
+    assert upstream["time"] == 118.0
+    assert upstream["startedDateTime"] == "2024-05-06T12:53:20.125+00:00"
+    assert upstream[EXTENSION]["protocol"] == "openai-chat"
+
+
+def test_bytes_that_are_not_utf8_are_base64() -> None:
+    client, upstream = to_har([binary_flow()])["log"]["entries"]
+    content = upstream["response"]["content"]
+    assert content["encoding"] == "base64"
+    assert base64.b64decode(content["text"]) == binary_flow().upstream.raw()
+    assert base64.b64decode(client["request"]["postData"]["text"]) == b"\x80\x81 not utf-8"
+    assert client["request"]["postData"]["_encoding"] == "base64"
+
+
+def test_har_round_trip_is_exact() -> None:
+    flows = all_flows()
+    back = _round_trip(flows)
+    assert _json(back) == _json(flows)
+    # frames one by one, to be explicit about what "exact" means
+    for before, after in zip(flows, back, strict=True):
+        for leg in ("upstream", "client"):
+            a, b = getattr(before, leg), getattr(after, leg)
+            assert [(f.raw, f.t_ns, f.sources) for f in a.frames] == [
+                (f.raw, f.t_ns, f.sources) for f in b.frames
+            ]
+    assert back[2].upstream_request is None and back[0].started == flows[0].started
+
+
+def test_timing_is_the_same_after_a_round_trip() -> None:
+    flow = translated_flow()
+    (back,) = _round_trip([flow])
+    assert leg_timing(back.client) == leg_timing(flow.client)
+    assert leg_timing(back.upstream) == leg_timing(flow.upstream)
+
+
+def test_an_edited_text_is_read_as_it_is_now() -> None:
+    har = json.loads(json.dumps(to_har([translated_flow()])))
+    content = har["log"]["entries"][1]["response"]["content"]
+    content["text"] = content["text"].replace("\n\n", "\r\n\r\n")  # a tool rewrote newlines
+    (flow,) = from_har(har)
+    assert flow.upstream.raw() == content["text"].encode()
+    assert all(f.t_ns == 40 * MS for f in flow.upstream.frames)  # at the headers' time
+    assert len(flow.upstream.frames) == len(load(CHAT_TOOL).frames)
+
+
+def test_an_upstream_entry_alone_still_imports() -> None:
+    flow = translated_flow()
+    har = json.loads(json.dumps(to_har([flow])))
+    del har["log"]["entries"][0]  # the client entry, with the flow's metadata
+    (back,) = from_har(har)
+    assert back.id == "f-1" and back.client.frames == [] and back.attempts == []
+    assert [(f.raw, f.t_ns) for f in back.upstream.frames] == [
+        (f.raw, f.t_ns) for f in flow.upstream.frames
+    ]
+    assert back.started == pytest.approx(flow.started + 0.002, abs=1e-3)
+
+
+def test_odd_foreign_entries_import_as_empty_flows() -> None:
+    entries = [{"request": "x", "response": None}, {"response": {"content": [], "headers": 1}}]
+    flows = from_har({"log": {"entries": entries}})
+    assert [(f.upstream.raw(), f.request.url, f.started) for f in flows] == [(b"", "", 0.0)] * 2
+
+
+@pytest.mark.parametrize("bad", [[], {}, {"log": {}}, {"log": {"entries": [1]}}])
+def test_not_a_har(bad: Any) -> None:
+    with pytest.raises(HarError):
+        from_har(bad)
+
+
+def devtools_har() -> JSON:
+    """A HAR as Chrome's devtools save it (plus a Firefox-style base64 body): an
+    OpenAI Chat stream called from a web page, the models list, an Anthropic stream."""
+    chat = CHAT_SSE.read_bytes().decode()
+    anthropic = ANTHROPIC_TOOL.read_bytes()
+    chat_request = {"model": "gpt-4o-mini", "stream": True, "messages": []}
+    return {
+        "log": {
+            "version": "1.2",
+            "creator": {"name": "WebInspector", "version": "537.36"},
+            "pages": [
+                {
+                    "startedDateTime": "2025-03-14T09:26:50.000Z",
+                    "id": "page_1",
+                    "title": "http://localhost:5173/",
+                    "pageTimings": {"onContentLoad": 120.5, "onLoad": 200.1},
+                }
+            ],
+            "entries": [
+                {
+                    "_initiator": {"type": "script"},
+                    "_priority": "High",
+                    "_resourceType": "fetch",
+                    "cache": {},
+                    "connection": "443",
+                    "pageref": "page_1",
+                    "request": {
+                        "method": "POST",
+                        "url": "https://api.openai.com/v1/chat/completions",
+                        "httpVersion": "http/2.0",
+                        "headers": [
+                            {"name": ":authority", "value": "api.openai.com"},
+                            {"name": "authorization", "value": "Bearer sk-proj-…"},
+                            {"name": "content-type", "value": "application/json"},
+                        ],
+                        "queryString": [],
+                        "cookies": [],
+                        "headersSize": -1,
+                        "bodySize": 60,
+                        "postData": {
+                            "mimeType": "application/json",
+                            "text": json.dumps(chat_request),
+                        },
+                    },
+                    "response": {
+                        "status": 200,
+                        "statusText": "",
+                        "httpVersion": "http/2.0",
+                        "headers": [
+                            {"name": "content-type", "value": "text/event-stream; charset=utf-8"},
+                            {"name": "openai-processing-ms", "value": "290"},
+                        ],
+                        "cookies": [],
+                        "content": {
+                            "size": len(chat),
+                            "mimeType": "text/event-stream",
+                            "text": chat,
+                        },
+                        "redirectURL": "",
+                        "headersSize": -1,
+                        "bodySize": -1,
+                        "_transferSize": 5123,
+                        "_error": None,
+                    },
+                    "serverIPAddress": "104.18.7.192",
+                    "startedDateTime": "2025-03-14T09:26:53.412Z",
+                    "time": 812.5,
+                    "timings": {
+                        "blocked": 1.2,
+                        "dns": -1,
+                        "ssl": -1,
+                        "connect": -1,
+                        "send": 0.3,
+                        "wait": 310.0,
+                        "receive": 501.0,
+                        "_blocked_queueing": 0.9,
+                    },
+                },
+                {
+                    "cache": {},
+                    "request": {
+                        "method": "GET",
+                        "url": "https://api.openai.com/v1/models?limit=2",
+                        "httpVersion": "http/2.0",
+                        "headers": [],
+                        "queryString": [{"name": "limit", "value": "2"}],
+                        "cookies": [],
+                        "headersSize": -1,
+                        "bodySize": 0,
+                    },
+                    "response": {
+                        "status": 200,
+                        "statusText": "OK",
+                        "httpVersion": "http/2.0",
+                        "headers": [{"name": "content-type", "value": "application/json"}],
+                        "cookies": [],
+                        "content": {
+                            "size": 27,
+                            "mimeType": "application/json",
+                            "text": '{"object":"list","data":[]}',
+                        },
+                        "redirectURL": "",
+                        "headersSize": -1,
+                        "bodySize": 27,
+                    },
+                    "startedDateTime": "2025-03-14T09:26:54.000+00:00",
+                    "time": 20.0,
+                    "timings": {"send": 1.0, "wait": 15.0, "receive": 4.0},
+                },
+                {
+                    "cache": {},
+                    "request": {
+                        "method": "POST",
+                        "url": "https://api.anthropic.com/v1/messages",
+                        "httpVersion": "HTTP/1.1",
+                        "headers": [],
+                        "queryString": [],
+                        "cookies": [],
+                        "headersSize": 200,
+                        "bodySize": 0,
+                    },
+                    "response": {
+                        "status": 200,
+                        "statusText": "OK",
+                        "httpVersion": "HTTP/1.1",
+                        "headers": [{"name": "Content-Type", "value": "text/event-stream"}],
+                        "cookies": [],
+                        "content": {
+                            "size": len(anthropic),
+                            "mimeType": "text/event-stream",
+                            "encoding": "base64",
+                            "text": base64.b64encode(anthropic).decode(),
+                        },
+                        "redirectURL": "",
+                        "headersSize": 150,
+                        "bodySize": len(anthropic),
+                    },
+                    "startedDateTime": "2025-03-14T10:26:55.000+01:00",
+                    "time": 30.0,
+                    "timings": {
+                        "blocked": -1,
+                        "dns": 0,
+                        "connect": 5,
+                        "send": 0,
+                        "wait": 20,
+                        "receive": 5,
+                    },
+                },
+            ],
+        }
+    }
+
+
+def test_the_devtools_har_is_valid_for_the_validator() -> None:
+    assert har_problems(devtools_har()) == []
+
+
+def test_a_devtools_har_imports_one_flow_per_entry() -> None:
+    chat, models, claude = from_har(devtools_har())
+    # The stream: its frames as the SSE decoder reads them, all at the headers' time.
+    rec = load(CHAT_SSE)
+    leg = chat.upstream
+    assert [f.raw for f in leg.frames] == [f.raw for f in rec.frames]
+    assert leg.raw() == CHAT_SSE.read_bytes()
+    headers_ns = round((1.2 + 0.3 + 310.0) * MS)
+    assert {f.t_ns for f in leg.frames} == {headers_ns}
+    assert (leg.sent_ns, leg.headers_ns, leg.ended_ns) == (1_200_000, headers_ns, 812_500_000)
+    assert (leg.protocol, leg.status, leg.streamed) == ("openai-chat", 200, True)
+    assert chat.client.raw() == leg.raw() and chat.client is not leg
+    assert chat.client.frames[0] is not leg.frames[0]
+    assert chat.started == datetime(2025, 3, 14, 9, 26, 53, 412000, tzinfo=UTC).timestamp()
+    assert (chat.model, chat.client_protocol, chat.outcome) == (
+        "gpt-4o-mini",
+        "openai-chat",
+        "imported",
+    )
+    assert chat.request.url == "https://api.openai.com/v1/chat/completions"
+    assert ("authorization", "Bearer sk-proj-…") in chat.request.headers
+    assert json.loads(chat.request.body)["model"] == "gpt-4o-mini"
+    assert chat.upstream_request is not None and chat.upstream_request.url == chat.request.url
+    timing = leg_timing(chat.upstream)
+    assert timing.first_content_ms == 311.5 and timing.output_tokens == 30
+    # A JSON answer is a whole body.
+    assert (models.upstream.body, models.upstream.streamed) == (
+        b'{"object":"list","data":[]}',
+        False,
+    )
+    assert models.request.method == "GET" and models.request.body == b""
+    assert models.upstream.headers_ns == 16 * MS and models.duration_ns == 20 * MS
+    # A base64 body is decoded; -1 times count as nothing.
+    assert claude.upstream.raw() == ANTHROPIC_TOOL.read_bytes()
+    assert claude.upstream.protocol == "anthropic"
+    assert claude.upstream.headers_ns == 25 * MS and claude.upstream.sent_ns == 5 * MS
+    assert claude.started == chat.started + 1.588
+    assert len({chat.id, models.id, claude.id}) == 3
+
+
+def test_a_devtools_import_exports_to_a_valid_har_again() -> None:
+    flows = from_har(devtools_har())
+    har = to_har(flows)
+    assert har_problems(har) == []
+    assert _json(_round_trip(flows)) == _json(flows)
+
+
+# -- .sse export and import ----------------------------------------------------------------------
+
+FIXTURE_FILES = fixture_files()
+
+
+def _leg(path: Path, step_ms: float = 1.0) -> Leg:
+    rec = load(path)
+    frames = [CapturedFrame(f.raw, round((7 + i * step_ms) * MS)) for i, f in enumerate(rec.frames)]
+    return Leg(rec.protocol, 200, [("content-type", "text/event-stream")], frames=frames)
+
+
+def _rechunked(leg: Leg, size: int) -> Leg:
+    """The same bytes in chunks of ``size`` bytes, each at its last byte's frame time."""
+    data, times = b"", []
+    for f in leg.frames:
+        data += f.raw
+        times += [f.t_ns] * len(f.raw)
+    chunks = [
+        CapturedFrame(data[i : i + size], times[min(i + size, len(data)) - 1])
+        for i in range(0, len(data), size)
+    ]
+    return Leg(leg.protocol, leg.status, leg.headers, frames=chunks)
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_sse_export_is_the_legs_bytes_and_timing_fits_the_replay(path: Path) -> None:
+    leg = _leg(path)
+    data = export_sse(leg)
+    assert data == b"".join(f.raw for f in load(path).frames)
+    if path.suffix == ".sse":
+        assert data == path.read_bytes()
+    offsets = json.loads(export_timing(leg))
+    assert len(offsets) == len(read_recording(data).frames)
+    assert offsets == [i / 1e3 for i in range(len(leg.frames))]
+    rechunked = _rechunked(leg, 7)
+    assert export_sse(rechunked) == data
+    # A frame now completes with a chunk that may carry the next frame's start.
+    again = json.loads(export_timing(rechunked))
+    assert len(again) == len(offsets)
+    bounds = zip(again, offsets, [*offsets[1:], offsets[-1]], strict=True)
+    assert all(now <= new <= after for new, now, after in bounds)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(1, 400), min_size=1, max_size=30), st.integers(0, 10**9))
+def test_timing_fits_however_the_bytes_were_chunked(cuts: list[int], seed: int) -> None:
+    data = ANTHROPIC_TOOL.read_bytes() + b"\n\n: keepalive\r\n\r\n"
+    pieces, pos, t = [], 0, seed
+    for cut in cuts:
+        if pos >= len(data):
+            break
+        pieces.append(CapturedFrame(data[pos : pos + cut], t))
+        pos, t = pos + cut, t + cut * 1000
+    if pos < len(data):
+        pieces.append(CapturedFrame(data[pos:], t))
+    leg = Leg("anthropic", frames=pieces)
+    offsets = json.loads(export_timing(leg))
+    assert export_sse(leg) == data
+    assert len(offsets) == len(read_recording(data).frames)
+    assert offsets == sorted(offsets) and offsets[-1] == (pieces[-1].t_ns - seed) / 1e9
+    assert [f.raw for _, f in leg_frames(leg)] == [f.raw for f in read_recording(data).frames]
+
+
+def test_a_body_leg_exports_its_body_and_no_times() -> None:
+    leg = body_flow().upstream
+    assert export_sse(leg) == leg.body
+    assert export_timing(leg) == b"[]"
+
+
+def test_import_reads_an_export_back() -> None:
+    leg = _leg(CHAT_SSE, step_ms=2.5)
+    flow = import_sse(export_sse(leg), export_timing(leg))
+    got_leg = flow.upstream
+    assert [f.raw for f in got_leg.frames] == [f.raw for f in leg.frames]
+    assert [f.t_ns for f in got_leg.frames] == [f.t_ns - 7 * MS for f in leg.frames]
+    assert (got_leg.protocol, flow.client_protocol, flow.outcome) == ("openai-chat",) * 2 + (
+        "imported",
+    )
+    assert flow.upstream_request is None
+    assert flow.client.raw() == got_leg.raw() and flow.client.frames[0] is not got_leg.frames[0]
+    assert leg_timing(got_leg).tokens_per_second == leg_timing(leg).tokens_per_second
+    without_times = import_sse(export_sse(leg)).upstream
+    assert {f.t_ns for f in without_times.frames} == {0}
+
+
+def test_import_of_json_lines_and_of_a_whole_body() -> None:
+    flow = import_sse(RESPONSES_TEXT.read_bytes())
+    assert flow.upstream.protocol == "responses"
+    assert flow.upstream.raw() == b"".join(f.raw for f in load(RESPONSES_TEXT).frames)
+    body = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}}],
+    }
+    whole = import_sse(json.dumps(body, indent=2).encode())
+    assert (whole.upstream.body, whole.upstream.protocol) == (
+        json.dumps(body, indent=2).encode(),
+        "openai-chat",
+    )
+
+
+def test_an_unknown_protocol_imports_with_none() -> None:
+    flow = import_sse(b"data: hello\n\ndata: world\n\n", b"[0, 0.5]")
+    assert flow.upstream.protocol == ""
+    assert [f.t_ns for f in flow.upstream.frames] == [0, 500 * MS]
+    assert import_sse(b"data: {}\n\n", protocol="anthropic").upstream.protocol == "anthropic"
+
+
+@pytest.mark.parametrize(
+    ("data", "timing"),
+    [
+        (b"", None),
+        (b"  \n", None),
+        (b": only a comment\n\n", None),
+        (b"data: x\n\n", b"[0, 1]"),  # two times for one frame
+        (b"data: x\n\ndata: y\n\n", b"[1, 0.5]"),  # time going back
+        (b"data: x\n\n", b'["0"]'),
+        (b"data: x\n\n", b"[-1]"),
+        (b"data: x\n\n", b"{"),
+    ],
+)
+def test_import_refuses_what_does_not_fit(data: bytes, timing: bytes | None) -> None:
+    with pytest.raises(ValueError):  # RecordingError is a ValueError
+        import_sse(data, timing)
+
+
+def test_import_refuses_an_unknown_protocol() -> None:
+    with pytest.raises(RecordingError):
+        import_sse(b"data: x\n\n", protocol="no-such-protocol")
+
+
+# -- an export replayed through a real proxy -------------------------------------------------
+
+SDK_CASES = {  # client -> (recording, protocol)
+    "chat": (CHAT_SSE, "openai-chat"),
+    "messages": (ANTHROPIC_TOOL, "anthropic"),
+    "responses": (RESPONSES_TEXT, "responses"),
+}
+ENDPOINT = {
+    "openai-chat": "/v1/chat/completions",
+    "anthropic": "/v1/messages",
+    "responses": "/v1/responses",
+}
+SPAN_S = 0.15  # the recorded stream lasts this long: the replay must take as long
+
+
+def _paced_leg(path: Path) -> Leg:
+    rec = load(path)
+    step = SPAN_S * 1e9 / (len(rec.frames) - 1)
+    frames = [CapturedFrame(f.raw, 3 * MS + round(i * step)) for i, f in enumerate(rec.frames)]
+    return Leg(rec.protocol, 200, [("content-type", "text/event-stream")], frames=frames)
+
+
+@pytest.fixture(scope="module")
+def replay_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("replays")
+    for client, (path, _) in SDK_CASES.items():
+        leg = _paced_leg(path)
+        (folder / f"export-{client}.sse").write_bytes(export_sse(leg))
+        (folder / f"export-{client}.sse.timing").write_bytes(export_timing(leg))
+    return folder
+
+
+def _proxy(replay_dir: Path, mode: str) -> Iterator[Running]:
+    config = demo_config(keepalive=5.0)
+    config.upstreams[0].mode = mode  # type: ignore[assignment]
+    config.upstreams[0].demo.replay_dirs = [str(replay_dir)]
+    with proxied(config) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def passthrough(replay_dir: Path) -> Iterator[Running]:
+    yield from _proxy(replay_dir, "passthrough")
+
+
+@pytest.fixture(scope="module")
+def repair(replay_dir: Path) -> Iterator[Running]:
+    yield from _proxy(replay_dir, "repair")
+
+
+def _post(running: Running, protocol: str, model: str) -> httpx.Response:
+    body: JSON = {"model": model, "stream": True, "max_tokens": 50}
+    body |= {"messages": [{"role": "user", "content": "hi"}], "input": "hi"}
+    if protocol == "responses":
+        del body["messages"], body["max_tokens"]
+    elif protocol != "anthropic":
+        del body["input"]
+    headers = {"authorization": f"Bearer {running.key}"}
+    return httpx.post(running.url + ENDPOINT[protocol], json=body, headers=headers, timeout=30)
+
+
+@pytest.mark.parametrize("client", list(SDK_CASES))
+def test_an_export_replays_byte_for_byte_at_its_pace(
+    passthrough: Running, replay_dir: Path, client: str
+) -> None:
+    path, protocol = SDK_CASES[client]
+    exported = (replay_dir / f"export-{client}.sse").read_bytes()
+    began = time.monotonic()
+    response = _post(passthrough, protocol, f"replay/export-{client}")
+    elapsed = time.monotonic() - began
+    assert response.status_code == 200
+    assert response.content == exported
+    assert elapsed >= SPAN_S * 0.9  # the .timing sidecar was read (else: no pacing at all)
+
+
+def test_a_captured_replay_exports_again(passthrough: Running, replay_dir: Path) -> None:
+    # The proxy's capture of a replayed export: its upstream leg is the export again, at
+    # about the recorded pace, and the flow survives a HAR round trip exactly.
+    exported = (replay_dir / "export-messages.sse").read_bytes()
+    response = _post(passthrough, "anthropic", "replay/export-messages")
+    flows = passthrough.server.app.flows
+    assert flows is not None
+    flows.flush()
+    flow = flows.get(response.headers["x-request-id"])
+    assert flow is not None
+    assert export_sse(flow.upstream) == exported == export_sse(flow.client)
+    timing = leg_timing(flow.upstream)
+    assert timing.total_ms is not None and timing.first_byte_ms is not None
+    assert timing.total_ms - timing.first_byte_ms >= SPAN_S * 1e3 * 0.9
+    assert len(json.loads(export_timing(flow.upstream))) == len(read_recording(exported).frames)
+    assert _json(_round_trip([flow])) == _json([flow])
+    assert har_problems(to_har([flow])) == []
+    overhead = proxy_overhead_ms(flow)  # same clock: the proxy sends after it receives
+    assert overhead is not None and 0 <= overhead < 1000
+
+
+@pytest.mark.parametrize("client", list(SDK_CASES))
+def test_an_export_replays_to_the_official_sdk(repair: Running, client: str) -> None:
+    path, protocol = SDK_CASES[client]
+    rec = load(path)
+    _, pipeline = translate_frames(rec.frames, rec.protocol, rec.protocol)
+    want = expected(pipeline.assembler.response, protocol)
+    assert want["text"] or want["tool_calls"]
+    assert got(ask(repair, client, f"replay/export-{client}", stream=True)) == want
