@@ -1,7 +1,7 @@
 """The ``streamscope`` command.
 
-Sub-commands arrive with their issues; today: ``serve`` (the headless proxy) and
-``translate``. Every failure the user can
+Sub-commands arrive with their issues; today: ``serve`` (the headless proxy),
+``translate`` and ``lint``. Every failure the user can
 cause (a missing file, a stream of an unknown protocol) ends with a one-line error on
 stderr and exit status 2, never a traceback.
 """
@@ -17,6 +17,7 @@ from pathlib import Path
 from streamscope import __version__
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.findings import Finding
+from streamscope.lint import cli as lint_cli
 from streamscope.wire import FrameTooLarge
 
 
@@ -72,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     tr.add_argument("-q", "--quiet", action="store_true", help="do not print findings")
     tr.add_argument("file", help="the recording ('-' for stdin)")
+    lint_cli.add_parser(sub)
     return parser
 
 
@@ -206,6 +208,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "translate":
             return _translate(args)
+        if args.command == "lint":
+            return lint_cli.run(args)
         if args.command in ("serve", None):
             return _serve(args)
     except CliError as exc:

@@ -101,6 +101,11 @@ def test_serve_generates_a_key_logs_requests_and_stops_on_sigint(tmp_path: Path)
         key = key_line.rsplit(" ", 1)[1].strip()
         assert key.startswith("sk-local-") and len(key) == len("sk-local-") + 32
         assert key in (tmp_path / "c.toml").read_text()  # saved
+        # The first run says how to try the demo backend (the default upstream). Read
+        # with readline: communicate() would miss lines its buffer already holds.
+        hint = "".join(proc.stdout.readline() for _ in range(3))
+        assert "Demo models (no key or network needed): demo-chat, demo-tools" in hint
+        assert "curl -N " + url + "/v1/chat/completions" in hint
         r = httpx.post(
             f"{url}/v1/chat/completions",
             json={"model": "demo-chat", "messages": [{"role": "user", "content": "hi"}]},
@@ -122,9 +127,6 @@ def test_serve_generates_a_key_logs_requests_and_stops_on_sigint(tmp_path: Path)
     for field in ("model=demo-chat", "upstream=demo", "status=200", "ttft=", "duration="):
         assert field in log[0]
     assert key not in err and key not in out  # the key is printed once, on stdout, at creation
-    # The first run says how to try the demo backend (the default upstream).
-    assert "Demo models (no key or network needed): demo-chat, demo-tools" in out
-    assert "curl -N " + url + "/v1/chat/completions" in out
 
 
 def test_serve_with_a_taken_port_says_so(tmp_path: Path) -> None:

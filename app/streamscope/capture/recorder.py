@@ -6,8 +6,8 @@ Who calls what:
   ``send`` (:meth:`client_message`: status, headers and each body chunk with its time);
 - the account loop: :meth:`upstream_request` and :meth:`upstream_response` for the
   attempt it commits to; a whole-body answer: :meth:`upstream_body`;
-- the relay: each batch of upstream frames (:meth:`upstream_batch`) and, for each chunk
-  it writes to the client, the upstream frame it came from (:meth:`client_chunks`).
+- the relay: each batch of upstream frames with the client chunks it made
+  (:meth:`relayed`), and the chunks it writes of its own (:meth:`client_chunks`).
 
 :meth:`build` turns that into the compact :class:`~streamscope.capture.raw.RawFlow` the
 store keeps — in the store's writer thread, with little per-frame work; frames are split
@@ -27,6 +27,7 @@ from streamscope.config import mask
 from streamscope.redact import Redactor
 from streamscope.wire.frame import Frame
 
+CHECK_EVERY = 1024  # relay batches between two runs of the memory guard
 SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "proxy-authorization", "cookie"}
 
 
@@ -60,10 +61,11 @@ class FlowRecorder:
         self.upstream_response_headers: list[tuple[str, str]] = []
         self.upstream_headers_ns: int | None = None
         self.upstream_whole: bytes | None = None
-        self.upstream_batches: list[list[Frame]] = []
-        self.upstream_frames = 0
+        # What the relay did, in order: (upstream batch, client chunks it made, marks), or
+        # (None, chunks, None) for the proxy's own chunks.
+        self.log: list[tuple[list[Frame] | None, list[bytes], list[int] | None]] = []
+        self._checked = 0
         self.upstream_size = 0
-        self.chunks: list[tuple[list[bytes], int | None, list[int] | None]] = []
         self.client_status: int | None = None
         self.client_headers: list[tuple[str, str]] = []
         self.client_headers_ns: int | None = None
@@ -95,23 +97,27 @@ class FlowRecorder:
     def upstream_body_whole(self, body: bytes) -> None:
         self.upstream_whole = body
 
-    def upstream_batch(self, batch: list[Frame]) -> int:
-        """Keep a batch of upstream frames; the index of its first frame."""
-        first = self.upstream_frames
-        self.upstream_frames += len(batch)
-        if self.upstream_size < self.max_bytes:
-            self.upstream_batches.append(batch)
-            self.upstream_size += sum(len(f.raw) for f in batch)
-        else:
-            self.truncated = True
-        return first
+    def relayed(self, batch: list[Frame], out: list[bytes], marks: list[int]) -> None:
+        """A batch of upstream frames and the client chunks it made: frame ``i`` of the
+        batch made the chunks up to ``marks[i]``. The relay appends to :attr:`log`
+        directly on its hot path (one tuple per batch); this is the readable spelling."""
+        self.log.append((batch, out, marks))
 
-    def client_chunks(
-        self, chunks: list[bytes], first: int | None = None, marks: list[int] | None = None
-    ) -> None:
-        """Chunks the relay writes (one frame each). Upstream frame ``first + i`` made the
-        chunks up to ``marks[i]``; no ``first``: the proxy's own (keepalives, closings)."""
-        self.chunks.append((chunks, first, marks))
+    def check(self) -> int:
+        """The memory guard, run every :data:`CHECK_EVERY` batches by the relay: the log
+        length at which to run it next, or -1 to stop keeping batches (truncated)."""
+        for batch, _, _ in self.log[self._checked :]:
+            if batch is not None:
+                self.upstream_size += sum(len(f.raw) for f in batch)
+        self._checked = len(self.log)
+        if self.upstream_size >= self.max_bytes:
+            self.truncated = True
+            return -1
+        return self._checked + CHECK_EVERY
+
+    def client_chunks(self, chunks: list[bytes]) -> None:
+        """Chunks the proxy writes of its own (keepalives, closing frames): no source."""
+        self.log.append((None, chunks, None))
 
     def client_message(self, message: Any) -> None:
         """Every ASGI message the app sends the client."""
@@ -152,11 +158,11 @@ class FlowRecorder:
             headers_ns=rel(self.upstream_headers_ns),
             truncated=self.truncated,
         )
+        frames = [f for batch, _, _ in self.log if batch is not None for f in batch]
         if self.upstream_whole is not None:
             upstream.streamed = False
             upstream.data = red(self.upstream_whole)
         else:
-            frames = [f for batch in self.upstream_batches for f in batch]
             upstream.data = red(b"".join(f.raw for f in frames))
             upstream.sizes = [len(f.raw) for f in frames]
             upstream.times = [f.arrival_ns - t0 for f in frames]
@@ -175,15 +181,17 @@ class FlowRecorder:
         client.sizes = [len(body) for body, _ in self.client_sends]
         client.times = [t - t0 for _, t in self.client_sends]
         if client.streamed:
-            for chunks, first, marks in self.chunks:
+            first = 0
+            for batch, chunks, marks in self.log:
                 client.chunk_sizes += [len(c) for c in chunks]
-                if first is None or marks is None:
+                if batch is None or marks is None:
                     client.chunk_sources += [NO_SOURCE] * len(chunks)
                     continue
                 made = 0
                 for i, mark in enumerate(marks):
                     client.chunk_sources += [first + i] * (mark - made)
                     made = mark
+                first += len(batch)
         upstream_request = None
         if self.upstream_url is not None:
             body = self.upstream_body

@@ -2,7 +2,8 @@
 
 The proxy hands a finished :class:`~streamscope.capture.recorder.FlowRecorder` to
 :meth:`FlowStore.submit` (a queue put: nothing else on the hot path). The writer thread
-builds the flow (frames split, linked, redacted), summarises it, and stores it.
+waits for a lull (no request in flight, at most a few seconds), then builds the compact
+flow, summarises it and stores it.
 
 Bytes are stored once: every body and every leg's frame bytes (concatenated, with an
 index of offsets and times) go to a content-addressed ``blobs`` table, so the same
@@ -23,6 +24,7 @@ import logging
 import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +38,7 @@ from streamscope.redact import Redactor
 log = logging.getLogger("streamscope.capture")
 
 JSON = dict[str, Any]
+BACKLOG = 256  # flows waiting for a lull at most, before they are written anyway
 Summarize = Callable[["RawFlow", JSON], JSON]
 
 SCHEMA = """
@@ -79,8 +82,13 @@ class FlowStore:
         max_flows: int = 2000,
         max_bytes: int = 500 * 1024 * 1024,
         summarize: Summarize | None = None,
+        busy: Callable[[], bool] | None = None,
+        max_delay: float = 5.0,
     ) -> None:
-        """``path`` None: an in-memory database (tests, a session that keeps nothing)."""
+        """``path`` None: an in-memory database (tests, a session that keeps nothing).
+        ``busy``: True while the proxy has requests in flight (writes wait for a lull)."""
+        self.busy = busy
+        self.max_delay = max_delay
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
@@ -112,10 +120,15 @@ class FlowStore:
         self._queue.put((recorder, info))
 
     def flush(self, timeout: float = 10.0) -> None:
-        """Wait until everything submitted so far is stored (tests, shutdown)."""
+        """Wait until every request under way has ended and its flow is stored (tests,
+        shutdown). A client can have its last byte a moment before the proxy hands the
+        flow over, so in-flight requests are waited for first."""
+        deadline = time.monotonic() + timeout
+        while self.busy is not None and self.busy() and time.monotonic() < deadline:
+            time.sleep(0.005)
         done = threading.Event()
         self._queue.put(done)
-        done.wait(timeout)
+        done.wait(max(deadline - time.monotonic(), 0.1))
 
     def _work(self) -> None:
         while True:
@@ -126,6 +139,7 @@ class FlowStore:
                 item.set()
                 continue
             recorder, info = item
+            self._wait_for_quiet()
             try:
                 raw = recorder.build(info, self.redactor)
                 summary = self._summary(raw)
@@ -134,6 +148,16 @@ class FlowStore:
                 log.exception("cannot store flow %s", recorder.flow_id)
                 continue
             self._emit(FlowEvent("added", summary))
+
+    def _wait_for_quiet(self) -> None:
+        """Let requests in flight finish first: this thread's work competes with the
+        event loop for the interpreter. Bounded: ``max_delay`` seconds, or a backlog."""
+        busy = self.busy
+        if busy is None:
+            return
+        deadline = time.monotonic() + self.max_delay
+        while busy() and time.monotonic() < deadline and self._queue.qsize() < BACKLOG:
+            time.sleep(0.02)
 
     def _summary(self, raw: RawFlow) -> JSON:
         info = raw.info

@@ -31,6 +31,7 @@ import httpx
 
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
+from streamscope.capture.view import summarize
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, Config
 from streamscope.demo.upstream import DemoUpstream
@@ -98,11 +99,14 @@ class ProxyApp:
                 self.redactor,
                 max_flows=capture.max_flows,
                 max_bytes=int(capture.max_megabytes * 1024 * 1024),
+                busy=lambda: self._in_flight > 0,
+                summarize=summarize,
             )
             if capture.enabled
             else None
         )
         self._flow_limit = int(capture.max_flow_megabytes * 1024 * 1024)
+        self._in_flight = 0  # proxied requests under way (capture writes wait for a lull)
         self._log_filter = RedactingFilter(self.redactor)
         for name in ("streamscope.proxy", "streamscope.pool"):
             logging.getLogger(name).addFilter(self._log_filter)
@@ -164,6 +168,7 @@ class ProxyApp:
         if self.flows is not None and scope["method"] == "POST" and scope["path"] in ENDPOINTS:
             rec = FlowRecorder(exchange.request_id, protocol, self._flow_limit)
             exchange.recorder = rec
+            self._in_flight += 1
 
         async def tracked(message: Any) -> None:
             nonlocal started
@@ -196,6 +201,7 @@ class ProxyApp:
             if scope["method"] != "OPTIONS":
                 log.info("%s", exchange.line())
             if rec is not None and self.flows is not None:
+                self._in_flight -= 1
                 self.flows.submit(rec, _flow_info(exchange))
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:

@@ -1,0 +1,190 @@
+"""``lint()``: run a flow's frames through its protocol's decoder and the structural
+checks, and explain every finding with the rule it breaks.
+
+The decoder's findings are mapped to rules (:mod:`streamscope.lint.codes`); the checks in
+``checks_*`` add what a decoder does not see (a missing ``response.in_progress``,
+``annotations``, the Content-Type, zero frames, a non-SSE body, the last frame's blank
+line, reasoning-only output, …). :func:`lint_bytes` reads a recording or body as bytes
+(raw SSE, JSON lines, or a whole JSON body) and lints it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from streamscope.codecs import PROTOCOLS, get_codec
+from streamscope.findings import Finding
+from streamscope.lint import checks_anthropic, checks_chat, checks_responses, checks_stream
+from streamscope.lint.checks_framing import (
+    content_type_hits,
+    final_blank_line,
+    multiline_data,
+    wire_findings,
+)
+from streamscope.lint.codes import rule_for
+from streamscope.lint.report import LintFinding, LintReport, sort_findings
+from streamscope.lint.rules import RULES
+from streamscope.lint.stream import Check, Hit, Observed, frame_payloads
+from streamscope.recording import RecordingError, detect_protocol, read_recording
+from streamscope.wire import FrameTooLarge, decode_all
+from streamscope.wire.frame import Frame
+
+PROTOCOL_CHECKS: dict[str, Check] = {
+    "openai-chat": checks_chat.check,
+    "anthropic": checks_anthropic.check,
+    "responses": checks_responses.check,
+}
+STREAM_CHECKS: tuple[Check, ...] = (
+    final_blank_line,
+    multiline_data,
+    checks_stream.content,
+    checks_stream.tool_json,
+)
+
+
+class LintError(ValueError):
+    """The input cannot be linted: an unknown protocol, or bytes that are no stream."""
+
+
+def lint(
+    frames: list[Frame],
+    protocol: str | None = None,
+    *,
+    content_type: str | None = None,
+    status: int | None = None,
+    body: bytes | None = None,
+) -> LintReport:
+    """Lint one flow: its SSE ``frames`` (or, for an answer that was no stream, its whole
+    ``body``), with the response's ``content_type`` and ``status`` when known. The
+    protocol is detected from the frames when None."""
+    if protocol is not None and protocol not in PROTOCOLS:
+        raise LintError(f"unknown protocol {protocol!r} (known: {', '.join(PROTOCOLS)})")
+    if status is not None and status >= 400:
+        return _report(protocol, [Hit("framing.http-error", None, f"HTTP status {status}")])
+    if body is not None:
+        return _lint_body(body, protocol, content_type)
+    has_data = any(f.data is not None for f in frames)
+    if protocol is None and has_data:
+        protocol = detect_protocol(frames)
+        if protocol is None:
+            raise LintError("cannot tell which protocol this stream is (give the protocol)")
+    hits = content_type_hits(content_type)
+    hits += _mapped(protocol or "", wire_findings(frames), frames)
+    obs = Observed(protocol or "", frames)
+    if not has_data:
+        hits.append(Hit("framing.zero-frames", None, f"{len(frames)} frames, none with data"))
+        hits += final_blank_line(obs)
+        return _report(protocol, hits)
+    assert protocol is not None
+    obs.payloads = frame_payloads(frames)
+    hits += _decode(obs)
+    for check in (*STREAM_CHECKS, PROTOCOL_CHECKS.get(protocol)):
+        if check is not None:
+            hits += check(obs)
+    return _report(protocol, hits)
+
+
+def _decode(obs: Observed) -> list[Hit]:
+    """Run the protocol's decoder: its events go into ``obs``, its findings become hits
+    (those of ``finish()`` concern the stream as a whole)."""
+    decoder = get_codec(obs.protocol).stream_decoder()
+    for index, frame in enumerate(obs.frames):
+        obs.events += [(index, e) for e in decoder.decode(frame)]
+    during = len(decoder.findings)
+    obs.events += [(None, e) for e in decoder.finish()]
+    findings = [
+        f if n < during else dataclasses.replace(f, frame=None)
+        for n, f in enumerate(decoder.findings)
+    ]
+    return _mapped(obs.protocol, findings, obs.frames)
+
+
+def _mapped(protocol: str, findings: list[Finding], frames: list[Frame]) -> list[Hit]:
+    hits: list[Hit] = []
+    for f in findings:
+        frame = f.frame if f.frame is not None and 0 <= f.frame < len(frames) else None
+        rule = rule_for(protocol, f, frames[frame].data if frame is not None else None)
+        if rule is not None:
+            hits.append(Hit(rule, frame, f.message))
+    return hits
+
+
+def _report(protocol: str | None, hits: list[Hit]) -> LintReport:
+    seen: set[tuple[str, int | None]] = set()
+    findings: list[LintFinding] = []
+    for hit in hits:
+        if (hit.rule, hit.frame) not in seen:
+            seen.add((hit.rule, hit.frame))
+            findings.append(LintFinding.of(RULES[hit.rule], hit.frame, hit.message, protocol))
+    return LintReport(protocol, sort_findings(findings))
+
+
+# -- a whole body instead of a stream ------------------------------------------------------
+
+
+def _lint_body(body: bytes, protocol: str | None, content_type: str | None) -> LintReport:
+    try:
+        parsed: Any = json.loads(body)
+    except ValueError:
+        parsed = None
+    if protocol is None:
+        protocol = next((p for p in PROTOCOLS if get_codec(p).is_response(parsed)), None)
+    if parsed is None:
+        what = "a body that is not JSON"
+    elif isinstance(parsed, dict) and "error" in parsed:
+        what = "a JSON error body"
+    else:
+        kind = parsed.get("object") or parsed.get("type") if isinstance(parsed, dict) else None
+        what = f"a JSON {kind} body" if isinstance(kind, str) else "a JSON body"
+    sent = f" ({content_type})" if content_type else ""
+    return _report(protocol, [Hit("framing.non-sse-body", None, f"{what}{sent}, no SSE frames")])
+
+
+def _is_stream_payload(obj: Any) -> bool:
+    """A JSON document that is one event of a stream (a one-line recording), not a body."""
+    if not isinstance(obj, dict):
+        return False
+    if obj.get("object") == "chat.completion.chunk":
+        return True
+    choices = obj.get("choices")
+    if isinstance(choices, list) and any(isinstance(c, dict) and "delta" in c for c in choices):
+        return True
+    kind = obj.get("type")
+    return isinstance(kind, str) and kind not in ("message", "error")
+
+
+def lint_bytes(
+    data: bytes,
+    protocol: str | None = None,
+    *,
+    content_type: str | None = None,
+    status: int | None = None,
+    is_body: bool = False,
+) -> LintReport:
+    """Lint a response read as bytes: raw SSE, JSON lines (one payload per line, as SDK
+    test suites record streams), or — with ``is_body``, or when the bytes are one JSON
+    document that is no stream event, or text without SSE fields — a whole body."""
+    opts: dict[str, Any] = {"content_type": content_type, "status": status}
+    if is_body:
+        return lint([], protocol, body=data, **opts)
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    try:
+        if head in (b"{", b"["):
+            try:
+                whole: Any = json.loads(data)
+            except ValueError:
+                whole = None
+            if whole is not None and not _is_stream_payload(whole):
+                return lint([], protocol, body=data, **opts)
+            rec = read_recording(data, protocol)
+            return lint(rec.frames, rec.protocol, **opts)
+        frames = decode_all(data)
+    except (RecordingError, FrameTooLarge) as exc:
+        raise LintError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise LintError("not UTF-8 text") from None
+    if head and not any(f.data is not None or f.comments for f in frames):
+        return lint([], protocol, body=data, **opts)  # text with no SSE field at all
+    return lint(frames, protocol, **opts)

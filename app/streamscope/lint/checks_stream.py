@@ -1,0 +1,80 @@
+"""Checks of what a stream says as a whole, from its canonical events: nothing at all to
+show, reasoning and no answer, tool call arguments that are not complete JSON."""
+
+from __future__ import annotations
+
+import json
+
+from streamscope.lint.stream import Hit, Observed
+from streamscope.model.events import (
+    Error,
+    Finish,
+    ReasoningDelta,
+    RedactedReasoning,
+    RefusalDelta,
+    ServerTool,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+
+_ANSWER = (RefusalDelta, ToolCallStart, ServerTool)
+
+
+def content(obs: Observed) -> list[Hit]:
+    """No content at all, or reasoning only (errors are what the client shows instead)."""
+    events = [e for _, e in obs.events]
+    if any(isinstance(e, Error) for e in events):
+        return []
+    answer = any(isinstance(e, _ANSWER) or (isinstance(e, TextDelta) and e.text) for e in events)
+    reasoning = any(
+        isinstance(e, RedactedReasoning) or (isinstance(e, ReasoningDelta) and e.text)
+        for e in events
+    )
+    if answer:
+        return []
+    finish = next((e.native or e.reason for e in events if isinstance(e, Finish)), None)
+    why = f" (finish: {finish})" if finish else ""
+    if not reasoning:
+        return [Hit("stream.no-content", None, "no text, reasoning, tool call or error" + why)]
+    if obs.protocol == "openai-chat":
+        return []  # checks_chat says where the text went
+    return [Hit("stream.reasoning-only", None, "reasoning but no text or tool call" + why)]
+
+
+def tool_json(obs: Observed) -> list[Hit]:
+    """Tool call arguments that do not parse when the call ends (or the stream does)."""
+    args: dict[tuple[int, int], list[str]] = {}
+    names: dict[tuple[int, int], str] = {}
+    ended: list[tuple[int | None, tuple[int, int]]] = []
+    for index, event in obs.events:
+        if isinstance(event, ToolCallStart):
+            key = (event.choice, event.index)
+            args[key] = []
+            names[key] = event.name
+        elif isinstance(event, ToolCallDelta):
+            args.setdefault((event.choice, event.index), []).append(event.arguments)
+        elif isinstance(event, ToolCallEnd):
+            ended.append((index, (event.choice, event.index)))
+    last = len(obs.frames) - 1 if obs.frames else None
+    done = {key for _, key in ended}
+    ended += [(last, key) for key in args if key not in done]
+    finish = next((e.native or e.reason for _, e in obs.events if isinstance(e, Finish)), None)
+    hits: list[Hit] = []
+    for index, key in ended:
+        text = "".join(args.pop(key, []))
+        if not text.strip():
+            continue
+        try:
+            json.loads(text)
+        except ValueError:
+            cut = f"; the stream finished with {finish!r}" if finish else ""
+            hits.append(
+                Hit(
+                    "stream.truncated-tool-json",
+                    index,
+                    f"the arguments of tool call {names.get(key, '')!r} end as {text[-40:]!r}{cut}",
+                )
+            )
+    return hits

@@ -1,0 +1,107 @@
+"""``streamscope lint FILE|- [--protocol …] [--client PROFILE] [--json]``.
+
+Lints a recorded stream (raw SSE, JSON lines, or a whole non-SSE body: a ``.json`` file is
+always read as the body of a 200 answer) and prints one line per finding — severity,
+rule, frame, what was seen, which clients break — then the verdict per client. With
+``--client`` only the findings that break that client, and its verdict. Exit status: 0
+when no error-level finding is shown, 1 when one is, 2 when the input cannot be read or
+linted (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from streamscope.codecs import PROTOCOLS
+from streamscope.lint.check import LintError, lint_bytes
+from streamscope.lint.profiles import PROFILES
+from streamscope.lint.report import LintFinding, LintReport
+
+
+class _Unusable(Exception):
+    """Input or options that cannot be linted: one line, exit status 2."""
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the ``lint`` sub-command."""
+    p = sub.add_parser(
+        "lint",
+        help="explain what in a recorded stream breaks which client",
+        description=(
+            "Check a recorded stream (raw SSE, one JSON payload per line, or a whole .json "
+            "body) against the wire contract: every finding names the rule, the frame, the "
+            "clients that break and the fix, then a verdict per client. Exit status 0 when "
+            "no error-level finding, 1 when there are, 2 when the input is unreadable."
+        ),
+    )
+    p.add_argument("file", help="the recording ('-' for stdin)")
+    p.add_argument(
+        "--protocol",
+        default="auto",
+        metavar="{auto," + ",".join(PROTOCOLS) + "}",
+        help="the stream's protocol (default: detect it)",
+    )
+    p.add_argument(
+        "--client",
+        metavar="{" + ",".join(PROFILES) + "}",
+        help="only the findings that break this client, and its verdict",
+    )
+    p.add_argument("--json", action="store_true", help="write the report as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        report = _lint(args)
+    except _Unusable as exc:
+        print(f"streamscope: error: {exc}", file=sys.stderr)
+        return 2
+    client: str | None = args.client
+    findings = report.findings
+    if client is not None:
+        findings = [f for f in findings if f.breaks(client) is not None]
+    if args.json:
+        print(json.dumps(report.to_json(client), ensure_ascii=False, indent=2))
+    else:
+        _print(report, findings, client)
+    return 1 if any(f.severity == "error" for f in findings) else 0
+
+
+def _lint(args: argparse.Namespace) -> LintReport:
+    protocol = None if args.protocol == "auto" else args.protocol
+    if protocol is not None and protocol not in PROTOCOLS:
+        known = ", ".join(["auto", *PROTOCOLS])
+        raise _Unusable(f"unknown protocol {protocol!r} (known: {known})")
+    if args.client is not None and args.client not in PROFILES:
+        raise _Unusable(f"unknown client {args.client!r} (known: {', '.join(PROFILES)})")
+    try:
+        data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    except OSError as exc:
+        raise _Unusable(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    try:
+        return lint_bytes(data, protocol, is_body=args.file.endswith(".json"))
+    except LintError as exc:
+        raise _Unusable(f"{args.file}: {exc}") from None
+
+
+def _line(f: LintFinding) -> str:
+    who = ", ".join(f"{PROFILES[p].name} ({b.effect})" for p, b in f.clients.items())
+    tail = f"  [breaks {who}]" if who else ""
+    return f"{f.severity:<7} {f.rule_id}  {f.at}: {f.message}{tail}"
+
+
+def _print(report: LintReport, findings: list[LintFinding], client: str | None) -> None:
+    for f in findings:
+        print(_line(f))
+    if findings:
+        print()
+    errors = sum(1 for f in findings if f.severity == "error")
+    print(f"{report.protocol or 'unknown protocol'}: {len(findings)} findings, {errors} errors")
+    verdicts = report.verdicts()
+    if client is not None:
+        name = PROFILES[client].name
+        verdicts = {client: verdicts.get(client) or f"n/a: {name} does not speak this protocol"}
+    for text in verdicts.values():
+        print(f"  {text}")

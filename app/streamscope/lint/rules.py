@@ -1,0 +1,32 @@
+"""The rule catalogue: every rule the linter checks, by id.
+
+The rules themselves are data, one module per area (``rules_framing``, ``rules_chat``,
+``rules_anthropic``, ``rules_responses``, ``rules_lmstudio``); see
+:mod:`streamscope.lint.rule` for what a rule says.
+"""
+
+from __future__ import annotations
+
+from streamscope.lint import (
+    rules_anthropic,
+    rules_chat,
+    rules_framing,
+    rules_lmstudio,
+    rules_responses,
+)
+from streamscope.lint.rule import Rule
+
+RULES: dict[str, Rule] = {
+    r.id: r
+    for module in (rules_framing, rules_chat, rules_anthropic, rules_responses, rules_lmstudio)
+    for r in module.RULES
+}
+"""Every rule, by id."""
+
+CONTENT_RULES = frozenset({"stream.no-content"})
+"""Rules about what the upstream said rather than how: every client renders nothing, yet
+the wire contract is kept, so they are warnings."""
+
+
+def get_rule(rule_id: str) -> Rule:
+    return RULES[rule_id]

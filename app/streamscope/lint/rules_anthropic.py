@@ -1,0 +1,220 @@
+"""Lint rules of Anthropic Messages streams (``anthropic.*``)."""
+
+from __future__ import annotations
+
+from streamscope.lint.rule import Rule, rule
+
+RULES: list[Rule] = [
+    rule(
+        "anthropic.missing-event-line",
+        "error",
+        "no frame has an `event:` line",
+        "Every Anthropic frame needs an `event:` line equal to its data's `type`.",
+        "Write `event: <type>` before every `data:` line.",
+        {
+            "anthropic-sdk": (
+                "empty",
+                "drop frames without an `event:` line: a data-only "
+                "stream yields nothing and get_final_message() fails",
+            )
+        },
+        source="WIRE-CONTRACT.md; broken/README.md (measured: AssertionError)",
+    ),
+    rule(
+        "anthropic.frames-without-event-line",
+        "error",
+        "some frames have no `event:` line",
+        "Every Anthropic frame needs an `event:` line equal to its data's `type`; the frames "
+        "without one are dropped by the official SDKs.",
+        "Write `event: <type>` before every `data:` line.",
+        {
+            "anthropic-sdk": (
+                "partial",
+                "drop every frame without an `event:` line: what those frames carry is lost",
+            )
+        },
+    ),
+    rule(
+        "anthropic.missing-message-start",
+        "error",
+        "the stream does not start with `message_start`",
+        "`message_start` comes first, before any block or message event.",
+        "Send `message_start` (with `message.usage.input_tokens`) as the first event.",
+        {
+            "anthropic-sdk": (
+                "error",
+                "raise AssertionError from get_final_message(): they "
+                "never got a message to accumulate into",
+            )
+        },
+        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+    ),
+    rule(
+        "anthropic.start-without-usage",
+        "error",
+        "`message_start` has no `message.usage`",
+        "`message_start` carries `message.usage` with `input_tokens`.",
+        'Send `usage: {"input_tokens": n, "output_tokens": 0}` in `message_start`.',
+        {
+            "cherry": ("empty", "gives an error part and no text"),
+            "anthropic-sdk": (
+                "error",
+                "fail in their accumulator at the first `message_delta` (AttributeError)",
+            ),
+        },
+        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+    ),
+    rule(
+        "anthropic.delta-without-usage",
+        "error",
+        "`message_delta` has no `usage`",
+        "`message_delta` carries `stop_reason` and `usage.output_tokens`.",
+        'Send `usage: {"output_tokens": n}` in `message_delta`.',
+        {
+            "anthropic-sdk": (
+                "error",
+                "raise AttributeError in their accumulator at the `message_delta`",
+            )
+        },
+        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+    ),
+    rule(
+        "anthropic.usage-fields",
+        "warning",
+        "a usage object lacks `input_tokens` (message_start) or `output_tokens` (message_delta)",
+        "`message_start` reports `usage.input_tokens`; `message_delta` reports "
+        "`usage.output_tokens`.",
+        "Send the token counts as integers.",
+    ),
+    rule(
+        "anthropic.delta-before-start",
+        "error",
+        "a block delta arrives before its `content_block_start`",
+        "`content_block_start` (with `index`) comes before any delta of that block.",
+        "Send `content_block_start` for every block before its deltas.",
+        {"anthropic-sdk": ("error", "raise IndexError: the block does not exist yet")},
+        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+    ),
+    rule(
+        "anthropic.missing-index",
+        "error",
+        "a block event has no `index`",
+        "Every `content_block_*` event carries the block's `index`.",
+        "Send `index` on every block event.",
+        {"anthropic-sdk": ("error", "raise TypeError (list indices must be integers)")},
+        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+    ),
+    rule(
+        "anthropic.unknown-event-type",
+        "error",
+        "the stream carries an event type Anthropic does not define",
+        "The AI SDK's Anthropic schema has no fallback, so invented event types fail it.",
+        "Never invent event types; drop what Anthropic does not define.",
+        {"cherry": ("error", "turns the unknown type into an error part")},
+    ),
+    rule(
+        "anthropic.unknown-delta-type",
+        "error",
+        "a `content_block_delta` has a delta type Anthropic does not define",
+        "Delta types are text_delta, input_json_delta, thinking_delta, signature_delta and "
+        "citations_delta; others fail the AI SDK's schema.",
+        "Never invent delta types.",
+        {
+            "cherry": ("error", "turns the unknown type into an error part"),
+            "anthropic-sdk": ("partial", "drop the delta silently: its content is lost"),
+        },
+        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+    ),
+    rule(
+        "anthropic.error-framing",
+        "error",
+        'an error is not sent as `event: error` with `{"type":"error","error":{…}}`',
+        'Only `event: error` with data `{"type":"error","error":{"type","message"}}` '
+        "raises in the official SDKs; any other framing is swallowed.",
+        'Send errors as `event: error` + `data: {"type":"error","error":{"type":…,"message":…}}`.',
+        {
+            "anthropic-sdk": (
+                "partial",
+                "swallow the error: the message ends with "
+                "stop_reason None and the provider's error is lost",
+            )
+        },
+        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+    ),
+    rule(
+        "anthropic.malformed-event",
+        "error",
+        "a block delta lacks its delta object or the field its type names",
+        "A `content_block_delta` carries a `delta` with the field of its type (`text`, "
+        "`partial_json`, `thinking`, `signature`, `citation`).",
+        "Send complete deltas.",
+        {
+            "cherry": ("error", "rejects the event with its schema: an error part"),
+            "anthropic-sdk": ("error", "raise TypeError (measured: a text_delta without `text`)"),
+            "strict": ("error", "rejects the event"),
+        },
+        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+    ),
+    rule(
+        "anthropic.missing-field",
+        "warning",
+        "an event lacks a field the contract requires (a tool_use block's `id`/`name`, "
+        "`message`, `delta`, a block `type`)",
+        "Anthropic events carry their documented objects and fields.",
+        "Send the documented fields (a tool_use block starts with `id`, `name`, `input: {}`).",
+    ),
+    rule(
+        "anthropic.missing-message-stop",
+        "warning",
+        "the stream does not end with `message_stop`",
+        "`message_delta` is followed by `message_stop`, the end of an Anthropic stream.",
+        "Send `message_stop` last.",
+        {"cherry": ("degraded", "reports the finish as `other`")},
+    ),
+    rule(
+        "anthropic.message-order",
+        "warning",
+        "`message_delta` / `stop_reason` is missing or `message_start` repeats",
+        "One `message_start`, then blocks, then `message_delta` with `stop_reason`, then "
+        "`message_stop`.",
+        "Send exactly one `message_start` and a `message_delta` with `stop_reason`.",
+    ),
+    rule(
+        "anthropic.block-order",
+        "warning",
+        "a block is never stopped, stopped without a start, or gets a delta of another kind",
+        "Each block is `content_block_start`, its own kind of deltas, then `content_block_stop`.",
+        "Close every block with `content_block_stop` before the next starts.",
+    ),
+    rule(
+        "anthropic.thinking-shape",
+        "warning",
+        'a thinking block does not start as `{"thinking":"","signature":""}` or has no '
+        "`signature_delta`",
+        "Thinking blocks start with empty `thinking` and `signature` and end with a "
+        "`signature_delta` before `content_block_stop`.",
+        "Start thinking blocks with both fields and send the signature before the block stops.",
+    ),
+    rule(
+        "anthropic.foreign-terminator",
+        "warning",
+        "`data: [DONE]` (OpenAI's terminator) appears in an Anthropic stream",
+        "Anthropic streams end with `message_stop`; `[DONE]` is not JSON to their clients.",
+        "Do not append `data: [DONE]` to Anthropic streams.",
+    ),
+    rule(
+        "anthropic.unexpected-content",
+        "warning",
+        "`message_start` already carries content",
+        "Content arrives in blocks; `message_start` has `content: []`.",
+        "Send `content: []` in `message_start`.",
+    ),
+    rule(
+        "anthropic.unknown-stop-reason",
+        "info",
+        "the `stop_reason` is one Anthropic does not define",
+        "Anthropic's stop reasons are end_turn, max_tokens, stop_sequence, tool_use, "
+        "pause_turn and refusal.",
+        "Map the upstream's reason to one of Anthropic's.",
+    ),
+]

@@ -1,0 +1,241 @@
+"""Lint rules of OpenAI Chat Completions streams (``chat.*``)."""
+
+from __future__ import annotations
+
+from streamscope.lint.rule import Rule, rule
+
+_SCHEMA = "rejects the chunk with its schema: an error part, and the finish becomes `error`"
+
+RULES: list[Rule] = [
+    rule(
+        "chat.missing-choices",
+        "error",
+        "a chunk (the usage-only final chunk) has no `choices` array",
+        'Every chunk needs a `choices` array; a usage-only final chunk must carry `"choices": []`.',
+        'Send `"choices": []` in the usage chunk (and a choices array in every chunk).',
+        {
+            "cherry": ("error", "raises AI_TypeValidationError"),
+            "openai-python": (
+                "error",
+                "streams the text, then raises TypeError at the usage "
+                "chunk, so get_final_completion() never returns",
+            ),
+        },
+        source="WIRE-CONTRACT.md; broken/README.md (measured)",
+    ),
+    rule(
+        "chat.unexpected-object",
+        "error",
+        "chunks have an `object` other than `chat.completion.chunk`",
+        'Every chunk must say `"object": "chat.completion.chunk"`.',
+        'Send `"object": "chat.completion.chunk"` in every chunk.',
+        {
+            "openai-python": (
+                "partial",
+                "skips those chunks in chat.completions.stream() "
+                "(with none left, get_final_completion() fails)",
+            ),
+        },
+    ),
+    rule(
+        "chat.missing-choice-index",
+        "error",
+        "a choice has no integer `index`",
+        "Each choice of a chunk needs its integer `index`.",
+        "Send `index` (0 for a single choice) in every choice.",
+        {"openai-python": ("error", "raises TypeError (list indices must be integers)")},
+        source="WIRE-CONTRACT.md; measured (openai-python)",
+    ),
+    rule(
+        "chat.malformed-chunk",
+        "error",
+        "a chunk has a field of the wrong type",
+        "A chunk's choices, delta, content, tool calls or finish reason are not the JSON "
+        "types the schema gives them.",
+        "Send the documented types: choices an array of objects, content a string, "
+        "tool_calls an array of objects, finish_reason a string.",
+        {"cherry": ("error", _SCHEMA), "strict": ("error", "rejects the chunk")},
+    ),
+    rule(
+        "chat.tool-index-not-dense",
+        "error",
+        "tool call indexes are not 0-based and dense",
+        "`tool_calls[].index` must count 0, 1, 2… per choice (Anthropic's OpenAI-compatible "
+        "endpoint starts at 1).",
+        "Renumber tool calls from 0, densely, per choice.",
+        {"openai-python": ("error", "raises IndexError while merging the tool call deltas")},
+        source="WIRE-CONTRACT.md; measured (openai-python)",
+    ),
+    rule(
+        "chat.tool-call-missing-name",
+        "error",
+        "the first delta of a tool call has no `function.name`",
+        'The first delta of each tool call must carry `id`, `type: "function"` and '
+        "`function.name`.",
+        "Hold the call until its name is known and send `id`, `type` and `function.name` "
+        '(with `arguments: ""`) in its first delta.',
+        {"cherry": ("error", "throws on a new tool call without a name and ends the whole stream")},
+        source="WIRE-CONTRACT.md; broken/README.md",
+    ),
+    rule(
+        "chat.tool-call-missing-id",
+        "warning",
+        "the first delta of a tool call has no `id`",
+        "The first delta of each tool call must carry the call's `id`.",
+        "Send the call's `id` in its first delta (generate one if the upstream has none).",
+    ),
+    rule(
+        "chat.tool-call-fields",
+        "warning",
+        "a tool call delta lacks its `index`, or its arguments are not a string",
+        "Tool call deltas are merged by `index`, and `function.arguments` is a string of JSON.",
+        "Send an integer `index` on every tool call delta and arguments as a string.",
+    ),
+    rule(
+        "chat.tool-index-reused",
+        "warning",
+        "one tool call index is reused for a second call",
+        "Each call needs its own index; clients merge deltas of one index into one call.",
+        "Give every tool call its own index.",
+    ),
+    rule(
+        "chat.missing-finish-reason",
+        "warning",
+        "a choice never gets a `finish_reason`",
+        "The last content chunk of each choice must carry `finish_reason`.",
+        "Send `finish_reason` on the last chunk of every choice.",
+        {
+            "cherry": ("degraded", "reports the finish as `other` / interrupted"),
+            "openai-python": ("degraded", "assembles the answer with finish_reason None"),
+        },
+        source="WIRE-CONTRACT.md; measured (openai-python)",
+    ),
+    rule(
+        "chat.missing-done",
+        "warning",
+        "the stream does not end with `data: [DONE]`",
+        "An OpenAI Chat stream ends with `data: [DONE]` after the last chunk.",
+        "Send `data: [DONE]` as the last frame.",
+        source="broken/README.md (no client measured to break)",
+    ),
+    rule(
+        "chat.error-framing",
+        "error",
+        'a mid-stream error is not a `data: {"error": {…}}` frame',
+        "A mid-stream error must be one data frame whose JSON has a truthy `error` object "
+        "(then `data: [DONE]`); plain text or an object without `error` is not seen as one.",
+        'Send `data: {"error": {"message", "type", "code"}}`, then `data: [DONE]`.',
+        {
+            "openai-python": (
+                "partial",
+                "raises json.JSONDecodeError on a plain-text error and "
+                "ignores a JSON one without an `error` key: the provider's error "
+                "never reaches the caller",
+            )
+        },
+        source="WIRE-CONTRACT.md; measured (openai-python)",
+    ),
+    rule(
+        "chat.text-in-unexpected-field",
+        "error",
+        "the answer arrives only in a delta field the client does not read as content "
+        "(`reasoning_content`, `reasoning`, …)",
+        "No delta carries `content`, `refusal` or `tool_calls`: everything the model said is "
+        "in a field standard OpenAI clients do not treat as the answer.",
+        "Put the answer in `delta.content` (and only the reasoning in `reasoning_content`).",
+        {
+            "openai-python": (
+                "empty",
+                "assembles a message whose content is None: "
+                "`reasoning_content` is kept only as an unknown extra field",
+            )
+        },
+        source="measured (openai-python)",
+    ),
+    rule(
+        "chat.first-chunk-fields",
+        "warning",
+        "the first chunk has no `id` or no `model`",
+        "Every chunk carries the completion's `id` and `model`.",
+        "Send `id` and `model` in every chunk.",
+    ),
+    rule(
+        "chat.id-changed",
+        "warning",
+        "the chunk `id` changes within the stream",
+        "All chunks of one completion carry the same `id`.",
+        "Keep one `id` for every chunk of a stream.",
+    ),
+    rule(
+        "chat.message-in-chunk",
+        "error",
+        "a chunk's choice carries `message` instead of `delta`",
+        "Stream chunks carry `delta`; `message` belongs to non-streaming responses.",
+        "Send the choice's new content as `delta`.",
+        {"openai-python": ("error", "raises AttributeError on a chunk choice without `delta`")},
+        source="measured (openai-python)",
+    ),
+    rule(
+        "chat.content-after-finish",
+        "warning",
+        "content arrives after the choice's `finish_reason`",
+        "A choice's `finish_reason` must come with its last content chunk.",
+        "Send `finish_reason` only on the last chunk of the choice.",
+    ),
+    rule(
+        "chat.usage-fields",
+        "warning",
+        "a usage object lacks numeric `prompt_tokens` / `completion_tokens`",
+        "Usage carries integer `prompt_tokens`, `completion_tokens` and `total_tokens`.",
+        "Send the three token counts as integers.",
+    ),
+    rule(
+        "chat.refusal",
+        "info",
+        "the model refused (`refusal` deltas)",
+        "A refusal streams in `delta.refusal`, not in `content`.",
+        "Nothing to fix: a refusal is an answer.",
+        {
+            "cherry": (
+                "degraded",
+                "shows the refusal as text and reports the finish as `content-filter`",
+            )
+        },
+    ),
+    rule(
+        "chat.azure-prompt-filter",
+        "info",
+        "Azure sends its prompt-filter verdict as a first chunk with empty `object`",
+        "Azure's first chunk has `choices: []`, empty `id`/`model`/`object` and "
+        "`prompt_filter_results`; clients skip it.",
+        "Nothing to fix.",
+    ),
+    rule(
+        "chat.duplicate-finish",
+        "info",
+        "a choice gets `finish_reason` twice",
+        "Only the first `finish_reason` of a choice counts.",
+        "Send `finish_reason` once per choice.",
+    ),
+    rule(
+        "chat.nonstandard-field",
+        "info",
+        "deltas carry fields with no standard meaning (or the legacy `function_call`)",
+        "Fields outside OpenAI's delta schema are ignored by standard clients.",
+        "Nothing to fix unless the field carries the answer.",
+    ),
+    rule(
+        "chat.unknown-finish-reason",
+        "info",
+        "`finish_reason` has a value OpenAI does not define",
+        "OpenAI's finish reasons are stop, length, tool_calls, content_filter and function_call.",
+        "Map the upstream's reason to one of OpenAI's.",
+    ),
+    rule(
+        "chat.reasoning-tokens",
+        "info",
+        "`completion_tokens` leaves the reasoning tokens out (xAI style)",
+        "OpenAI counts reasoning tokens inside `completion_tokens`; this upstream does not.",
+        "Count reasoning tokens in `completion_tokens`.",
+    ),
+]

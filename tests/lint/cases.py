@@ -1,0 +1,504 @@
+"""One minimal stream per lint rule: a real recording with the one defect the rule is
+about (rules that real recordings or the broken samples already trigger are covered there
+too, see ``test_catalogue.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamscope.lint import LintReport, lint, lint_bytes
+from streamscope.wire import decode_all
+from tests.lint.streams import (
+    ANT_TEXT,
+    ANT_THINKING,
+    ANT_TOOL,
+    CHAT_REASONING,
+    CHAT_TEXT,
+    CHAT_TOOLS,
+    LMS_DOC,
+    RESP_CALL,
+    RESP_ERROR,
+    RESP_TEXT,
+    Payload,
+    chat,
+    clone,
+    deltas,
+    dump,
+    edited,
+    first,
+    native,
+    payloads,
+    typed,
+    without,
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    """``rule`` must fire on the bytes ``build()`` makes (linted with ``options``);
+    ``source`` is the undamaged recording, for comparing what an SDK assembles."""
+
+    rule: str
+    build: Callable[[], bytes]
+    source: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def report(self) -> LintReport:
+        opts = dict(self.options)
+        if opts.pop("frames", False):
+            return lint(decode_all(self.build()), **opts)
+        return lint_bytes(self.build(), **opts)
+
+
+def _set(items: list[Payload], pred: Callable[[Payload], bool], **values: Any) -> None:
+    for p in items:
+        if pred(p):
+            p.update(values)
+
+
+def _chat_usage_fields(items: list[Payload]) -> None:
+    del items[-1]["usage"]["completion_tokens"]
+
+
+def _chat_reasoning_only(items: list[Payload]) -> None:
+    for d in deltas(items):
+        if d.get("content"):
+            d["reasoning_content"] = (d.get("reasoning_content") or "") + d.pop("content")
+
+
+def _chat_index_reused(items: list[Payload]) -> None:
+    for d in deltas(items):
+        for call in d.get("tool_calls") or []:
+            call["index"] = 0
+
+
+def _chat_first_call(items: list[Payload], n: int = 0) -> Payload:
+    calls = [c for d in deltas(items) for c in d.get("tool_calls") or [] if "id" in c]
+    return calls[n]
+
+
+def _chat_truncated_args(items: list[Payload]) -> list[Payload]:
+    # Drop the last argument fragments of the only call: its JSON never closes.
+    frags = [
+        p
+        for p in items
+        if any(
+            c.get("function", {}).get("arguments")
+            for d in deltas([p])
+            for c in d.get("tool_calls") or []
+        )
+    ]
+    return [p for p in items if p not in frags[-2:]]
+
+
+def _ant_usage(items: list[Payload]) -> None:
+    del first(items, "message_start")["message"]["usage"]
+
+
+def _ant_error_without_event(items: list[Payload]) -> bytes:
+    err = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    return typed(items[:4]) + f"data: {dump(err)}\n\n".encode()
+
+
+def _ant_reasoning_only(items: list[Payload]) -> list[Payload]:
+    return [p for p in items if p.get("index") != 1]
+
+
+def _resp_item_not_done(items: list[Payload]) -> list[Payload]:
+    first(items, "response.completed")["response"]["output"] = []
+    return without(items, "response.output_item.done")
+
+
+def _lms(items: list[Payload]) -> bytes:
+    return typed(items)
+
+
+def _lms_edit(edit: Callable[[list[Payload]], Any]) -> Callable[[], bytes]:
+    return lambda: _lms(edited(LMS_DOC, edit))
+
+
+def _chat_edit(source: str, edit: Callable[[list[Payload]], Any]) -> Callable[[], bytes]:
+    return lambda: chat(edited(source, edit))
+
+
+def _typed_edit(source: str, edit: Callable[[list[Payload]], Any]) -> Callable[[], bytes]:
+    return lambda: typed(edited(source, edit))
+
+
+def _insert(source: str, at: int, raw: bytes, chat_framing: bool = True) -> Callable[[], bytes]:
+    def build() -> bytes:
+        items = payloads(source)
+        head, tail = items[:at], items[at:]
+        if chat_framing:
+            return chat(head, done=False) + raw + chat(tail)
+        return typed(head) + raw + typed(tail)
+
+    return build
+
+
+def _multiline(items: list[Payload]) -> bytes:
+    second = "".join(f"data: {line}\n" for line in dump(items[1]).replace(",", ",\n").split("\n"))
+    return chat(items[:1], done=False) + second.encode() + b"\n" + chat(items[2:])
+
+
+CASES: list[Case] = [
+    # -- framing ----------------------------------------------------------------------------
+    Case("framing.zero-frames", lambda: b": keepalive\n\n", None, {"protocol": "openai-chat"}),
+    Case(
+        "framing.non-sse-body",
+        lambda: dump(
+            {"id": "resp_1", "object": "response", "status": "completed", "output": []}
+        ).encode(),
+    ),
+    Case("framing.http-error", lambda: b'{"error":{"message":"no"}}', None, {"status": 500}),
+    Case(
+        "framing.content-type",
+        lambda: chat(payloads(CHAT_TEXT)),
+        CHAT_TEXT,
+        {"content_type": "application/json"},
+    ),
+    Case("framing.no-final-blank-line", lambda: chat(payloads(CHAT_TEXT)).rstrip(b"\n"), CHAT_TEXT),
+    Case(
+        "framing.last-frame-lost",
+        lambda: chat(payloads(CHAT_TEXT), done=False).rstrip(b"\n"),
+        CHAT_TEXT,
+    ),
+    Case("framing.invalid-json", _insert(CHAT_TEXT, 3, b"data: {oops\n\n"), CHAT_TEXT),
+    Case("framing.comment-as-data", _insert(CHAT_TEXT, 3, b"data: : keepalive\n\n"), CHAT_TEXT),
+    Case("framing.multiline-data", lambda: _multiline(payloads(CHAT_TEXT)), CHAT_TEXT),
+    Case(
+        "framing.event-type-mismatch",
+        lambda: native(ANT_TEXT).replace(b"event: ping\n", b"event: pong\n"),
+        ANT_TEXT,
+    ),
+    Case(
+        "framing.missing-type",
+        lambda: native(ANT_TEXT).replace(b'{"type":"ping"}', b"{}"),
+        ANT_TEXT,
+    ),
+    Case(
+        "framing.data-after-terminator",
+        lambda: chat(payloads(CHAT_TEXT)) + chat(payloads(CHAT_TEXT)[-1:], done=False),
+        CHAT_TEXT,
+    ),
+    Case(
+        "framing.invalid-utf8",
+        lambda: chat(payloads(CHAT_TEXT)).replace(b"unable", b"un\xffable"),
+        CHAT_TEXT,
+    ),
+    Case(
+        "framing.unknown-field",
+        lambda: chat(payloads(CHAT_TEXT)).replace(b"data: [DONE]", b"foo: bar\ndata: [DONE]"),
+        CHAT_TEXT,
+    ),
+    Case("framing.bom", lambda: b"\xef\xbb\xbf" + chat(payloads(CHAT_TEXT)), CHAT_TEXT),
+    Case(
+        "stream.no-content",
+        _chat_edit(CHAT_TEXT, lambda i: [d.pop("content", None) for d in deltas(i)]),
+        CHAT_TEXT,
+    ),
+    Case("stream.reasoning-only", _typed_edit(ANT_THINKING, _ant_reasoning_only), ANT_THINKING),
+    Case(
+        "stream.truncated-tool-json",
+        _chat_edit("openai-chat/oai-py_tool-call-single.sse", _chat_truncated_args),
+        "openai-chat/oai-py_tool-call-single.sse",
+    ),
+    # -- OpenAI Chat --------------------------------------------------------------------------
+    Case(
+        "chat.unexpected-object",
+        _chat_edit(CHAT_TEXT, lambda i: _set(i[2:5], lambda p: True, object="chat.completion")),
+        CHAT_TEXT,
+    ),
+    Case(
+        "chat.missing-choice-index",
+        _chat_edit(CHAT_TEXT, lambda i: [c.pop("index") for p in i for c in p["choices"]]),
+        CHAT_TEXT,
+    ),
+    Case(
+        "chat.malformed-chunk",
+        _chat_edit(CHAT_TEXT, lambda i: deltas(i)[2].update(content=5)),
+        CHAT_TEXT,
+    ),
+    Case(
+        "chat.tool-call-missing-id",
+        _chat_edit(CHAT_TOOLS, lambda i: _chat_first_call(i, 1).pop("id")),
+        CHAT_TOOLS,
+    ),
+    Case(
+        "chat.tool-call-fields",
+        _chat_edit(CHAT_TOOLS, lambda i: _chat_first_call(i)["function"].update(arguments={})),
+        CHAT_TOOLS,
+    ),
+    Case("chat.tool-index-reused", _chat_edit(CHAT_TOOLS, _chat_index_reused), CHAT_TOOLS),
+    Case(
+        "chat.missing-finish-reason",
+        _chat_edit(
+            CHAT_TEXT,
+            lambda i: _set(
+                [c for p in i for c in p["choices"]], lambda c: True, finish_reason=None
+            ),
+        ),
+        CHAT_TEXT,
+    ),
+    Case(
+        "chat.error-framing",
+        lambda: (
+            chat(payloads(CHAT_TEXT)[:5], done=False)
+            + b"event: error\ndata: upstream overloaded\n\n"
+        ),
+        CHAT_TEXT,
+    ),
+    Case(
+        "chat.text-in-unexpected-field",
+        _chat_edit(CHAT_REASONING, _chat_reasoning_only),
+        CHAT_REASONING,
+    ),
+    Case("chat.first-chunk-fields", _chat_edit(CHAT_TEXT, lambda i: i[0].pop("model")), CHAT_TEXT),
+    Case(
+        "chat.id-changed",
+        _chat_edit(CHAT_TEXT, lambda i: i[5].update(id="chatcmpl-other")),
+        CHAT_TEXT,
+    ),
+    Case(
+        "chat.message-in-chunk",
+        _chat_edit(
+            CHAT_TEXT, lambda i: i[3]["choices"][0].update(message=i[3]["choices"][0].pop("delta"))
+        ),
+        CHAT_TEXT,
+    ),
+    Case(
+        "chat.content-after-finish",
+        _chat_edit(CHAT_TEXT, lambda i: i[3]["choices"][0].update(finish_reason="stop")),
+        CHAT_TEXT,
+    ),
+    Case("chat.usage-fields", _chat_edit(CHAT_TEXT, _chat_usage_fields), CHAT_TEXT),
+    Case(
+        "chat.duplicate-finish",
+        _chat_edit(CHAT_TEXT, lambda i: i.insert(-1, clone(i[-2]))),
+        CHAT_TEXT,
+    ),
+    Case(
+        "chat.nonstandard-field",
+        _chat_edit(CHAT_TEXT, lambda i: deltas(i)[2].update(vendor_note="x")),
+        CHAT_TEXT,
+    ),
+    Case(
+        "chat.unknown-finish-reason",
+        _chat_edit(CHAT_TEXT, lambda i: i[-2]["choices"][0].update(finish_reason="eos")),
+        CHAT_TEXT,
+    ),
+    # -- Anthropic ----------------------------------------------------------------------------
+    Case(
+        "anthropic.missing-message-start",
+        _typed_edit(ANT_TEXT, lambda i: without(i, "message_start")),
+        ANT_TEXT,
+    ),
+    Case("anthropic.start-without-usage", _typed_edit(ANT_TEXT, _ant_usage), ANT_TEXT),
+    Case(
+        "anthropic.delta-without-usage",
+        _typed_edit(ANT_TEXT, lambda i: first(i, "message_delta").pop("usage")),
+        ANT_TEXT,
+    ),
+    Case(
+        "anthropic.usage-fields",
+        _typed_edit(
+            ANT_TEXT, lambda i: first(i, "message_start")["message"]["usage"].pop("input_tokens")
+        ),
+        ANT_TEXT,
+    ),
+    Case(
+        "anthropic.delta-before-start",
+        _typed_edit(ANT_TEXT, lambda i: without(i, "content_block_start")),
+        ANT_TEXT,
+    ),
+    Case(
+        "anthropic.missing-index",
+        _typed_edit(ANT_TEXT, lambda i: [p.pop("index", None) for p in i]),
+        ANT_TEXT,
+    ),
+    Case(
+        "anthropic.unknown-event-type",
+        _insert(ANT_TEXT, 3, b'event: vendor_stats\ndata: {"type":"vendor_stats"}\n\n', False),
+        ANT_TEXT,
+    ),
+    Case(
+        "anthropic.unknown-delta-type",
+        _typed_edit(
+            ANT_TEXT,
+            lambda i: [
+                p["delta"].update(type="markdown_delta")
+                for p in i
+                if p["type"] == "content_block_delta"
+            ],
+        ),
+        ANT_TEXT,
+    ),
+    Case("anthropic.error-framing", lambda: _ant_error_without_event(payloads(ANT_TEXT)), ANT_TEXT),
+    Case(
+        "anthropic.malformed-event",
+        _typed_edit(ANT_TEXT, lambda i: first(i, "content_block_delta")["delta"].pop("text")),
+        ANT_TEXT,
+    ),
+    Case(
+        "anthropic.missing-field",
+        _typed_edit(ANT_TOOL, lambda i: first(i, "content_block_start")["content_block"].pop("id")),
+        ANT_TOOL,
+    ),
+    Case(
+        "anthropic.missing-message-stop",
+        _typed_edit(ANT_TEXT, lambda i: without(i, "message_stop")),
+        ANT_TEXT,
+    ),
+    Case(
+        "anthropic.message-order",
+        _typed_edit(ANT_TEXT, lambda i: without(i, "message_delta")),
+        ANT_TEXT,
+    ),
+    Case(
+        "anthropic.block-order",
+        _typed_edit(ANT_TEXT, lambda i: without(i, "content_block_stop")),
+        ANT_TEXT,
+    ),
+    Case(
+        "anthropic.thinking-shape",
+        _typed_edit(
+            ANT_THINKING,
+            lambda i: first(i, "content_block_start")["content_block"].pop("signature"),
+        ),
+        ANT_THINKING,
+    ),
+    Case("anthropic.foreign-terminator", lambda: native(ANT_TEXT) + b"data: [DONE]\n\n", ANT_TEXT),
+    Case(
+        "anthropic.unexpected-content",
+        _typed_edit(
+            ANT_TEXT,
+            lambda i: first(i, "message_start")["message"].update(
+                content=[{"type": "text", "text": "x"}]
+            ),
+        ),
+        ANT_TEXT,
+    ),
+    Case(
+        "anthropic.unknown-stop-reason",
+        _typed_edit(
+            ANT_TEXT, lambda i: first(i, "message_delta")["delta"].update(stop_reason="vendor_stop")
+        ),
+        ANT_TEXT,
+    ),
+    # -- Responses ----------------------------------------------------------------------------
+    Case(
+        "responses.content-event-without-item-id",
+        _typed_edit(RESP_TEXT, lambda i: first(i, "response.content_part.added").pop("item_id")),
+        RESP_TEXT,
+    ),
+    Case(
+        "responses.sequence-not-increasing",
+        _typed_edit(RESP_TEXT, lambda i: i[4].update(sequence_number=1)),
+        RESP_TEXT,
+    ),
+    Case(
+        "responses.missing-created",
+        _typed_edit(RESP_TEXT, lambda i: without(i, "response.created")),
+        RESP_TEXT,
+    ),
+    Case(
+        "responses.lifecycle-fields",
+        _typed_edit(
+            RESP_TEXT, lambda i: first(i, "response.created")["response"].pop("created_at")
+        ),
+        RESP_TEXT,
+    ),
+    Case(
+        "responses.content-before-item",
+        _typed_edit(RESP_TEXT, lambda i: without(i, "response.output_item.added")),
+        RESP_TEXT,
+    ),
+    Case(
+        "responses.delta-before-content-part",
+        _typed_edit(RESP_TEXT, lambda i: without(i, "response.content_part.added")),
+        RESP_TEXT,
+    ),
+    Case(
+        "responses.function-call-fields",
+        _typed_edit(
+            RESP_CALL, lambda i: first(i, "response.output_item.added")["item"].pop("call_id")
+        ),
+        RESP_CALL,
+    ),
+    Case("responses.item-not-done", _typed_edit(RESP_TEXT, _resp_item_not_done), RESP_TEXT),
+    Case(
+        "responses.done-before-added",
+        _typed_edit(
+            RESP_CALL,
+            lambda i: [
+                p
+                for p in i
+                if "output_item.added" not in p["type"] and "arguments" not in p["type"]
+            ],
+        ),
+        RESP_CALL,
+    ),
+    Case(
+        "responses.duplicate-output-index",
+        _typed_edit(
+            RESP_TEXT, lambda i: i.insert(3, clone(first(i, "response.output_item.added")))
+        ),
+        RESP_TEXT,
+    ),
+    Case(
+        "responses.usage-fields",
+        _typed_edit(RESP_TEXT, lambda i: first(i, "response.completed")["response"].pop("usage")),
+        RESP_TEXT,
+    ),
+    Case(
+        "responses.malformed-event",
+        _typed_edit(RESP_TEXT, lambda i: first(i, "response.output_text.delta").update(delta=5)),
+        RESP_TEXT,
+    ),
+    Case(
+        "responses.error-framing",
+        lambda: typed(
+            edited(RESP_ERROR, lambda i: first(i, "error").pop("type")), event_lines=False
+        ),
+        RESP_ERROR,
+    ),
+    Case(
+        "responses.unknown-event",
+        _insert(
+            RESP_TEXT,
+            3,
+            b"event: response.vendor.note\ndata: "
+            b'{"type":"response.vendor.note","sequence_number":3}\n\n',
+            False,
+        ),
+        RESP_TEXT,
+    ),
+    Case(
+        "responses.done-mismatch",
+        _typed_edit(
+            RESP_TEXT, lambda i: first(i, "response.output_text.done").update(text="something else")
+        ),
+        RESP_TEXT,
+    ),
+    Case("responses.done-sentinel", lambda: native(RESP_TEXT) + b"data: [DONE]\n\n", RESP_TEXT),
+    # -- LM Studio ----------------------------------------------------------------------------
+    Case("lmstudio.missing-event-line", lambda: typed(payloads(LMS_DOC), event_lines=False)),
+    Case("lmstudio.chat-start-order", _lms_edit(lambda i: without(i, "chat.start"))),
+    Case("lmstudio.missing-chat-end", _lms_edit(lambda i: without(i, "chat.end"))),
+    Case("lmstudio.part-order", _lms_edit(lambda i: without(i, "message.start"))),
+    Case("lmstudio.tool-call-order", _lms_edit(lambda i: without(i, "tool_call.start"))),
+    Case(
+        "lmstudio.malformed-event", _lms_edit(lambda i: first(i, "message.delta").update(content=5))
+    ),
+    Case(
+        "lmstudio.missing-field",
+        _lms_edit(lambda i: first(i, "chat.start").pop("model_instance_id")),
+    ),
+    Case(
+        "lmstudio.unknown-event",
+        _lms_edit(lambda i: i.insert(1, {"type": "vendor.stats", "tokens": 3})),
+    ),
+    Case("lmstudio.duplicate-error", _lms_edit(lambda i: i.insert(-1, clone(first(i, "error"))))),
+]

@@ -1,0 +1,27 @@
+"""The other side of "no false alarms": what StreamScope's own strict encoders write keeps
+the contract, so every real recording translated into every protocol lints without an
+error-level finding. The only warnings allowed are what the source itself says (a tool
+call cut by max_tokens stays cut)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from streamscope.codecs import PROTOCOLS
+from streamscope.lint import lint_bytes
+from streamscope.recording import read_recording
+from streamscope.translate import translate_frames
+from tests.support import FIXTURES, fixture_files
+
+INHERITED = {"stream.truncated-tool-json", "chat.refusal"}
+
+
+@pytest.mark.parametrize("target", list(PROTOCOLS))
+@pytest.mark.parametrize("path", fixture_files(), ids=lambda p: p.relative_to(FIXTURES).as_posix())
+def test_translated_streams_lint_clean(path: Path, target: str) -> None:
+    rec = read_recording(path.read_bytes())
+    frames, _ = translate_frames(rec.frames, rec.protocol, target)
+    report = lint_bytes(b"".join(frames), target)
+    assert {f.rule_id for f in report.findings} <= INHERITED, [str(f) for f in report.findings]
