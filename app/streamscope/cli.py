@@ -1,7 +1,7 @@
 """The ``streamscope`` command.
 
 Sub-commands arrive with their issues; today: ``serve`` (the headless proxy),
-``translate`` and ``lint``. Every failure the user can
+``translate``, ``lint`` and ``probe``. Every failure the user can
 cause (a missing file, a stream of an unknown protocol) ends with a one-line error on
 stderr and exit status 2, never a traceback.
 """
@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from streamscope import __version__
+from streamscope import __version__, probe_cli
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.findings import Finding
 from streamscope.lint import cli as lint_cli
@@ -74,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     tr.add_argument("-q", "--quiet", action="store_true", help="do not print findings")
     tr.add_argument("file", help="the recording ('-' for stdin)")
     lint_cli.add_parser(sub)
+    probe_cli.add_parser(sub)
     return parser
 
 
@@ -210,6 +211,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _translate(args)
         if args.command == "lint":
             return lint_cli.run(args)
+        if args.command == "probe":
+            return probe_cli.run(args)
         if args.command in ("serve", None):
             return _serve(args)
     except CliError as exc:
