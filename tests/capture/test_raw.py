@@ -32,11 +32,17 @@ def test_a_leg_restores_from_its_stored_parts() -> None:
         data=b"xyz",
         sizes=[1, 2],
         times=[5, 9],
-        chunk_sizes=[3],
-        chunk_sources=[NO_SOURCE],
+        base_ns=4,
+        entry_frames=[1, 0],
+        entry_chunks=[2, 1],
+        entry_marks=[1, 0],
+        chunk_sizes=[1, 1, 1],
+        marks=[2],
     )
     back = RawLeg.restore(leg.meta(), leg.data, leg.arrays())
     assert back == leg
+    # Upstream frame 0 made two chunks; the third is the proxy's own (a keepalive, say).
+    assert back.chunk_sources() == [0, 0, NO_SOURCE]
 
 
 def test_upstream_frames_keep_their_bytes_and_times() -> None:
@@ -64,8 +70,12 @@ def test_client_frames_do_not_depend_on_how_the_bytes_were_sent(cuts: list[int])
         data=data,
         sizes=sizes,
         times=times,
+        # The relay wrote one batch of all upstream frames, one chunk each.
+        entry_frames=[len(CHAT)],
+        entry_chunks=[len(CHAT)],
+        entry_marks=[len(CHAT)],
         chunk_sizes=[len(f.raw) for f in CHAT],
-        chunk_sources=list(range(len(CHAT))),
+        marks=list(range(1, len(CHAT) + 1)),
     )
     frames = to_flow(_flow(client)).client.frames
     assert [f.raw for f in frames] == [keepalive] + [f.raw for f in CHAT]

@@ -42,11 +42,28 @@ class RawLeg:
     ended_ns: int | None = None
     truncated: bool = False
     streamed: bool = True
+    base_ns: int = 0  # ``times`` are monotonic ns; minus this: since the flow started
     data: bytes = b""  # the body's bytes, in order
     sizes: list[int] = field(default_factory=list)  # upstream: per frame; client: per send
-    times: list[int] = field(default_factory=list)  # ns since the flow started, same units
-    chunk_sizes: list[int] = field(default_factory=list)  # client: the relay's chunks
-    chunk_sources: list[int] = field(default_factory=list)  # their upstream frame, or -1
+    times: list[int] = field(default_factory=list)  # monotonic ns, same units
+    # The client leg's relay log, one entry per write: how many upstream frames it
+    # relayed (0: the proxy's own chunks), how many chunks it wrote, how many marks it
+    # has; the chunks' sizes; and the marks (chunk count after each relayed frame).
+    entry_frames: list[int] = field(default_factory=list)
+    entry_chunks: list[int] = field(default_factory=list)
+    entry_marks: list[int] = field(default_factory=list)
+    chunk_sizes: list[int] = field(default_factory=list)
+    marks: list[int] = field(default_factory=list)
+
+    ARRAYS = (
+        "sizes",
+        "times",
+        "entry_frames",
+        "entry_chunks",
+        "entry_marks",
+        "chunk_sizes",
+        "marks",
+    )
 
     def meta(self) -> JSON:
         return {
@@ -58,11 +75,12 @@ class RawLeg:
             "ended_ns": self.ended_ns,
             "truncated": self.truncated,
             "streamed": self.streamed,
+            "base_ns": self.base_ns,
         }
 
     def arrays(self) -> bytes:
-        """The four arrays, packed, with their lengths in front."""
-        parts = (self.sizes, self.times, self.chunk_sizes, self.chunk_sources)
+        """The arrays, packed, with their lengths in front."""
+        parts = [getattr(self, name) for name in self.ARRAYS]
         head = pack([len(p) for p in parts])
         return head + b"".join(pack(p) for p in parts)
 
@@ -70,14 +88,31 @@ class RawLeg:
     def restore(cls, meta: JSON, data: bytes, arrays: bytes) -> RawLeg:
         leg = cls(**meta)
         leg.data = data
-        counts = unpack(arrays[:32])
-        values = unpack(arrays[32:])
-        out, at = [], 0
-        for n in counts:
-            out.append(values[at : at + n])
-            at += n
-        leg.sizes, leg.times, leg.chunk_sizes, leg.chunk_sources = out
+        n = len(cls.ARRAYS)
+        counts = unpack(arrays[: 8 * n])
+        values = unpack(arrays[8 * n :])
+        at = 0
+        for name, count in zip(cls.ARRAYS, counts, strict=True):
+            setattr(leg, name, values[at : at + count])
+            at += count
         return leg
+
+    def chunk_sources(self) -> list[int]:
+        """The upstream frame each relay chunk came from (``NO_SOURCE``: the proxy's own)."""
+        sources: list[int] = []
+        marks = iter(self.marks)
+        frame = 0
+        for frames, chunks, n_marks in zip(
+            self.entry_frames, self.entry_chunks, self.entry_marks, strict=True
+        ):
+            made = 0
+            for i in range(n_marks):
+                mark = next(marks)
+                sources += [frame + i] * (mark - made)
+                made = mark
+            sources += [NO_SOURCE] * (chunks - made)  # the proxy's own (or unmarked)
+            frame += frames
+        return sources
 
 
 @dataclass(slots=True)
@@ -116,8 +151,9 @@ def _leg(raw: RawLeg) -> Leg:
 
 
 def _upstream_frames(raw: RawLeg) -> list[CapturedFrame]:
+    base = raw.base_ns
     return [
-        CapturedFrame(chunk, t)
+        CapturedFrame(chunk, t - base)
         for chunk, t in zip(_slices(raw.data, raw.sizes), raw.times, strict=True)
     ]
 
@@ -128,18 +164,20 @@ def _client_frames(raw: RawLeg) -> list[CapturedFrame]:
     decoder = SSEDecoder()
     frames: list[tuple[int, CapturedFrame]] = []  # (byte offset, frame)
     offset = 0
+    base = raw.base_ns
     for body, t in zip(_slices(raw.data, raw.sizes), raw.times, strict=True):
-        for f in decoder.feed(body, t):
+        for f in decoder.feed(body, t - base):
             frames.append((offset, CapturedFrame(f.raw, f.arrival_ns)))
             offset += len(f.raw)
     for f in decoder.flush():
-        frames.append((offset, CapturedFrame(f.raw, raw.times[-1] if raw.times else 0)))
+        last = raw.times[-1] - base if raw.times else 0
+        frames.append((offset, CapturedFrame(f.raw, last)))
         offset += len(f.raw)
     # The relay's chunks are the tail of the client's bytes (what came before them, such
     # as keepalives while the first frame was awaited, did not pass through the relay).
     at = len(raw.data) - sum(raw.chunk_sizes)
     sources: dict[int, int] = {}
-    for size, source in zip(raw.chunk_sizes, raw.chunk_sources, strict=True):
+    for size, source in zip(raw.chunk_sizes, raw.chunk_sources(), strict=True):
         if source != NO_SOURCE:
             sources[at] = source
         at += size

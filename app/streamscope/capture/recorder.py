@@ -18,15 +18,19 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 from streamscope.capture.flow import Headers, RequestRecord
-from streamscope.capture.raw import NO_SOURCE, RawFlow, RawLeg
+from streamscope.capture.raw import RawFlow, RawLeg
 from streamscope.config import mask
 from streamscope.redact import Redactor
 from streamscope.wire.frame import Frame
 
+_RAW = attrgetter("raw")
+_ARRIVAL = attrgetter("arrival_ns")
 CHECK_EVERY = 1024  # relay batches between two runs of the memory guard
 SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "proxy-authorization", "cookie"}
 
@@ -50,7 +54,7 @@ class FlowRecorder:
         self.max_bytes = max_bytes
         self.method = "POST"
         self.url = ""
-        self.request_headers: list[tuple[str, str]] = []
+        self.request_headers: list[Any] = []
         self.request_body = b""
         self.upstream_url: str | None = None
         self.upstream_headers: list[tuple[str, str]] = []
@@ -62,8 +66,8 @@ class FlowRecorder:
         self.upstream_headers_ns: int | None = None
         self.upstream_whole: bytes | None = None
         # What the relay did, in order: (upstream batch, client chunks it made, marks), or
-        # (None, chunks, None) for the proxy's own chunks.
-        self.log: list[tuple[list[Frame] | None, list[bytes], list[int] | None]] = []
+        # ((), chunks, ()) for the proxy's own chunks.
+        self.log: list[tuple[Sequence[Frame], list[bytes], Sequence[int]]] = []
         self._checked = 0
         self.upstream_size = 0
         self.client_status: int | None = None
@@ -76,7 +80,8 @@ class FlowRecorder:
 
     # -- hot path -------------------------------------------------------------------------
 
-    def request(self, method: str, url: str, headers: list[tuple[str, str]], body: bytes) -> None:
+    def request(self, method: str, url: str, headers: list[Any], body: bytes) -> None:
+        """The request as received; ``headers`` as ASGI gives them (byte pairs)."""
         self.method, self.url, self.request_headers, self.request_body = method, url, headers, body
 
     def upstream_request(
@@ -107,37 +112,37 @@ class FlowRecorder:
         """The memory guard, run every :data:`CHECK_EVERY` batches by the relay: the log
         length at which to run it next, or -1 to stop keeping batches (truncated)."""
         for batch, _, _ in self.log[self._checked :]:
-            if batch is not None:
-                self.upstream_size += sum(len(f.raw) for f in batch)
+            if batch:  # an estimate: the first frame's size stands for the batch's
+                self.upstream_size += len(batch[0].raw) * len(batch)
         self._checked = len(self.log)
-        if self.upstream_size >= self.max_bytes:
+        self.client_size = sum(len(body) for body, _ in self.client_sends)
+        if max(self.upstream_size, self.client_size) >= self.max_bytes:
             self.truncated = True
             return -1
         return self._checked + CHECK_EVERY
 
     def client_chunks(self, chunks: list[bytes]) -> None:
         """Chunks the proxy writes of its own (keepalives, closing frames): no source."""
-        self.log.append((None, chunks, None))
+        self.log.append(((), chunks, ()))
 
     def client_message(self, message: Any) -> None:
-        """Every ASGI message the app sends the client."""
-        kind = message["type"]
-        if kind == "http.response.body":
-            body = message.get("body", b"")
-            if body and self.client_size < self.max_bytes:
-                self.client_sends.append((body, time.monotonic_ns()))
-                self.client_size += len(body)
-            elif body:
-                self.truncated = True
-            if not message.get("more_body", False):
-                self.ended_ns = time.monotonic_ns()
-        elif kind == "http.response.start":
+        """Every ASGI message the app sends the client. A body chunk is one tuple append
+        (the hot path): its size counts at the next memory check, the end at :meth:`done`."""
+        if message["type"] == "http.response.body":
+            if not self.truncated:
+                self.client_sends.append((message.get("body", b""), time.monotonic_ns()))
+        elif message["type"] == "http.response.start":
             self.client_status = message["status"]
             self.client_headers = [
                 (bytes(k).decode("latin-1"), bytes(v).decode("latin-1"))
                 for k, v in message.get("headers", [])
             ]
             self.client_headers_ns = time.monotonic_ns()
+
+    def done(self) -> None:
+        """The response is complete (or abandoned): its end time and size."""
+        self.ended_ns = time.monotonic_ns()
+        self.client_size = sum(len(body) for body, _ in self.client_sends)
 
     # -- off the hot path -----------------------------------------------------------------
 
@@ -158,15 +163,20 @@ class FlowRecorder:
             headers_ns=rel(self.upstream_headers_ns),
             truncated=self.truncated,
         )
-        frames = [f for batch, _, _ in self.log if batch is not None for f in batch]
+        # Only C-level passes over the frames here: this thread competes with the event
+        # loop for the interpreter, and a long stream has tens of thousands of frames.
+        batches, outs, marks = zip(*self.log, strict=True) if self.log else ((), (), ())
+        frames = list(chain.from_iterable(batches))
         if self.upstream_whole is not None:
             upstream.streamed = False
             upstream.data = red(self.upstream_whole)
         else:
-            upstream.data = red(b"".join(f.raw for f in frames))
-            upstream.sizes = [len(f.raw) for f in frames]
-            upstream.times = [f.arrival_ns - t0 for f in frames]
-            upstream.ended_ns = upstream.times[-1] if frames else None
+            raws = list(map(_RAW, frames))
+            upstream.data = red(b"".join(raws))
+            upstream.sizes = list(map(len, raws))
+            upstream.times = list(map(_ARRIVAL, frames))
+            upstream.base_ns = t0
+            upstream.ended_ns = upstream.times[-1] - t0 if frames else None
         client = RawLeg(
             protocol=self.client_protocol,
             status=self.client_status,
@@ -174,24 +184,20 @@ class FlowRecorder:
             headers_ns=rel(self.client_headers_ns),
             ended_ns=rel(self.ended_ns),
             truncated=self.truncated,
+            base_ns=t0,
         )
         content_type = dict((k.lower(), v) for k, v in self.client_headers).get("content-type", "")
         client.streamed = "event-stream" in content_type
-        client.data = red(b"".join(body for body, _ in self.client_sends))
-        client.sizes = [len(body) for body, _ in self.client_sends]
-        client.times = [t - t0 for _, t in self.client_sends]
+        bodies = [body for body, _ in self.client_sends]
+        client.data = red(b"".join(bodies))
+        client.sizes = list(map(len, bodies))
+        client.times = [t for _, t in self.client_sends]
         if client.streamed:
-            first = 0
-            for batch, chunks, marks in self.log:
-                client.chunk_sizes += [len(c) for c in chunks]
-                if batch is None or marks is None:
-                    client.chunk_sources += [NO_SOURCE] * len(chunks)
-                    continue
-                made = 0
-                for i, mark in enumerate(marks):
-                    client.chunk_sources += [first + i] * (mark - made)
-                    made = mark
-                first += len(batch)
+            client.entry_frames = list(map(len, batches))
+            client.entry_chunks = list(map(len, outs))
+            client.entry_marks = list(map(len, marks))
+            client.chunk_sizes = list(map(len, chain.from_iterable(outs)))
+            client.marks = list(chain.from_iterable(marks))
         upstream_request = None
         if self.upstream_url is not None:
             body = self.upstream_body
@@ -199,18 +205,34 @@ class FlowRecorder:
             upstream_request = RequestRecord(
                 "POST", self.upstream_url, mask_headers(self.upstream_headers), red(data)
             )
+        info = {**info, "attempts": [_json(a) for a in info.get("attempts") or []]}
         return RawFlow(
             id=self.flow_id,
             started=self.started,
             info=info,
             request=RequestRecord(
-                self.method, self.url, mask_headers(self.request_headers), red(self.request_body)
+                self.method,
+                self.url,
+                mask_headers(_text_pairs(self.request_headers)),
+                red(self.request_body),
             ),
             upstream_request=upstream_request,
             upstream=upstream,
             client=client,
             duration_ns=rel(self.ended_ns),
         )
+
+
+def _text_pairs(headers: list[Any]) -> list[tuple[str, str]]:
+    return [
+        (k.decode("latin-1"), v.decode("latin-1")) if isinstance(k, bytes | bytearray) else (k, v)
+        for k, v in headers
+    ]
+
+
+def _json(value: Any) -> Any:
+    to_json = getattr(value, "to_json", None)
+    return to_json() if callable(to_json) else value
 
 
 __all__ = ["FlowRecorder", "mask_headers"]

@@ -3,7 +3,7 @@
 The proxy hands a finished :class:`~streamscope.capture.recorder.FlowRecorder` to
 :meth:`FlowStore.submit` (a queue put: nothing else on the hot path). The writer thread
 waits for a lull (no request in flight, at most a few seconds), then builds the compact
-flow, summarises it and stores it.
+flow and stores it. Its lint verdict is computed when a summary is first read, and kept.
 
 Bytes are stored once: every body and every leg's frame bytes (concatenated, with an
 index of offsets and times) go to a content-addressed ``blobs`` table, so the same
@@ -38,7 +38,9 @@ from streamscope.redact import Redactor
 log = logging.getLogger("streamscope.capture")
 
 JSON = dict[str, Any]
-BACKLOG = 256  # flows waiting for a lull at most, before they are written anyway
+BACKLOG = 2000  # flows waiting for a lull at most, before they are written anyway
+BACKLOG_BYTES = 128 * 1024 * 1024  # ... and their bytes
+QUIET = 0.05  # seconds without a request in flight that make a lull
 Summarize = Callable[["RawFlow", JSON], JSON]
 
 SCHEMA = """
@@ -89,6 +91,8 @@ class FlowStore:
         ``busy``: True while the proxy has requests in flight (writes wait for a lull)."""
         self.busy = busy
         self.max_delay = max_delay
+        self._hurry = 0  # > 0 while a flush or the close waits for the queue
+        self._queued_bytes = 0  # roughly: the bytes of flows waiting for a lull
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
@@ -117,7 +121,8 @@ class FlowStore:
 
     def submit(self, recorder: FlowRecorder, info: JSON) -> None:
         """Store a finished flow, later (``info``: what the proxy knows of it)."""
-        self._queue.put((recorder, info))
+        self._queued_bytes += recorder.client_size + recorder.upstream_size
+        self._queue.put((recorder, info, time.monotonic()))
 
     def flush(self, timeout: float = 10.0) -> None:
         """Wait until every request under way has ended and its flow is stored (tests,
@@ -127,8 +132,12 @@ class FlowStore:
         while self.busy is not None and self.busy() and time.monotonic() < deadline:
             time.sleep(0.005)
         done = threading.Event()
-        self._queue.put(done)
-        done.wait(max(deadline - time.monotonic(), 0.1))
+        self._hurry += 1  # someone waits: no lulls awaited until then
+        try:
+            self._queue.put(done)
+            done.wait(max(deadline - time.monotonic(), 0.1))
+        finally:
+            self._hurry -= 1
 
     def _work(self) -> None:
         while True:
@@ -138,8 +147,9 @@ class FlowStore:
             if isinstance(item, threading.Event):
                 item.set()
                 continue
-            recorder, info = item
-            self._wait_for_quiet()
+            recorder, info, submitted = item
+            self._wait_for_quiet(submitted + self.max_delay)
+            self._queued_bytes -= recorder.client_size + recorder.upstream_size
             try:
                 raw = recorder.build(info, self.redactor)
                 summary = self._summary(raw)
@@ -149,15 +159,28 @@ class FlowStore:
                 continue
             self._emit(FlowEvent("added", summary))
 
-    def _wait_for_quiet(self) -> None:
-        """Let requests in flight finish first: this thread's work competes with the
-        event loop for the interpreter. Bounded: ``max_delay`` seconds, or a backlog."""
+    def _wait_for_quiet(self, deadline: float) -> None:
+        """Wait for a lull (``QUIET`` seconds with no request in flight): this thread's
+        work competes with the event loop for the interpreter, and a request that ends is
+        often followed by the next at once (a tool loop, a retry). Bounded: ``max_delay``
+        seconds after the flow was submitted, or a backlog of flows."""
         busy = self.busy
-        if busy is None:
+        if busy is None or self._hurry:
             return
-        deadline = time.monotonic() + self.max_delay
-        while busy() and time.monotonic() < deadline and self._queue.qsize() < BACKLOG:
-            time.sleep(0.02)
+        now = time.monotonic()
+        quiet_since = now
+        while (
+            now < deadline
+            and self._queue.qsize() < BACKLOG
+            and self._queued_bytes < BACKLOG_BYTES
+            and not self._hurry
+        ):
+            if busy():
+                quiet_since = now
+            elif now - quiet_since >= QUIET:
+                return
+            time.sleep(0.01)
+            now = time.monotonic()
 
     def _summary(self, raw: RawFlow) -> JSON:
         info = raw.info
@@ -175,8 +198,6 @@ class FlowStore:
             "outcome": info.get("outcome"),
             "verdict": None,
         }
-        if self.summarize is not None:
-            summary.update(self.summarize(raw, summary))
         return summary
 
     def _insert(self, raw: RawFlow, summary: JSON) -> None:
@@ -256,18 +277,33 @@ class FlowStore:
     # -- reading --------------------------------------------------------------------------
 
     def summaries(self, offset: int = 0, limit: int = 100) -> tuple[list[JSON], int]:
-        """Newest first; and the total."""
+        """Newest first; and the total. Verdicts not computed yet are computed now."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT summary FROM flows ORDER BY seq DESC LIMIT ? OFFSET ?", (limit, offset)
             ).fetchall()
             (total,) = self._db.execute("SELECT COUNT(*) FROM flows").fetchone()
-        return [json.loads(r[0]) for r in rows], int(total)
+        return [self._complete(json.loads(r[0])) for r in rows], int(total)
 
     def summary(self, flow_id: str) -> JSON | None:
         with self._lock:
             row = self._db.execute("SELECT summary FROM flows WHERE id = ?", (flow_id,)).fetchone()
-        return json.loads(row[0]) if row else None
+        return self._complete(json.loads(row[0])) if row else None
+
+    def _complete(self, summary: JSON) -> JSON:
+        """The summary with its verdict: linting a flow decodes all its frames, so it is
+        done when someone reads the summary (then kept), never while the proxy streams."""
+        if self.summarize is None or summary.get("verdict") is not None:
+            return summary
+        raw = self.get_raw(summary["id"])
+        if raw is None:
+            return summary
+        summary.update(self.summarize(raw, summary))
+        with self._lock:
+            self._db.execute(
+                "UPDATE flows SET summary = ? WHERE id = ?", (json.dumps(summary), summary["id"])
+            )
+        return summary
 
     def get_raw(self, flow_id: str) -> RawFlow | None:
         with self._lock:
@@ -323,6 +359,8 @@ class FlowStore:
                 _safely(listener, event)
 
     def close(self) -> None:
+        """Write what is queued (at once: no more waiting for lulls), then close."""
+        self._hurry += 1
         self._queue.put(_STOP)
         self._thread.join(timeout=30)
         with self._lock:

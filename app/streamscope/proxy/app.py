@@ -202,6 +202,7 @@ class ProxyApp:
                 log.info("%s", exchange.line())
             if rec is not None and self.flows is not None:
                 self._in_flight -= 1
+                rec.done()
                 self.flows.submit(rec, _flow_info(exchange))
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
@@ -280,12 +281,8 @@ class ProxyApp:
             raise ProxyError(405, f"{method} is not allowed on {path}", "invalid_request_error")
         limit = self.config.proxy.max_body_bytes
         raw = await read_body(receive, limit, header(scope, b"content-length"))
-        if ex.recorder is not None:
-            headers = [
-                (bytes(k).decode("latin-1"), bytes(v).decode("latin-1"))
-                for k, v in scope["headers"]
-            ]
-            ex.recorder.request(method, path, headers, raw)
+        if ex.recorder is not None:  # raw header pairs: decoded by the writer
+            ex.recorder.request(method, path, scope["headers"], raw)
         try:
             body = json.loads(raw, parse_constant=_reject_constant)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
@@ -321,7 +318,7 @@ def _flow_info(exchange: Exchange) -> dict[str, Any]:
         "account": exchange.account,
         "mode": exchange.mode,
         "outcome": exchange.outcome,
-        "attempts": [a.to_json() for a in exchange.attempts],
+        "attempts": list(exchange.attempts),  # Attempt objects: made JSON by the writer
         "ttft_ms": exchange.ttft * 1000 if exchange.ttft is not None else None,
         "tokens": exchange.tokens,
     }
