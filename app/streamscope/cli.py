@@ -134,7 +134,7 @@ def _serve(args: argparse.Namespace) -> int:
         load_config,
         pool_state_path,
     )
-    from streamscope.proxy.server import PortInUse, ProxyServer
+    from streamscope.proxy.server import PortInUse, ProxyServer, tune_gc
 
     path: Path = args.config or default_config_path()
     try:
@@ -156,6 +156,8 @@ def _serve(args: argparse.Namespace) -> int:
         server = ProxyServer(config.with_defaults(), state_path=state, capture_path=flows)
     except (sqlite3.Error, OSError) as exc:
         raise CliError(f"cannot open the state files ({state}, {flows}): {exc}") from None
+
+    tune_gc()
 
     async def run() -> None:
         await server.start()
