@@ -225,6 +225,7 @@ def test_a_planted_key_is_in_no_stored_byte_and_no_export(tmp_path: Path) -> Non
                 _admin(running, f"/admin/flows/{summary['id']}").content,
                 _admin(running, f"/admin/flows/{summary['id']}/client.sse").content,
                 _admin(running, f"/admin/flows/{summary['id']}/upstream.sse").content,
+                _admin(running, f"/admin/flows/{summary['id']}.har").content,
                 _admin(running, "/admin/flows").content,
             ]
             flow = _flow(server, summary["id"])
