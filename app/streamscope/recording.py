@@ -72,6 +72,16 @@ def _payloads(frame: Frame) -> list[tuple[Any, str | None]]:
     return out
 
 
+def response_protocol(data: bytes) -> str | None:
+    """The protocol whose non-streaming response a whole body is, by its shape (None
+    when it is not JSON or no codec says it is theirs)."""
+    try:
+        body: Any = json.loads(data)
+    except ValueError:
+        return None
+    return next((p for p in PROTOCOLS if get_codec(p).is_response(body)), None)
+
+
 def detect_protocol(frames: list[Frame]) -> str | None:
     """The protocol whose codec recognises the first frames with JSON data."""
     checked = 0

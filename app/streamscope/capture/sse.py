@@ -29,11 +29,15 @@ import copy
 import json
 import time
 import uuid
-from typing import Any
 
 from streamscope.capture.flow import CapturedFrame, Flow, Leg
-from streamscope.codecs import PROTOCOLS, get_codec
-from streamscope.recording import RecordingError, detect_protocol, read_recording
+from streamscope.codecs import PROTOCOLS
+from streamscope.recording import (
+    RecordingError,
+    detect_protocol,
+    read_recording,
+    response_protocol,
+)
 from streamscope.wire import FrameTooLarge, SSEDecoder
 from streamscope.wire.frame import Frame
 
@@ -90,11 +94,7 @@ def export_timing(leg: Leg) -> bytes:
 
 def body_protocol(data: bytes) -> str:
     """The protocol whose non-streaming response this body is (``""``: none says so)."""
-    try:
-        body: Any = json.loads(data)
-    except ValueError:
-        return ""
-    return next((p for p in PROTOCOLS if get_codec(p).is_response(body)), "")
+    return response_protocol(data) or ""
 
 
 def frames_protocol(frames: list[Frame]) -> str:

@@ -28,8 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from streamscope.codecs import PROTOCOLS, get_codec
-from streamscope.recording import Recording, RecordingError, read_recording
+from streamscope.recording import Recording, RecordingError, read_recording, response_protocol
 
 PREFIX = "replay/"
 SUFFIXES = (".sse", ".jsonl", ".json")
@@ -125,13 +124,8 @@ class ReplayCatalogue:
 
 
 def body_protocol(data: bytes) -> str:
-    """The protocol of a non-streaming response body, by its shape (OpenAI Chat when
-    none says it is theirs)."""
-    try:
-        body = json.loads(data)
-    except ValueError:
-        return "openai-chat"
-    return next((p for p in PROTOCOLS if get_codec(p).is_response(body)), "openai-chat")
+    """The protocol of a replayed whole body (OpenAI Chat when none says it is theirs)."""
+    return response_protocol(data) or "openai-chat"
 
 
 __all__ = ["PREFIX", "Replay", "ReplayCatalogue", "builtin_dir"]
