@@ -6,8 +6,9 @@ Who calls what:
   ``send`` (:meth:`client_message`: status, headers and each body chunk with its time);
 - the account loop: :meth:`upstream_request` and :meth:`upstream_response` for the
   attempt it commits to; a whole-body answer: :meth:`upstream_body`;
-- the relay: each batch of upstream frames with the client chunks it made
-  (:meth:`relayed`), and the chunks it writes of its own (:meth:`client_chunks`).
+- the relay: appends each batch of upstream frames with the client chunks it made to
+  :attr:`FlowRecorder.log` (one tuple a batch), runs :meth:`check` now and then, and
+  notes the chunks it writes of its own (:meth:`client_chunks`).
 
 :meth:`build` turns that into the compact :class:`~streamscope.capture.raw.RawFlow` the
 store keeps — in the store's writer thread, with little per-frame work; frames are split
@@ -101,12 +102,6 @@ class FlowRecorder:
 
     def upstream_body_whole(self, body: bytes) -> None:
         self.upstream_whole = body
-
-    def relayed(self, batch: list[Frame], out: list[bytes], marks: list[int]) -> None:
-        """A batch of upstream frames and the client chunks it made: frame ``i`` of the
-        batch made the chunks up to ``marks[i]``. The relay appends to :attr:`log`
-        directly on its hot path (one tuple per batch); this is the readable spelling."""
-        self.log.append((batch, out, marks))
 
     def check(self) -> int:
         """The memory guard, run every :data:`CHECK_EVERY` batches by the relay: the log
