@@ -78,9 +78,13 @@ class ProxyServer:
         app: ProxyApp | None = None,
         state_path: Path | None = None,
         capture_path: Path | None = None,
+        lifespan: bool = True,
     ):
+        """``lifespan`` False: the app is started and closed by the owner, not by the
+        server (the GUI keeps one app while it moves the server to another port)."""
         self.config = config
         self.app = app or ProxyApp(config, state_path=state_path, capture_path=capture_path)
+        self.lifespan = lifespan
         self._server: uvicorn.Server | None = None
         self._task: asyncio.Task[None] | None = None
         self._socket: socket.socket | None = None
@@ -103,7 +107,7 @@ class ProxyServer:
             self.app,
             http="httptools",
             ws="none",
-            lifespan="on",
+            lifespan="on" if self.lifespan else "off",
             log_level="warning",
             access_log=False,
             timeout_graceful_shutdown=3,

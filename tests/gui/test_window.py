@@ -1,0 +1,88 @@
+"""The window's shell (issue 7): the embedded proxy on the window's qasync loop, shown and
+controlled from the status bar — URL and key, copy, stop/start, and a taken port that
+is reported with a way to choose another, never a crash."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import httpx
+import pytest
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication
+
+from streamscope.gui.proxy_control import ProxyControl
+from streamscope.gui.window import MainWindow
+from tests.proxy.harness import KEY, make_config
+
+DEMO = [{"name": "demo", "kind": "demo", "default": True}]
+
+
+@pytest.fixture(autouse=True)
+def _keep_running_when_windows_close(qapp: QApplication) -> None:
+    # As run_window() sets it: the window's run() ends on close, the loop must not stop.
+    qapp.setQuitOnLastWindowClosed(False)
+
+
+async def _wait(condition, seconds: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+    async with asyncio.timeout(seconds):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+@pytest.mark.qasync
+async def test_the_window_runs_the_proxy_and_shows_how_to_reach_it() -> None:
+    control = ProxyControl(make_config(DEMO))
+    window = MainWindow(control)
+    running = asyncio.ensure_future(window.run())
+    try:
+        await _wait(lambda: control.running)
+        url = control.url
+        assert url is not None and url in window.proxy_bar.state.text()
+        assert KEY not in window.proxy_bar.state.text()  # masked: its last 4 only
+        assert KEY[-4:] in window.proxy_bar.state.text()
+        async with httpx.AsyncClient() as client:
+            r = await client.get(url + "/v1/models", headers={"x-api-key": KEY})
+        assert r.status_code == 200 and "demo-chat" in r.text
+
+        window.proxy_bar.copy_url.click()
+        assert QGuiApplication.clipboard().text() == url + "/v1"
+        window.proxy_bar.copy_key.click()
+        assert QGuiApplication.clipboard().text() == KEY
+
+        window.proxy_bar.toggle.click()  # stop
+        await _wait(lambda: window.proxy_bar.state.text() == "Proxy stopped")
+        assert not control.running
+        assert window.proxy_bar.toggle.text() == "Start"
+        window.proxy_bar.toggle.click()  # and start again
+        await _wait(lambda: control.running)
+    finally:
+        window.close()
+        await asyncio.wait_for(running, 10)
+    assert not control.running
+
+
+@pytest.mark.qasync
+async def test_a_taken_port_is_reported_and_another_one_can_be_chosen() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        control = ProxyControl(make_config(DEMO, port=port))
+        window = MainWindow(control)
+        running = asyncio.ensure_future(window.run())
+        try:
+            await _wait(lambda: control.error is not None)
+            bar = window.proxy_bar
+            assert not control.running
+            assert "choose another port" in bar.state.text() and str(port) in bar.state.text()
+            assert not bar.port.isHidden() and bar.port.value() == port
+            bar.port.setValue(0)  # any free port
+            bar.use_port.click()
+            await _wait(lambda: control.running)
+            assert bar.port.isHidden() and control.url is not None
+            assert control.url in bar.state.text()
+        finally:
+            window.close()
+            await asyncio.wait_for(running, 10)
