@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Callable
 
 import httpx
 import pytest
@@ -25,9 +26,11 @@ def _keep_running_when_windows_close(qapp: QApplication) -> None:
     qapp.setQuitOnLastWindowClosed(False)
 
 
-async def _wait(condition, seconds: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+async def _wait(condition: Callable[[], bool], seconds: float = 5.0) -> None:
+    """Until ``condition()`` holds. A poll on purpose: what it waits for is set by Qt
+    slots and the control's own tasks, which have no asyncio event to offer."""
     async with asyncio.timeout(seconds):
-        while not condition():
+        while not condition():  # noqa: ASYNC110
             await asyncio.sleep(0.01)
 
 
