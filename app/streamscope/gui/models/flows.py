@@ -1,0 +1,305 @@
+"""The traffic list: one row per captured flow, newest on top, fed by the capture store.
+
+:class:`FlowsModel` holds the store's summary dicts as they are and follows the store's
+:class:`~streamscope.capture.store.FlowEvent` s: ``added`` inserts at the top, ``deleted``
+removes those rows (retention drops the oldest), ``cleared`` resets. :meth:`FlowsModel.follow`
+subscribes with the loop, so callbacks arrive on the GUI thread, and coalesces them
+through a :class:`~streamscope.gui.models.batcher.UiBatcher`: a benchmark of thousands of
+requests makes a few inserts per second, each of many rows.
+
+A summary's lint verdict is computed when the store is first asked for it, not when the
+flow is stored, so an ``added`` row shows no verdict yet; whoever reads the summary again
+(``store.summary(id)``) hands it to :meth:`FlowsModel.update`.
+
+:class:`FlowsFilter` narrows the list by free text (model, upstream, account, verdict)
+and by status class.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal
+
+from PySide6.QtCore import QModelIndex, QObject, QSortFilterProxyModel
+
+from streamscope.capture.store import FlowEvent, FlowStore
+from streamscope.gui.models.batcher import DEFAULT_INTERVAL_MS, UiBatcher
+from streamscope.gui.models.common import (
+    ALIGNMENT,
+    DISPLAY,
+    ERROR_FOREGROUND,
+    FOREGROUND,
+    RIGHT,
+    SORT_ROLE,
+    TOOLTIP,
+    USER,
+    ColumnsModel,
+    Index,
+    clock_text,
+    number_text,
+)
+
+Summary = dict[str, Any]
+StatusClass = Literal["all", "ok", "errors"]
+TEXT_FIELDS = ("model", "upstream", "account", "verdict")  # what the free-text filter reads
+LOAD_PAGE = 500
+_FILTER_CHANGE = hasattr(QSortFilterProxyModel, "endFilterChange") and hasattr(
+    QSortFilterProxyModel, "beginFilterChange"
+)
+
+
+def is_ok(summary: Summary) -> bool:
+    """The status class of a flow: a 2xx/3xx answer to the client is ``ok``."""
+    status = summary.get("status")
+    return isinstance(status, int) and 200 <= status < 400
+
+
+class FlowsModel(ColumnsModel):
+    """Columns: time, client protocol, model, upstream, account, status, TTFT, tokens,
+    duration, verdict."""
+
+    COLUMNS = (
+        "Time",
+        "Client",
+        "Model",
+        "Upstream",
+        "Account",
+        "Status",
+        "TTFT ms",
+        "Tokens",
+        "Duration ms",
+        "Verdict",
+    )
+    TIME, CLIENT, MODEL, UPSTREAM, ACCOUNT, STATUS, TTFT, TOKENS, DURATION, VERDICT = range(10)
+    _KEYS = (
+        "started",
+        "client_protocol",
+        "model",
+        "upstream",
+        "account",
+        "status",
+        "ttft_ms",
+        "tokens",
+        "duration_ms",
+        "verdict",
+    )
+    _NUMERIC = frozenset({STATUS, TTFT, TOKENS, DURATION})
+
+    IdRole = USER + 1  # the flow id
+    SummaryRole = USER + 2  # the whole summary dict
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[Summary] = []  # newest first, as the store lists them
+        self._ids: dict[str, int] | None = {}  # id -> row; None: rebuild on next use
+        self.batcher: UiBatcher[FlowEvent] | None = None
+
+    # -- feeding --------------------------------------------------------------------------
+
+    def follow(
+        self,
+        store: FlowStore,
+        loop: asyncio.AbstractEventLoop,
+        interval_ms: int = DEFAULT_INTERVAL_MS,
+    ) -> None:
+        """Follow ``store``: its events arrive on ``loop``'s thread (the GUI's) and are
+        applied in batches. The store holds the model weakly: a model that is gone stops
+        listening.
+
+        NOTE: not named ``connect``: that would shadow ``QObject.connect``, which Qt-level
+        code may call on any QObject (and mypy rejects the override)."""
+        self.batcher = UiBatcher(self.apply, interval_ms, self)
+        ref = weakref.ref(self.batcher)
+
+        def listener(event: FlowEvent) -> None:
+            batcher = ref()
+            if batcher is not None:
+                try:
+                    batcher.push(event)
+                except RuntimeError:  # its Qt object was deleted with the window
+                    pass
+
+        store.subscribe(listener, loop)
+
+    def load(self, store: FlowStore, limit: int | None = None) -> None:
+        """Show the store's flows (newest first; at most ``limit``), replacing the rows.
+        Events queued before the load repeat flows already shown: they update, not add."""
+        rows: list[Summary] = []
+        while limit is None or len(rows) < limit:
+            size = LOAD_PAGE if limit is None else min(LOAD_PAGE, limit - len(rows))
+            page, total = store.summaries(len(rows), size)
+            rows.extend(page)
+            if not page or len(rows) >= total:
+                break
+        self.reset(rows)
+
+    def reset(self, summaries: Iterable[Summary]) -> None:
+        """Show exactly ``summaries`` (newest first)."""
+        if self.batcher is not None:
+            self.batcher.discard()
+        self.beginResetModel()
+        self._rows = list(summaries)
+        self._ids = None
+        self.endResetModel()
+
+    def handle(self, event: FlowEvent) -> None:
+        self.apply([event])
+
+    def apply(self, events: Sequence[FlowEvent]) -> None:
+        """Apply store events in order; consecutive additions make one insert."""
+        added: list[Summary] = []
+        for event in events:
+            if event.kind == "added" and event.summary is not None:
+                added.append(event.summary)
+                continue
+            self._add(added)
+            added = []
+            if event.kind == "deleted":
+                self._remove(event.ids)
+            elif event.kind == "cleared":
+                self.reset([])
+        self._add(added)
+
+    def update(self, summary: Summary) -> bool:
+        """A newer summary of a flow shown (its verdict, say): that row changes. False
+        when the flow is not shown."""
+        row = self._index().get(summary.get("id", ""))
+        if row is None:
+            return False
+        self._rows[row] = summary
+        self._row_changed(row)
+        return True
+
+    def _add(self, summaries: list[Summary]) -> None:
+        fresh: list[Summary] = []
+        for summary in summaries:  # a flow shown already (a load raced its event)
+            if not self.update(summary):
+                fresh.append(summary)
+        if not fresh:
+            return
+        fresh.reverse()  # the newest on top
+        self.beginInsertRows(QModelIndex(), 0, len(fresh) - 1)
+        self._rows[:0] = fresh
+        self._ids = None
+        self.endInsertRows()
+
+    def _remove(self, ids: Iterable[str]) -> None:
+        index = self._index()
+        rows = sorted((index[i] for i in set(ids) if i in index), reverse=True)
+        # One removal per run of adjacent rows, from the bottom up (retention drops the
+        # oldest, a single run at the bottom: one signal).
+        while rows:
+            last = first = rows.pop(0)
+            while rows and rows[0] == first - 1:
+                first = rows.pop(0)
+            self.beginRemoveRows(QModelIndex(), first, last)
+            del self._rows[first : last + 1]
+            self._ids = None
+            self.endRemoveRows()
+
+    def _index(self) -> dict[str, int]:
+        if self._ids is None:
+            self._ids = {s.get("id", ""): row for row, s in enumerate(self._rows)}
+        return self._ids
+
+    # -- reading --------------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def summary_at(self, row: int) -> Summary:
+        return self._rows[row]
+
+    def flow_id_at(self, row: int) -> str:
+        return str(self._rows[row].get("id", ""))
+
+    def row_of(self, flow_id: str) -> int | None:
+        return self._index().get(flow_id)
+
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        summary = self._rows[index.row()]
+        column = index.column()
+        value = summary.get(self._KEYS[column])
+        if role == DISPLAY:
+            return self._text(column, value)
+        if role == SORT_ROLE:
+            if column in self._NUMERIC or column == self.TIME:
+                return float(value) if isinstance(value, int | float) else -1.0
+            return self._text(column, value)
+        if role == TOOLTIP:
+            if column == self.STATUS:
+                return summary.get("outcome") or None
+            if column == self.VERDICT:
+                return value or "not linted yet"
+            return None
+        if role == FOREGROUND:
+            if column == self.STATUS and not is_ok(summary):
+                return ERROR_FOREGROUND
+            if column == self.VERDICT and value not in (None, "ok"):
+                return ERROR_FOREGROUND
+            return None
+        if role == ALIGNMENT and column in self._NUMERIC:
+            return RIGHT
+        if role == self.IdRole:
+            return summary.get("id")
+        if role == self.SummaryRole:
+            return summary
+        return None
+
+    def _text(self, column: int, value: Any) -> str:
+        if column == self.TIME:
+            return clock_text(value if isinstance(value, int | float) else None)
+        if column in (self.TTFT, self.DURATION):
+            return number_text(value, 0)
+        return number_text(value)
+
+
+class FlowsFilter(QSortFilterProxyModel):
+    """The traffic list as the user narrows it: free text (case-insensitive, over model,
+    upstream, account and verdict) and status class. Sorts by the raw values."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._text = ""
+        self._status: StatusClass = "all"
+        self.setSortRole(SORT_ROLE)
+        self.setDynamicSortFilter(True)
+
+    def set_text(self, text: str) -> None:
+        self._refilter(lambda: setattr(self, "_text", text.strip().lower()))
+
+    def set_status_class(self, status: StatusClass) -> None:
+        if status not in ("all", "ok", "errors"):
+            raise ValueError(f"unknown status class {status!r}")
+        self._refilter(lambda: setattr(self, "_status", status))
+
+    def _refilter(self, change: Callable[[], None]) -> None:
+        # NOTE: Qt 6.10 added endFilterChange(directions) and deprecates invalidating
+        # after the change; on 6.9 (still allowed by the pin) only the old call exists.
+        if _FILTER_CHANGE:
+            self.beginFilterChange()
+            change()
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            change()
+            self.invalidateRowsFilter()
+
+    def accepts(self, summary: Summary) -> bool:
+        if self._status != "all" and is_ok(summary) != (self._status == "ok"):
+            return False
+        if not self._text:
+            return True
+        return any(self._text in str(summary.get(k) or "").lower() for k in TEXT_FIELDS)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        model = self.sourceModel()
+        if not isinstance(model, FlowsModel) or not 0 <= source_row < model.rowCount():
+            return True
+        return self.accepts(model.summary_at(source_row))
+
+
+__all__ = ["FlowsFilter", "FlowsModel", "is_ok"]

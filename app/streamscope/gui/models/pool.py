@@ -1,0 +1,245 @@
+"""The account pool panel's table: one row per (upstream, account).
+
+Filled from :meth:`AccountPool.snapshot() <streamscope.pool.pool.AccountPool.snapshot>`
+(:meth:`PoolModel.load`), then kept current by the pool's
+:class:`~streamscope.pool.pool.PoolEvent` s: each carries a copy of one account's state,
+and only that row changes (one ``dataChanged``). Pool events are rare (one or two per
+request), so they are applied at once, not batched.
+
+A cooling account shows the seconds it has left; a 1 s timer refreshes those cells
+only, and runs only while some account is cooling. The pool itself switches the account
+back on when the cooldown ends, and that arrives as an event like any other.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QObject, QTimer
+
+from streamscope.gui.models.common import (
+    ALIGNMENT,
+    DISPLAY,
+    ERROR_FOREGROUND,
+    FOREGROUND,
+    MUTED_FOREGROUND,
+    RIGHT,
+    SEVERITY_FOREGROUND,
+    SORT_ROLE,
+    TOOLTIP,
+    USER,
+    ColumnsModel,
+    Index,
+    clock_text,
+)
+from streamscope.pool.pool import AccountPool, PoolEvent
+from streamscope.pool.state import AccountState
+
+Key = tuple[str, str]  # (upstream, account)
+TICK_MS = 1000
+
+
+def status_text(state: AccountState, now: float) -> str:
+    """``active``, ``cooling 42s`` (seconds left, rounded up) or ``disabled: why``."""
+    if state.status == "cooling":
+        left = max((state.until or now) - now, 0.0)
+        return f"cooling {math.ceil(left)}s"
+    if state.status == "disabled":
+        return f"disabled: {state.reason}" if state.reason else "disabled"
+    return "active"
+
+
+def failures_text(state: AccountState) -> str:
+    """Failures by class in one string, the most frequent first: ``rate-limit 3, auth 1``."""
+    counts = sorted(state.failures.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ", ".join(f"{name} {n}" for name, n in counts)
+
+
+class PoolModel(ColumnsModel):
+    """Columns: upstream, account, status, requests, failures, last error, last used,
+    balance. ``clock`` is the wall clock the pool uses (``time.time``)."""
+
+    COLUMNS = (
+        "Upstream",
+        "Account",
+        "Status",
+        "Requests",
+        "Failures",
+        "Last error",
+        "Last used",
+        "Balance",
+    )
+    UPSTREAM, ACCOUNT, STATUS, REQUESTS, FAILURES, LAST_ERROR, LAST_USED, BALANCE = range(8)
+
+    KeyRole = USER + 1  # (upstream, account)
+    StateRole = USER + 2  # the AccountState shown (a copy; do not change it)
+
+    def __init__(
+        self,
+        parent: QObject | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        tick_ms: int = TICK_MS,
+    ) -> None:
+        super().__init__(parent)
+        self.clock = clock
+        self._keys: list[Key] = []
+        self._states: list[AccountState] = []
+        self._masked: list[str] = []  # the masked key, for a tooltip
+        self._rows: dict[Key, int] = {}
+        self._timer = QTimer(self)
+        self._timer.setInterval(tick_ms)
+        self._timer.timeout.connect(self.tick)
+
+    # -- feeding --------------------------------------------------------------------------
+
+    def follow(self, pool: AccountPool) -> Callable[[], None]:
+        """Show ``pool`` and follow its events; returns the unsubscribe. The pool holds
+        the model weakly: a model that is gone stops listening. (Not ``connect``: that
+        would shadow ``QObject.connect``.)"""
+        self.load(pool.snapshot())
+        ref = weakref.ref(self)
+
+        def listener(event: PoolEvent) -> None:
+            model = ref()
+            if model is not None:
+                try:
+                    model.handle(event)
+                except RuntimeError:  # its Qt object was deleted with the window
+                    pass
+
+        return pool.subscribe(listener)
+
+    def load(self, snapshot: dict[str, Any]) -> None:
+        """Show every account of a pool snapshot, replacing the rows."""
+        keys: list[Key] = []
+        states: list[AccountState] = []
+        masked: list[str] = []
+        for upstream in snapshot.get("upstreams", []):
+            for account in upstream.get("accounts", []):
+                keys.append((str(upstream["name"]), str(account["name"])))
+                states.append(AccountState.from_json(account))
+                masked.append(str(account.get("key") or ""))
+        self.beginResetModel()
+        self._keys, self._states, self._masked = keys, states, masked
+        self._rows = {key: row for row, key in enumerate(keys)}
+        self.endResetModel()
+        self._update_timer()
+
+    def handle(self, event: PoolEvent) -> None:
+        """One account changed: its row (only) shows the new state."""
+        if not event.account:  # an attempt on an upstream without accounts
+            return
+        key = (event.upstream, event.account)
+        row = self._rows.get(key)
+        if row is None:  # an account the snapshot did not have (config reloaded)
+            row = len(self._keys)
+            self.beginInsertRows(QModelIndex(), row, row)
+            self._keys.append(key)
+            self._states.append(event.state)
+            self._masked.append("")
+            self._rows[key] = row
+            self.endInsertRows()
+        else:
+            self._states[row] = event.state
+            self._row_changed(row)
+        self._update_timer()
+
+    def tick(self) -> None:
+        """Refresh the countdown cells of the cooling accounts (and nothing else)."""
+        for row, state in enumerate(self._states):
+            if state.status == "cooling":
+                self._row_changed(row, self.STATUS, self.STATUS)
+        self._update_timer()
+
+    def _update_timer(self) -> None:
+        cooling = any(s.status == "cooling" for s in self._states)
+        if cooling and not self._timer.isActive():
+            self._timer.start()
+        elif not cooling and self._timer.isActive():
+            self._timer.stop()
+
+    @property
+    def ticking(self) -> bool:
+        """True while the countdown timer runs (some account is cooling)."""
+        return self._timer.isActive()
+
+    # -- reading --------------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._keys)
+
+    def key_at(self, row: int) -> Key:
+        return self._keys[row]
+
+    def state_at(self, row: int) -> AccountState:
+        return self._states[row]
+
+    def row_of(self, upstream: str, account: str) -> int | None:
+        return self._rows.get((upstream, account))
+
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._keys):
+            return None
+        row, column = index.row(), index.column()
+        state = self._states[row]
+        if role == DISPLAY:
+            return self._text(row, column, state)
+        if role == TOOLTIP:
+            if column == self.ACCOUNT:
+                return self._masked[row] or None
+            if column == self.STATUS and state.status != "active":
+                by = f" (by {state.disabled_by})" if state.disabled_by else ""
+                return f"{state.reason or state.status}{by}"
+            if column == self.LAST_ERROR and state.last_error:
+                return f"{state.last_error}\nat {clock_text(state.last_error_at)}"
+            return None
+        if role == FOREGROUND and column == self.STATUS:
+            if state.status == "disabled":
+                return ERROR_FOREGROUND
+            if state.status == "cooling":
+                return SEVERITY_FOREGROUND["warning"]
+            return None
+        if role == FOREGROUND and column == self.LAST_ERROR:
+            return MUTED_FOREGROUND
+        if role == ALIGNMENT and column in (self.REQUESTS, self.BALANCE):
+            return RIGHT
+        if role == SORT_ROLE:
+            if column == self.REQUESTS:
+                return state.requests
+            if column == self.LAST_USED:
+                return state.last_used or 0.0
+            if column == self.BALANCE:
+                return state.balance if state.balance is not None else -math.inf
+            return self._text(row, column, state)
+        if role == self.KeyRole:
+            return self._keys[row]
+        if role == self.StateRole:
+            return state
+        return None
+
+    def _text(self, row: int, column: int, state: AccountState) -> str:
+        if column == self.UPSTREAM:
+            return self._keys[row][0]
+        if column == self.ACCOUNT:
+            return self._keys[row][1]
+        if column == self.STATUS:
+            return status_text(state, self.clock())
+        if column == self.REQUESTS:
+            return str(state.requests)
+        if column == self.FAILURES:
+            return failures_text(state)
+        if column == self.LAST_ERROR:
+            return (state.last_error or "").splitlines()[0] if state.last_error else ""
+        if column == self.LAST_USED:
+            return clock_text(state.last_used)
+        if column == self.BALANCE:
+            return "" if state.balance is None else f"{state.balance:g}"
+        return ""
+
+
+__all__ = ["PoolModel", "failures_text", "status_text"]

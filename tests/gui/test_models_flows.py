@@ -1,0 +1,257 @@
+"""The traffic list (gui/models/flows.py): store events applied (added on top in one
+insert, deleted by id, cleared), the cells, a real FlowStore loaded and followed on the
+GUI's qasync loop (retention drops show up), and the filter by text and status class."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from streamscope.capture.recorder import FlowRecorder
+from streamscope.capture.store import FlowEvent, FlowStore
+from streamscope.capture.view import summarize
+from streamscope.gui.models.common import ERROR_FOREGROUND, SORT_ROLE, clock_text
+from streamscope.gui.models.flows import FlowsFilter, FlowsModel
+from streamscope.redact import Redactor
+
+M = FlowsModel
+T0 = 1_700_000_000.25
+CHUNK = b'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n'
+
+
+def summary(n: int, **fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "id": f"f{n}",
+        "started": T0 + n,
+        "client_protocol": "openai-chat",
+        "model": "gpt-4o",
+        "upstream": "openai",
+        "account": f"acct{n}",
+        "status": 200,
+        "ttft_ms": 123.4,
+        "tokens": 42,
+        "duration_ms": 1500.6,
+        "outcome": "done",
+        "verdict": None,
+    }
+    return {**base, **fields}
+
+
+def added(*ns: int, **fields: Any) -> list[FlowEvent]:
+    return [FlowEvent("added", summary(n, **fields)) for n in ns]
+
+
+def ids(model: FlowsModel | FlowsFilter) -> list[str]:
+    return [model.index(r, 0).data(FlowsModel.IdRole) for r in range(model.rowCount())]
+
+
+def cell(model: FlowsModel, row: int, column: int, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    return model.data(model.index(row, column), role)
+
+
+class Signals:
+    def __init__(self, model: FlowsModel) -> None:
+        self.inserted: list[tuple[int, int]] = []
+        self.removed: list[tuple[int, int]] = []
+        self.changed: list[tuple[int, int]] = []
+        self.resets = 0
+        model.rowsInserted.connect(lambda _p, a, b: self.inserted.append((a, b)))
+        model.rowsRemoved.connect(lambda _p, a, b: self.removed.append((a, b)))
+        model.dataChanged.connect(lambda tl, br, _r=(): self.changed.append((tl.row(), br.row())))
+        model.modelReset.connect(self._reset)
+
+    def _reset(self) -> None:
+        self.resets += 1
+
+
+def test_added_flows_go_on_top_in_one_insert_per_batch(qapp: QApplication) -> None:
+    model = FlowsModel()
+    signals = Signals(model)
+    model.apply(added(1, 2, 3))
+    assert ids(model) == ["f3", "f2", "f1"]  # newest on top
+    model.handle(added(4)[0])
+    assert ids(model) == ["f4", "f3", "f2", "f1"]
+    assert signals.inserted == [(0, 2), (0, 0)]
+    assert model.columnCount() == 10
+    assert model.headerData(M.VERDICT, Qt.Orientation.Horizontal) == "Verdict"
+
+
+def test_deleted_rows_go_by_id_and_cleared_resets(qapp: QApplication) -> None:
+    model = FlowsModel()
+    model.apply(added(*range(1, 8)))  # rows: f7 .. f1
+    signals = Signals(model)
+    model.apply([FlowEvent("deleted", ids=("f1", "f2", "nope"))])  # the oldest: one run
+    assert ids(model) == ["f7", "f6", "f5", "f4", "f3"]
+    assert signals.removed == [(5, 6)]
+    model.apply([FlowEvent("deleted", ids=("f7", "f4"))])  # two runs, bottom first
+    assert ids(model) == ["f6", "f5", "f3"]
+    assert signals.removed[1:] == [(3, 3), (0, 0)]
+    # One batch mixing kinds keeps the order of events.
+    model.apply([*added(8), FlowEvent("deleted", ids=("f8",)), *added(9)])
+    assert ids(model) == ["f9", "f6", "f5", "f3"]
+    model.apply([FlowEvent("cleared"), *added(10)])
+    assert ids(model) == ["f10"]
+    assert signals.resets == 1
+
+
+def test_a_flow_shown_again_updates_its_row(qapp: QApplication) -> None:
+    model = FlowsModel()
+    model.apply(added(1, 2))
+    signals = Signals(model)
+    model.apply(added(1, verdict="ok"))  # a load raced the event: no second row
+    assert ids(model) == ["f2", "f1"]
+    assert signals.inserted == [] and signals.changed == [(1, 1)]
+    assert model.update(summary(2, verdict="would render empty in X"))
+    assert cell(model, 0, M.VERDICT) == "would render empty in X"
+    assert not model.update(summary(99))
+
+
+def test_cells_show_the_summary(qapp: QApplication) -> None:
+    model = FlowsModel()
+    model.apply(added(1) + added(2, status=502, outcome="upstream-status=502", ttft_ms=None))
+    texts = [cell(model, 1, c) for c in range(10)]
+    assert texts == [
+        clock_text(T0 + 1),
+        "openai-chat",
+        "gpt-4o",
+        "openai",
+        "acct1",
+        "200",
+        "123",
+        "42",
+        "1501",
+        "",  # not linted yet
+    ]
+    assert clock_text(T0).endswith(".250")
+    assert cell(model, 0, M.STATUS) == "502"
+    assert cell(model, 0, M.TTFT) == ""
+    assert cell(model, 0, M.STATUS, Qt.ItemDataRole.ToolTipRole) == "upstream-status=502"
+    assert cell(model, 0, M.STATUS, Qt.ItemDataRole.ForegroundRole) == ERROR_FOREGROUND
+    assert cell(model, 1, M.STATUS, Qt.ItemDataRole.ForegroundRole) is None
+    assert cell(model, 1, M.TTFT, SORT_ROLE) == 123.4
+    assert cell(model, 1, M.VERDICT, Qt.ItemDataRole.ToolTipRole) == "not linted yet"
+    assert model.summary_at(1)["id"] == "f1" and model.flow_id_at(1) == "f1"
+    assert model.row_of("f1") == 1
+
+
+def test_the_filter_narrows_by_text_and_status_class(qapp: QApplication) -> None:
+    model = FlowsModel()
+    model.apply(
+        added(1, model="gpt-4o", verdict="ok")
+        + added(2, model="claude-sonnet", upstream="anthropic", status=529)
+        + added(3, model="qwen", account="local", status=None)
+        + added(4, model="gpt-4.1", verdict="would render empty in Cherry Studio")
+    )
+    view = FlowsFilter()
+    view.setSourceModel(model)
+    assert ids(view) == ["f4", "f3", "f2", "f1"]
+    view.set_text("GPT")
+    assert ids(view) == ["f4", "f1"]
+    view.set_text("cherry")  # the verdict
+    assert ids(view) == ["f4"]
+    view.set_text("anthropic")  # the upstream
+    assert ids(view) == ["f2"]
+    view.set_text("local")  # the account
+    assert ids(view) == ["f3"]
+    view.set_text("openai-chat")  # the client protocol is not searched
+    assert ids(view) == []
+    view.set_text("")
+    view.set_status_class("errors")
+    assert ids(view) == ["f3", "f2"]  # no answer at all counts as an error
+    view.set_status_class("ok")
+    assert ids(view) == ["f4", "f1"]
+    view.set_text("4.1")
+    assert ids(view) == ["f4"]
+    view.set_text("")
+    view.set_status_class("all")
+    # A flow added later goes through the filter too.
+    view.set_status_class("errors")
+    model.apply(added(5, status=401) + added(6))
+    assert ids(view) == ["f5", "f3", "f2"]
+    with pytest.raises(ValueError):
+        view.set_status_class("bad")  # type: ignore[arg-type]
+
+
+def test_the_filter_sorts_numbers_as_numbers(qapp: QApplication) -> None:
+    model = FlowsModel()
+    model.apply(added(1, tokens=9) + added(2, tokens=100) + added(3, tokens=20))
+    view = FlowsFilter()
+    view.setSourceModel(model)
+    view.sort(M.TOKENS, Qt.SortOrder.AscendingOrder)
+    assert ids(view) == ["f1", "f3", "f2"]
+
+
+# -- a real capture store --------------------------------------------------------------
+
+
+@pytest.fixture
+def store() -> Iterator[FlowStore]:
+    store = FlowStore(None, Redactor([]), max_flows=3, summarize=summarize)
+    yield store
+    store.close()
+
+
+def record(store: FlowStore, n: int, status: int = 200) -> None:
+    """A finished flow, as the proxy hands it to the store."""
+    rec = FlowRecorder(f"f{n}", "openai-chat", 1 << 20)
+    rec.request("POST", "/v1/chat/completions", [], b'{"model":"gpt-4o"}')
+    headers = [(b"content-type", b"text/event-stream")]
+    rec.client_message({"type": "http.response.start", "status": status, "headers": headers})
+    rec.client_message({"type": "http.response.body", "body": CHUNK})
+    rec.done()
+    info = {"model": "gpt-4o", "upstream": "up", "account": "main", "tokens": n}
+    store.submit(rec, info)
+
+
+def test_load_fills_from_a_real_stores_summaries(qapp: QApplication, store: FlowStore) -> None:
+    for n in (1, 2, 3):
+        record(store, n, status=200 if n != 2 else 500)
+    store.flush()
+    model = FlowsModel()
+    model.load(store)
+    assert ids(model) == ["f3", "f2", "f1"]
+    assert cell(model, 1, M.STATUS) == "500"
+    assert cell(model, 0, M.TOKENS) == "3"
+    assert cell(model, 0, M.CLIENT) == "openai-chat"
+    # Reading the summaries linted the flows: the verdict is the core's, shown as is.
+    verdict = store.summary("f3")
+    assert verdict is not None and verdict["verdict"]
+    assert cell(model, 0, M.VERDICT) == verdict["verdict"]
+    model.load(store, limit=2)
+    assert ids(model) == ["f3", "f2"]
+
+
+async def _until(condition: Callable[[], bool], seconds: float = 5.0) -> None:
+    async with asyncio.timeout(seconds):
+        while not condition():  # noqa: ASYNC110 - a model has no asyncio event to await
+            await asyncio.sleep(0.01)
+
+
+@pytest.mark.qasync
+async def test_a_followed_store_drives_the_model_on_the_qasync_loop(store: FlowStore) -> None:
+    model = FlowsModel()
+    model.follow(store, asyncio.get_running_loop(), interval_ms=150)
+    inserted: list[tuple[int, int]] = []
+    model.rowsInserted.connect(lambda _p, a, b: inserted.append((a, b)))
+    for n in (1, 2):
+        record(store, n)
+    await asyncio.to_thread(store.flush)
+    await _until(lambda: model.rowCount() == 2)
+    assert ids(model) == ["f2", "f1"]
+    assert inserted == [(0, 1)]  # both events in one flush of the batcher
+    assert cell(model, 0, M.VERDICT) == ""  # the store lints when a summary is read
+    # Retention (max_flows=3) drops the oldest: a deleted event for f1.
+    for n in (3, 4):
+        record(store, n)
+    await asyncio.to_thread(store.flush)
+    await _until(lambda: ids(model) == ["f4", "f3", "f2"])
+    latest = store.summary("f4")
+    assert latest is not None and model.update(latest)
+    assert cell(model, 0, M.VERDICT) == latest["verdict"] != ""
+    store.clear()
+    await _until(lambda: model.rowCount() == 0)
