@@ -255,3 +255,14 @@ async def test_a_followed_store_drives_the_model_on_the_qasync_loop(store: FlowS
     assert cell(model, 0, M.VERDICT) == latest["verdict"] != ""
     store.clear()
     await _until(lambda: model.rowCount() == 0)
+
+
+def test_a_flow_repeated_in_one_batch_is_one_row_with_the_latest_summary(qapp: object) -> None:
+    from streamscope.capture.store import FlowEvent
+    from streamscope.gui.models.flows import FlowsModel
+
+    model = FlowsModel()
+    first = {"id": "f1", "model": "m", "status": 200, "verdict": None}
+    done = {**first, "verdict": "ok"}
+    model.apply([FlowEvent("added", first), FlowEvent("added", done)])
+    assert model.rowCount() == 1 and model.summary_at(0)["verdict"] == "ok"

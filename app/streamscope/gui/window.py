@@ -24,7 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from streamscope.config import mask
+from streamscope.gui.pool_panel import PoolPanel
 from streamscope.gui.proxy_control import ProxyControl
+from streamscope.gui.traffic import TrafficView
 
 
 class ProxyBar(QWidget):
@@ -94,6 +96,10 @@ class MainWindow(QMainWindow):
         self.resize(1280, 820)
         self.tabs = QTabWidget()
         self.setCentralWidget(self.tabs)
+        self.traffic = TrafficView(control.app.flows)
+        self.pool = PoolPanel(control.app.pool)
+        self.tabs.addTab(self.traffic, "Traffic")
+        self.tabs.addTab(self.pool, "Account pool")
         self.proxy_bar = ProxyBar(control)
         self.statusBar().addPermanentWidget(self.proxy_bar, 1)
         self._closed: asyncio.Future[None] | None = None
@@ -102,6 +108,7 @@ class MainWindow(QMainWindow):
         """Start the proxy, show the window, and return when it is closed."""
         self._closed = asyncio.get_running_loop().create_future()
         await self.control.start()
+        await self.traffic.start()
         self.show()
         await self._closed
         await self.control.close()

@@ -173,10 +173,11 @@ class FlowsModel(ColumnsModel):
         return True
 
     def _add(self, summaries: list[Summary]) -> None:
-        fresh: list[Summary] = []
-        for summary in summaries:  # a flow shown already (a load raced its event)
+        latest: dict[str, Summary] = {}  # one row per flow: a batch may repeat one
+        for summary in summaries:  # (its verdict came in; or a load raced its event)
             if not self.update(summary):
-                fresh.append(summary)
+                latest[summary.get("id", "")] = summary
+        fresh = list(latest.values())
         if not fresh:
             return
         fresh.reverse()  # the newest on top

@@ -1,0 +1,98 @@
+"""The window's traffic view and account-pool panel against the real embedded proxy
+(issue 7): a request from the official openai SDK appears as a flow, with its verdict;
+the default demo's exhausted account turns to cooling in the pool panel; the panel's
+Disable switches an account off in the pool itself."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+import openai
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from streamscope.gui.proxy_control import ProxyControl
+from streamscope.gui.window import MainWindow
+from tests.proxy.harness import KEY, make_config
+
+
+@pytest.fixture(autouse=True)
+def _keep_running_when_windows_close(qapp: QApplication) -> None:
+    qapp.setQuitOnLastWindowClosed(False)
+
+
+async def _wait(condition: Callable[[], bool], seconds: float = 10.0) -> None:
+    """A poll on purpose: Qt models change from slots, with no asyncio event to await."""
+    async with asyncio.timeout(seconds):
+        while not condition():  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
+
+
+@pytest.fixture
+async def window() -> AsyncIterator[MainWindow]:
+    # No upstreams: the default configuration, the demo with a healthy and an exhausted
+    # account (fast enough for a test at its default pace).
+    control = ProxyControl(make_config([]))
+    win = MainWindow(control)
+    running = asyncio.ensure_future(win.run())
+    await _wait(lambda: control.running)
+    try:
+        yield win
+    finally:
+        win.close()
+        await asyncio.wait_for(running, 10)
+
+
+def _ask(url: str) -> str:
+    client = openai.OpenAI(base_url=url + "/v1", api_key=KEY, max_retries=0)
+    with client.chat.completions.stream(
+        model="demo-chat", messages=[{"role": "user", "content": "hello"}]
+    ) as stream:
+        return stream.get_final_completion().choices[0].message.content or ""
+
+
+@pytest.mark.qasync
+async def test_a_flow_made_by_an_sdk_client_shows_in_the_traffic_view(window: MainWindow) -> None:
+    url = window.control.url
+    assert url is not None
+    text = await asyncio.to_thread(_ask, url)
+    assert text.startswith('You said: "hello"')
+    model = window.traffic.model
+    await _wait(lambda: model.rowCount() == 1)
+    await _wait(lambda: model.summary_at(0).get("verdict") is not None)
+    summary = model.summary_at(0)
+    assert (summary["client_protocol"], summary["model"], summary["status"]) == (
+        "openai-chat",
+        "demo-chat",
+        200,
+    )
+    assert summary["verdict"] == "ok"
+    window.traffic.search.setText("no such model")
+    assert window.traffic.filter.rowCount() == 0
+    window.traffic.search.setText("demo-chat")
+    assert window.traffic.filter.rowCount() == 1
+
+
+@pytest.mark.qasync
+async def test_the_pool_panel_follows_the_pool(window: MainWindow) -> None:
+    url = window.control.url
+    assert url is not None
+    panel = window.pool
+    rows = {panel.model.key_at(r)[1]: r for r in range(panel.model.rowCount())}
+    assert set(rows) == {"healthy", "exhausted"}
+    # lru: the first request takes "healthy", the second "exhausted", which fails (429),
+    # cools down, and hands over to "healthy".
+    for _ in range(2):
+        await asyncio.to_thread(_ask, url)
+    status = panel.model.index(rows["exhausted"], panel.model.STATUS)
+    await _wait(lambda: "cooling" in str(panel.model.data(status)))
+    assert panel.model.state_at(rows["exhausted"]).status == "cooling"
+
+    panel.table.selectRow(rows["healthy"])
+    panel.disable.click()
+    assert window.control.app.pool.state("demo", "healthy").status == "disabled"
+    healthy_status = panel.model.index(rows["healthy"], panel.model.STATUS)
+    await _wait(lambda: "disabled" in str(panel.model.data(healthy_status)))
+    panel.enable.click()
+    assert window.control.app.pool.state("demo", "healthy").status == "active"
