@@ -144,3 +144,10 @@ def test_a_budget_spent_between_two_calls_starts_no_empty_second_call() -> None:
     calls = cut.choices[0].tool_calls
     assert [c.name for c in calls] == ["get_forecast"] and calls[0].arguments == first_args
     assert cut.choices[0].finish == "length"
+
+
+def test_a_first_tool_call_waits_for_the_first_token_delay() -> None:
+    steps = play("demo-tools", req("demo-tools", tools=[FORECAST, SEARCH]), TIMING)
+    first_output = next(i for i, s in enumerate(steps) if isinstance(s.event, ToolCallStart))
+    assert steps[first_output].delay == TIMING.first_token_seconds
+    assert sum(s.delay for s in steps[:first_output]) == 0  # nothing waited before it

@@ -273,7 +273,9 @@ def play(name: str, request: Request, timing: Timing) -> list[Step]:
             if row < len(lane):
                 ev = lane[row]
                 delay = 0.0
-                if isinstance(ev, CONTENT):
+                # The wait for the first token also precedes a first tool call (a model
+                # thinks before it calls), whose start frame a client sees at once.
+                if isinstance(ev, CONTENT) or (first and isinstance(ev, ToolCallStart)):
                     delay = first_delay if first else per_token
                     first = False
                 steps.append(Step(delay, ev))
