@@ -20,6 +20,7 @@ from streamscope.model.events import (
     ReasoningSignature,
     RefusalDelta,
     TextDelta,
+    ToolCallStart,
     Usage,
 )
 from streamscope.model.request import Message, Request, TextPart
@@ -138,14 +139,18 @@ def test_slow_waits_slow_seconds_before_the_first_content() -> None:
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_timing_every_scenario(name: str) -> None:
-    """Non-content events come at once; content after the first-token delay, then per token."""
+    """The first output (content, or a tool call's start) after the first-token delay,
+    then content per token; everything else at once."""
     steps = play(name, req(name, max_tokens=30), TIMING)
     first_delay = TIMING.slow_seconds if name == "demo-slow" else TIMING.first_token_seconds
-    seen_content = False
+    seen_content = seen_output = False
     for s in steps:
         if isinstance(s.event, CONTENT):
-            assert s.delay == pytest.approx(PER_TOKEN if seen_content else first_delay)
-            seen_content = True
+            assert s.delay == pytest.approx(PER_TOKEN if seen_output else first_delay)
+            seen_content = seen_output = True
+        elif isinstance(s.event, ToolCallStart) and not seen_output:
+            assert s.delay == pytest.approx(first_delay)
+            seen_output = True
         elif isinstance(s.event, Error):
             assert s.delay == pytest.approx(PER_TOKEN)
         else:
