@@ -1,0 +1,83 @@
+"""What a client session ends with, and the readings of a leg it needs: a whole body
+decoded as the protocol's response or error, and the lint of the leg.
+
+Both work on the captured :class:`~streamscope.capture.flow.Leg` alone (no I/O), so a
+live exchange and a replayed one end the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from streamscope.capture.flow import Leg
+from streamscope.capture.sse import leg_frames
+from streamscope.codecs import get_codec
+from streamscope.lint.check import LintError, lint
+from streamscope.lint.report import LintReport
+from streamscope.model.assemble import to_events
+from streamscope.model.events import Event
+from streamscope.model.response import Response
+from streamscope.timing import LegTiming
+
+JSON = dict[str, Any]
+
+
+@dataclass(slots=True)
+class ClientResult:
+    """The outcome of a session. ``response`` is None when nothing was answered;
+    ``lint`` None for a non-streaming answer (nothing to lint) or no answer at all."""
+
+    status: str  # the final status: done | cancelled | error: ...
+    response: Response | None
+    timing: LegTiming
+    lint: LintReport | None
+    leg: Leg
+    request_body: JSON | None
+    url: str
+    error: str | None
+    cancelled: bool
+    frames: int  # SSE frames decoded
+    batches: int  # callback batches reported
+
+    @property
+    def http_status(self) -> int | None:
+        return self.leg.status
+
+
+def body_events(protocol: str, raw: bytes, status: int | None) -> tuple[list[Event], str | None]:
+    """A whole body as events (the protocol's response, replayed as a stream, or the
+    error of an HTTP error body) and the error to report, if any."""
+    codec = get_codec(protocol)
+    try:
+        parsed: Any = json.loads(raw)
+    except ValueError:
+        parsed = None
+    if status is not None and status >= 400:
+        err = codec.decode_error(parsed if parsed is not None else raw.decode("utf-8", "replace"))
+        return [err], f"HTTP {status}: {err.message}"
+    if parsed is None or not codec.is_response(parsed):
+        return [], f"the answer is no {protocol} response ({len(raw)} bytes)"
+    try:
+        return to_events(codec.decode_response(parsed)), None
+    except Exception as exc:  # noqa: BLE001 - a body the codec cannot read
+        return [], f"cannot read the {protocol} response: {exc}"
+
+
+def lint_leg(leg: Leg, protocol: str, stream_asked: bool) -> LintReport | None:
+    """The leg's lint: None without an answer, or for a body when no stream was asked
+    for (a non-streaming answer breaks no stream rule)."""
+    if leg.status is None:
+        return None
+    if leg.body is not None and leg.status < 400 and not stream_asked:
+        return None
+    content_type = next((v for k, v in leg.headers if k.lower() == "content-type"), None)
+    frames = [f for _, f in leg_frames(leg)]
+    try:
+        return lint(frames, protocol, content_type=content_type, status=leg.status, body=leg.body)
+    except LintError:
+        return None
+
+
+__all__ = ["ClientResult", "body_events", "lint_leg"]
