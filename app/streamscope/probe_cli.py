@@ -17,13 +17,11 @@ import os
 import sys
 from typing import Any
 
-import httpx
-
 from streamscope.capture.sse import leg_frames
+from streamscope.client.outcome import ClientResult
 from streamscope.codecs import PROTOCOLS
-from streamscope.lint.check import LintError, lint
 from streamscope.lint.report import LintReport
-from streamscope.probe import ProbeResult, probe
+from streamscope.probe import probe
 from streamscope.wire.frame import Frame
 
 PREVIEW = 100
@@ -56,16 +54,8 @@ def _preview(frame: Frame) -> str:
     return text if len(text) <= PREVIEW else text[: PREVIEW - 1] + "…"
 
 
-def _lint(result: ProbeResult) -> LintReport | None:
-    leg = result.leg
-    try:
-        if not leg.streamed:
-            ctype = result.content_type
-            return lint([], leg.protocol, content_type=ctype, status=leg.status, body=leg.body)
-        frames = [f for _, f in leg_frames(leg)]
-        return lint(frames, leg.protocol, content_type=result.content_type, status=leg.status)
-    except LintError:
-        return None
+def _content_type(result: ClientResult) -> str:
+    return next((v for k, v in result.leg.headers if k.lower() == "content-type"), "")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,23 +79,26 @@ def run(args: argparse.Namespace) -> int:
                 on_frame=show,
             )
         )
-    except httpx.HTTPError as exc:
-        print(f"streamscope: error: cannot reach {args.url}: {exc!r}", file=sys.stderr)
+    except ValueError as exc:  # a request the composition refuses
+        print(f"streamscope: error: {exc}", file=sys.stderr)
         return 2
-    report = _lint(result)
+    if result.http_status is None:  # no HTTP answer at all
+        print(f"streamscope: error: cannot reach {args.url}: {result.error}", file=sys.stderr)
+        return 2
+    report = result.lint
     errors = report.errors if report is not None else []
     if args.json:
         print(json.dumps(_document(result, report), ensure_ascii=False, indent=2))
     else:
         _summary(result, report)
     broke = result.response is not None and result.response.error is not None
-    return 1 if result.status >= 400 or errors or broke else 0
+    return 1 if result.http_status >= 400 or errors or broke else 0
 
 
-def _summary(result: ProbeResult, report: LintReport | None) -> None:
-    print(f"\nPOST {result.url} -> HTTP {result.status} {result.content_type}")
-    if result.error_body is not None:
-        print(result.error_body.decode("utf-8", errors="replace")[:2000])
+def _summary(result: ClientResult, report: LintReport | None) -> None:
+    print(f"\nPOST {result.url} -> HTTP {result.http_status} {_content_type(result)}")
+    if result.leg.body is not None and (result.http_status or 0) >= 400:
+        print(result.leg.body.decode("utf-8", errors="replace")[:2000])
     response = result.response
     if response is not None and response.choices:
         choice = response.choice(0)
@@ -144,7 +137,7 @@ def _ms(value: float | None) -> str:
     return f"{value:.1f} ms" if value is not None else "-"
 
 
-def _document(result: ProbeResult, report: LintReport | None) -> dict[str, Any]:
+def _document(result: ClientResult, report: LintReport | None) -> dict[str, Any]:
     import dataclasses
 
     frames = [
@@ -154,10 +147,10 @@ def _document(result: ProbeResult, report: LintReport | None) -> dict[str, Any]:
     response = result.response
     return {
         "url": result.url,
-        "status": result.status,
-        "content_type": result.content_type,
+        "status": result.http_status,
+        "content_type": _content_type(result),
         "frames": frames,
-        "body": result.error_body.decode("utf-8", "replace") if result.error_body else None,
+        "body": result.leg.body.decode("utf-8", "replace") if result.leg.body else None,
         "response": dataclasses.asdict(response) if response is not None else None,
         "timing": result.timing.to_json(),
         "lint": report.to_json() if report is not None else None,

@@ -35,7 +35,6 @@ from streamscope.model.request import (
     ToolResultPart,
 )
 from streamscope.model.response import Choice, Response
-from streamscope.probe import endpoint
 
 JSON = dict[str, Any]
 EFFORTS = ("low", "medium", "high")
@@ -299,6 +298,23 @@ def to_request(c: Composition) -> Request:
 def body(c: Composition) -> JSON:
     """The request body exactly as the protocol's clients send it."""
     return get_codec(check_protocol(c.protocol)).encode_request(to_request(c))
+
+
+# Where each protocol's endpoint sits under a base URL, as its SDKs take base URLs.
+PATHS = {
+    "openai-chat": "/chat/completions",
+    "responses": "/responses",
+    "anthropic": "/v1/messages",
+    "lmstudio": "/api/v1/chat",
+}
+
+
+def endpoint(url: str, protocol: str) -> str:
+    """A base URL (OpenAI Chat and Responses with ``/v1``, Anthropic and LM Studio at the
+    server root) made the protocol's endpoint; one that already ends with it as it is."""
+    url = url.rstrip("/")
+    path = PATHS[protocol]
+    return url if url.endswith(path) else url + path
 
 
 def target_url(c: Composition) -> str:
