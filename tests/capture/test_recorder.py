@@ -91,10 +91,12 @@ def _flow(server: ProxyServer, flow_id: str) -> Flow:
 def test_both_legs_of_a_translated_stream_are_captured_and_linked(upstream: Any) -> None:
     with proxied(_config(upstream.url)) as (server, _):
         running = Running(server.url, KEY, server, None)  # type: ignore[arg-type]
-        client = anthropic.Anthropic(api_key=KEY, base_url=server.url, max_retries=0)
-        with client.messages.stream(
-            model="m", max_tokens=20, messages=[{"role": "user", "content": "hi"}]
-        ) as s:
+        with (
+            anthropic.Anthropic(api_key=KEY, base_url=server.url, max_retries=0) as client,
+            client.messages.stream(
+                model="m", max_tokens=20, messages=[{"role": "user", "content": "hi"}]
+            ) as s,
+        ):
             assert message_summary(s.get_final_message())["text"] == "t0 t1 t2 t3 "
         raw_client = httpx.post(
             server.url + "/v1/messages",

@@ -42,13 +42,17 @@ async def window() -> AsyncIterator[MainWindow]:
     finally:
         win.close()
         await asyncio.wait_for(running, 10)
+        win.deleteLater()  # on the GUI thread, now: never later, from another thread
+        await asyncio.sleep(0)
 
 
 def _ask(url: str) -> str:
-    client = openai.OpenAI(base_url=url + "/v1", api_key=KEY, max_retries=0)
-    with client.chat.completions.stream(
-        model="demo-chat", messages=[{"role": "user", "content": "hello"}]
-    ) as stream:
+    with (
+        openai.OpenAI(base_url=url + "/v1", api_key=KEY, max_retries=0) as client,
+        client.chat.completions.stream(
+            model="demo-chat", messages=[{"role": "user", "content": "hello"}]
+        ) as stream,
+    ):
         return stream.get_final_completion().choices[0].message.content or ""
 
 

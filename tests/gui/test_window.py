@@ -63,6 +63,8 @@ async def test_the_window_runs_the_proxy_and_shows_how_to_reach_it() -> None:
     finally:
         window.close()
         await asyncio.wait_for(running, 10)
+        window.deleteLater()  # on the GUI thread, now: never later, from another thread
+        await asyncio.sleep(0)
     assert not control.running
 
 
@@ -89,3 +91,5 @@ async def test_a_taken_port_is_reported_and_another_one_can_be_chosen() -> None:
         finally:
             window.close()
             await asyncio.wait_for(running, 10)
+            window.deleteLater()
+            await asyncio.sleep(0)

@@ -164,22 +164,25 @@ def error_of(response: httpx.Response) -> dict[str, Any]:
 
 
 def sdk_text(running: Running, protocol: str, stream: bool) -> dict[str, Any]:
-    """What the protocol's official SDK assembled from the proxy's answer."""
+    """What the protocol's official SDK assembled from the proxy's answer (each client
+    closed after: an unclosed one warns when it is collected, in whichever test)."""
     messages: Any = [{"role": "user", "content": "hi"}]
-    if protocol == "openai-chat":
-        oa = openai.OpenAI(base_url=running.v1, api_key=running.key, max_retries=0)
-        if stream:
-            with oa.chat.completions.stream(model=MODEL, messages=messages) as s:
-                return chat_summary(s.get_final_completion())
-        return chat_summary(oa.chat.completions.create(model=MODEL, messages=messages))
-    if protocol == "responses":
-        oa = openai.OpenAI(base_url=running.v1, api_key=running.key, max_retries=0)
+    if protocol == "anthropic":
+        an = anthropic.Anthropic(base_url=running.url, api_key=running.key, max_retries=0)
+        with an:
+            if stream:
+                with an.messages.stream(model=MODEL, max_tokens=50, messages=messages) as ms:
+                    return message_summary(ms.get_final_message())
+            return message_summary(
+                an.messages.create(model=MODEL, max_tokens=50, messages=messages)
+            )
+    with openai.OpenAI(base_url=running.v1, api_key=running.key, max_retries=0) as oa:
+        if protocol == "openai-chat":
+            if stream:
+                with oa.chat.completions.stream(model=MODEL, messages=messages) as s:
+                    return chat_summary(s.get_final_completion())
+            return chat_summary(oa.chat.completions.create(model=MODEL, messages=messages))
         if stream:
             with oa.responses.stream(model=MODEL, input="hi") as rs:
                 return response_summary(rs.get_final_response())
         return response_summary(oa.responses.create(model=MODEL, input="hi"))
-    an = anthropic.Anthropic(base_url=running.url, api_key=running.key, max_retries=0)
-    if stream:
-        with an.messages.stream(model=MODEL, max_tokens=50, messages=messages) as ms:
-            return message_summary(ms.get_final_message())
-    return message_summary(an.messages.create(model=MODEL, max_tokens=50, messages=messages))

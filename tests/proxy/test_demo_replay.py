@@ -190,6 +190,7 @@ def test_a_timing_sidecar_gives_the_replay_its_recorded_pace(tmp_path: Path) -> 
     config.upstreams[0].demo.replay_dirs = [str(tmp_path)]
     with proxied(config) as running:
         paced = _arrivals(running, "replay/paced")
-    # A lower bound only (timing upper bounds flake on a busy machine); a sidecar that
-    # does not fit its frames is ignored: tests/demo/test_replay.py checks that exactly.
-    assert paced[-1] - paced[0] >= 0.6
+    # A lower bound from the request (timing upper bounds, or a span from a first chunk
+    # that load can delay, flake on a busy machine): the last frame cannot come sooner.
+    # A sidecar that does not fit its frames is ignored: tests/demo/test_replay.py.
+    assert paced[-1] >= 0.6

@@ -350,6 +350,11 @@ class FlowStore:
             self._loop = loop
         self._listeners.append(listener)
 
+    def unsubscribe(self, listener: Listener) -> None:
+        """Stop calling ``listener`` (a view that is closing)."""
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     def _emit(self, event: FlowEvent) -> None:
         for listener in list(self._listeners):
             loop = self._loop

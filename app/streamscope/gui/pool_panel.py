@@ -31,6 +31,11 @@ class PoolPanel(QWidget):
         self.enable.clicked.connect(self._enable)
         self.disable.clicked.connect(self._disable)
 
+    def stop(self) -> None:
+        """Let go of the pool and stop the countdown (the window is closing)."""
+        self.unfollow()
+        self.model.stop()
+
     def _selected(self) -> tuple[str, str] | None:
         rows = self.table.selectionModel().selectedRows()
         return self.model.key_at(rows[0].row()) if rows else None

@@ -61,6 +61,14 @@ class TrafficView(QWidget):
         rows, _ = await asyncio.to_thread(store.summaries, 0, 500)
         self.model.reset(rows)
 
+    def stop(self) -> None:
+        """Let go of the store (the window is closing): no listener may keep this view,
+        its model or their timers alive past the window (Qt objects collected later, in
+        another thread, crash the process)."""
+        self.model.unfollow()
+        if self.store is not None:
+            self.store.unsubscribe(self._verdict_later)
+
     def _verdict_later(self, event: FlowEvent) -> None:
         # NOTE: store events come through call_soon_threadsafe; under qasync such a
         # callback may run where asyncio sees no running loop, so the task is created on

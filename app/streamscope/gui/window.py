@@ -111,6 +111,8 @@ class MainWindow(QMainWindow):
         await self.traffic.start()
         self.show()
         await self._closed
+        self.traffic.stop()
+        self.pool.stop()
         await self.control.close()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name

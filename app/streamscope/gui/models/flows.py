@@ -92,6 +92,7 @@ class FlowsModel(ColumnsModel):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self._following: tuple[FlowStore, Callable[[FlowEvent], None]] | None = None
         self._rows: list[Summary] = []  # newest first, as the store lists them
         self._ids: dict[str, int] | None = {}  # id -> row; None: rebuild on next use
         self.batcher: UiBatcher[FlowEvent] | None = None
@@ -122,6 +123,16 @@ class FlowsModel(ColumnsModel):
                     pass
 
         store.subscribe(listener, loop)
+        self._following = (store, listener)
+
+    def unfollow(self) -> None:
+        """Stop following the store and stop the batcher's timer (the view is closing)."""
+        following, self._following = self._following, None
+        if following is not None:
+            store, listener = following
+            store.unsubscribe(listener)
+        if self.batcher is not None:
+            self.batcher.stop()
 
     def load(self, store: FlowStore, limit: int | None = None) -> None:
         """Show the store's flows (newest first; at most ``limit``), replacing the rows.

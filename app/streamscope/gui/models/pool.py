@@ -149,6 +149,10 @@ class PoolModel(ColumnsModel):
             self._row_changed(row)
         self._update_timer()
 
+    def stop(self) -> None:
+        """Stop the countdown timer (the view is closing)."""
+        self._timer.stop()
+
     def tick(self) -> None:
         """Refresh the countdown cells of the cooling accounts (and nothing else)."""
         for row, state in enumerate(self._states):
