@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from streamscope.config import mask
+from streamscope.gui.client_pane import ClientPane
 from streamscope.gui.pool_panel import PoolPanel
 from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.traffic import TrafficView
@@ -96,8 +97,10 @@ class MainWindow(QMainWindow):
         self.resize(1280, 820)
         self.tabs = QTabWidget()
         self.setCentralWidget(self.tabs)
+        self.client = ClientPane(control)
         self.traffic = TrafficView(control.app.flows)
         self.pool = PoolPanel(control.app.pool)
+        self.tabs.addTab(self.client, "Client")
         self.tabs.addTab(self.traffic, "Traffic")
         self.tabs.addTab(self.pool, "Account pool")
         self.proxy_bar = ProxyBar(control)
@@ -111,6 +114,7 @@ class MainWindow(QMainWindow):
         await self.traffic.start()
         self.show()
         await self._closed
+        self.client.close_pane()
         self.traffic.stop()
         self.pool.stop()
         await self.control.close()
