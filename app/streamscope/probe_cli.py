@@ -20,6 +20,7 @@ from typing import Any
 from streamscope.capture.sse import leg_frames
 from streamscope.client.outcome import ClientResult
 from streamscope.codecs import PROTOCOLS
+from streamscope.lint.cli import finding_line
 from streamscope.lint.report import LintReport
 from streamscope.probe import probe
 from streamscope.wire.frame import Frame
@@ -128,7 +129,7 @@ def _summary(result: ClientResult, report: LintReport | None) -> None:
         print("lint: the answer could not be linted")
         return
     for f in report.findings:
-        print(f"{f.severity:<7} {f.rule_id}  {f.at}: {f.message}")
+        print(finding_line(f))
     for text in report.verdicts().values():
         print(f"  {text}")
 

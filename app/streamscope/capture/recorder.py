@@ -70,6 +70,7 @@ class FlowRecorder:
         # ((), chunks, ()) for the proxy's own chunks.
         self.log: list[tuple[Sequence[Frame], list[bytes], Sequence[int]]] = []
         self._checked = 0
+        self._sends_checked = 0
         self.upstream_size = 0
         self.client_status: int | None = None
         self.client_headers: list[tuple[str, str]] = []
@@ -110,7 +111,9 @@ class FlowRecorder:
             if batch:  # an estimate: the first frame's size stands for the batch's
                 self.upstream_size += len(batch[0].raw) * len(batch)
         self._checked = len(self.log)
-        self.client_size = sum(len(body) for body, _ in self.client_sends)
+        sends = self.client_sends
+        self.client_size += sum(len(body) for body, _ in sends[self._sends_checked :])
+        self._sends_checked = len(sends)
         if max(self.upstream_size, self.client_size) >= self.max_bytes:
             self.truncated = True
             return -1

@@ -38,7 +38,7 @@ from streamscope.recording import (
     read_recording,
     response_protocol,
 )
-from streamscope.wire import FrameTooLarge, SSEDecoder
+from streamscope.wire import FrameTooLarge, SSEDecoder, decode_all
 from streamscope.wire.frame import Frame
 
 SSE_TYPE = "text/event-stream"
@@ -154,8 +154,7 @@ def _read_frames(data: bytes, protocol: str | None) -> tuple[list[Frame], str]:
     if stripped[:1] in (b"{", b"["):  # JSON lines: framed as the protocol frames them
         rec = read_recording(data, protocol)
         return rec.frames, rec.protocol
-    decoder = SSEDecoder()
-    frames = decoder.feed(data, 0) + decoder.flush(0)
+    frames = decode_all(data)
     if not any(f.data is not None for f in frames):
         raise RecordingError("no SSE data frames found (is this an SSE stream?)")
     return frames, protocol or frames_protocol(frames)

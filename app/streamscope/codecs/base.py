@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -173,6 +173,11 @@ class StreamDecoder(FindingLog, ABC):
         """Whether the stream said all it had to say: its terminator was seen (protocols
         whose answer can be complete without it say so here)."""
         return self.terminated
+
+    def decode_stream(self, frames: Iterable[Frame]) -> list[Event]:
+        """A whole stream's events: every frame decoded, then :meth:`finish`."""
+        events = [ev for frame in frames for ev in self.decode(frame)]
+        return events + self.finish()
 
     @abstractmethod
     def decode_frame(self, frame: Frame) -> list[Event]:

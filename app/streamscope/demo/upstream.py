@@ -30,7 +30,7 @@ from streamscope.model.events import Error
 from streamscope.model.request import Request, RequestError
 from streamscope.proxy.errors import bad_gateway, unreachable
 from streamscope.recording import RecordingError
-from streamscope.wire import SSEDecoder
+from streamscope.wire import SSEDecoder, decode_all
 from streamscope.wire.frame import Frame
 
 JSON = dict[str, Any]
@@ -71,8 +71,7 @@ class _Answer:
 
     async def batches(self) -> AsyncGenerator[list[Frame], None]:
         # What an SSE reader makes of this body (nothing, unless it happens to be SSE).
-        decoder = SSEDecoder()
-        frames = decoder.feed(self._body, time.monotonic_ns()) + decoder.flush()
+        frames = decode_all(self._body, arrival_ns=time.monotonic_ns())
         if frames:
             yield frames
 
@@ -229,8 +228,7 @@ class DemoUpstream:
             return _error(protocol, 500, Error(message, "api_error", "replay_unreadable"))
         if not stream:
             decoder = get_codec(recording.protocol).stream_decoder()
-            events = [ev for f in recording.frames for ev in decoder.decode(f)]
-            response = assemble(events + decoder.finish())
+            response = assemble(decoder.decode_stream(recording.frames))
             data = json.dumps(get_codec(recording.protocol).encode_response(response)).encode()
             return _Answer(200, data)
         frames = recording.frames

@@ -86,7 +86,8 @@ def _lint(args: argparse.Namespace) -> LintReport:
         raise _Unusable(f"{args.file}: {exc}") from None
 
 
-def _line(f: LintFinding) -> str:
+def finding_line(f: LintFinding) -> str:
+    """One finding as the CLI prints it: severity, rule, where, what, who breaks."""
     who = ", ".join(f"{PROFILES[p].name} ({b.effect})" for p, b in f.clients.items())
     tail = f"  [breaks {who}]" if who else ""
     return f"{f.severity:<7} {f.rule_id}  {f.at}: {f.message}{tail}"
@@ -94,7 +95,7 @@ def _line(f: LintFinding) -> str:
 
 def _print(report: LintReport, findings: list[LintFinding], client: str | None) -> None:
     for f in findings:
-        print(_line(f))
+        print(finding_line(f))
     if findings:
         print()
     errors = sum(1 for f in findings if f.severity == "error")

@@ -44,7 +44,7 @@ from streamscope.proxy.errors import ProxyError, UpstreamUnreachable, unreachabl
 from streamscope.proxy.relay import Exchange
 from streamscope.proxy.upstream import MAX_ERROR_BODY, FrameBatches, Upstream, UpstreamResponse
 from streamscope.redact import Redactor
-from streamscope.wire import SSEDecoder, encode_comment
+from streamscope.wire import decode_all, encode_comment
 from streamscope.wire.frame import Frame
 
 JSON = dict[str, Any]
@@ -245,8 +245,7 @@ class _Buffered:
 
     async def batches(self) -> AsyncGenerator[list[Frame], None]:
         # What an SSE reader makes of the body (the exchange reads it whole instead).
-        decoder = SSEDecoder()
-        frames = decoder.feed(self._body, time.monotonic_ns()) + decoder.flush()
+        frames = decode_all(self._body, arrival_ns=time.monotonic_ns())
         if frames:
             yield frames
 

@@ -212,8 +212,7 @@ async def _body_as_answer(
                 f"nor a {protocol} response ({raw[:80]!r})",
                 "upstream_not_sse",
             )
-        decoder = codec.stream_decoder()
-        events = [ev for f in frames for ev in decoder.decode(f)] + decoder.finish()
+        events = codec.stream_decoder().decode_stream(frames)
         response = assemble(events)
     client = get_codec(client_protocol)
     if not request.stream:

@@ -208,7 +208,10 @@ class SSEDecoder:
         return frame
 
 
-def decode_all(data: bytes, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> list[Frame]:
-    """Decode a complete byte string in one go (findings are dropped; the class keeps them)."""
+def decode_all(
+    data: bytes, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, *, arrival_ns: int = 0
+) -> list[Frame]:
+    """Decode a complete byte string in one go, every frame stamped ``arrival_ns``
+    (findings are dropped; the class keeps them)."""
     decoder = SSEDecoder(max_line_bytes)
-    return decoder.feed(data, 0) + decoder.flush(0)
+    return decoder.feed(data, arrival_ns) + decoder.flush(arrival_ns)
