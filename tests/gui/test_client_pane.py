@@ -3,52 +3,20 @@ backend and see frames, the decoded answer, tool calls, timing and lint findings
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 
-from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.window import MainWindow
+from tests.gui.support import open_window, wait_until
 from tests.proxy.demo_support import FAST
 from tests.proxy.harness import make_config
 
 
-@pytest.fixture(autouse=True)
-def _keep_running_when_windows_close(qapp: QApplication) -> None:
-    qapp.setQuitOnLastWindowClosed(False)
-
-
-async def _wait(condition: Callable[[], bool], seconds: float = 10.0) -> None:
-    """A poll on purpose: Qt models change from slots, with no asyncio event to await."""
-    async with asyncio.timeout(seconds):
-        while not condition():  # noqa: ASYNC110
-            await asyncio.sleep(0.02)
-
-
-@asynccontextmanager
-async def _window(mode: str = "repair") -> AsyncIterator[MainWindow]:
+def _window(mode: str = "repair") -> AbstractAsyncContextManager[MainWindow]:
     demo = {"name": "demo", "kind": "demo", "default": True, "mode": mode, "demo": FAST}
-    control = ProxyControl(make_config([demo], keepalive_seconds=2.0))
-    win = MainWindow(control)
-    running = asyncio.ensure_future(win.run())
-    await _wait(lambda: control.running)
-    try:
-        yield win
-    finally:
-        win.close()
-        await asyncio.wait_for(running, 10)
-        win.deleteLater()
-        await asyncio.sleep(0)
-
-
-@pytest.fixture
-async def window() -> AsyncIterator[MainWindow]:
-    async with _window() as win:
-        yield win
+    return open_window(make_config([demo], keepalive_seconds=2.0))
 
 
 async def _send(win: MainWindow, protocol: str, model: str, tools: bool = False) -> None:
@@ -57,12 +25,19 @@ async def _send(win: MainWindow, protocol: str, model: str, tools: bool = False)
     pane.model.setCurrentText(model)
     pane.use_tools.setChecked(tools)
     pane.send.click()
-    await _wait(lambda: pane.result is not None and pane.session is not None and pane.session.done)
+    await wait_until(
+        lambda: pane.result is not None and pane.session is not None and pane.session.done
+    )
 
 
 @pytest.mark.qasync
 @pytest.mark.parametrize("protocol", ["openai-chat", "anthropic", "responses", "lmstudio"])
-async def test_send_shows_frames_answer_timing_and_lint(window: MainWindow, protocol: str) -> None:
+async def test_send_shows_frames_answer_timing_and_lint(protocol: str) -> None:
+    async with _window() as window:
+        await _send_and_see(window, protocol)
+
+
+async def _send_and_see(window: MainWindow, protocol: str) -> None:
     pane = window.client
     pane.prompt.setPlainText("ping")
     await _send(window, protocol, "demo-chat")
@@ -76,7 +51,12 @@ async def test_send_shows_frames_answer_timing_and_lint(window: MainWindow, prot
 
 
 @pytest.mark.qasync
-async def test_tool_calls_are_reassembled_before_the_eyes(window: MainWindow) -> None:
+async def test_tool_calls_are_reassembled_before_the_eyes() -> None:
+    async with _window() as window:
+        await _tools_reassembled(window)
+
+
+async def _tools_reassembled(window: MainWindow) -> None:
     pane = window.client
     await _send(window, "openai-chat", "demo-tools", tools=True)
     assert pane.tool_tree.topLevelItemCount() == 1

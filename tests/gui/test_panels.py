@@ -6,44 +6,20 @@ Disable switches an account off in the pool itself."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 
 import openai
 import pytest
-from PySide6.QtWidgets import QApplication
 
-from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.window import MainWindow
+from tests.gui.support import open_window, wait_until
 from tests.proxy.harness import KEY, make_config
 
 
-@pytest.fixture(autouse=True)
-def _keep_running_when_windows_close(qapp: QApplication) -> None:
-    qapp.setQuitOnLastWindowClosed(False)
-
-
-async def _wait(condition: Callable[[], bool], seconds: float = 10.0) -> None:
-    """A poll on purpose: Qt models change from slots, with no asyncio event to await."""
-    async with asyncio.timeout(seconds):
-        while not condition():  # noqa: ASYNC110
-            await asyncio.sleep(0.02)
-
-
-@pytest.fixture
-async def window() -> AsyncIterator[MainWindow]:
+def _default_window() -> AbstractAsyncContextManager[MainWindow]:
     # No upstreams: the default configuration, the demo with a healthy and an exhausted
     # account (fast enough for a test at its default pace).
-    control = ProxyControl(make_config([]))
-    win = MainWindow(control)
-    running = asyncio.ensure_future(win.run())
-    await _wait(lambda: control.running)
-    try:
-        yield win
-    finally:
-        win.close()
-        await asyncio.wait_for(running, 10)
-        win.deleteLater()  # on the GUI thread, now: never later, from another thread
-        await asyncio.sleep(0)
+    return open_window(make_config([]))
 
 
 def _ask(url: str) -> str:
@@ -57,14 +33,19 @@ def _ask(url: str) -> str:
 
 
 @pytest.mark.qasync
-async def test_a_flow_made_by_an_sdk_client_shows_in_the_traffic_view(window: MainWindow) -> None:
+async def test_a_flow_made_by_an_sdk_client_shows_in_the_traffic_view() -> None:
+    async with _default_window() as window:
+        await _flow_in_traffic_view(window)
+
+
+async def _flow_in_traffic_view(window: MainWindow) -> None:
     url = window.control.url
     assert url is not None
     text = await asyncio.to_thread(_ask, url)
     assert text.startswith('You said: "hello"')
     model = window.traffic.model
-    await _wait(lambda: model.rowCount() == 1)
-    await _wait(lambda: model.summary_at(0).get("verdict") is not None)
+    await wait_until(lambda: model.rowCount() == 1)
+    await wait_until(lambda: model.summary_at(0).get("verdict") is not None)
     summary = model.summary_at(0)
     assert (summary["client_protocol"], summary["model"], summary["status"]) == (
         "openai-chat",
@@ -79,7 +60,12 @@ async def test_a_flow_made_by_an_sdk_client_shows_in_the_traffic_view(window: Ma
 
 
 @pytest.mark.qasync
-async def test_the_pool_panel_follows_the_pool(window: MainWindow) -> None:
+async def test_the_pool_panel_follows_the_pool() -> None:
+    async with _default_window() as window:
+        await _pool_panel_follows(window)
+
+
+async def _pool_panel_follows(window: MainWindow) -> None:
     url = window.control.url
     assert url is not None
     panel = window.pool
@@ -90,13 +76,13 @@ async def test_the_pool_panel_follows_the_pool(window: MainWindow) -> None:
     for _ in range(2):
         await asyncio.to_thread(_ask, url)
     status = panel.model.index(rows["exhausted"], panel.model.STATUS)
-    await _wait(lambda: "cooling" in str(panel.model.data(status)))
+    await wait_until(lambda: "cooling" in str(panel.model.data(status)))
     assert panel.model.state_at(rows["exhausted"]).status == "cooling"
 
     panel.table.selectRow(rows["healthy"])
     panel.disable.click()
     assert window.control.app.pool.state("demo", "healthy").status == "disabled"
     healthy_status = panel.model.index(rows["healthy"], panel.model.STATUS)
-    await _wait(lambda: "disabled" in str(panel.model.data(healthy_status)))
+    await wait_until(lambda: "disabled" in str(panel.model.data(healthy_status)))
     panel.enable.click()
     assert window.control.app.pool.state("demo", "healthy").status == "active"

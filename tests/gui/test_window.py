@@ -4,43 +4,22 @@ is reported with a way to choose another, never a crash."""
 
 from __future__ import annotations
 
-import asyncio
 import socket
-from collections.abc import Callable
 
 import httpx
 import pytest
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication
 
-from streamscope.gui.proxy_control import ProxyControl
-from streamscope.gui.window import MainWindow
+from tests.gui.support import open_window, wait_until
 from tests.proxy.harness import KEY, make_config
 
 DEMO = [{"name": "demo", "kind": "demo", "default": True}]
 
 
-@pytest.fixture(autouse=True)
-def _keep_running_when_windows_close(qapp: QApplication) -> None:
-    # As run_window() sets it: the window's run() ends on close, the loop must not stop.
-    qapp.setQuitOnLastWindowClosed(False)
-
-
-async def _wait(condition: Callable[[], bool], seconds: float = 5.0) -> None:
-    """Until ``condition()`` holds. A poll on purpose: what it waits for is set by Qt
-    slots and the control's own tasks, which have no asyncio event to offer."""
-    async with asyncio.timeout(seconds):
-        while not condition():  # noqa: ASYNC110
-            await asyncio.sleep(0.01)
-
-
 @pytest.mark.qasync
 async def test_the_window_runs_the_proxy_and_shows_how_to_reach_it() -> None:
-    control = ProxyControl(make_config(DEMO))
-    window = MainWindow(control)
-    running = asyncio.ensure_future(window.run())
-    try:
-        await _wait(lambda: control.running)
+    async with open_window(make_config(DEMO)) as window:
+        control = window.control
         url = control.url
         assert url is not None and url in window.proxy_bar.state.text()
         assert KEY not in window.proxy_bar.state.text()  # masked: its last 4 only
@@ -55,16 +34,11 @@ async def test_the_window_runs_the_proxy_and_shows_how_to_reach_it() -> None:
         assert QGuiApplication.clipboard().text() == KEY
 
         window.proxy_bar.toggle.click()  # stop
-        await _wait(lambda: window.proxy_bar.state.text() == "Proxy stopped")
+        await wait_until(lambda: window.proxy_bar.state.text() == "Proxy stopped")
         assert not control.running
         assert window.proxy_bar.toggle.text() == "Start"
         window.proxy_bar.toggle.click()  # and start again
-        await _wait(lambda: control.running)
-    finally:
-        window.close()
-        await asyncio.wait_for(running, 10)
-        window.deleteLater()  # on the GUI thread, now: never later, from another thread
-        await asyncio.sleep(0)
+        await wait_until(lambda: control.running)
     assert not control.running
 
 
@@ -74,22 +48,15 @@ async def test_a_taken_port_is_reported_and_another_one_can_be_chosen() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        control = ProxyControl(make_config(DEMO, port=port))
-        window = MainWindow(control)
-        running = asyncio.ensure_future(window.run())
-        try:
-            await _wait(lambda: control.error is not None)
+        async with open_window(make_config(DEMO, port=port)) as window:
+            control = window.control
+            await wait_until(lambda: control.error is not None)
             bar = window.proxy_bar
             assert not control.running
             assert "choose another port" in bar.state.text() and str(port) in bar.state.text()
             assert not bar.port.isHidden() and bar.port.value() == port
             bar.port.setValue(0)  # any free port
             bar.use_port.click()
-            await _wait(lambda: control.running)
+            await wait_until(lambda: control.running)
             assert bar.port.isHidden() and control.url is not None
             assert control.url in bar.state.text()
-        finally:
-            window.close()
-            await asyncio.wait_for(running, 10)
-            window.deleteLater()
-            await asyncio.sleep(0)

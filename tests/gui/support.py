@@ -1,0 +1,35 @@
+"""Helpers for tests that drive the real window on the qasync loop (see conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from streamscope.config import Config
+from streamscope.gui.proxy_control import ProxyControl
+from streamscope.gui.window import MainWindow
+
+
+async def wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
+    """Until ``condition()`` holds. A poll on purpose: what it waits for is set by Qt
+    slots and the control's own tasks, which have no asyncio event to offer."""
+    async with asyncio.timeout(seconds):
+        while not condition():  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+
+
+@asynccontextmanager
+async def open_window(config: Config, **control: object) -> AsyncIterator[MainWindow]:
+    """The main window running ``config``'s proxy, closed (and deleted on this thread)
+    on exit."""
+    win = MainWindow(ProxyControl(config, **control))  # type: ignore[arg-type]
+    running = asyncio.ensure_future(win.run())
+    await wait_until(lambda: win.control.running or win.control.error is not None)
+    try:
+        yield win
+    finally:
+        win.close()
+        await asyncio.wait_for(running, 10)
+        win.deleteLater()  # on the GUI thread, now: never later, from another thread
+        await asyncio.sleep(0)
