@@ -3,7 +3,8 @@
 A :class:`StreamFeed` takes the response as chunks of bytes (each with its time): the
 SSE decoder cuts them into frames, the protocol's stream decoder turns each frame into
 canonical events, and every event goes into the running :class:`Assembler` (the
-response so far) and, when it concerns a tool call, the :class:`ToolCallTracker`.
+response so far), the :class:`PartsTracker` (which frame wrote which characters) and,
+when it concerns a tool call, the :class:`ToolCallTracker`.
 Nothing is reported per frame: frames and events wait in the pending batch until
 :meth:`StreamFeed.flush`, which makes one call of each callback for the whole batch —
 the session flushes once per network read (or per coalescing window), a replay once
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from streamscope.client.parts import PartsTracker
 from streamscope.client.tools import Key, ToolCallTracker
 from streamscope.codecs import get_codec
 from streamscope.model.assemble import Assembler
@@ -53,6 +55,7 @@ class StreamFeed:
         self.decoder = get_codec(protocol).stream_decoder()
         self.assembler = Assembler()
         self.tools = ToolCallTracker()
+        self.parts = PartsTracker()
         self.frame_count = 0
         self.event_count = 0
         self.batches = 0  # flushes that reported something
@@ -101,6 +104,7 @@ class StreamFeed:
 
     def _event(self, index: int, t_ms: float, ev: Event) -> None:
         self.assembler.feed(ev)
+        self.parts.feed(index, ev)
         self.event_count += 1
         self._events.append((index, ev))
         if isinstance(ev, _TOOL_EVENTS):

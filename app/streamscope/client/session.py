@@ -37,6 +37,7 @@ from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.client.compose import Composition, body, check_protocol, headers, target_url
 from streamscope.client.feed import EventsCallback, FramesCallback, StreamFeed, ToolsCallback
 from streamscope.client.outcome import ClientResult, body_events, lint_leg
+from streamscope.client.parts import PartsTracker
 from streamscope.client.tools import ToolCallTracker
 from streamscope.lint.report import LintReport
 from streamscope.model.assemble import Assembler
@@ -117,6 +118,11 @@ class ClientSession:
     @property
     def tools(self) -> ToolCallTracker:
         return self.feed.tools
+
+    @property
+    def parts(self) -> PartsTracker:
+        """The first choice's parts, and which frame wrote which characters."""
+        return self.feed.parts
 
     @property
     def done(self) -> bool:
