@@ -1,0 +1,59 @@
+"""The models a target offers, for the client pane's model box: ``GET /v1/models``.
+
+Both shapes the proxy and the providers answer are read: OpenAI's and Anthropic's
+``{"data": [{"id": ...}, ...]}`` and LM Studio's native ``{"models": [{"key"|"id": ...}]}``.
+The request carries the protocol's own auth headers (``Authorization`` or
+``x-api-key``), so a real provider accepts it as the proxy does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from streamscope.client.compose import Composition, headers
+
+
+def models_url(url: str) -> str:
+    """The models listing for a base URL as the SDKs take it (``…/v1`` or the root)."""
+    url = url.strip().rstrip("/")
+    return url + "/models" if url.endswith("/v1") else url + "/v1/models"
+
+
+def model_ids(payload: Any) -> list[str]:
+    """The model ids of a listing, in its order (unknown shapes: none)."""
+    items: Any = []
+    if isinstance(payload, dict):
+        items = payload.get("data") or payload.get("models") or []
+    ids: list[str] = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict):
+            name = item.get("id") or item.get("key")
+            if isinstance(name, str) and name:
+                ids.append(name)
+        elif isinstance(item, str):
+            ids.append(item)
+    return ids
+
+
+async def fetch_models(c: Composition, timeout_seconds: float = 10.0) -> list[str]:
+    """The ids ``c``'s target lists. Raises ``ValueError`` with a one-line reason on
+    an HTTP error, a network failure or a body that is no listing."""
+    url = models_url(c.url)
+    sent = {k: v for k, v in headers(c).items() if k.lower() != "content-type"}
+    sent["accept"] = "application/json"
+    try:
+        async with httpx.AsyncClient(timeout=timeout_seconds) as client:
+            response = await client.get(url, headers=sent)
+    except httpx.HTTPError as exc:
+        raise ValueError(f"cannot list models at {url}: {exc or type(exc).__name__}") from None
+    if response.status_code != 200:
+        raise ValueError(f"listing models at {url}: HTTP {response.status_code}")
+    try:
+        return model_ids(response.json())
+    except ValueError:
+        raise ValueError(f"listing models at {url}: the answer is not JSON") from None
+
+
+__all__ = ["fetch_models", "model_ids", "models_url"]
