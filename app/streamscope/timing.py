@@ -26,13 +26,18 @@ milliseconds since the flow started, like the capture's; ``None`` means unknown.
 
 A leg with a whole body (not a stream) has headers and total times only, and its output
 tokens from the usage in the body (as its protocol's ``decode_response`` reads it).
+
+:func:`leg_series` gives the same leg as series for a chart: the cumulative output
+tokens over time (counted from the deltas exactly as the estimate above counts them),
+the gap before every captured chunk, and the keepalives' times. Both functions read the
+leg through one pass (``_scan``), so the chart and the figures always agree.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
@@ -93,6 +98,76 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
+def delta_tokens(event: Event) -> int:
+    """The output tokens one event counts for when the provider gives no usage: one per
+    non-empty text, refusal, reasoning or tool-argument delta, none for anything else."""
+    if isinstance(event, TextDelta | RefusalDelta | ReasoningDelta):
+        return 1 if event.text else 0
+    if isinstance(event, ToolCallDelta):
+        return 1 if event.arguments else 0
+    return 0
+
+
+@dataclass(slots=True)
+class _Scan:
+    """What one pass over a streamed leg's SSE frames found (times in ns)."""
+
+    first_data: int | None = None
+    first_reasoning: int | None = None
+    first_content: int | None = None
+    first_tool: int | None = None
+    # (time, tokens) for each SSE frame (or the decoder's end) that added output tokens
+    token_frames: list[tuple[int, int]] = field(default_factory=list)
+    usage: Usage | None = None
+    keepalives: list[int] = field(default_factory=list)
+
+    def take(self, events: list[Event], t: int) -> None:
+        tokens = 0
+        for ev in events:
+            tokens += delta_tokens(ev)
+            if isinstance(ev, Usage):
+                self.usage = merge_usage(self.usage, ev)
+            elif isinstance(ev, TextDelta | RefusalDelta):
+                if ev.text and self.first_content is None:
+                    self.first_content = t
+            elif isinstance(ev, ReasoningDelta | RedactedReasoning):
+                if self.first_reasoning is None and (isinstance(ev, RedactedReasoning) or ev.text):
+                    self.first_reasoning = t
+            elif isinstance(ev, ToolCallStart):
+                self.first_tool = t if self.first_tool is None else self.first_tool
+        if tokens:
+            self.token_frames.append((t, tokens))
+
+    @property
+    def delta_count(self) -> int:
+        return sum(n for _, n in self.token_frames)
+
+
+def _scan(leg: Leg) -> _Scan:
+    """Read a streamed leg (with frames) once: its SSE frames decoded with its codec."""
+    decoder = get_codec(leg.protocol).stream_decoder() if leg.protocol in PROTOCOLS else None
+    scan = _Scan()
+    for _, frame in leg_frames(leg):
+        t = frame.arrival_ns
+        if frame.is_comment_only:
+            scan.keepalives.append(t)
+        if frame.data is not None and scan.first_data is None:
+            scan.first_data = t
+        if decoder is not None:
+            scan.take(decoder.decode(frame), t)
+    if decoder is not None:
+        scan.take(decoder.finish(), leg.frames[-1].t_ns)
+    return scan
+
+
+def _chunk_gaps(leg: Leg) -> list[int]:
+    """The wait before each captured chunk, in ns (never negative): the first one's
+    since the headers (0 when their time is unknown), then since the previous chunk."""
+    frames = leg.frames
+    first = 0 if leg.headers_ns is None else max(0, frames[0].t_ns - leg.headers_ns)
+    return [first, *(max(0, b.t_ns - a.t_ns) for a, b in pairwise(frames))]
+
+
 def leg_timing(leg: Leg) -> LegTiming:
     """The timing of ``leg`` (a stream's, or a whole body's)."""
     if leg.body is not None:
@@ -101,61 +176,28 @@ def leg_timing(leg: Leg) -> LegTiming:
         return LegTiming(
             streamed=True, frames=0, headers_ms=_ms(leg.headers_ns), total_ms=_ms(leg.ended_ns)
         )
-    decoder = get_codec(leg.protocol).stream_decoder() if leg.protocol in PROTOCOLS else None
-    first_data: int | None = None
-    first_reasoning: int | None = None
-    first_content: int | None = None
-    first_tool: int | None = None
-    token_times: list[int] = []
-    usage: Usage | None = None
-    keepalives = 0
+    return _timing_of(leg, _scan(leg))
 
-    def take(events: list[Event], t: int) -> None:
-        nonlocal first_reasoning, first_content, first_tool, usage
-        for ev in events:
-            if isinstance(ev, Usage):
-                usage = merge_usage(usage, ev)
-            elif isinstance(ev, TextDelta | RefusalDelta):
-                if ev.text:
-                    first_content = t if first_content is None else first_content
-                    token_times.append(t)
-            elif isinstance(ev, ReasoningDelta):
-                if ev.text:
-                    first_reasoning = t if first_reasoning is None else first_reasoning
-                    token_times.append(t)
-            elif isinstance(ev, RedactedReasoning):
-                first_reasoning = t if first_reasoning is None else first_reasoning
-            elif isinstance(ev, ToolCallDelta):
-                if ev.arguments:
-                    token_times.append(t)
-            elif isinstance(ev, ToolCallStart):
-                first_tool = t if first_tool is None else first_tool
 
-    for _, frame in leg_frames(leg):
-        t = frame.arrival_ns
-        if frame.is_comment_only:
-            keepalives += 1
-        if frame.data is not None and first_data is None:
-            first_data = t
-        if decoder is not None:
-            take(decoder.decode(frame), t)
+def _timing_of(leg: Leg, scan: _Scan) -> LegTiming:
+    """A streamed leg's (with frames) timing from its scan."""
     last = leg.frames[-1].t_ns
-    if decoder is not None:
-        take(decoder.finish(), last)
-
+    usage = scan.usage
     if usage is not None and usage.output_tokens is not None:
         tokens, estimated = usage.output_tokens, False
     else:
-        tokens, estimated = len(token_times), True
-    window = token_times[-1] - token_times[0] if token_times else None
+        tokens, estimated = scan.delta_count, True
+    token_frames = scan.token_frames
+    window = token_frames[-1][0] - token_frames[0][0] if token_frames else None
     rate = None
     if window is not None and window > 0 and tokens >= 2:
         rate = (tokens - 1) / (window / 1e9)
 
-    gaps = [max(0, b.t_ns - a.t_ns) for a, b in pairwise(leg.frames)]
-    silences = [(g, i + 1) for i, g in enumerate(gaps)]
-    if leg.headers_ns is not None:
-        silences.insert(0, (max(0, leg.frames[0].t_ns - leg.headers_ns), 0))
+    waits = _chunk_gaps(leg)
+    gaps = waits[1:]  # between chunks
+    silences = [(g, i) for i, g in enumerate(waits)]
+    if leg.headers_ns is None:
+        silences = silences[1:]  # no headers time: no first wait to count
     silence, silence_frame = max(silences, key=lambda s: s[0]) if silences else (None, None)
     gaps_ms = [g / 1e6 for g in gaps]
     return LegTiming(
@@ -163,10 +205,10 @@ def leg_timing(leg: Leg) -> LegTiming:
         frames=len(leg.frames),
         headers_ms=_ms(leg.headers_ns),
         first_byte_ms=_ms(leg.frames[0].t_ns),
-        first_data_ms=_ms(first_data),
-        first_reasoning_ms=_ms(first_reasoning),
-        first_content_ms=_ms(first_content),
-        first_tool_call_ms=_ms(first_tool),
+        first_data_ms=_ms(scan.first_data),
+        first_reasoning_ms=_ms(scan.first_reasoning),
+        first_content_ms=_ms(scan.first_content),
+        first_tool_call_ms=_ms(scan.first_tool),
         total_ms=_ms(leg.ended_ns if leg.ended_ns is not None else last),
         output_tokens=tokens,
         tokens_estimated=estimated,
@@ -177,8 +219,71 @@ def leg_timing(leg: Leg) -> LegTiming:
         gap_max_ms=max(gaps_ms) if gaps_ms else None,
         longest_silence_ms=_ms(silence),
         longest_silence_frame=silence_frame,
-        keepalives=keepalives,
+        keepalives=len(scan.keepalives),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class LegSeries:
+    """A streamed leg as series for a chart; times in ms since the flow started.
+
+    - ``tokens``: ``(t_ms, cumulative output tokens)`` at each arrival that added tokens
+      (the SSE frames completed by one chunk make one point), counted from the deltas as
+      :func:`leg_timing` estimates them (:func:`delta_tokens`); the provider's usage
+      count, when there is one, may differ;
+    - ``gaps``: ``(t_ms, gap_ms)`` for every captured chunk: the wait before it (the
+      first chunk's since the headers, 0 when their time is unknown), so the longest
+      gap is :attr:`LegTiming.longest_silence_ms` when the headers' time is known;
+    - ``keepalives``: the times of comment-only frames;
+    - ``total_ms``: when the leg ended (else its last chunk), None without frames.
+    """
+
+    tokens: list[tuple[float, int]] = field(default_factory=list)
+    gaps: list[tuple[float, float]] = field(default_factory=list)
+    keepalives: list[float] = field(default_factory=list)
+    total_ms: float | None = None
+
+    @property
+    def longest_gap(self) -> int | None:
+        """The index in :attr:`gaps` of the longest gap (the first of equals), or None."""
+        if not self.gaps:
+            return None
+        return max(range(len(self.gaps)), key=lambda i: self.gaps[i][1])
+
+    @property
+    def empty(self) -> bool:
+        return not self.gaps
+
+
+def leg_series(leg: Leg) -> LegSeries:
+    """``leg`` as chart series (see :class:`LegSeries`); empty for a body or no frames."""
+    if leg.body is not None or not leg.frames:
+        return LegSeries(total_ms=_ms(leg.ended_ns) if leg.body is None else None)
+    return _series_of(leg, _scan(leg))
+
+
+def timing_and_series(leg: Leg) -> tuple[LegTiming, LegSeries]:
+    """``(leg_timing(leg), leg_series(leg))`` from one reading of the leg: decoding a
+    long stream is most of the cost of either (~10 us a frame)."""
+    if leg.body is not None or not leg.frames:
+        return leg_timing(leg), leg_series(leg)
+    scan = _scan(leg)
+    return _timing_of(leg, scan), _series_of(leg, scan)
+
+
+def _series_of(leg: Leg, scan: _Scan) -> LegSeries:
+    """A streamed leg's (with frames) series from its scan."""
+    tokens: list[tuple[float, int]] = []
+    count = 0
+    for t, n in scan.token_frames:
+        count += n
+        if tokens and tokens[-1][0] == t / 1e6:  # frames of one chunk: one point
+            tokens[-1] = (t / 1e6, count)
+        else:
+            tokens.append((t / 1e6, count))
+    gaps = [(f.t_ns / 1e6, g / 1e6) for f, g in zip(leg.frames, _chunk_gaps(leg), strict=True)]
+    end = leg.ended_ns if leg.ended_ns is not None else leg.frames[-1].t_ns
+    return LegSeries(tokens, gaps, [t / 1e6 for t in scan.keepalives], end / 1e6)
 
 
 def _body_timing(leg: Leg) -> LegTiming:
@@ -214,4 +319,13 @@ def _first_data_ns(leg: Leg) -> int | None:
     return next((f.arrival_ns for _, f in leg_frames(leg) if f.data is not None), None)
 
 
-__all__ = ["LegTiming", "leg_timing", "percentile", "proxy_overhead_ms"]
+__all__ = [
+    "LegSeries",
+    "LegTiming",
+    "delta_tokens",
+    "leg_series",
+    "leg_timing",
+    "percentile",
+    "proxy_overhead_ms",
+    "timing_and_series",
+]

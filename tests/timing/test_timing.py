@@ -1,5 +1,6 @@
 """Timing of a leg (app/streamscope/timing.py): legs built by hand from real recordings'
-frames at chosen times, so every expected value is known exactly."""
+frames at chosen times, so every expected value is known exactly. The chart series
+(``leg_series``) are checked the same way, and against ``leg_timing`` on every recording."""
 
 from __future__ import annotations
 
@@ -13,9 +14,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.capture.flow import CapturedFrame, Flow, Leg
-from streamscope.timing import LegTiming, leg_timing, percentile, proxy_overhead_ms
+from streamscope.timing import (
+    LegSeries,
+    LegTiming,
+    leg_series,
+    leg_timing,
+    percentile,
+    proxy_overhead_ms,
+    timing_and_series,
+)
 from streamscope.wire.frame import Frame
-from tests.support import FIXTURES, load
+from tests.support import FIXTURES, fixture_files, load
 
 MS = 1_000_000
 ANTHROPIC_TEXT = FIXTURES / "anthropic" / "ant-py_basic-text.sse"  # Hello there! (6 tokens)
@@ -277,3 +286,96 @@ def test_invariants_whatever_the_times(steps: list[int], keepalive_at: set[int])
         assert t.tokens_per_second > 0
     else:
         assert t.generation_ms == 0.0
+
+
+# -- the chart series -------------------------------------------------------------------
+
+
+def test_series_of_a_text_stream_at_known_times() -> None:
+    leg = leg_at(ANTHROPIC_TEXT, BASIC_TIMES, headers_ns=5 * MS, ended_ns=50 * MS)
+    s = leg_series(leg)
+    assert s.tokens == [(20.0, 1), (30.0, 2), (45.0, 3)]  # "Hello", " there", "!"
+    waits = [5.0, 2, 1, 7, 10, 15, 1, 1, 1]  # the first since the headers
+    assert s.gaps == [(float(t), float(g)) for t, g in zip(BASIC_TIMES, waits, strict=True)]
+    assert s.keepalives == [] and s.total_ms == 50.0
+    assert s.longest_gap == 5 and not s.empty
+    t = leg_timing(leg)
+    assert s.gaps[5][1] == t.longest_silence_ms and t.longest_silence_frame == 5
+
+
+def test_series_without_a_headers_time_start_with_no_wait() -> None:
+    s = leg_series(leg_at(ANTHROPIC_TEXT, BASIC_TIMES))
+    assert s.gaps[0] == (10.0, 0.0) and s.total_ms == 48.0
+
+
+def test_series_mark_keepalives_and_count_every_chunk() -> None:
+    frames, protocol = frames_of(ANTHROPIC_TEXT)
+    raws = [KEEPALIVE, *[f.raw for f in frames[:4]], KEEPALIVE, *[f.raw for f in frames[4:]]]
+    times = [3, 10, 12, 13, 20, 25, 30, 45, 46, 47, 48]
+    leg = Leg(protocol, frames=[CapturedFrame(r, t * MS) for r, t in zip(raws, times, strict=True)])
+    s = leg_series(leg)
+    assert s.keepalives == [3.0, 25.0]
+    assert len(s.gaps) == leg_timing(leg).frames == 11
+    assert s.tokens[-1] == (45.0, 3)
+
+
+def test_a_frame_split_over_chunks_counts_when_it_is_complete() -> None:
+    frames, protocol = frames_of(ANTHROPIC_TEXT)
+    hello = frames[3].raw
+    raws = [f.raw for f in frames[:3]] + [hello[:20], hello[20:]] + [f.raw for f in frames[4:]]
+    times = [10, 12, 13, 18, 20, 30, 45, 46, 47, 48]
+    leg = Leg(protocol, frames=[CapturedFrame(r, t * MS) for r, t in zip(raws, times, strict=True)])
+    s = leg_series(leg)
+    assert s.tokens[0] == (20.0, 1)
+    assert [t for t, _ in s.gaps] == [float(t) for t in times]
+
+
+def test_several_deltas_in_one_chunk_are_one_point() -> None:
+    frames, protocol = frames_of(ANTHROPIC_TEXT)
+    raws = [f.raw for f in frames[:3]] + [b"".join(f.raw for f in frames[3:6])]
+    raws += [f.raw for f in frames[6:]]
+    leg = Leg(protocol, frames=[CapturedFrame(r, i * MS) for i, r in enumerate(raws)])
+    assert leg_series(leg).tokens == [(3.0, 3)]
+
+
+def test_series_of_a_body_or_of_nothing_are_empty() -> None:
+    body = Leg("openai-chat", 200, body=b"{}", headers_ns=MS, ended_ns=2 * MS)
+    assert leg_series(body) == LegSeries()
+    assert timing_and_series(body) == (leg_timing(body), LegSeries())
+    nothing = leg_series(Leg("anthropic", ended_ns=4 * MS))
+    assert nothing.empty and nothing.longest_gap is None and nothing.total_ms == 4.0
+
+
+def _stripped(frames: list[Frame]) -> list[Frame]:
+    return [f for f in frames if '"usage"' not in (f.data or "")]
+
+
+@pytest.mark.parametrize("path", fixture_files(), ids=lambda p: p.name)
+def test_series_agree_with_the_timing_on_every_recording(path: Path) -> None:
+    frames, protocol = frames_of(path)
+    for kept in (frames, _stripped(frames)):  # with the provider's usage, and without
+        times = [(i * i) % 7 + 3 * i for i in range(len(kept))]  # uneven, increasing
+        captured = [CapturedFrame(f.raw, t * MS) for f, t in zip(kept, times, strict=True)]
+        leg = Leg(protocol, frames=captured, headers_ns=0)
+        s, t = leg_series(leg), leg_timing(leg)
+        assert timing_and_series(leg) == (t, s)  # one reading gives both the same
+        assert len(s.gaps) == t.frames == len(kept)
+        assert len(s.keepalives) == t.keepalives
+        assert s.longest_gap is not None
+        assert s.gaps[s.longest_gap][1] == t.longest_silence_ms
+        assert s.longest_gap == t.longest_silence_frame
+        counts = [n for _, n in s.tokens]
+        assert counts == sorted(set(counts)) and all(n > 0 for n in counts)
+        if t.tokens_estimated:
+            assert (counts[-1] if counts else 0) == t.output_tokens
+        if s.tokens:
+            assert t.generation_ms == s.tokens[-1][0] - s.tokens[0][0]
+            assert t.first_content_ms is None or t.first_content_ms >= s.tokens[0][0]
+
+
+def test_without_usage_the_series_end_at_the_estimate() -> None:
+    frames, protocol = _without_usage(CHAT_USAGE)
+    leg = Leg(protocol, frames=[CapturedFrame(f.raw, i * MS) for i, f in enumerate(frames)])
+    t = leg_timing(leg)
+    assert t.tokens_estimated and t.output_tokens is not None and t.output_tokens > 2
+    assert leg_series(leg).tokens[-1][1] == t.output_tokens
