@@ -16,6 +16,7 @@ from streamscope.codecs import get_codec
 from streamscope.model.assemble import assemble
 from streamscope.model.events import Event, Finish, MessageStart, TextDelta, Usage
 from streamscope.model.response import Choice, Response, TextOut, ToolCallOut
+from streamscope.timing import leg_series
 from streamscope.wire.frame import Frame
 from tests.support import FIXTURES, load
 
@@ -74,6 +75,10 @@ async def test_a_20000_frame_leg_is_reported_in_batches() -> None:
     assert result.lint is not None and result.lint.errors == []
     assert result.timing.first_content_ms == 5.0 + 1.0  # the first delta's frame
     assert result.leg is leg and len(leg.frames) == len(frames)  # read, not changed
+    # The chart's series come with the result (read with the timing, off the GUI thread).
+    assert result.series == leg_series(leg)
+    assert result.series.tokens[-1] == (5.0 + COUNT, COUNT)  # the last delta's frame
+    assert len(result.series.gaps) == len(leg.frames)
 
 
 async def test_batches_hold_whole_chunks_of_the_size_asked() -> None:
@@ -123,6 +128,7 @@ async def test_a_body_leg_replays_as_the_protocols_response() -> None:
     assert [(e.id, e.name, e.parsed) for e in session.tools] == [("t1", "f", True)]
     assert calls.statuses == ["replaying", "headers 200", "done"]
     assert result.lint is None  # a body answer, nothing to lint
+    assert result.series.empty  # no frames to chart
     # The same body for a request that asked for a stream: the linter says what broke.
     streamed = await replay_session(leg, request_body={"model": "m", "stream": True}).run()
     assert streamed.lint is not None

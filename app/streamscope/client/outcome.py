@@ -8,7 +8,7 @@ live exchange and a replayed one end the same way.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from streamscope.capture.flow import Leg
@@ -19,7 +19,7 @@ from streamscope.lint.report import LintReport
 from streamscope.model.assemble import to_events
 from streamscope.model.events import Event
 from streamscope.model.response import Response
-from streamscope.timing import LegTiming
+from streamscope.timing import LegSeries, LegTiming
 
 JSON = dict[str, Any]
 
@@ -27,7 +27,9 @@ JSON = dict[str, Any]
 @dataclass(slots=True)
 class ClientResult:
     """The outcome of a session. ``response`` is None when nothing was answered;
-    ``lint`` None for a non-streaming answer (nothing to lint) or no answer at all."""
+    ``lint`` None for a non-streaming answer (nothing to lint) or no answer at all.
+    ``series``: the leg as chart series, read with the timing (in the session's worker
+    thread: for a long stream that decoding is too slow for the GUI thread)."""
 
     status: str  # the final status: done | cancelled | error: ...
     response: Response | None
@@ -40,6 +42,7 @@ class ClientResult:
     cancelled: bool
     frames: int  # SSE frames decoded
     batches: int  # callback batches reported
+    series: LegSeries = field(default_factory=LegSeries)
 
     @property
     def http_status(self) -> int | None:

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import json
+import ssl
 import time
 from collections.abc import Callable
 from typing import Any
@@ -42,12 +44,21 @@ from streamscope.client.tools import ToolCallTracker
 from streamscope.lint.report import LintReport
 from streamscope.model.assemble import Assembler
 from streamscope.model.response import Response
-from streamscope.timing import LegTiming, leg_timing
+from streamscope.timing import LegSeries, LegTiming, timing_and_series
 from streamscope.wire import FrameTooLarge
 
 JSON = dict[str, Any]
 StatusCallback = Callable[[str], None]
 REPLAY_BATCH_FRAMES = 256
+Analysis = tuple[LegTiming, LintReport | None, LegSeries]
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context for every session. httpx builds one per client by default, which
+    loads certifi's CA bundle: 15-30 ms on the GUI thread at each Send (measured with
+    tests/bench/bench_window.py)."""
+    return httpx.create_ssl_context(trust_env=False)
 
 
 class ClientSession:
@@ -223,7 +234,7 @@ class ClientSession:
         leg.sent_ns = 0
         try:
             async with (
-                httpx.AsyncClient(timeout=timeout, trust_env=False) as client,
+                httpx.AsyncClient(timeout=timeout, trust_env=False, verify=_tls()) as client,
                 client.stream("POST", self.url, content=data, headers=self.request_headers) as r,
             ):
                 leg.headers_ns = time.monotonic_ns() - t0
@@ -308,7 +319,7 @@ class ClientSession:
             self.feed.end(end, (end - (leg.sent_ns or 0)) / 1e6)
         self.feed.flush()
 
-    def _finish(self, analysis: tuple[LegTiming, LintReport | None]) -> ClientResult:
+    def _finish(self, analysis: Analysis) -> ClientResult:
         self._end_feed()
         if self.error is None and self.feed.error is not None:
             self.error = self.feed.error.message
@@ -318,7 +329,7 @@ class ClientSession:
             status = f"error: {self.error}"
         else:
             status = "done"
-        timing, report = analysis
+        timing, report, series = analysis
         self._result = ClientResult(
             status=status,
             response=self.response if self.feed.event_count else None,
@@ -331,12 +342,14 @@ class ClientSession:
             cancelled=self.cancelled,
             frames=self.feed.frame_count,
             batches=self.feed.batches,
+            series=series,
         )
         self._status(status)
         return self._result
 
-    def _analyse(self) -> tuple[LegTiming, LintReport | None]:
-        return leg_timing(self.leg), lint_leg(self.leg, self.protocol, self._stream_asked())
+    def _analyse(self) -> Analysis:
+        timing, series = timing_and_series(self.leg)
+        return timing, lint_leg(self.leg, self.protocol, self._stream_asked()), series
 
 
 def replay_session(
