@@ -1,6 +1,7 @@
 """The traffic list (gui/models/flows.py): store events applied (added on top in one
-insert, deleted by id, cleared), the cells, a real FlowStore loaded and followed on the
-GUI's qasync loop (retention drops show up), and the filter by text and status class."""
+insert, deleted by id, cleared), the cells (each row's outcome and which rule fired on
+which account), a real FlowStore loaded and followed on the GUI's qasync loop (retention
+drops show up), and the filter by text and status class."""
 
 from __future__ import annotations
 
@@ -16,7 +17,14 @@ from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowEvent, FlowStore
 from streamscope.capture.view import summarize
 from streamscope.gui.models.common import ERROR_FOREGROUND, SORT_ROLE, clock_text
-from streamscope.gui.models.flows import FlowsFilter, FlowsModel
+from streamscope.gui.models.flows import (
+    FlowsFilter,
+    FlowsModel,
+    attempts_text,
+    is_ok,
+    outcome_text,
+    status_text,
+)
 from streamscope.redact import Redactor
 
 M = FlowsModel
@@ -77,7 +85,7 @@ def test_added_flows_go_on_top_in_one_insert_per_batch(qapp: QApplication) -> No
     model.handle(added(4)[0])
     assert ids(model) == ["f4", "f3", "f2", "f1"]
     assert signals.inserted == [(0, 2), (0, 0)]
-    assert model.columnCount() == 10
+    assert model.columnCount() == 11
     assert model.headerData(M.VERDICT, Qt.Orientation.Horizontal) == "Verdict"
 
 
@@ -114,7 +122,7 @@ def test_a_flow_shown_again_updates_its_row(qapp: QApplication) -> None:
 def test_cells_show_the_summary(qapp: QApplication) -> None:
     model = FlowsModel()
     model.apply(added(1) + added(2, status=502, outcome="upstream-status=502", ttft_ms=None))
-    texts = [cell(model, 1, c) for c in range(10)]
+    texts = [cell(model, 1, c) for c in range(11)]
     assert texts == [
         clock_text(T0 + 1),
         "openai-chat",
@@ -122,13 +130,14 @@ def test_cells_show_the_summary(qapp: QApplication) -> None:
         "openai",
         "acct1",
         "200",
+        "",  # no attempts in this summary
         "123",
         "42",
         "1501",
         "",  # not linted yet
     ]
     assert clock_text(T0).endswith(".250")
-    assert cell(model, 0, M.STATUS) == "502"
+    assert cell(model, 0, M.STATUS) == "502 from upstream"
     assert cell(model, 0, M.TTFT) == ""
     assert cell(model, 0, M.STATUS, Qt.ItemDataRole.ToolTipRole) == "upstream-status=502"
     assert cell(model, 0, M.STATUS, Qt.ItemDataRole.ForegroundRole) == ERROR_FOREGROUND
@@ -137,6 +146,69 @@ def test_cells_show_the_summary(qapp: QApplication) -> None:
     assert cell(model, 1, M.VERDICT, Qt.ItemDataRole.ToolTipRole) == "not linted yet"
     assert model.summary_at(1)["id"] == "f1" and model.flow_id_at(1) == "f1"
     assert model.row_of("f1") == 1
+
+
+RETRIED = [
+    {"account": "exhausted", "failure_class": "exhausted", "action": "disable", "status": 429},
+    {"account": "healthy", "failure_class": "ok", "action": "use", "status": 200},
+]
+
+
+def test_each_row_says_its_outcome_and_which_rule_fired_on_which_account(
+    qapp: QApplication,
+) -> None:
+    model = FlowsModel()
+    model.apply(
+        added(1, attempts=RETRIED)
+        + added(2, status=503, outcome="error=no_account_available", attempts=[])
+        + added(3, status=200, outcome="idle")
+        + added(4, status=None, outcome="client-disconnected")
+        + added(5, status=502, outcome="upstream-status=429")
+    )
+    rows = {model.flow_id_at(r): r for r in range(model.rowCount())}
+    assert cell(model, rows["f1"], M.STATUS) == "200"
+    assert cell(model, rows["f1"], M.ATTEMPTS) == "exhausted: exhausted 429 → healthy: ok"
+    tip = cell(model, rows["f1"], M.ATTEMPTS, Qt.ItemDataRole.ToolTipRole)
+    assert tip == "1. exhausted: exhausted 429 — disable\n2. healthy: ok — use"
+    assert cell(model, rows["f1"], M.ATTEMPTS, Qt.ItemDataRole.ForegroundRole) is not None
+    assert cell(model, rows["f2"], M.STATUS) == "503 no_account_available"
+    assert cell(model, rows["f2"], M.ATTEMPTS) == ""
+    assert cell(model, rows["f3"], M.STATUS) == "200 idle timeout"
+    assert cell(model, rows["f3"], M.STATUS, Qt.ItemDataRole.ForegroundRole) == ERROR_FOREGROUND
+    assert cell(model, rows["f4"], M.STATUS) == "no answer: client disconnected"
+    assert cell(model, rows["f5"], M.STATUS) == "502 upstream 429"
+    assert cell(model, rows["f5"], M.STATUS, SORT_ROLE) == 502.0  # sorts as a number
+
+
+def test_outcome_helpers() -> None:
+    assert outcome_text({"outcome": "done"}) == outcome_text({}) == ""
+    assert outcome_text({"outcome": "upstream-sent-a-body"}) == "upstream sent a body"
+    assert outcome_text({"outcome": "something-new"}) == "something new"
+    assert status_text({"status": 429, "outcome": "upstream-status=429"}) == "429 from upstream"
+    assert is_ok({"status": 200, "outcome": "upstream-sent-a-body"})  # repaired: an answer
+    assert not is_ok({"status": 200, "outcome": "error=upstream_disconnected"})
+    net = [{"account": None, "failure_class": "network", "status": 0}]
+    assert attempts_text(net) == "(no account): network"
+    assert attempts_text(None) == ""
+
+
+def test_the_filter_reads_the_outcome_and_the_attempts(qapp: QApplication) -> None:
+    model = FlowsModel()
+    model.apply(
+        added(1, attempts=RETRIED)
+        + added(2, status=503, outcome="error=no_account_available")
+        + added(3, attempts=[RETRIED[1]])
+    )
+    view = FlowsFilter()
+    view.setSourceModel(model)
+    view.set_text("no_account")
+    assert ids(view) == ["f2"]
+    view.set_text("exhausted 429")
+    assert ids(view) == ["f1"]
+    view.set_text("healthy: ok")
+    assert ids(view) == ["f3", "f1"]
+    view.set_text("503")
+    assert ids(view) == ["f2"]
 
 
 def test_the_filter_narrows_by_text_and_status_class(qapp: QApplication) -> None:

@@ -1,7 +1,9 @@
-"""The pool panel's model (gui/models/pool.py) over a real AccountPool: loaded from its
-snapshot, one row changed per pool event (dataChanged for that row only), failures and
-the last error shown, a cooling countdown refreshed by a 1 s tick that touches only the
-countdown cells and runs only while an account cools."""
+"""The pool panel's models (gui/models/pool.py) over a real AccountPool: loaded from its
+snapshot, one row changed per pool event (dataChanged for that row only), failures by
+class and the last error shown, a cooling countdown refreshed by a 1 s tick that touches
+only the countdown cells and runs only while an account cools; the recent attempts
+(which rule fired on which account) from the snapshot and the events, in batches; and
+the panel's Enable/Disable offered as the selected account's state allows."""
 
 from __future__ import annotations
 
@@ -14,8 +16,9 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from streamscope.config import mask
-from streamscope.gui.models.common import ERROR_FOREGROUND, clock_text
-from streamscope.gui.models.pool import PoolModel
+from streamscope.gui.models.common import ERROR_FOREGROUND, ColumnsModel, clock_text
+from streamscope.gui.models.pool import AttemptsModel, PoolModel
+from streamscope.gui.pool_panel import PoolPanel
 from streamscope.pool.pool import AccountPool, PoolEvent
 from streamscope.pool.rules import Verdict, classify
 from streamscope.pool.state import AccountState, Attempt
@@ -35,7 +38,9 @@ def fail(
     return verdict
 
 
-def cell(model: PoolModel, row: int, column: int, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+def cell(
+    model: ColumnsModel, row: int, column: int, role: int = Qt.ItemDataRole.DisplayRole
+) -> Any:
     return model.data(model.index(row, column), role)
 
 
@@ -63,6 +68,7 @@ def model(qapp: QApplication, pool: AccountPool, clock: Clock) -> Iterator[PoolM
     unsubscribe = model.follow(pool)
     yield model
     unsubscribe()
+    model.stop()  # a failed test must not leave its countdown timer running
 
 
 def test_rows_come_from_the_snapshot(model: PoolModel) -> None:
@@ -105,7 +111,7 @@ def test_a_rate_limit_cools_the_account_with_a_countdown(
     verdict = fail(pool, "account2", 429, {"retry-after": "90"})
     assert verdict.failure_class == "exhausted" and verdict.cooldown == 90
     assert changes.spans == [(1, 0, 1, 7)]  # that row, nothing else
-    assert cell(model, 1, M.STATUS) == "cooling 90s"
+    assert cell(model, 1, M.STATUS) == "cooling 90s (exhausted)"
     assert cell(model, 1, M.FAILURES) == "exhausted 1"
     assert cell(model, 1, M.LAST_ERROR) == "exhausted (429): boom"
     assert "exhausted" in cell(model, 1, M.STATUS, Qt.ItemDataRole.ToolTipRole)
@@ -116,10 +122,10 @@ def test_a_rate_limit_cools_the_account_with_a_countdown(
     clock.advance(30.5)
     model.tick()
     assert changes.spans == [(1, M.STATUS, 1, M.STATUS)]
-    assert cell(model, 1, M.STATUS) == "cooling 60s"  # 59.5 left, rounded up
+    assert cell(model, 1, M.STATUS) == "cooling 60s (exhausted)"  # 59.5 left, rounded up
     # Another failure class on the same account is counted next to the first.
     fail(pool, "account2", 401)
-    assert cell(model, 1, M.FAILURES) == "exhausted 1, invalid_credential 1"
+    assert cell(model, 1, M.FAILURES) == "exhausted 1 · invalid_credential 1"
     assert cell(model, 1, M.STATUS).startswith("disabled")
     assert cell(model, 1, M.STATUS, Qt.ItemDataRole.ForegroundRole) == ERROR_FOREGROUND
     assert not model.ticking  # nothing cools any more
@@ -157,3 +163,86 @@ def test_unsubscribed_models_stop_following(qapp: QApplication, pool: AccountPoo
     unsubscribe()
     pool.select("oa")
     assert cell(model, 0, M.REQUESTS) == "0"
+
+
+def test_failures_by_class_and_the_countdown_show_the_pools_state(
+    model: PoolModel, pool: AccountPool, clock: Clock
+) -> None:
+    pool.select("oa")
+    fail(pool, "account1", 0)  # no HTTP answer: network, next (stays active)
+    fail(pool, "account1", 429, {"retry-after": "5"})
+    pool.enable("oa", "account1")
+    fail(pool, "account1", 429, {"retry-after": "125"})
+    state = pool.state("oa", "account1")
+    assert state.failures == {"network": 1, "exhausted": 2}
+    assert cell(model, 0, M.FAILURES) == "exhausted 2 · network 1"
+    assert state.status == "cooling" and state.until == clock() + 125
+    assert cell(model, 0, M.STATUS) == "cooling 125s (exhausted)"
+    tip = cell(model, 0, M.STATUS, Qt.ItemDataRole.ToolTipRole)
+    assert state.reason is not None and tip.startswith(state.reason)
+    assert f"back at {clock_text(state.until)}" in tip
+    clock.advance(124.2)
+    model.tick()
+    assert cell(model, 0, M.STATUS) == "cooling 1s (exhausted)"  # 0.8 s left
+    assert "1 attempts: 0 accepted, 3 failed" in cell(
+        model, 0, M.REQUESTS, Qt.ItemDataRole.ToolTipRole
+    )
+    # Disabled for good (401): the reason is the cell.
+    fail(pool, "account2", 401)
+    assert cell(model, 1, M.STATUS) == f"disabled: {pool.state('oa', 'account2').reason}"
+    assert cell(model, 1, M.STATUS) == "disabled: invalid_credential (401): boom"
+
+
+def test_recent_attempts_say_which_rule_fired_on_which_account(
+    qapp: QApplication, pool: AccountPool, clock: Clock
+) -> None:
+    fail(pool, "account1", 429)  # before the model: in the snapshot
+    attempts = AttemptsModel(limit=3)
+    unsubscribe = attempts.follow(pool)
+    try:
+        assert attempts.rowCount() == 1
+        row = [cell(attempts, 0, c) for c in range(8)]
+        when = clock_text(clock())
+        assert row == [when, "oa", "account1", "exhausted", "disable", "429", "req", "boom"]
+        rule = cell(attempts, 0, AttemptsModel.CLASS, Qt.ItemDataRole.ToolTipRole)
+        assert "status 429/402 -> exhausted: disable" in rule
+        fail(pool, "account2", 0)
+        pool.record(Attempt("req2", "oa", "account3", "ok", "use", 200, clock()))
+        assert attempts.rowCount() == 1  # batched: not yet
+        attempts.batcher.flush()
+        assert [attempts.attempt_at(r)["account"] for r in range(3)] == [
+            "account3",
+            "account2",
+            "account1",
+        ]
+        assert cell(attempts, 1, AttemptsModel.STATUS) == "no answer"
+        assert cell(attempts, 1, AttemptsModel.CLASS) == "network"
+        fail(pool, "account2", 401)
+        attempts.batcher.flush()
+        assert attempts.rowCount() == 3  # the limit: the oldest went
+        assert attempts.attempt_at(2)["account"] == "account2"
+    finally:
+        unsubscribe()
+        attempts.stop()
+
+
+def test_the_panel_offers_enable_and_disable_as_the_state_allows(
+    qapp: QApplication, pool: AccountPool
+) -> None:
+    panel = PoolPanel(pool)
+    try:
+        assert not panel.enable.isEnabled() and not panel.disable.isEnabled()  # no selection
+        panel.table.selectRow(1)
+        assert not panel.enable.isEnabled() and panel.disable.isEnabled()
+        panel.disable.click()
+        assert pool.state("oa", "account2").status == "disabled"
+        assert panel.enable.isEnabled() and not panel.disable.isEnabled()
+        panel.enable.click()
+        assert pool.state("oa", "account2").status == "active"
+        fail(pool, "account2", 429, {"retry-after": "30"})  # cooling: both make sense
+        assert panel.enable.isEnabled() and panel.disable.isEnabled()
+        panel.attempts.batcher.flush()
+        assert panel.attempts.rowCount() == 1
+    finally:
+        panel.stop()
+        panel.deleteLater()

@@ -1,7 +1,8 @@
 """The window's traffic view and account-pool panel against the real embedded proxy
 (issue 7): a request from the official openai SDK appears as a flow, with its verdict;
-the default demo's exhausted account turns to cooling in the pool panel; the panel's
-Disable switches an account off in the pool itself."""
+the default demo's exhausted account turns to cooling in the pool panel, its failure
+counted by class, and the recent attempts show which rule fired on which account; the
+panel's Disable switches an account off in the pool itself."""
 
 from __future__ import annotations
 
@@ -53,9 +54,13 @@ async def _flow_in_traffic_view(window: MainWindow) -> None:
         200,
     )
     assert summary["verdict"] == "ok"
+    assert model.data(model.index(0, model.STATUS)) == "200"
+    assert model.data(model.index(0, model.ATTEMPTS)) == "healthy: ok"
     window.traffic.search.setText("no such model")
     assert window.traffic.filter.rowCount() == 0
     window.traffic.search.setText("demo-chat")
+    assert window.traffic.filter.rowCount() == 1
+    window.traffic.search.setText("healthy: ok")  # the attempts, as shown
     assert window.traffic.filter.rowCount() == 1
 
 
@@ -78,6 +83,17 @@ async def _pool_panel_follows(window: MainWindow) -> None:
     status = panel.model.index(rows["exhausted"], panel.model.STATUS)
     await wait_until(lambda: "cooling" in str(panel.model.data(status)))
     assert panel.model.state_at(rows["exhausted"]).status == "cooling"
+    failures = panel.model.index(rows["exhausted"], panel.model.FAILURES)
+    assert panel.model.data(failures) == "exhausted 1"
+    assert "(exhausted)" in str(panel.model.data(status))  # what cooled it
+    # The recent attempts say which rule fired on which account, newest on top.
+    attempts = panel.attempts
+    await wait_until(lambda: attempts.rowCount() == 3)
+    fired = [
+        (attempts.attempt_at(r)["account"], attempts.attempt_at(r)["failure_class"])
+        for r in range(3)
+    ]
+    assert fired == [("healthy", "ok"), ("exhausted", "exhausted"), ("healthy", "ok")]
 
     panel.table.selectRow(rows["healthy"])
     panel.disable.click()

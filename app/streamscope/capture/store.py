@@ -196,6 +196,9 @@ class FlowStore:
             "tokens": info.get("tokens"),
             "duration_ms": raw.duration_ns / 1e6 if raw.duration_ns is not None else None,
             "outcome": info.get("outcome"),
+            "method": raw.request.method,
+            "path": raw.request.url,
+            "attempts": brief_attempts(info.get("attempts")),
             "verdict": None,
         }
         return summary
@@ -373,6 +376,13 @@ class FlowStore:
 
 
 _STOP: Any = object()
+ATTEMPT_FIELDS = ("account", "failure_class", "action", "status")
+
+
+def brief_attempts(attempts: Any) -> list[JSON]:
+    """A flow's attempts as a list shows them: which rule (failure class and action)
+    fired on which account, and the status; the messages stay in the flow."""
+    return [{k: a.get(k) for k in ATTEMPT_FIELDS} for a in attempts or [] if isinstance(a, dict)]
 
 
 def _safely(listener: Listener, event: FlowEvent) -> None:
@@ -411,4 +421,4 @@ def _restore(detail: JSON, blobs: dict[str, bytes]) -> RawFlow:
     )
 
 
-__all__ = ["FlowEvent", "FlowStore"]
+__all__ = ["FlowEvent", "FlowStore", "brief_attempts"]

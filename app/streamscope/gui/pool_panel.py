@@ -1,12 +1,39 @@
 """The account-pool panel: every upstream's accounts, live from the pool's events, with
-enable and disable (the pool's own methods: the panel decides nothing)."""
+enable and disable (the pool's own methods: the panel decides nothing), and below them
+the recent attempts — which rule fired on which account, for which request.
+
+Enable is offered for an account that is cooling or disabled, Disable for one that is
+not disabled; the buttons follow the selection and the selected account's changes.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTableView, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
-from streamscope.gui.models.pool import PoolModel
+from streamscope.gui.models.pool import AttemptsModel, PoolModel
 from streamscope.pool.pool import AccountPool
+
+
+def _table(model: PoolModel | AttemptsModel) -> QTableView:
+    table = QTableView()
+    table.setModel(model)
+    table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+    table.verticalHeader().setVisible(False)
+    table.setWordWrap(False)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    table.horizontalHeader().setStretchLastSection(True)
+    return table
 
 
 class PoolPanel(QWidget):
@@ -14,31 +41,70 @@ class PoolPanel(QWidget):
         super().__init__()
         self.pool = pool
         self.model = PoolModel(parent=self)
-        self.unfollow = self.model.follow(pool)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.attempts = AttemptsModel(self)
+        self._unfollow = (self.model.follow(pool), self.attempts.follow(pool))
+        self.table = _table(self.model)
+        self.attempts_table = _table(self.attempts)
+        for column, width in ((PoolModel.STATUS, 190), (PoolModel.FAILURES, 200)):
+            self.table.setColumnWidth(column, width)
+        self.table.setColumnWidth(PoolModel.LAST_ERROR, 320)
+        self.attempts_table.setColumnWidth(AttemptsModel.REQUEST, 120)
         self.enable = QPushButton("Enable")
         self.disable = QPushButton("Disable")
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.enable)
         buttons.addWidget(self.disable)
+        accounts = QWidget()
+        top = QVBoxLayout(accounts)
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.table)
+        top.addLayout(buttons)
+        recent = QWidget()
+        bottom = QVBoxLayout(recent)
+        bottom.setContentsMargins(0, 0, 0, 0)
+        bottom.addWidget(QLabel("Recent attempts: which rule fired on which account"))
+        bottom.addWidget(self.attempts_table)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(accounts)
+        splitter.addWidget(recent)
+        splitter.setSizes([400, 300])
         layout = QVBoxLayout(self)
-        layout.addWidget(self.table)
-        layout.addLayout(buttons)
+        layout.addWidget(splitter)
         self.enable.clicked.connect(self._enable)
         self.disable.clicked.connect(self._disable)
+        self.table.selectionModel().selectionChanged.connect(self._update_buttons)
+        self.model.dataChanged.connect(self._update_buttons)
+        self.model.modelReset.connect(self._update_buttons)
+        self._update_buttons()
+
+    def follow(self, pool: AccountPool) -> None:
+        """Show another pool from now on (the proxy was rebuilt on new settings)."""
+        self.unfollow()
+        self.pool = pool
+        self._unfollow = (self.model.follow(pool), self.attempts.follow(pool))
+        self._update_buttons()
+
+    def unfollow(self) -> None:
+        """Stop following the pool."""
+        for unsubscribe in self._unfollow:
+            unsubscribe()
 
     def stop(self) -> None:
-        """Let go of the pool and stop the countdown (the window is closing)."""
+        """Let go of the pool and stop the timers (the window is closing)."""
         self.unfollow()
         self.model.stop()
+        self.attempts.stop()
 
     def _selected(self) -> tuple[str, str] | None:
         rows = self.table.selectionModel().selectedRows()
         return self.model.key_at(rows[0].row()) if rows else None
+
+    def _update_buttons(self, *_: object) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        state = self.model.state_at(rows[0].row()) if rows else None
+        self.enable.setEnabled(state is not None and state.status != "active")
+        self.disable.setEnabled(state is not None and state.status != "disabled")
 
     def _enable(self) -> None:
         key = self._selected()

@@ -1,54 +1,93 @@
-"""The traffic view: every flow through the proxy, live, filterable.
+"""The traffic view: every flow through the proxy, live, filterable; a flow opens in a
+tab of its own, both legs side by side.
 
 It shows the capture store's summaries (``FlowsModel``, fed by the store's events). A
 new flow's lint verdict is computed by the store when its summary is first read, which
 decodes the whole flow, so it is read in a worker thread and the row is updated then.
+
+Double-click, Enter or "Open" on a row opens the flow in a closable tab next to the
+list (a :class:`~streamscope.gui.flow_detail.FlowDetail`; opening it again shows the
+same tab). Each detail's ``replay_requested`` is re-emitted by the view's own
+:attr:`TrafficView.replay_requested`, so the window connects it once.
 """
 
 from __future__ import annotations
 
 import asyncio
 
+from PySide6.QtCore import QModelIndex, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
+    QPushButton,
     QTableView,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from streamscope.capture.store import FlowEvent, FlowStore
+from streamscope.gui.flow_detail import FlowDetail
 from streamscope.gui.models.flows import FlowsFilter, FlowsModel
 
 
 class TrafficView(QWidget):
+    opened = Signal(str)  # a flow id: its detail tab was opened (or shown again)
+    replay_requested = Signal(object, object)  # (client Leg, request body dict | None)
+
     def __init__(self, store: FlowStore | None) -> None:
         super().__init__()
         self.store = store
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._details: dict[str, FlowDetail] = {}
         self.model = FlowsModel(self)
         self.filter = FlowsFilter(self)
         self.filter.setSourceModel(self.model)
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Filter by model, upstream, account or verdict")
+        self.search.setPlaceholderText(
+            "Filter by model, upstream, account, status, error, attempts or verdict"
+        )
         self.status = QComboBox()
         self.status.addItems(["all", "ok", "errors"])
+        self.open_button = QPushButton("Open")
+        self.open_button.setToolTip("Open the selected flow: both legs side by side")
         self.table = QTableView()
         self.table.setModel(self.filter)
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setColumnWidth(FlowsModel.STATUS, 200)
+        self.table.setColumnWidth(FlowsModel.ATTEMPTS, 320)
         bar = QHBoxLayout()
         bar.addWidget(self.search, 1)
         bar.addWidget(self.status)
+        bar.addWidget(self.open_button)
+        flows = QWidget()
+        flows_layout = QVBoxLayout(flows)
+        flows_layout.setContentsMargins(0, 0, 0, 0)
+        flows_layout.addLayout(bar)
+        flows_layout.addWidget(self.table)
+        self.tabs = QTabWidget()
+        self.tabs.setTabsClosable(True)
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(flows, "Flows")
+        self.tabs.tabBar().setTabButton(0, self.tabs.tabBar().ButtonPosition.RightSide, None)
         layout = QVBoxLayout(self)
-        layout.addLayout(bar)
-        layout.addWidget(self.table)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
         self.search.textChanged.connect(self.filter.set_text)
         self.status.currentTextChanged.connect(self.filter.set_status_class)  # type: ignore[arg-type]
+        # Double-click and Enter both activate a row; a second open just shows the tab.
+        self.table.activated.connect(self._open_index)
+        self.table.doubleClicked.connect(self._open_index)
+        self.open_button.clicked.connect(self._open_selected)
+        self.tabs.tabCloseRequested.connect(self._close_tab)
 
     async def start(self) -> None:
         """Show the stored flows, then follow the store (verdicts filled in as read)."""
@@ -61,13 +100,80 @@ class TrafficView(QWidget):
         rows, _ = await asyncio.to_thread(store.summaries, 0, 500)
         self.model.reset(rows)
 
+    async def follow(self, store: FlowStore | None) -> None:
+        """Show another store from now on (the proxy was rebuilt on new settings)."""
+        self.stop()
+        self.store = store
+        await self.start()
+
     def stop(self) -> None:
         """Let go of the store (the window is closing): no listener may keep this view,
         its model or their timers alive past the window (Qt objects collected later, in
-        another thread, crash the process)."""
+        another thread, crash the process). Open details stop loading."""
         self.model.unfollow()
         if self.store is not None:
             self.store.unsubscribe(self._verdict_later)
+        for detail in self._details.values():
+            detail.stop()
+
+    # -- flow details -------------------------------------------------------------------
+
+    @property
+    def details(self) -> dict[str, FlowDetail]:
+        """The open flow details, by flow id."""
+        return dict(self._details)
+
+    def open_flow(self, flow_id: str) -> FlowDetail:
+        """Open (or show again) the flow's detail tab; it reads the flow and replays its
+        legs in a task (``detail.task``). Needs the running loop (the GUI's)."""
+        detail = self._details.get(flow_id)
+        if detail is None:
+            detail = FlowDetail(flow_id, self.store)
+            detail.replay_requested.connect(self.replay_requested)
+            self._details[flow_id] = detail
+            self.tabs.addTab(detail, self._tab_title(flow_id))
+            detail.start(self._loop)
+        self.tabs.setCurrentWidget(detail)
+        self.opened.emit(flow_id)
+        return detail
+
+    def close_flow(self, flow_id: str) -> None:
+        """Close a flow's detail tab (nothing when it is not open)."""
+        detail = self._details.pop(flow_id, None)
+        if detail is None:
+            return
+        detail.stop()
+        self.tabs.removeTab(self.tabs.indexOf(detail))
+        # Deleted on the GUI thread (see stop()), once its cancelled task has unwound:
+        # a replay that ends flushes into the views' batchers one last time.
+        task = detail.task
+        if task is not None and not task.done():
+            task.add_done_callback(lambda _task: detail.deleteLater())
+        else:
+            detail.deleteLater()
+
+    def _tab_title(self, flow_id: str) -> str:
+        row = self.model.row_of(flow_id)
+        summary = self.model.summary_at(row) if row is not None else {}
+        path = str(summary.get("path") or "flow")
+        return f"{path.rsplit('/', 1)[-1] or path} · {flow_id[:8]}"
+
+    def _open_index(self, index: QModelIndex) -> None:
+        if index.isValid():
+            source = self.filter.mapToSource(index)
+            self.open_flow(self.model.flow_id_at(source.row()))
+
+    def _open_selected(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if rows:
+            self._open_index(rows[0])
+
+    def _close_tab(self, index: int) -> None:
+        widget = self.tabs.widget(index)
+        if isinstance(widget, FlowDetail):
+            self.close_flow(widget.flow_id)
+
+    # -- verdicts -------------------------------------------------------------------------
 
     def _verdict_later(self, event: FlowEvent) -> None:
         # NOTE: store events come through call_soon_threadsafe; under qasync such a

@@ -11,8 +11,13 @@ A summary's lint verdict is computed when the store is first asked for it, not w
 flow is stored, so an ``added`` row shows no verdict yet; whoever reads the summary again
 (``store.summary(id)``) hands it to :meth:`FlowsModel.update`.
 
-:class:`FlowsFilter` narrows the list by free text (model, upstream, account, verdict)
-and by status class.
+Each row says its outcome: the status, and for a failure the error in short
+(:func:`status_text`: ``503 no_account_available``, ``429 from upstream``), and which rule
+fired on which account (:func:`attempts_text`: ``exhausted: exhausted 429 → healthy:
+ok``), from the summary's brief attempts.
+
+:class:`FlowsFilter` narrows the list by free text (model, upstream, account, verdict,
+the outcome and the attempts as shown) and by status class.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from streamscope.gui.models.common import (
     ERROR_FOREGROUND,
     FOREGROUND,
     RIGHT,
+    SEVERITY_FOREGROUND,
     SORT_ROLE,
     TOOLTIP,
     USER,
@@ -43,22 +49,90 @@ from streamscope.gui.models.common import (
 
 Summary = dict[str, Any]
 StatusClass = Literal["all", "ok", "errors"]
-TEXT_FIELDS = ("model", "upstream", "account", "verdict")  # what the free-text filter reads
+TEXT_FIELDS = ("model", "upstream", "account", "verdict", "outcome")  # the free-text filter
 LOAD_PAGE = 500
 _FILTER_CHANGE = hasattr(QSortFilterProxyModel, "endFilterChange") and hasattr(
     QSortFilterProxyModel, "beginFilterChange"
 )
 
 
+# Outcomes the proxy records (``Exchange.outcome``) that say the client did not get a
+# whole answer, whatever the status (a stream can break after its 200).
+_FAILED_OUTCOMES = ("error=", "upstream-status=", "idle", "internal-error", "client-")
+_OUTCOME_WORDS = {
+    "idle": "idle timeout",
+    "internal-error": "internal error",
+    "client-gone": "client gone",
+    "client-disconnected": "client disconnected",
+    "upstream-sent-a-body": "upstream sent a body",
+}
+
+
 def is_ok(summary: Summary) -> bool:
-    """The status class of a flow: a 2xx/3xx answer to the client is ``ok``."""
+    """The status class of a flow: a 2xx/3xx answer to the client, whose outcome is no
+    failure (an error after the stream began, an idle timeout, a client gone), is ``ok``."""
     status = summary.get("status")
-    return isinstance(status, int) and 200 <= status < 400
+    if not (isinstance(status, int) and 200 <= status < 400):
+        return False
+    outcome = str(summary.get("outcome") or "")
+    return not outcome.startswith(_FAILED_OUTCOMES)
+
+
+def outcome_text(summary: Summary) -> str:
+    """The outcome in short ("" for a plain success): the proxy's error code, the
+    upstream's status, or what happened in words."""
+    outcome = str(summary.get("outcome") or "")
+    if outcome in ("", "done"):
+        return ""
+    if outcome.startswith("error="):
+        return outcome.removeprefix("error=")
+    if outcome.startswith("upstream-status="):
+        upstream = outcome.removeprefix("upstream-status=")
+        return "from upstream" if upstream == str(summary.get("status")) else f"upstream {upstream}"
+    return _OUTCOME_WORDS.get(outcome, outcome.replace("-", " "))
+
+
+def status_text(summary: Summary) -> str:
+    """The Status cell: ``200``, ``503 no_account_available``, ``429 from upstream``,
+    ``200 idle timeout``; ``no answer`` (and why) when the client got no status at all."""
+    status = summary.get("status")
+    short = outcome_text(summary)
+    if status is None:
+        return f"no answer: {short}" if short else "no answer"
+    return f"{status} {short}" if short else str(status)
+
+
+def _attempt_text(attempt: Summary) -> str:
+    account = attempt.get("account") or "(no account)"
+    cls = attempt.get("failure_class") or "?"
+    if cls == "ok":
+        return f"{account}: ok"
+    status = attempt.get("status")
+    return f"{account}: {cls} {status}" if status else f"{account}: {cls}"
+
+
+def attempts_text(attempts: Any) -> str:
+    """Which rule fired on which account, in order: ``exhausted: exhausted 429 →
+    healthy: ok`` ("" when the flow made no attempt, e.g. a request refused early)."""
+    return " → ".join(_attempt_text(a) for a in attempts or [] if isinstance(a, dict))
+
+
+def attempts_tooltip(attempts: Any) -> str:
+    """One line per attempt, with what the rule did (``use``, ``next``, ``disable``,
+    ``return``)."""
+    return "\n".join(
+        f"{i}. {_attempt_text(a)} — {a.get('action') or '?'}"
+        for i, a in enumerate((a for a in attempts or [] if isinstance(a, dict)), 1)
+    )
+
+
+def _retried(attempts: Any) -> bool:
+    return any(isinstance(a, dict) and a.get("failure_class") != "ok" for a in attempts or [])
 
 
 class FlowsModel(ColumnsModel):
-    """Columns: time, client protocol, model, upstream, account, status, TTFT, tokens,
-    duration, verdict."""
+    """Columns: time, client protocol, model, upstream, account, status (with the outcome
+    in short), attempts, TTFT, tokens, duration, verdict."""
 
     COLUMNS = (
         "Time",
@@ -67,12 +141,15 @@ class FlowsModel(ColumnsModel):
         "Upstream",
         "Account",
         "Status",
+        "Attempts",
         "TTFT ms",
         "Tokens",
         "Duration ms",
         "Verdict",
     )
-    TIME, CLIENT, MODEL, UPSTREAM, ACCOUNT, STATUS, TTFT, TOKENS, DURATION, VERDICT = range(10)
+    TIME, CLIENT, MODEL, UPSTREAM, ACCOUNT, STATUS, ATTEMPTS, TTFT, TOKENS, DURATION, VERDICT = (
+        range(11)
+    )
     _KEYS = (
         "started",
         "client_protocol",
@@ -80,6 +157,7 @@ class FlowsModel(ColumnsModel):
         "upstream",
         "account",
         "status",
+        "attempts",
         "ttft_ms",
         "tokens",
         "duration_ms",
@@ -237,24 +315,28 @@ class FlowsModel(ColumnsModel):
         column = index.column()
         value = summary.get(self._KEYS[column])
         if role == DISPLAY:
-            return self._text(column, value)
+            return self._text(summary, column, value)
         if role == SORT_ROLE:
             if column in self._NUMERIC or column == self.TIME:
                 return float(value) if isinstance(value, int | float) else -1.0
-            return self._text(column, value)
+            return self._text(summary, column, value)
         if role == TOOLTIP:
             if column == self.STATUS:
                 return summary.get("outcome") or None
+            if column == self.ATTEMPTS:
+                return attempts_tooltip(value) or None
             if column == self.VERDICT:
                 return value or "not linted yet"
             return None
         if role == FOREGROUND:
             if column == self.STATUS and not is_ok(summary):
                 return ERROR_FOREGROUND
+            if column == self.ATTEMPTS and _retried(value):
+                return SEVERITY_FOREGROUND["warning"]
             if column == self.VERDICT and value not in (None, "ok"):
                 return ERROR_FOREGROUND
             return None
-        if role == ALIGNMENT and column in self._NUMERIC:
+        if role == ALIGNMENT and column in self._NUMERIC and column != self.STATUS:
             return RIGHT
         if role == self.IdRole:
             return summary.get("id")
@@ -262,9 +344,13 @@ class FlowsModel(ColumnsModel):
             return summary
         return None
 
-    def _text(self, column: int, value: Any) -> str:
+    def _text(self, summary: Summary, column: int, value: Any) -> str:
         if column == self.TIME:
             return clock_text(value if isinstance(value, int | float) else None)
+        if column == self.STATUS:
+            return status_text(summary)
+        if column == self.ATTEMPTS:
+            return attempts_text(value)
         if column in (self.TTFT, self.DURATION):
             return number_text(value, 0)
         return number_text(value)
@@ -272,7 +358,8 @@ class FlowsModel(ColumnsModel):
 
 class FlowsFilter(QSortFilterProxyModel):
     """The traffic list as the user narrows it: free text (case-insensitive, over model,
-    upstream, account and verdict) and status class. Sorts by the raw values."""
+    upstream, account, verdict, and the status and attempts as their cells say them) and
+    status class. Sorts by the raw values."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -305,7 +392,10 @@ class FlowsFilter(QSortFilterProxyModel):
             return False
         if not self._text:
             return True
-        return any(self._text in str(summary.get(k) or "").lower() for k in TEXT_FIELDS)
+        if any(self._text in str(summary.get(k) or "").lower() for k in TEXT_FIELDS):
+            return True
+        shown = (status_text(summary), attempts_text(summary.get("attempts")))
+        return any(self._text in text.lower() for text in shown)
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
         model = self.sourceModel()
@@ -314,4 +404,12 @@ class FlowsFilter(QSortFilterProxyModel):
         return self.accepts(model.summary_at(source_row))
 
 
-__all__ = ["FlowsFilter", "FlowsModel", "is_ok"]
+__all__ = [
+    "FlowsFilter",
+    "FlowsModel",
+    "attempts_text",
+    "attempts_tooltip",
+    "is_ok",
+    "outcome_text",
+    "status_text",
+]

@@ -1,4 +1,5 @@
-"""The account pool panel's table: one row per (upstream, account).
+"""The account pool panel's tables: one row per (upstream, account), and the recent
+attempts (which rule fired on which account).
 
 Filled from :meth:`AccountPool.snapshot() <streamscope.pool.pool.AccountPool.snapshot>`
 (:meth:`PoolModel.load`), then kept current by the pool's
@@ -6,9 +7,15 @@ Filled from :meth:`AccountPool.snapshot() <streamscope.pool.pool.AccountPool.sna
 and only that row changes (one ``dataChanged``). Pool events are rare (one or two per
 request), so they are applied at once, not batched.
 
-A cooling account shows the seconds it has left; a 1 s timer refreshes those cells
-only, and runs only while some account is cooling. The pool itself switches the account
-back on when the cooldown ends, and that arrives as an event like any other.
+A cooling account shows the seconds it has left and the failure class that cooled it; a
+1 s timer refreshes those cells only, and runs only while some account is cooling. The
+pool itself switches the account back on when the cooldown ends, and that arrives as an
+event like any other. A disabled account shows why.
+
+:class:`AttemptsModel` lists the pool's recent attempts, newest on top: the snapshot's,
+then each event's attempt. Those come one or two per request, so a benchmark makes
+thousands a second: they are applied in batches (a
+:class:`~streamscope.gui.models.batcher.UiBatcher`) and the list is capped.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, QTimer
 
+from streamscope.gui.models.batcher import DEFAULT_INTERVAL_MS, UiBatcher
 from streamscope.gui.models.common import (
     ALIGNMENT,
     DISPLAY,
@@ -35,28 +43,42 @@ from streamscope.gui.models.common import (
     ColumnsModel,
     Index,
     clock_text,
+    one_line,
 )
 from streamscope.pool.pool import AccountPool, PoolEvent
 from streamscope.pool.state import AccountState
 
 Key = tuple[str, str]  # (upstream, account)
 TICK_MS = 1000
+MAX_ATTEMPTS = 500  # recent attempts kept in the list (the pool keeps as many)
 
 
 def status_text(state: AccountState, now: float) -> str:
-    """``active``, ``cooling 42s`` (seconds left, rounded up) or ``disabled: why``."""
+    """``active``, ``cooling 42s (exhausted)`` (seconds left, rounded up; the failure
+    class that cooled it) or ``disabled: why``."""
     if state.status == "cooling":
         left = max((state.until or now) - now, 0.0)
-        return f"cooling {math.ceil(left)}s"
+        by = f" ({state.disabled_by})" if state.disabled_by else ""
+        return f"cooling {math.ceil(left)}s{by}"
     if state.status == "disabled":
         return f"disabled: {state.reason}" if state.reason else "disabled"
     return "active"
 
 
 def failures_text(state: AccountState) -> str:
-    """Failures by class in one string, the most frequent first: ``rate-limit 3, auth 1``."""
+    """Failures by class in one string, the most frequent first:
+    ``exhausted 2 · network 1``."""
     counts = sorted(state.failures.items(), key=lambda kv: (-kv[1], kv[0]))
-    return ", ".join(f"{name} {n}" for name, n in counts)
+    return " · ".join(f"{name} {n}" for name, n in counts)
+
+
+def requests_tooltip(state: AccountState) -> str:
+    """What the Requests cell does not say: accepted, failed, tokens used."""
+    failed = sum(state.failures.values())
+    return (
+        f"{state.requests} attempts: {state.successes} accepted, {failed} failed\n"
+        f"{state.tokens_used} tokens used"
+    )
 
 
 class PoolModel(ColumnsModel):
@@ -196,9 +218,12 @@ class PoolModel(ColumnsModel):
         if role == TOOLTIP:
             if column == self.ACCOUNT:
                 return self._masked[row] or None
+            if column == self.REQUESTS:
+                return requests_tooltip(state)
             if column == self.STATUS and state.status != "active":
                 by = f" (by {state.disabled_by})" if state.disabled_by else ""
-                return f"{state.reason or state.status}{by}"
+                back = f"\nback at {clock_text(state.until)}" if state.until else ""
+                return f"{state.reason or state.status}{by}{back}"
             if column == self.LAST_ERROR and state.last_error:
                 return f"{state.last_error}\nat {clock_text(state.last_error_at)}"
             return None
@@ -246,4 +271,130 @@ class PoolModel(ColumnsModel):
         return ""
 
 
-__all__ = ["PoolModel", "failures_text", "status_text"]
+class AttemptsModel(ColumnsModel):
+    """The pool's recent attempts, newest on top: which rule (failure class and
+    action) fired on which account, for which request. ``limit`` rows at most."""
+
+    COLUMNS = ("Time", "Upstream", "Account", "Class", "Action", "Status", "Request", "Message")
+    TIME, UPSTREAM, ACCOUNT, CLASS, ACTION, STATUS, REQUEST, MESSAGE = range(8)
+    AttemptRole = USER + 1  # the attempt's JSON dict
+
+    def __init__(
+        self,
+        parent: QObject | None = None,
+        *,
+        limit: int = MAX_ATTEMPTS,
+        interval_ms: int = DEFAULT_INTERVAL_MS,
+    ) -> None:
+        super().__init__(parent)
+        self.limit = limit
+        self._rows: list[dict[str, Any]] = []  # newest first
+        self._rules: dict[str, list[str]] = {}  # failure class -> the rules naming it
+        self.batcher: UiBatcher[dict[str, Any]] = UiBatcher(self.add, interval_ms, self)
+
+    def follow(self, pool: AccountPool) -> Callable[[], None]:
+        """Show ``pool``'s recent attempts and follow its events (held weakly, as
+        :meth:`PoolModel.follow`); returns the unsubscribe."""
+        self.load(pool.snapshot())
+        ref = weakref.ref(self.batcher)
+
+        def listener(event: PoolEvent) -> None:
+            batcher = ref()
+            if batcher is not None and event.attempt is not None:
+                try:
+                    batcher.push(event.attempt.to_json())
+                except RuntimeError:  # its Qt object was deleted with the window
+                    pass
+
+        return pool.subscribe(listener)
+
+    def load(self, snapshot: dict[str, Any]) -> None:
+        """The snapshot's attempts (oldest first there) and its rules, replacing all."""
+        self.batcher.discard()
+        rules: dict[str, list[str]] = {}
+        for rule in snapshot.get("rules", []):
+            rules.setdefault(str(rule.get("class")), []).append(str(rule.get("describe")))
+        attempts = [a for a in snapshot.get("attempts", []) if isinstance(a, dict)]
+        self.beginResetModel()
+        self._rules = rules
+        self._rows = list(reversed(attempts))[: self.limit]
+        self.endResetModel()
+
+    def add(self, attempts: list[dict[str, Any]]) -> None:
+        """Attempts in the order they happened: on top in one insert, the oldest rows
+        beyond ``limit`` dropped."""
+        fresh = list(reversed(attempts))[: self.limit]
+        if not fresh:
+            return
+        self.beginInsertRows(QModelIndex(), 0, len(fresh) - 1)
+        self._rows[:0] = fresh
+        self.endInsertRows()
+        extra = len(self._rows) - self.limit
+        if extra > 0:
+            self.beginRemoveRows(QModelIndex(), self.limit, len(self._rows) - 1)
+            del self._rows[self.limit :]
+            self.endRemoveRows()
+
+    def stop(self) -> None:
+        self.batcher.stop()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def attempt_at(self, row: int) -> dict[str, Any]:
+        return self._rows[row]
+
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        attempt, column = self._rows[index.row()], index.column()
+        ok = attempt.get("failure_class") == "ok"
+        if role == DISPLAY:
+            return self._text(attempt, column)
+        if role == SORT_ROLE:
+            if column == self.TIME:
+                return float(attempt.get("at") or 0.0)
+            if column == self.STATUS:
+                return int(attempt.get("status") or 0)
+            return self._text(attempt, column)
+        if role == TOOLTIP:
+            if column == self.CLASS and not ok:
+                rules = self._rules.get(str(attempt.get("failure_class")))
+                return "\n".join(rules) if rules else "no rule matched"
+            if column == self.MESSAGE and attempt.get("message"):
+                return str(attempt["message"])
+            return None
+        if role == FOREGROUND and column in (self.CLASS, self.ACTION) and not ok:
+            return (
+                ERROR_FOREGROUND
+                if attempt.get("action") == "disable"
+                else (SEVERITY_FOREGROUND["warning"])
+            )
+        if role == ALIGNMENT and column == self.STATUS:
+            return RIGHT
+        if role == self.AttemptRole:
+            return attempt
+        return None
+
+    def _text(self, attempt: dict[str, Any], column: int) -> str:
+        if column == self.TIME:
+            at = attempt.get("at")
+            return clock_text(float(at) if isinstance(at, int | float) else None)
+        if column == self.STATUS:
+            status = attempt.get("status")
+            return "no answer" if status == 0 else str(status if status is not None else "")
+        key = {
+            self.UPSTREAM: "upstream",
+            self.ACCOUNT: "account",
+            self.CLASS: "failure_class",
+            self.ACTION: "action",
+            self.REQUEST: "request_id",
+            self.MESSAGE: "message",
+        }[column]
+        value = attempt.get(key)
+        if column == self.ACCOUNT and not value:
+            return "(no account)"
+        return one_line(str(value or ""), 200)
+
+
+__all__ = ["AttemptsModel", "PoolModel", "failures_text", "requests_tooltip", "status_text"]

@@ -1,0 +1,434 @@
+"""One captured flow, opened from the traffic view: both legs side by side.
+
+Top: a header line (method, path, client protocol → upstream, account, status, TTFT,
+duration, verdict) and the buttons; then the attempts (which rule fired on which
+account) beside the inbound request and the request sent upstream (headers masked as
+captured, bodies as pretty JSON); below, the client leg (left) and the upstream leg
+(right), each a :class:`~streamscope.gui.leg_view.LegView` fed by
+:func:`~streamscope.client.replay_session` of the captured leg — the same frames,
+answer, tool-call, timing and lint panels as the client pane. A leg that is missing (the
+upstream never answered) or that no codec reads shows why instead.
+
+Exports reuse the core's: :func:`~streamscope.capture.har.to_har` and
+:func:`~streamscope.capture.sse.export_sse` with its ``.timing`` sidecar, as the admin
+API serves them. The writing is a plain method taking a path; the buttons only ask for
+the path (a non-blocking dialog: no nested event loop under qasync).
+
+"Replay into client pane" emits :attr:`FlowDetail.replay_requested` with the client leg
+and the client's request body (a dict, or None when it was no JSON object).
+
+NOTE: reading a flow from the store is blocking SQLite and linting decodes every frame,
+so both run in a worker thread (``asyncio.to_thread``): the window's loop is qasync, the
+same loop the embedded proxy serves on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from streamscope.capture.flow import Flow, Leg, RequestRecord
+from streamscope.capture.har import to_har
+from streamscope.capture.sse import export_sse, export_timing
+from streamscope.capture.store import FlowStore
+from streamscope.capture.view import leg_lint, verdict
+from streamscope.client import replay_session
+from streamscope.codecs import PROTOCOLS
+from streamscope.gui.leg_view import LegView, monospace
+from streamscope.gui.models.common import clock_text
+from streamscope.timing import leg_timing
+
+log = logging.getLogger("streamscope.gui")
+JSON = dict[str, Any]
+LEGS = ("client", "upstream")
+
+
+# -- what the widgets show (plain functions) ------------------------------------------------
+
+
+def missing_reason(leg: Leg, which: str) -> str | None:
+    """Why a leg cannot be shown as a stream (None: it can)."""
+    if leg.status is None and not leg.frames and leg.body is None:
+        if which == "upstream":
+            return "No upstream leg: the upstream never answered (or was never asked)."
+        return "No client leg: the client got no answer."
+    if leg.protocol not in PROTOCOLS:
+        size = len(leg.raw())
+        return f"The {which} leg's protocol is unknown ({size} bytes, status {leg.status})."
+    return None
+
+
+def header_text(flow: Flow, summary: JSON) -> str:
+    """The flow in one line: request, route, outcome, timing, verdict."""
+    request = flow.request
+    upstream = flow.upstream_name or "no upstream"
+    if flow.upstream.protocol:
+        upstream += f" ({flow.upstream.protocol})"
+    route = f"{flow.client_protocol or '?'} → {upstream}"
+    if flow.mode:
+        route += f" [{flow.mode}]"
+    status = flow.client.status
+    parts = [
+        f"{request.method} {request.url}" if request.url else "(no request recorded)",
+        route,
+        f"account {flow.account or '—'}",
+        f"status {status if status is not None else 'none'}",
+    ]
+    if flow.outcome and flow.outcome != "done":
+        parts[-1] += f" ({flow.outcome})"
+    ttft = summary.get("ttft_ms")
+    parts.append(f"TTFT {ttft:,.0f} ms" if isinstance(ttft, int | float) else "TTFT —")
+    duration = flow.duration_ns
+    parts.append(f"{duration / 1e6:,.0f} ms" if duration is not None else "duration —")
+    parts.append(f"verdict: {summary.get('verdict') or 'not linted'}")
+    if flow.client.truncated or flow.upstream.truncated:
+        parts.append("truncated capture")
+    return "  ·  ".join(parts)
+
+
+def request_text(record: RequestRecord | None) -> str:
+    """A request as captured: the request line, headers (masked at capture), then the
+    body as pretty JSON (or as text when it is none)."""
+    if record is None:
+        return "(no request was sent upstream)"
+    if not record.url and not record.body:
+        return "(no request recorded: an imported stream)"
+    lines = [f"{record.method} {record.url}"]
+    lines += [f"{name}: {value}" for name, value in record.headers]
+    lines.append("")
+    try:
+        lines.append(json.dumps(json.loads(record.body), indent=2, ensure_ascii=False))
+    except ValueError:
+        lines.append(record.body.decode("utf-8", errors="replace"))
+    return "\n".join(lines)
+
+
+def request_body(record: RequestRecord | None) -> JSON | None:
+    """The request body as a dict (None: no request, or its body is no JSON object)."""
+    if record is None:
+        return None
+    try:
+        body = json.loads(record.body)
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def attempt_rows(flow: Flow) -> list[list[str]]:
+    """The attempts table's cells: #, account, class (the rule that fired), action,
+    status, when (ms after the flow started, wall clock), message."""
+    rows = []
+    for i, a in enumerate(flow.attempts, 1):
+        at = a.get("at")
+        when = ""
+        if isinstance(at, int | float):
+            when = f"+{(at - flow.started) * 1000:,.0f} ms  ({clock_text(at)})"
+        status = a.get("status")
+        rows.append(
+            [
+                str(i),
+                str(a.get("account") or "(no account)"),
+                str(a.get("failure_class") or ""),
+                str(a.get("action") or ""),
+                "no answer" if status == 0 else str(status if status is not None else ""),
+                when,
+                str(a.get("message") or ""),
+            ]
+        )
+    return rows
+
+
+def _analyse(store: FlowStore | None, flow_id: str, flow: Flow | None) -> tuple[Flow | None, JSON]:
+    """The flow and its summary (worker thread: SQLite, and linting decodes frames)."""
+    if flow is None and store is not None:
+        flow = store.get(flow_id)
+    summary = (store.summary(flow_id) if store is not None else None) or {}
+    if flow is not None and summary.get("verdict") is None:
+        summary = {**summary, "verdict": verdict(leg_lint(flow.client))}
+    if flow is not None and summary.get("ttft_ms") is None:
+        summary = {**summary, "ttft_ms": leg_timing(flow.client).first_content_ms}
+    return flow, summary
+
+
+# -- widgets ------------------------------------------------------------------------------
+
+
+class LegPane(QStackedWidget):
+    """A leg's view, or a clear empty state saying why there is nothing to show."""
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self.view = LegView(title)
+        self.empty = QLabel()
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.empty.setStyleSheet("color: #808080; font-size: 13px")
+        self.addWidget(self.view)
+        self.addWidget(self.empty)
+
+    def show_empty(self, text: str) -> None:
+        self.empty.setText(text)
+        self.setCurrentWidget(self.empty)
+
+    @property
+    def is_empty(self) -> bool:
+        return self.currentWidget() is self.empty
+
+    async def replay(self, leg: Leg, body: JSON | None) -> None:
+        """Show the captured leg, replayed through a client session."""
+        self.setCurrentWidget(self.view)
+        session = replay_session(leg, request_body=body, **self.view.callbacks())
+        self.view.begin(session)
+        self.view.finish(await session.run())
+
+
+class FlowDetail(QWidget):
+    """One flow (see the module docstring). ``store`` None: :meth:`show_flow` a flow
+    you have (an import, a test)."""
+
+    replay_requested = Signal(object, object)  # (client Leg, request body dict | None)
+    loaded = Signal()  # the flow is shown and both legs replayed
+
+    def __init__(
+        self, flow_id: str, store: FlowStore | None = None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.flow_id = flow_id
+        self.store = store
+        self.flow: Flow | None = None
+        self.summary: JSON = {}
+        self.task: asyncio.Task[None] | None = None
+        self.header = QLabel(f"Flow {flow_id}: reading…")
+        self.header.setWordWrap(True)
+        self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.header.setStyleSheet("font-weight: bold")
+        self.export_har_button = QPushButton("Export HAR…")
+        self.export_client_button = QPushButton("Export client .sse…")
+        self.export_upstream_button = QPushButton("Export upstream .sse…")
+        self.replay_button = QPushButton("Replay into client pane")
+        self._buttons = (
+            self.export_har_button,
+            self.export_client_button,
+            self.export_upstream_button,
+            self.replay_button,
+        )
+        for button in self._buttons:
+            button.setEnabled(False)
+        bar = QHBoxLayout()
+        bar.addWidget(self.header, 1)
+        for button in self._buttons:
+            bar.addWidget(button)
+        self.attempts = QTableWidget(0, 7)
+        self.attempts.setHorizontalHeaderLabels(
+            ["#", "Account", "Class (rule)", "Action", "Status", "When", "Message"]
+        )
+        self.attempts.verticalHeader().setVisible(False)
+        self.attempts.horizontalHeader().setStretchLastSection(True)
+        self.attempts.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.request = monospace(QPlainTextEdit())
+        self.upstream_request = monospace(QPlainTextEdit())
+        self.requests = QTabWidget()
+        self.requests.addTab(self.request, "Request")
+        self.requests.addTab(self.upstream_request, "Upstream request")
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self._titled("Attempts: which rule fired on which account", self.attempts))
+        top.addWidget(self.requests)
+        top.setSizes([520, 640])
+        self.client_pane = LegPane("Client leg")
+        self.upstream_pane = LegPane("Upstream leg")
+        legs = QSplitter(Qt.Orientation.Horizontal)
+        legs.addWidget(self.client_pane)
+        legs.addWidget(self.upstream_pane)
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(top)
+        body.addWidget(legs)
+        body.setSizes([220, 640])
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(body, 1)
+        self.export_har_button.clicked.connect(
+            lambda: self._ask_path("Export HAR", f"{flow_id}.har", "HAR (*.har)", self.export_har)
+        )
+        self.export_client_button.clicked.connect(lambda: self._ask_leg_path("client"))
+        self.export_upstream_button.clicked.connect(lambda: self._ask_leg_path("upstream"))
+        self.replay_button.clicked.connect(self.request_replay)
+
+    @staticmethod
+    def _titled(title: str, widget: QWidget) -> QWidget:
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel(title))
+        layout.addWidget(widget, 1)
+        return box
+
+    @property
+    def client_view(self) -> LegView:
+        return self.client_pane.view
+
+    @property
+    def upstream_view(self) -> LegView:
+        return self.upstream_pane.view
+
+    # -- loading ------------------------------------------------------------------------
+
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> asyncio.Task[None]:
+        """Read and show the flow in a task on ``loop`` (default: the running one), kept
+        in :attr:`task`.
+
+        NOTE: a Qt slot (a double-click) may run where asyncio sees no running loop under
+        qasync, so the caller that knows the GUI's loop passes it."""
+        if self.task is None:
+            loop = loop or asyncio.get_running_loop()
+            self.task = loop.create_task(self.load())
+        return self.task
+
+    async def load(self, flow: Flow | None = None) -> None:
+        """Read the flow from the store (or take ``flow``), show it, replay both legs;
+        :attr:`loaded` is emitted at the end."""
+        try:
+            found, summary = await asyncio.to_thread(_analyse, self.store, self.flow_id, flow)
+        except Exception as exc:  # a damaged flow: say so, do not kill the task silently
+            log.exception("cannot read flow %s", self.flow_id)
+            self.header.setText(f"Flow {self.flow_id} cannot be read: {exc}")
+            self.loaded.emit()
+            return
+        if found is None:
+            self.header.setText(f"Flow {self.flow_id} is no longer stored.")
+            self.client_pane.show_empty("The flow is gone (retention, or the capture cleared).")
+            self.upstream_pane.show_empty("")
+            self.loaded.emit()
+            return
+        await self.show_flow(found, summary)
+
+    async def show_flow(self, flow: Flow, summary: JSON | None = None) -> None:
+        self.flow, self.summary = flow, summary or {}
+        self.header.setText(header_text(flow, self.summary))
+        rows = attempt_rows(flow)
+        self.attempts.setRowCount(len(rows))
+        for r, cells in enumerate(rows):
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c == len(cells) - 1:
+                    item.setToolTip(text)
+                self.attempts.setItem(r, c, item)
+        self.attempts.resizeColumnsToContents()
+        self.request.setPlainText(request_text(flow.request))
+        self.upstream_request.setPlainText(request_text(flow.upstream_request))
+        self.export_har_button.setEnabled(True)
+        legs: list[tuple[str, Leg, LegPane, RequestRecord | None, QPushButton]] = [
+            ("client", flow.client, self.client_pane, flow.request, self.export_client_button),
+            (
+                "upstream",
+                flow.upstream,
+                self.upstream_pane,
+                flow.upstream_request,
+                self.export_upstream_button,
+            ),
+        ]
+        replays = []
+        for which, leg, pane, record, export in legs:
+            export.setEnabled(leg.status is not None or bool(leg.frames) or leg.body is not None)
+            reason = missing_reason(leg, which)
+            if reason is not None:
+                pane.show_empty(reason)
+            else:
+                replays.append(pane.replay(leg, request_body(record)))
+        self.replay_button.setEnabled(missing_reason(flow.client, "client") is None)
+        await asyncio.gather(*replays)
+        self.loaded.emit()
+
+    def stop(self) -> None:
+        """Cancel the loading and stop the views' timers (the tab is closing)."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+        self.client_view.stop()
+        self.upstream_view.stop()
+
+    # -- exports and replay -------------------------------------------------------------
+
+    def _flow(self) -> Flow:
+        if self.flow is None:
+            raise RuntimeError("the flow is not loaded yet")
+        return self.flow
+
+    def leg(self, which: str) -> Leg:
+        """The captured ``client`` or ``upstream`` leg."""
+        if which not in LEGS:
+            raise ValueError(f"no leg {which!r}: client or upstream")
+        flow = self._flow()
+        return flow.client if which == "client" else flow.upstream
+
+    def export_har(self, path: Path | str) -> Path:
+        """Write the flow as HAR 1.2 (both exchanges) to ``path``."""
+        path = Path(path)
+        data = json.dumps(to_har([self._flow()]), ensure_ascii=False, indent=1)
+        path.write_text(data, encoding="utf-8")
+        return path
+
+    def export_leg(self, which: str, path: Path | str) -> tuple[Path, Path]:
+        """Write a leg's exact bytes to ``path`` and its ``.timing`` sidecar next to it
+        (``<path>.timing``, what the demo's replay folder reads); both paths."""
+        leg = self.leg(which)
+        path = Path(path)
+        timing = path.with_name(path.name + ".timing")
+        path.write_bytes(export_sse(leg))
+        timing.write_bytes(export_timing(leg))
+        return path, timing
+
+    def request_replay(self) -> None:
+        """Hand the client leg and its request body to whoever replays it."""
+        flow = self._flow()
+        self.replay_requested.emit(flow.client, request_body(flow.request))
+
+    def _ask_leg_path(self, which: str) -> None:
+        leg = self.leg(which)
+        name = f"{self.flow_id}-{which}" + (".sse" if leg.streamed else ".json")
+        kinds = "SSE stream (*.sse)" if leg.streamed else "JSON body (*.json)"
+        self._ask_path(f"Export the {which} leg", name, kinds, lambda p: self.export_leg(which, p))
+
+    def _ask_path(self, title: str, name: str, kinds: str, write: Callable[[str], object]) -> None:
+        # NOTE: open() shows the dialog and returns at once (no nested event loop, which
+        # under qasync could not step the proxy's tasks); the path comes as a signal.
+        dialog = QFileDialog(self, title, name, kinds)
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda path: self._write(write, path))
+        dialog.open()
+
+    def _write(self, write: Callable[[str], object], path: str) -> None:
+        try:
+            write(path)
+        except OSError as exc:
+            self.header.setText(f"{header_text(self._flow(), self.summary)}\nExport failed: {exc}")
+
+
+__all__ = [
+    "FlowDetail",
+    "LegPane",
+    "attempt_rows",
+    "header_text",
+    "missing_reason",
+    "request_body",
+    "request_text",
+]
