@@ -1,40 +1,51 @@
-"""The embedded proxy as the window sees it: start, stop, move to another port.
+"""The embedded proxy as the window sees it: start, stop, move to another port, and
+run new settings.
 
 The proxy is the core's :class:`~streamscope.proxy.server.ProxyServer`, served as a task
 on the window's qasync loop. This object only holds it and reports what happened through
-a Qt signal; a taken port is a state to show, not an exception that ends the app.
+Qt signals; a taken port is a state to show, not an exception that ends the app.
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
 from streamscope.config import Config
+from streamscope.config_save import save_config
 from streamscope.proxy.app import ProxyApp
 from streamscope.proxy.server import PortInUse, ProxyServer
 
 
 class ProxyControl(QObject):
-    """``changed`` is emitted with a one-line state: "running", "stopped", or why not."""
+    """``changed`` is emitted with a one-line state: "running", "stopped", or why not;
+    ``replaced`` when :meth:`apply` has put a new :attr:`app` in place (views of the old
+    app's flows and pool follow ``control.app`` then)."""
 
     changed = Signal(str)
+    replaced = Signal()
 
     def __init__(
         self,
         config: Config,
         state_path: Path | None = None,
         capture_path: Path | None = None,
+        config_path: Path | None = None,
     ) -> None:
+        """``config_path``: where :meth:`apply` saves settings (None: they are not saved)."""
         super().__init__()
         self.config = config.with_defaults()
-        # One app for the window's lifetime: its pool and flows survive a restart on
-        # another port (only the listening socket changes).
+        self.config_path = config_path
+        self._paths = (state_path, capture_path)
+        # One app per config: its pool and flows survive a restart on another port
+        # (only the listening socket changes); new settings get a new app (apply()).
         self.app = ProxyApp(self.config, state_path=state_path, capture_path=capture_path)
         self.server: ProxyServer | None = None
         self.error: str | None = None
         self._started = False
+        self._applying = asyncio.Lock()
 
     @property
     def running(self) -> bool:
@@ -77,6 +88,31 @@ class ProxyControl(QObject):
             await server.stop()
         self.server = None
         self.changed.emit("stopped")
+
+    async def apply(self, config: Config) -> bool:
+        """Save ``config`` (to :attr:`config_path`, when set) and run it in place of the
+        current one: the server stops, the app closes (the pool's state and the flows
+        are in their files, which the new app opens again), a new app is built and
+        ``replaced`` emitted, then it starts listening on the new port, unless the proxy
+        had been stopped on purpose. False, with :attr:`error` set, when the new port is
+        taken. A save that fails raises (``ConfigError``, ``OSError``) with nothing
+        changed."""
+        async with self._applying:  # a second Save waits for the first
+            if self.config_path is not None:
+                await asyncio.to_thread(save_config, config, self.config_path)
+            resume = self.running or self.error is not None
+            await self.stop()
+            await self.app.aclose()
+            state_path, capture_path = self._paths
+            self.config = config.with_defaults()
+            self.app = ProxyApp(self.config, state_path=state_path, capture_path=capture_path)
+            self._started = False
+            self.replaced.emit()
+            if resume:
+                return await self.start()
+            await self.app.start()
+            self._started = True
+            return True
 
     async def close(self) -> None:
         """Stop listening and close the pool and the capture (the window is closing)."""
