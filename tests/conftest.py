@@ -42,10 +42,11 @@ def pytest_asyncio_loop_factories(
 ) -> Mapping[str, Callable[[], Any]]:
     if item.get_closest_marker("qasync") is None:
         return {"asyncio": asyncio.new_event_loop}
-    import qasync
     from PySide6.QtWidgets import QApplication
 
-    def factory() -> Any:
-        return qasync.QEventLoop(QApplication.instance() or QApplication([]))
+    from streamscope.gui.event_loop import QtEventLoop
+
+    def factory() -> Any:  # the window's loop, as run_window() makes it
+        return QtEventLoop(QApplication.instance() or QApplication([]))
 
     return {"qasync": factory}

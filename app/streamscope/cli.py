@@ -1,7 +1,7 @@
 """The ``streamscope`` command.
 
-Sub-commands arrive with their issues; today: ``serve`` (the headless proxy),
-``translate``, ``lint`` and ``probe``. Every failure the user can
+Without a sub-command it opens the window (with the proxy inside); ``serve`` runs the
+proxy headless; ``translate``, ``lint`` and ``probe`` work on streams. Every failure the user can
 cause (a missing file, a stream of an unknown protocol) ends with a one-line error on
 stderr and exit status 2, never a traceback.
 """
@@ -13,12 +13,16 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from streamscope import __version__, probe_cli
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.findings import Finding
 from streamscope.lint import cli as lint_cli
 from streamscope.wire import FrameTooLarge
+
+if TYPE_CHECKING:
+    from streamscope.config import Config
 
 
 class CliError(Exception):
@@ -34,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"streamscope {__version__}")
-    # Without a sub-command StreamScope runs the proxy (the window arrives with the GUI).
+    # Without a sub-command StreamScope opens the window (the proxy runs inside it).
     _proxy_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -120,21 +124,10 @@ def _translate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _serve(args: argparse.Namespace) -> int:
-    import asyncio
-    import logging
-    import signal
-    import sqlite3
-
-    from streamscope.config import (
-        ConfigError,
-        default_config_path,
-        default_data_dir,
-        ensure_local_key,
-        load_config,
-        pool_state_path,
-    )
-    from streamscope.proxy.server import PortInUse, ProxyServer, tune_gc
+def _load(args: argparse.Namespace) -> tuple[Path, Config, str | None]:
+    """The config file named by the options (with ``--host``/``--port`` applied), and
+    the local key generated for it when it had none."""
+    from streamscope.config import ConfigError, default_config_path, ensure_local_key, load_config
 
     path: Path = args.config or default_config_path()
     try:
@@ -149,6 +142,43 @@ def _serve(args: argparse.Namespace) -> int:
         new_key = ensure_local_key(config, path)
     except OSError as exc:
         raise CliError(f"cannot save a generated key to {path}: {exc.strerror or exc}") from None
+    return path, config, new_key
+
+
+def _window(args: argparse.Namespace) -> int:
+    """The desktop window, with the proxy running inside it."""
+    import os
+
+    if (
+        sys.platform.startswith("linux")
+        and not os.environ.get("DISPLAY")
+        and not os.environ.get("WAYLAND_DISPLAY")
+        and not os.environ.get("QT_QPA_PLATFORM")
+    ):
+        raise CliError(
+            "no display to open the window on (DISPLAY is not set); "
+            "run `streamscope serve` for the headless proxy"
+        )
+    try:
+        from streamscope.gui.app import run_window
+    except ImportError as exc:
+        raise CliError(
+            f"the window cannot start ({exc}); `streamscope serve` runs headless"
+        ) from None
+    path, config, new_key = _load(args)
+    return run_window(config, path, new_key=new_key)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+    import signal
+    import sqlite3
+
+    from streamscope.config import default_data_dir, pool_state_path
+    from streamscope.proxy.server import PortInUse, ProxyServer, tune_gc
+
+    path, config, new_key = _load(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     state = pool_state_path(path)
     flows = default_data_dir() / "flows.sqlite3"
@@ -215,8 +245,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return lint_cli.run(args)
         if args.command == "probe":
             return probe_cli.run(args)
-        if args.command in ("serve", None):
+        if args.command == "serve":
             return _serve(args)
+        if args.command is None:
+            return _window(args)
     except CliError as exc:
         print(f"streamscope: error: {exc}", file=sys.stderr)
         return 2

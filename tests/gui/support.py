@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import tempfile
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from streamscope.config import Config
 from streamscope.gui.proxy_control import ProxyControl
@@ -20,12 +22,17 @@ async def wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> No
 
 
 @asynccontextmanager
-async def open_window(config: Config, **control: object) -> AsyncIterator[MainWindow]:
+async def open_window(
+    config: Config, state_file: Path | None = None, **control: object
+) -> AsyncIterator[MainWindow]:
     """The main window running ``config``'s proxy, closed (and deleted on this thread)
-    on exit."""
-    win = MainWindow(ProxyControl(config, **control))  # type: ignore[arg-type]
+    on exit. ``state_file``: the window's saved state (default: a fresh one, so no
+    test sees another's last request)."""
+    if state_file is None:
+        state_file = Path(tempfile.mkdtemp(prefix="streamscope-window-")) / "window.ini"
+    win = MainWindow(ProxyControl(config, **control), state_file=state_file)  # type: ignore[arg-type]
     running = asyncio.ensure_future(win.run())
-    await wait_until(lambda: win.control.running or win.control.error is not None)
+    await wait_until(win.isVisible)
     try:
         yield win
     finally:

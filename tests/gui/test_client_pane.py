@@ -43,7 +43,12 @@ async def _send_and_see(window: MainWindow, protocol: str) -> None:
     await _send(window, protocol, "demo-chat")
     assert pane.frames_model.rowCount() >= 3
     assert 'You said: "ping". This is the StreamScope demo backend.' in pane.answer.toPlainText()
-    assert '"first_content_ms"' in pane.timing.toPlainText()
+    ttft = pane.result.timing.first_content_ms if pane.result else None
+    lines = pane.timing.toPlainText().splitlines()
+    line = next(x for x in lines if x.startswith("First content token (TTFT)"))
+    assert ttft is not None and line.endswith(f" {ttft:,.1f} ms")
+    series = pane.view.chart.series
+    assert series is not None and series.tokens and len(series.gaps) == pane.result.timing.frames
     assert pane.verdict.text() == "No client is known to break on it."
     pane.frames.selectRow(0)
     assert pane.raw.toPlainText()  # the first frame's exact bytes
@@ -86,3 +91,85 @@ async def test_a_broken_stream_shows_its_findings_and_who_breaks() -> None:
         assert (
             frame is not None and selected and selected[0].row() == pane.frames_model.row_of(frame)
         )
+
+
+@pytest.mark.qasync
+async def test_a_frame_highlights_what_it_wrote_and_a_click_finds_the_frame() -> None:
+    async with _window() as window:
+        pane = window.client
+        pane.prompt.setPlainText("ping")
+        await _send(window, "anthropic", "demo-chat")
+        parts = pane.session.parts if pane.session else None
+        assert parts is not None
+        text = pane.answer.toPlainText()
+        assert text == parts.text("text")
+        # A frame in the middle of the answer: its row highlights exactly its characters.
+        middle = parts.frame_at("text", len(text) // 2)
+        assert middle is not None
+        pane.view.select_frame(middle)
+        marks = pane.answer.extraSelections()
+        spans = [(s, e) for p, s, e in parts.spans_of(middle) if p == "text"]
+        assert [m.cursor.selectedText() for m in marks] == [text[s:e] for s, e in spans]
+        # And the other way: a click on the first character selects the frame that wrote it.
+        cursor = pane.answer.textCursor()
+        cursor.setPosition(0)
+        pane.answer.setTextCursor(cursor)
+        first = parts.frame_at("text", 0)
+        selected = pane.frames.selectionModel().selectedRows()
+        assert first is not None and first != middle
+        assert selected and pane.frames_model.frame_index_at(selected[0].row()) == first
+
+
+@pytest.mark.qasync
+async def test_the_composed_request_carries_system_turns_and_parameters() -> None:
+    async with _window() as window:
+        pane = window.client
+        pane.system.setPlainText("Be brief.")
+        pane.restore({"turns": [["user", "earlier"], ["assistant", "noted"]]})
+        pane.prompt.setPlainText("now")
+        pane.max_tokens.setValue(7)
+        pane.temperature.setValue(0.3)
+        pane.reasoning.setCurrentText("low")
+        pane.include_usage.setChecked(False)
+        await _send(window, "openai-chat", "demo-chat")
+        body = pane.session.request_body if pane.session else None
+        assert body is not None
+        assert [m["role"] for m in body["messages"]] == ["system", "user", "assistant", "user"]
+        assert body["messages"][-1]["content"] == "now"
+        assert 7 in (body.get("max_tokens"), body.get("max_completion_tokens"))
+        assert body["temperature"] == 0.3 and body["reasoning_effort"] == "low"
+        assert "stream_options" not in body or not body["stream_options"].get("include_usage")
+        # demo-chat honours max_tokens: the answer stops at 7 tokens.
+        assert pane.result is not None and pane.result.response is not None
+        assert pane.result.response.choices[0].finish == "length"
+
+
+@pytest.mark.qasync
+async def test_a_tool_exchange_joins_the_conversation_and_the_follow_up_is_answered() -> None:
+    async with _window() as window:
+        pane = window.client
+        await _send(window, "anthropic", "demo-tools", tools=True)
+        pane.keep.click()
+        roles = [t.role for t in pane.turns]
+        assert roles == ["user", "assistant", "tool"] and pane.turns[1].tool_calls
+        assert pane.conversation.topLevelItemCount() == 3
+        await _send(window, "anthropic", "demo-tools", tools=True)
+        assert pane.result is not None and pane.result.status == "done"
+        assert pane.answer.toPlainText() and pane.tool_tree.topLevelItemCount() == 0
+
+
+@pytest.mark.qasync
+async def test_the_model_box_lists_the_targets_models() -> None:
+    async with _window() as window:
+        pane = window.client
+        pane.model.clear()
+        pane.refresh_models.click()
+        await wait_until(lambda: pane.model.count() > 4)
+        names = [pane.model.itemText(i) for i in range(pane.model.count())]
+        assert "demo-long" in names and any(n.startswith("replay/") for n in names)
+        # Another URL with a wrong key: the reason, not a crash.
+        pane.target.setCurrentText("Other URL")
+        pane.url.setText((window.control.url or "") + "/v1")
+        pane.key.setText("not-the-key")
+        pane.refresh_models.click()
+        await wait_until(lambda: "HTTP 401" in pane.status.text())

@@ -146,23 +146,3 @@ def test_serve_with_a_bad_config_names_the_key(tmp_path: Path) -> None:
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 2
     assert "proxy.port" in err and "Traceback" not in err
-
-
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
-def test_streamscope_without_a_command_runs_the_proxy(tmp_path: Path, stop: int) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamscope", "--config", str(tmp_path / "c.toml"), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        assert "StreamScope proxy listening on http://127.0.0.1:" in proc.stdout.readline()
-        proc.send_signal(stop)
-        _, err = proc.communicate(timeout=15)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 0 and "Traceback" not in err

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from streamscope.recording import Recording, RecordingError, read_recording, response_protocol
+from streamscope.resources import resource_path
 
 PREFIX = "replay/"
 SUFFIXES = (".sse", ".jsonl", ".json")
@@ -36,8 +37,8 @@ MAX_FILE = 64 * 1024 * 1024
 
 
 def builtin_dir() -> Path:
-    """``resources/replay`` of a source checkout (the wheel's copy comes with packaging)."""
-    return Path(__file__).resolve().parents[3] / "resources" / "replay"
+    """The shipped catalogue, ``resources/replay``."""
+    return resource_path("replay")
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,42 +2,81 @@
 
 Everything the proxy does runs on the one qasync loop (the proxy is a task on it); the
 config, its generated key, the pool's state file and the flows' database are the same
-as for ``streamscope serve``.
+as for ``streamscope serve``. Once the proxy listens, one line on stdout says where (a
+script or a test that started the window reads it). SIGINT and SIGTERM close the window
+as its close button does: the proxy stops and the state is saved.
 """
 
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 from pathlib import Path
 
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from streamscope.config import Config, default_data_dir, pool_state_path
+from streamscope.gui.event_loop import QtEventLoop
 from streamscope.gui.proxy_control import ProxyControl
+from streamscope.gui.theme import Theme
 from streamscope.gui.window import MainWindow
 from streamscope.proxy.server import tune_gc
+from streamscope.resources import resource_path
+
+SWITCH_INTERVAL = 0.0002
+"""The GIL's time slice (s) while the window runs. Python's 5 ms default lets a worker
+thread (the end-of-stream lint and timing, a flow's verdict) hold the GIL for 5 ms at a
+time while the GUI thread paints a table, making ~300 waits of one slice each: stalls of
+0.5-1 s at the end of a 20,000-frame stream, down to ~0.1 s with 0.2 ms
+(tests/bench/bench_window.py)."""
 
 
-def run_window(config: Config, config_path: Path) -> int:
+def run_window(config: Config, config_path: Path, new_key: str | None = None) -> int:
     """Show the window until it is closed; the exit status."""
-    import qasync
-
     app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(app, QApplication)
+    app.setApplicationName("StreamScope")
+    app.setDesktopFileName("streamscope")
+    icon = resource_path("icons/streamscope.svg")
+    if icon.is_file():
+        app.setWindowIcon(QIcon(str(icon)))
     # The window's run() ends when it closes and the proxy is shut down cleanly; Qt
     # quitting on the last window would stop the loop under that shutdown.
     app.setQuitOnLastWindowClosed(False)
-    loop = qasync.QEventLoop(app)
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    loop = QtEventLoop(app)
     asyncio.set_event_loop(loop)
     control = ProxyControl(
         config,
         state_path=pool_state_path(config_path),
         capture_path=default_data_dir() / "flows.sqlite3",
+        config_path=config_path,
     )
-    window = MainWindow(control)
+    window = MainWindow(control, theme=Theme(app))
+
+    def announce(state: str) -> None:
+        if state == "running" and control.url:
+            print(
+                f"StreamScope window: proxy on {control.url}  (config: {config_path})", flush=True
+            )
+            if new_key:
+                print(f"Generated a local API key (saved in the config): {new_key}", flush=True)
+
+    control.changed.connect(announce)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: QTimer.singleShot(0, window.close))
+    # Python runs signal handlers only between bytecodes: a timer lets it in while Qt
+    # waits for events.
+    wake = QTimer()
+    wake.start(200)
+    wake.timeout.connect(lambda: None)
     tune_gc()
     with loop:
         loop.run_until_complete(window.run())
+    wake.stop()
     return 0
 
 

@@ -1,28 +1,35 @@
-"""The client pane: compose a request, send it, and watch the wire.
+"""The client pane: compose a request in any protocol, send it, and watch the wire.
 
-Left, the raw frames as they arrive (a batched table; the selected frame's exact bytes
-and its JSON below); right, what they mean: the assembled answer, the tool calls as
-they are reassembled, the timing and the lint findings with the verdict. Everything is
-computed by the core's :class:`~streamscope.client.ClientSession`; the pane only shows
-it, refreshing in batches (a long stream is not a widget update per frame).
+Left, the request: target (the embedded proxy, or any URL and key), protocol, model
+(listed from the target's ``/v1/models``), parameters, system prompt, the conversation
+so far, the message, and tools (a JSON editor with a weather example). Right, a
+:class:`~streamscope.gui.leg_view.LegView` of the answer: raw frames beside the decoded
+answer, tool calls, timing and lint.
+
+The exchange itself is the core's :class:`~streamscope.client.ClientSession`; the pane
+maps widgets to a :class:`~streamscope.client.Composition` and back (for the state kept
+across restarts, and for a captured flow replayed into the pane), and nothing more.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+from typing import Any
 
-from PySide6.QtCore import QItemSelection, Qt
-from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QSpinBox,
     QSplitter,
-    QTableView,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -30,22 +37,35 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from streamscope.client import WEATHER_TOOLS_JSON, ClientResult, ClientSession, Composition, Params
+from streamscope.capture.flow import Leg
+from streamscope.client import (
+    WEATHER_TOOLS_JSON,
+    ClientResult,
+    ClientSession,
+    Composition,
+    Params,
+    Turn,
+    replay_session,
+    with_tool_results,
+)
+from streamscope.client.models import fetch_models
 from streamscope.codecs import PROTOCOLS
-from streamscope.gui.models.batcher import UiBatcher
-from streamscope.gui.models.findings import FindingsModel, frame_severities
-from streamscope.gui.models.frames import FramesModel
+from streamscope.gui.leg_view import LegView
 from streamscope.gui.proxy_control import ProxyControl
-from streamscope.wire.frame import Frame
 
 # The embedded proxy's base URL per protocol, as each protocol's SDKs take it.
 BASE = {"openai-chat": "/v1", "responses": "/v1", "anthropic": "", "lmstudio": ""}
-
-
-def _mono(widget: QPlainTextEdit) -> QPlainTextEdit:
-    widget.setFont(QFont("monospace"))
-    widget.setReadOnly(True)
-    return widget
+PROTOCOL_NAMES = {
+    "openai-chat": "OpenAI Chat Completions",
+    "anthropic": "Anthropic Messages",
+    "responses": "OpenAI Responses",
+    "lmstudio": "LM Studio native",
+}
+DEMO_MODELS = ["demo-chat", "demo-tools", "demo-reasoning", "demo-long"]
+REASONING = ["default", "low", "medium", "high", "1024", "4096"]
+EMBEDDED = "Embedded proxy"
+OTHER = "Other URL"
+TOOL_RESULT = '{"ok": true}'
 
 
 class ClientPane(QWidget):
@@ -54,90 +74,253 @@ class ClientPane(QWidget):
         self.control = control
         self.session: ClientSession | None = None
         self.result: ClientResult | None = None
-        # -- compose
+        self.turns: list[Turn] = []  # the conversation before the message
+        # -- target, protocol, model
+        self.target = QComboBox()
+        self.target.addItems([EMBEDDED, OTHER])
+        self.url = QLineEdit()
+        self.url.setPlaceholderText("https://api.openai.com/v1")
+        self.key = QLineEdit()
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key.setPlaceholderText("API key for this URL")
         self.protocol = QComboBox()
-        self.protocol.addItems(list(PROTOCOLS))
+        for protocol in PROTOCOLS:
+            self.protocol.addItem(protocol)
+            self.protocol.setItemData(
+                self.protocol.count() - 1,
+                PROTOCOL_NAMES.get(protocol, protocol),
+                Qt.ItemDataRole.ToolTipRole,
+            )
         self.model = QComboBox()
         self.model.setEditable(True)
-        self.model.addItems(["demo-chat", "demo-tools", "demo-reasoning", "demo-long"])
-        self.prompt = QPlainTextEdit("Hello! What is the weather in Lyon?")
-        self.prompt.setMaximumHeight(70)
+        self.model.addItems(DEMO_MODELS)
+        self.refresh_models = QPushButton("↻")
+        self.refresh_models.setToolTip("List the target's models (GET /v1/models)")
+        self.refresh_models.setMaximumWidth(32)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model, 1)
+        model_row.addWidget(self.refresh_models)
+        # -- parameters
         self.stream = QCheckBox("stream")
         self.stream.setChecked(True)
-        self.use_tools = QCheckBox("tools")
+        self.include_usage = QCheckBox("include usage")
+        self.include_usage.setChecked(True)
+        self.max_tokens = QSpinBox()
+        self.max_tokens.setRange(0, 1_000_000)
+        self.max_tokens.setSpecialValueText("default")
+        self.temperature = QDoubleSpinBox()
+        self.temperature.setRange(-0.1, 2.0)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setValue(-0.1)
+        self.temperature.setSpecialValueText("default")
+        self.reasoning = QComboBox()
+        self.reasoning.addItems(REASONING)
+        self.reasoning.setToolTip("An effort, or a thinking budget in tokens")
+        flags = QHBoxLayout()
+        flags.addWidget(self.stream)
+        flags.addWidget(self.include_usage)
+        flags.addStretch(1)
+        form = QFormLayout()
+        form.addRow("Target", self.target)
+        form.addRow("URL", self.url)
+        form.addRow("Key", self.key)
+        form.addRow("Protocol", self.protocol)
+        form.addRow("Model", model_row)
+        form.addRow("", flags)
+        form.addRow("Max tokens", self.max_tokens)
+        form.addRow("Temperature", self.temperature)
+        form.addRow("Reasoning", self.reasoning)
+        # -- message, conversation, tools
+        self.system = QPlainTextEdit()
+        self.system.setPlaceholderText("System prompt (optional)")
+        self.system.setMaximumHeight(70)
+        self.prompt = QPlainTextEdit("Hello! What is the weather in Lyon?")
+        self.prompt.setPlaceholderText("The user message to send")
+        message_page = QWidget()
+        message_layout = QVBoxLayout(message_page)
+        message_layout.addWidget(QLabel("System"))
+        message_layout.addWidget(self.system)
+        message_layout.addWidget(QLabel("Message"))
+        message_layout.addWidget(self.prompt, 1)
+        self.conversation = QTreeWidget()
+        self.conversation.setHeaderLabels(["role", "content"])
+        self.conversation.setRootIsDecorated(False)
+        self.keep = QPushButton("Add exchange")
+        self.keep.setToolTip(
+            "Append the message and the answer (with its tool calls and a result for each)"
+            " to the conversation, to send a follow-up"
+        )
+        self.forget = QPushButton("Remove last")
+        self.clear_turns = QPushButton("Clear")
+        turn_buttons = QHBoxLayout()
+        for button in (self.keep, self.forget, self.clear_turns):
+            turn_buttons.addWidget(button)
+        conversation_page = QWidget()
+        conversation_layout = QVBoxLayout(conversation_page)
+        conversation_layout.addWidget(self.conversation, 1)
+        conversation_layout.addLayout(turn_buttons)
+        self.use_tools = QCheckBox("send these tools")
         self.tools = QPlainTextEdit(WEATHER_TOOLS_JSON)
-        self.send = QPushButton("Send (Ctrl+Enter)")
-        self.cancel = QPushButton("Cancel (Esc)")
+        self.tools.setFont(self.prompt.font())
+        tools_page = QWidget()
+        tools_layout = QVBoxLayout(tools_page)
+        tools_layout.addWidget(self.use_tools)
+        tools_layout.addWidget(self.tools, 1)
+        self.compose_tabs = QTabWidget()
+        self.compose_tabs.addTab(message_page, "Message")
+        self.compose_tabs.addTab(conversation_page, "Conversation")
+        self.compose_tabs.addTab(tools_page, "Tools")
+        # -- send
+        self.send = QPushButton("Send")
+        self.send.setToolTip("Ctrl+Enter")
+        self.send.setDefault(True)
+        self.cancel = QPushButton("Cancel")
+        self.cancel.setToolTip("Esc")
         self.status = QLabel("")
-        row = QHBoxLayout()
-        for w in (QLabel("Protocol"), self.protocol, QLabel("Model"), self.model):
-            row.addWidget(w)
-        row.addWidget(self.stream)
-        row.addWidget(self.use_tools)
-        row.addStretch(1)
-        row.addWidget(self.status)
-        row.addWidget(self.send)
-        row.addWidget(self.cancel)
-        # -- frames
-        self.frames_model = FramesModel(self)
-        self.frames = QTableView()
-        self.frames.setModel(self.frames_model)
-        self.frames.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.frames.horizontalHeader().setStretchLastSection(True)
-        self.raw = _mono(QPlainTextEdit())
-        left = QSplitter(Qt.Orientation.Vertical)
-        left.addWidget(self.frames)
-        left.addWidget(self.raw)
-        # -- meaning
-        self.answer = _mono(QPlainTextEdit())
-        self.tool_tree = QTreeWidget()
-        self.tool_tree.setHeaderLabels(["call", "arguments so far", "parses"])
-        self.timing = _mono(QPlainTextEdit())
-        self.findings_model = FindingsModel()
-        self.findings = QTableView()
-        self.findings.setModel(self.findings_model)
-        self.findings.horizontalHeader().setStretchLastSection(True)
-        self.verdict = QLabel("")
-        self.verdict.setWordWrap(True)
-        lint = QWidget()
-        lint_layout = QVBoxLayout(lint)
-        lint_layout.addWidget(self.verdict)
-        lint_layout.addWidget(self.findings)
-        self.views = QTabWidget()
-        self.views.addTab(self.answer, "Answer")
-        self.views.addTab(self.tool_tree, "Tool calls")
-        self.views.addTab(self.timing, "Timing")
-        self.views.addTab(lint, "Lint")
-        self.views.addTab(self.tools, "Tools (JSON)")
-        body = QSplitter(Qt.Orientation.Horizontal)
-        body.addWidget(left)
-        body.addWidget(self.views)
+        self.status.setWordWrap(True)
+        send_row = QHBoxLayout()
+        send_row.addWidget(self.send)
+        send_row.addWidget(self.cancel)
+        request = QWidget()
+        request_layout = QVBoxLayout(request)
+        request_layout.addLayout(form)
+        request_layout.addWidget(self.compose_tabs, 1)
+        request_layout.addLayout(send_row)
+        request_layout.addWidget(self.status)
+        # -- the answer
+        self.view = LegView()
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(request)
+        self.splitter.addWidget(self.view)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([360, 1000])
         layout = QVBoxLayout(self)
-        layout.addLayout(row)
-        layout.addWidget(self.prompt)
-        layout.addWidget(body, 1)
+        layout.addWidget(self.splitter)
+        # The answer's widgets, by the names tests and the benchmark use.
+        v = self.view
+        self.frames, self.frames_model, self.raw = v.frames, v.frames_model, v.raw
+        self.answer, self.tool_tree, self.timing = v.answer, v.tool_tree, v.timing
+        self.findings, self.findings_model, self.verdict = v.findings, v.findings_model, v.verdict
         # -- behaviour
-        self.batcher: UiBatcher[tuple[int, float, Frame]] = UiBatcher(self._frames_in, 50, self)
         self.send.clicked.connect(self.start)
         self.cancel.clicked.connect(self.stop)
         QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.start)
+        QShortcut(QKeySequence("Ctrl+Enter"), self, activated=self.start)
         QShortcut(QKeySequence("Esc"), self, activated=self.stop)
-        self.frames.selectionModel().selectionChanged.connect(self._selected)
-        self.findings.clicked.connect(self._finding_clicked)
+        self.target.currentTextChanged.connect(self._target_changed)
+        self.refresh_models.clicked.connect(self.list_models)
+        self.keep.clicked.connect(self.keep_exchange)
+        self.forget.clicked.connect(self._forget_turn)
+        self.clear_turns.clicked.connect(self._clear_turns)
         self._task: asyncio.Future[ClientResult | None] | None = None
+        self._target_changed(self.target.currentText())
+        self._show_turns()
+
+    # -- the composition -------------------------------------------------------------------
 
     def composition(self) -> Composition:
         protocol = self.protocol.currentText()
-        url = (self.control.url or "") + BASE[protocol]
+        if self.target.currentText() == EMBEDDED:
+            url, key = (self.control.url or "") + BASE[protocol], self.control.key
+        else:
+            url, key = self.url.text(), self.key.text()
+        reasoning_text = self.reasoning.currentText()
+        reasoning: str | int | None = None
+        if reasoning_text != "default":
+            reasoning = int(reasoning_text) if reasoning_text.isdigit() else reasoning_text
+        temperature = self.temperature.value()
+        message = self.prompt.toPlainText()
         return Composition(
             url=url,
             protocol=protocol,
             model=self.model.currentText(),
-            key=self.control.key,
-            turns=[("user", self.prompt.toPlainText())],
+            key=key,
+            system=self.system.toPlainText(),
+            # After tool results the model answers them: no empty user message then.
+            turns=[*self.turns, Turn("user", message)]
+            if message.strip() or not self.turns
+            else list(self.turns),
             tools=self.tools.toPlainText() if self.use_tools.isChecked() else [],
-            params=Params(stream=self.stream.isChecked()),
+            params=Params(
+                stream=self.stream.isChecked(),
+                include_usage=self.include_usage.isChecked(),
+                max_tokens=self.max_tokens.value() or None,
+                temperature=None if temperature < 0 else round(temperature, 2),
+                reasoning=reasoning,
+            ),
         )
+
+    def state(self) -> dict[str, Any]:
+        """What the pane keeps across restarts: the request, never a key."""
+        return {
+            "target": self.target.currentText(),
+            "url": self.url.text(),
+            "protocol": self.protocol.currentText(),
+            "model": self.model.currentText(),
+            "system": self.system.toPlainText(),
+            "prompt": self.prompt.toPlainText(),
+            "tools": self.tools.toPlainText(),
+            "use_tools": self.use_tools.isChecked(),
+            "stream": self.stream.isChecked(),
+            "include_usage": self.include_usage.isChecked(),
+            "max_tokens": self.max_tokens.value(),
+            "temperature": self.temperature.value(),
+            "reasoning": self.reasoning.currentText(),
+            "turns": [
+                [t.role, t.text] for t in self.turns if t.role != "tool" and not t.tool_calls
+            ],
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Back to a :meth:`state` (unknown or ill-typed entries are skipped)."""
+
+        def get(name: str, kind: type) -> Any:
+            value = state.get(name)
+            if isinstance(value, bool) != (kind is bool):
+                return None
+            return value if isinstance(value, kind) else None
+
+        for combo, name in ((self.target, "target"), (self.protocol, "protocol")):
+            value = get(name, str)
+            if value is not None and combo.findText(value) >= 0:
+                combo.setCurrentText(value)
+        for name, setter in (
+            ("url", self.url.setText),
+            ("model", self.model.setCurrentText),
+            ("system", self.system.setPlainText),
+            ("prompt", self.prompt.setPlainText),
+            ("tools", self.tools.setPlainText),
+        ):
+            value = get(name, str)
+            if value is not None:
+                setter(value)
+        for name, box in (
+            ("use_tools", self.use_tools),
+            ("stream", self.stream),
+            ("include_usage", self.include_usage),
+        ):
+            value = get(name, bool)
+            if value is not None:
+                box.setChecked(value)
+        max_tokens = get("max_tokens", int)
+        if max_tokens is not None:
+            self.max_tokens.setValue(max_tokens)
+        temperature = state.get("temperature")
+        if isinstance(temperature, int | float) and not isinstance(temperature, bool):
+            self.temperature.setValue(float(temperature))
+        reasoning = get("reasoning", str)
+        if reasoning is not None and self.reasoning.findText(reasoning) >= 0:
+            self.reasoning.setCurrentText(reasoning)
+        turns = state.get("turns")
+        if isinstance(turns, list):
+            self.turns = [
+                Turn(role, text)
+                for role, text in (t for t in turns if isinstance(t, list) and len(t) == 2)
+                if role in ("user", "assistant") and isinstance(text, str)
+            ]
+            self._show_turns()
+
+    # -- sending ----------------------------------------------------------------------------
 
     def start(self) -> None:
         """Send (a new request each time: re-send is send again)."""
@@ -145,19 +328,29 @@ class ClientPane(QWidget):
             return
         try:
             composition = self.composition()
+            session = ClientSession(
+                composition, on_status=self.status.setText, **self.view.callbacks()
+            )
         except ValueError as exc:  # bad tool JSON, say: said where the user looks
             self.status.setText(str(exc))
             return
-        self.frames_model.clear()
-        self.findings_model.clear()
-        self.tool_tree.clear()
-        for text in (self.answer, self.timing, self.raw):
-            text.clear()
-        self.verdict.setText("")
-        self.session = ClientSession(
-            composition, on_frames=self.batcher.extend, on_status=self.status.setText
+        self._begin(session)
+
+    def replay(self, leg: Leg, request_body: dict[str, Any] | None = None) -> None:
+        """Show a captured leg here as if it had just been received (no network)."""
+        if self._task is not None and not self._task.done():
+            self.stop()
+        self._fill_from_body(leg.protocol, request_body)
+        session = replay_session(
+            leg, on_status=self.status.setText, request_body=request_body, **self.view.callbacks()
         )
-        self._task = asyncio.ensure_future(self._run(self.session))
+        self._begin(session)
+
+    def _begin(self, session: ClientSession) -> None:
+        self.result = None
+        self.session = session
+        self.view.begin(session)
+        self._task = asyncio.ensure_future(self._run(session))
 
     def stop(self) -> None:
         if self.session is not None:
@@ -165,87 +358,91 @@ class ClientPane(QWidget):
 
     async def _run(self, session: ClientSession) -> ClientResult | None:
         result = await session.run()
-        self.batcher.flush()
+        if session is not self.session:  # replaced by a newer one meanwhile
+            return result
+        self.view.finish(result)
         self.result = result
-        self._show_result(result)
         return result
 
-    # -- what the session reports ---------------------------------------------------------
+    def _fill_from_body(self, protocol: str, body: dict[str, Any] | None) -> None:
+        """The compose fields a replayed flow's request shows (protocol and model)."""
+        if self.protocol.findText(protocol) >= 0:
+            self.protocol.setCurrentText(protocol)
+        if body and isinstance(body.get("model"), str):
+            self.model.setCurrentText(body["model"])
+        if body and isinstance(body.get("stream"), bool):
+            self.stream.setChecked(body["stream"])
 
-    def _frames_in(self, batch: list[tuple[int, float, Frame]]) -> None:
-        self.frames_model.append_batch(batch)
-        self._show_meaning()
+    # -- models and conversation ------------------------------------------------------------
 
-    def _show_meaning(self) -> None:
-        session = self.session
-        if session is None:
-            return
-        response = session.response
-        parts = []
-        if response.choices:
-            choice = response.choice(0)
-            if choice.reasoning:
-                parts.append(f"[reasoning]\n{choice.reasoning}\n")
-            if choice.refusal:
-                parts.append(f"[refusal]\n{choice.refusal}\n")
-            parts.append(choice.text)
-        if response.error is not None:
-            parts.append(f"\n[error] {response.error.message}")
-        self.answer.setPlainText("".join(parts))
-        self.tool_tree.clear()
-        for entry in session.tools:
-            item = QTreeWidgetItem(
-                [
-                    f"#{entry.index} {entry.name} ({entry.id})",
-                    entry.arguments,
-                    "yes" if entry.parsed else "not yet",
-                ]
-            )
-            for fragment in entry.fragments:
-                QTreeWidgetItem(
-                    item, [f"frame {fragment.frame} +{fragment.t_ms:.1f} ms", fragment.text, ""]
-                )
-            if entry.parsed:
-                QTreeWidgetItem(item, ["parsed", json.dumps(entry.value, ensure_ascii=False), ""])
-            self.tool_tree.addTopLevelItem(item)
-
-    def _show_result(self, result: ClientResult) -> None:
-        self._show_meaning()
-        self.timing.setPlainText(json.dumps(result.timing.to_json(), indent=2))
-        report = result.lint
-        if report is None:
-            self.verdict.setText("Nothing to lint (a whole body, or no answer).")
-            return
-        self.findings_model.set_report(report)
-        self.frames_model.set_findings(frame_severities(report))
-        verdicts = [report.verdict(p.id) for p in report.profiles]
-        broken = [v for v in verdicts if v is not None]
-        self.verdict.setText("\n".join(broken) if broken else "No client is known to break on it.")
-
-    def _selected(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
-        rows = selected.indexes()
-        if not rows:
-            return
-        frame = self.frames_model.frame_at(rows[0].row())
-        text = frame.raw.decode("utf-8", errors="replace")
+    def list_models(self) -> None:
         try:
-            pretty = json.dumps(json.loads(frame.data or ""), indent=2, ensure_ascii=False)
-        except ValueError:
-            pretty = ""
-        self.raw.setPlainText(text + ("\n" + pretty if pretty else ""))
-
-    def _finding_clicked(self) -> None:
-        rows = self.findings.selectionModel().selectedRows() or self.findings.selectedIndexes()
-        if not rows:
+            composition = self.composition()
+        except ValueError as exc:
+            self.status.setText(str(exc))
             return
-        frame = self.findings_model.frame_of(rows[0].row())
-        row = self.frames_model.row_of(frame) if frame is not None else None
-        if row is not None:
-            self.frames.selectRow(row)
+        asyncio.ensure_future(self._list_models(composition))
+
+    async def _list_models(self, composition: Composition) -> None:
+        self.status.setText("listing models…")
+        try:
+            ids = await fetch_models(composition)
+        except ValueError as exc:
+            self.status.setText(str(exc))
+            return
+        current = self.model.currentText()
+        self.model.clear()
+        self.model.addItems(ids)
+        self.model.setCurrentText(current if current else (ids[0] if ids else ""))
+        self.status.setText(f"{len(ids)} models")
+
+    def keep_exchange(self) -> None:
+        """The message and its answer join the conversation (tool calls get a result
+        each, :data:`TOOL_RESULT`, to edit in a follow-up)."""
+        session, result = self.session, self.result
+        if session is None or result is None or result.response is None:
+            self.status.setText("Nothing to add: send a message first.")
+            return
+        composition = session.composition
+        if composition is None:
+            composition = self.composition()
+        calls = result.response.choices[0].tool_calls if result.response.choices else []
+        follow = with_tool_results(
+            composition, result.response, {call.id: TOOL_RESULT for call in calls}
+        )
+        self.turns = [t if isinstance(t, Turn) else Turn(t[0], t[1]) for t in follow.turns]  # type: ignore[arg-type]
+        self.prompt.setPlainText("")
+        self._show_turns()
+        self.compose_tabs.setCurrentIndex(1)
+
+    def _forget_turn(self) -> None:
+        if self.turns:
+            self.turns.pop()
+            self._show_turns()
+
+    def _clear_turns(self) -> None:
+        self.turns = []
+        self._show_turns()
+
+    def _show_turns(self) -> None:
+        self.conversation.clear()
+        for turn in self.turns:
+            text = turn.text
+            if turn.tool_calls:
+                text += "".join(f"\n→ {c.name}({c.arguments})" for c in turn.tool_calls)
+            if turn.tool_results:
+                text += "\n".join(f"← {r.call_id}: {r.text}" for r in turn.tool_results)
+            QTreeWidgetItem(self.conversation, [turn.role, text.strip()])
+        self.compose_tabs.setTabText(1, f"Conversation ({len(self.turns)})")
+
+    def _target_changed(self, target: str) -> None:
+        other = target == OTHER
+        self.url.setEnabled(other)
+        self.key.setEnabled(other)
 
     def close_pane(self) -> None:
         self.stop()
-        self.batcher.stop()
+        self.view.stop()
 
 
 __all__ = ["ClientPane"]

@@ -10,9 +10,12 @@ signals are connected to plain methods that schedule it.
 from __future__ import annotations
 
 import asyncio
+import json
+from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -23,10 +26,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from streamscope.config import mask
+from streamscope.capture.flow import Leg
+from streamscope.config import default_data_dir, mask
 from streamscope.gui.client_pane import ClientPane
+from streamscope.gui.connect_dialog import ConnectDialog
 from streamscope.gui.pool_panel import PoolPanel
 from streamscope.gui.proxy_control import ProxyControl
+from streamscope.gui.settings import SettingsDialog
+from streamscope.gui.theme import MODES, Mode, Theme
 from streamscope.gui.traffic import TrafficView
 
 
@@ -89,12 +96,23 @@ class ProxyBar(QWidget):
         asyncio.ensure_future(self.control.start(self.port.value()))
 
 
+def settings_file() -> Path:
+    """Where the window keeps its state (geometry, splitters, last request, theme): a
+    file in the data dir, so a test or a second profile never reads the user's own."""
+    return default_data_dir() / "window.ini"
+
+
 class MainWindow(QMainWindow):
-    def __init__(self, control: ProxyControl) -> None:
+    def __init__(
+        self, control: ProxyControl, theme: Theme | None = None, state_file: Path | None = None
+    ) -> None:
+        """``state_file``: where the window's state is kept (default :func:`settings_file`)."""
         super().__init__()
         self.control = control
+        self.theme = theme
+        self.state_file = state_file or settings_file()
         self.setWindowTitle("StreamScope")
-        self.resize(1280, 820)
+        self.resize(1360, 860)
         self.tabs = QTabWidget()
         self.setCentralWidget(self.tabs)
         self.client = ClientPane(control)
@@ -103,9 +121,109 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.client, "Client")
         self.tabs.addTab(self.traffic, "Traffic")
         self.tabs.addTab(self.pool, "Account pool")
+        self.traffic.replay_requested.connect(self.replay_into_client)
+        control.replaced.connect(self._app_replaced)
         self.proxy_bar = ProxyBar(control)
         self.statusBar().addPermanentWidget(self.proxy_bar, 1)
+        self._menus()
         self._closed: asyncio.Future[None] | None = None
+        self.restore_state()
+
+    def _menus(self) -> None:
+        file = self.menuBar().addMenu("&File")
+        self.settings_action = QAction("&Settings…", self, shortcut=QKeySequence("Ctrl+,"))
+        self.settings_action.triggered.connect(self.open_settings)
+        self.connect_action = QAction("&Connect Cherry Studio…", self)
+        self.connect_action.triggered.connect(self.open_connect)
+        file.addAction(self.settings_action)
+        file.addAction(self.connect_action)
+        file.addSeparator()
+        self.quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
+        self.quit_action.triggered.connect(self.close)
+        file.addAction(self.quit_action)
+        view = self.menuBar().addMenu("&View")
+        self.theme_actions = QActionGroup(self)
+        for mode in MODES:
+            action = QAction(f"{mode.capitalize()} theme", self, checkable=True)
+            action.setData(mode)
+            action.setChecked(self.theme is not None and self.theme.mode == mode)
+            action.triggered.connect(lambda _=False, m=mode: self.set_theme(m))
+            self.theme_actions.addAction(action)
+            view.addAction(action)
+        self.theme_actions.setEnabled(self.theme is not None)
+
+    def open_settings(self) -> SettingsDialog:
+        dialog = SettingsDialog(self.control, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()  # never exec(): the qasync loop keeps running
+        return dialog
+
+    def open_connect(self) -> ConnectDialog:
+        dialog = ConnectDialog(self.control, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    def _app_replaced(self) -> None:
+        """The proxy was rebuilt on new settings: the panes follow the new app."""
+        self.pool.follow(self.control.app.pool)
+        asyncio.ensure_future(self.traffic.follow(self.control.app.flows))
+
+    def replay_into_client(self, leg: Leg, request_body: dict[str, Any] | None) -> None:
+        """A captured leg, replayed in the client pane (shown at once)."""
+        self.tabs.setCurrentWidget(self.client)
+        self.client.replay(leg, request_body)
+
+    def set_theme(self, mode: Mode) -> None:
+        if self.theme is not None:
+            self.theme.apply(mode)
+        for action in self.theme_actions.actions():
+            action.setChecked(action.data() == mode)
+
+    # -- state across restarts ---------------------------------------------------------
+
+    def _settings(self) -> QSettings:
+        return QSettings(str(self.state_file), QSettings.Format.IniFormat)
+
+    def save_state(self) -> None:
+        s = self._settings()
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/tab", self.tabs.currentIndex())
+        s.setValue("client/splitter", self.client.splitter.saveState())
+        s.setValue("client/leg", self.client.view.splitter.saveState())
+        s.setValue("client/request", json.dumps(self.client.state()))
+        if self.theme is not None:
+            s.setValue("window/theme", self.theme.mode)
+        s.sync()
+
+    def restore_state(self) -> None:
+        s = self._settings()
+        geometry = s.value("window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        tab = s.value("window/tab")
+        if tab is not None and str(tab).isdigit():
+            self.tabs.setCurrentIndex(int(str(tab)))
+        for key, splitter in (
+            ("client/splitter", self.client.splitter),
+            ("client/leg", self.client.view.splitter),
+        ):
+            value = s.value(key)
+            if isinstance(value, QByteArray) and not value.isEmpty():
+                splitter.restoreState(value)
+        request = s.value("client/request")
+        if isinstance(request, str):
+            try:
+                state = json.loads(request)
+            except ValueError:
+                state = None
+            if isinstance(state, dict):
+                self.client.restore(state)
+        theme = s.value("window/theme")
+        if self.theme is not None and theme in MODES:
+            self.set_theme(theme)
+
+    # -- life --------------------------------------------------------------------------
 
     async def run(self) -> None:
         """Start the proxy, show the window, and return when it is closed."""
@@ -121,8 +239,9 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
         if self._closed is not None and not self._closed.done():
+            self.save_state()
             self._closed.set_result(None)
         super().closeEvent(event)
 
 
-__all__ = ["MainWindow", "ProxyBar"]
+__all__ = ["MainWindow", "ProxyBar", "settings_file"]

@@ -1,0 +1,451 @@
+"""One leg of an exchange, as the user reads it: raw frames beside what they mean.
+
+Left, the frames as they arrive (a batched table; the selected frame's exact bytes and
+its JSON below). Right, tabs: the assembled answer (reasoning, collapsible; text;
+refusal), the tool calls as they are reassembled, the timing (figures and a chart) and
+the lint findings; the verdict sits above the tabs, where it is seen.
+
+Selecting a frame highlights the characters it wrote in the answer; clicking in the
+answer selects the frame that wrote the character under the cursor; clicking a finding
+selects its frame. Everything shown comes from the core's
+:class:`~streamscope.client.ClientSession` (live or a replay of a captured leg): the
+view only draws it, in batches — the answer and the tool tree grow by what each batch
+added, never rebuilt per frame.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
+from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QTextEdit,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from streamscope.client import ClientResult, ClientSession
+from streamscope.client.parts import Part
+from streamscope.client.tools import Key, ToolCallEntry
+from streamscope.gui.models.batcher import UiBatcher
+from streamscope.gui.models.findings import FindingsModel, frame_severities
+from streamscope.gui.models.frames import FramesModel
+from streamscope.gui.timing_chart import TimingChart
+from streamscope.lint.report import LintReport
+from streamscope.timing import LegTiming
+from streamscope.wire.frame import Frame
+
+FrameItem = tuple[int, float, Frame]
+
+TIMING_LINES = (
+    ("headers_ms", "Headers"),
+    ("first_byte_ms", "First byte"),
+    ("first_data_ms", "First data frame"),
+    ("first_reasoning_ms", "First reasoning token"),
+    ("first_content_ms", "First content token (TTFT)"),
+    ("first_tool_call_ms", "First tool call"),
+    ("total_ms", "Total"),
+)
+
+
+def monospace(widget: QPlainTextEdit) -> QPlainTextEdit:
+    widget.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    widget.setReadOnly(True)
+    return widget
+
+
+def _utf16(text: str, offset: int) -> int:
+    """A Python offset in ``text`` as Qt counts it (UTF-16 code units)."""
+    return len(text[:offset].encode("utf-16-le")) // 2
+
+
+def _from_utf16(text: str, position: int) -> int:
+    """A Qt position in ``text`` as a Python offset."""
+    return len(text.encode("utf-16-le")[: position * 2].decode("utf-16-le", errors="ignore"))
+
+
+def timing_text(timing: LegTiming) -> str:
+    """The leg's figures, one per line, for reading (not parsing)."""
+
+    def ms(value: float | None) -> str:
+        return "—" if value is None else f"{value:,.1f} ms"
+
+    lines = [f"{label:<28}{ms(getattr(timing, key))}" for key, label in TIMING_LINES]
+    tokens = "—" if timing.output_tokens is None else str(timing.output_tokens)
+    if timing.output_tokens is not None and timing.tokens_estimated:
+        tokens += " (estimated from deltas)"
+    rate = "—" if timing.tokens_per_second is None else f"{timing.tokens_per_second:.1f}"
+    lines += [
+        f"{'Output tokens':<28}{tokens}",
+        f"{'Tokens/s':<28}{rate}",
+        f"{'Frames':<28}{timing.frames}",
+        f"{'Gaps p50 / p90 / max':<28}{ms(timing.gap_p50_ms)} / {ms(timing.gap_p90_ms)}"
+        f" / {ms(timing.gap_max_ms)}",
+        f"{'Longest silence':<28}{ms(timing.longest_silence_ms)}"
+        + (
+            f" (before frame {timing.longest_silence_frame})"
+            if timing.longest_silence_frame is not None
+            else ""
+        ),
+        f"{'Keepalives seen':<28}{timing.keepalives}",
+    ]
+    return "\n".join(lines)
+
+
+class LegView(QWidget):
+    """Frames, answer, tool calls, timing and lint of one leg (see the module docstring).
+
+    Feed it a session: ``view.begin(session)`` before the session runs, with the
+    session built with ``**view.callbacks()``; ``view.finish(result)`` when it ends."""
+
+    def __init__(self, title: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session: ClientSession | None = None
+        self.title = QLabel(title)
+        self.title.setVisible(bool(title))
+        # -- frames
+        self.frames_model = FramesModel(self)
+        self.frames = QTableView()
+        self.frames.setModel(self.frames_model)
+        self.frames.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.frames.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.frames.verticalHeader().setVisible(False)
+        self.frames.verticalHeader().setDefaultSectionSize(20)
+        self.frames.horizontalHeader().setStretchLastSection(True)
+        for column, width in enumerate((48, 72, 64, 200, 56, 360)):
+            self.frames.setColumnWidth(column, width)
+        self.raw = monospace(QPlainTextEdit())
+        self.raw.setPlaceholderText("Select a frame to see its exact bytes and its JSON.")
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.frames)
+        left.addWidget(self.raw)
+        left.setSizes([500, 200])
+        # -- the answer
+        self.reasoning_toggle = QToolButton()
+        self.reasoning_toggle.setCheckable(True)
+        self.reasoning_toggle.setChecked(True)
+        self.reasoning_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.reasoning_toggle.setArrowType(Qt.ArrowType.DownArrow)
+        self.reasoning_toggle.setText("Reasoning")
+        self.reasoning = monospace(QPlainTextEdit())
+        self.answer = monospace(QPlainTextEdit())
+        self.answer.setPlaceholderText("The assembled answer appears here as it streams.")
+        self.refusal_label = QLabel("Refusal")
+        self.refusal = monospace(QPlainTextEdit())
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #d04040")
+        answer_page = QWidget()
+        answer_layout = QVBoxLayout(answer_page)
+        answer_layout.addWidget(self.reasoning_toggle)
+        answer_layout.addWidget(self.reasoning, 1)
+        answer_layout.addWidget(self.answer, 3)
+        answer_layout.addWidget(self.refusal_label)
+        answer_layout.addWidget(self.refusal, 1)
+        answer_layout.addWidget(self.error)
+        self._texts: dict[Part, QPlainTextEdit] = {
+            "reasoning": self.reasoning,
+            "text": self.answer,
+            "refusal": self.refusal,
+        }
+        # -- tool calls
+        self.tool_tree = QTreeWidget()
+        self.tool_tree.setHeaderLabels(["call", "arguments so far", "parses as JSON"])
+        self.tool_tree.setColumnWidth(0, 240)
+        self.tool_tree.setColumnWidth(1, 420)
+        # -- timing
+        self.timing = monospace(QPlainTextEdit())
+        self.timing.setMaximumHeight(230)
+        self.chart = TimingChart()
+        timing_page = QWidget()
+        timing_layout = QVBoxLayout(timing_page)
+        timing_layout.addWidget(self.timing)
+        timing_layout.addWidget(self.chart, 1)
+        # -- lint
+        self.findings_model = FindingsModel()
+        self.findings = QTableView()
+        self.findings.setModel(self.findings_model)
+        self.findings.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.findings.setWordWrap(True)
+        self.findings.verticalHeader().setVisible(False)
+        self.findings.horizontalHeader().setStretchLastSection(True)
+        self.verdict = QLabel("")
+        self.verdict.setWordWrap(True)
+        self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(answer_page, "Answer")
+        self.tabs.addTab(self.tool_tree, "Tool calls")
+        self.tabs.addTab(timing_page, "Timing")
+        self.tabs.addTab(self.findings, "Lint")
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.verdict)
+        right_layout.addWidget(self.tabs, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setSizes([620, 560])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.splitter, 1)
+        # -- behaviour
+        self.batcher: UiBatcher[FrameItem] = UiBatcher(self._frames_in, 50, self)
+        self._shown: dict[Part, int] = {}
+        self._tool_items: dict[Key, tuple[QTreeWidgetItem, int]] = {}
+        self._changed_tools: dict[Key, None] = {}
+        self._selecting = False
+        self.reasoning_toggle.toggled.connect(self._fold_reasoning)
+        self.frames.selectionModel().selectionChanged.connect(self._frame_selected)
+        self.findings.clicked.connect(self._finding_clicked)
+        for part, text in self._texts.items():
+            text.cursorPositionChanged.connect(lambda p=part: self._text_clicked(p))
+        self.clear()
+
+    # -- feeding -----------------------------------------------------------------------
+
+    def callbacks(self) -> dict[str, Any]:
+        """The callbacks to build the session with."""
+        return {"on_frames": self.batcher.extend, "on_tools": self._tools_changed}
+
+    def begin(self, session: ClientSession) -> None:
+        self.clear()
+        self.session = session
+
+    def clear(self) -> None:
+        self.session = None
+        self.frames_model.clear()
+        self.findings_model.clear()
+        self.tool_tree.clear()
+        self._tool_items.clear()
+        self._changed_tools.clear()
+        for text in (self.timing, self.raw, *self._texts.values()):
+            text.clear()
+        self._shown = dict.fromkeys(self._texts, 0)
+        self.error.setText("")
+        self.error.setVisible(False)
+        self.verdict.setText("")
+        self.chart.set_series(None)
+        self._show_parts_visibility()
+
+    def finish(self, result: ClientResult) -> None:
+        """The session ended: the rest of its frames, then timing and lint."""
+        self.batcher.flush()
+        self._show_meaning()
+        session = self.session
+        self.timing.setPlainText(timing_text(result.timing))
+        self.chart.set_series(result.series)  # read with the timing, off the GUI thread
+        error = result.error or (
+            session.response.error.message
+            if session is not None and session.response.error is not None
+            else None
+        )
+        if error:
+            self.error.setText(f"Error: {error}")
+            self.error.setVisible(True)
+        self.show_lint(result.lint)
+
+    def show_lint(self, report: LintReport | None) -> None:
+        if report is None:
+            self.verdict.setText("Nothing to lint (a whole body, or no answer).")
+            return
+        self.findings_model.set_report(report)
+        self.frames_model.set_findings(frame_severities(report))
+        verdicts = [report.verdict(p.id) for p in report.profiles]
+        broken = [v for v in verdicts if v is not None]
+        self.verdict.setText("\n".join(broken) if broken else "No client is known to break on it.")
+        self.verdict.setStyleSheet("color: #d04040; font-weight: bold" if broken else "")
+        if broken:
+            self.tabs.setTabText(3, f"Lint ({self.findings_model.rowCount()})")
+        else:
+            self.tabs.setTabText(3, "Lint")
+
+    def stop(self) -> None:
+        self.batcher.stop()
+
+    # -- what the session reports --------------------------------------------------------
+
+    def _tools_changed(self, keys: list[Key]) -> None:
+        self._changed_tools.update(dict.fromkeys(keys))
+
+    def _frames_in(self, batch: list[FrameItem]) -> None:
+        self.frames_model.append_batch(batch)
+        self._show_meaning()
+
+    def _show_meaning(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        parts = session.parts
+        for part, widget in self._texts.items():
+            shown = self._shown[part]
+            if parts.length(part) > shown:
+                text = parts.text(part)
+                cursor = QTextCursor(widget.document())
+                cursor.movePosition(QTextCursor.MoveOperation.End)
+                cursor.insertText(text[shown:])
+                self._shown[part] = len(text)
+        self._show_parts_visibility()
+        if self._changed_tools:
+            keys, self._changed_tools = list(self._changed_tools), {}
+            for key in keys:
+                entry = session.tools.get(key)
+                if entry is not None:
+                    self._show_tool(entry)
+
+    def _show_parts_visibility(self) -> None:
+        has_reasoning = self._shown.get("reasoning", 0) > 0
+        self.reasoning_toggle.setVisible(has_reasoning)
+        self.reasoning.setVisible(has_reasoning and self.reasoning_toggle.isChecked())
+        has_refusal = self._shown.get("refusal", 0) > 0
+        self.refusal_label.setVisible(has_refusal)
+        self.refusal.setVisible(has_refusal)
+
+    def _fold_reasoning(self, open_: bool) -> None:
+        self.reasoning_toggle.setArrowType(
+            Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow
+        )
+        self._show_parts_visibility()
+
+    def _show_tool(self, entry: ToolCallEntry) -> None:
+        known = self._tool_items.get(entry.key)
+        if known is None:
+            item = QTreeWidgetItem()
+            self.tool_tree.addTopLevelItem(item)
+            item.setExpanded(True)
+            shown = 0
+        else:
+            item, shown = known
+            # the parsed tree (last child) is rebuilt; fragments only grow
+            if item.childCount() > shown:
+                item.takeChild(item.childCount() - 1)
+        item.setText(0, f"#{entry.index} {entry.name or '(no name)'}  {entry.id or '(no id)'}")
+        item.setText(1, entry.arguments)
+        item.setText(2, "yes" if entry.parsed else "not yet")
+        for fragment in entry.fragments[shown:]:
+            QTreeWidgetItem(
+                item, [f"frame {fragment.frame}  +{fragment.t_ms:.1f} ms", fragment.text, ""]
+            )
+        if entry.parsed:
+            parsed = QTreeWidgetItem(item, ["parsed", "", ""])
+            _json_tree(parsed, entry.value)
+            parsed.setExpanded(True)
+        self._tool_items[entry.key] = (item, len(entry.fragments))
+
+    # -- selection, both ways ----------------------------------------------------------------
+
+    def select_frame(self, frame: int) -> None:
+        row = self.frames_model.row_of(frame)
+        if row is not None:
+            self.frames.selectRow(row)
+            self.frames.scrollTo(self.frames_model.index(row, 0))
+
+    def _frame_selected(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        rows = selected.indexes()
+        if not rows:
+            return
+        frame = self.frames_model.frame_at(rows[0].row())
+        text = frame.raw.decode("utf-8", errors="replace")
+        try:
+            pretty = json.dumps(json.loads(frame.data or ""), indent=2, ensure_ascii=False)
+        except ValueError:
+            pretty = ""
+        self.raw.setPlainText(text + ("\n" + pretty if pretty else ""))
+        if not self._selecting:
+            self._highlight(self.frames_model.frame_index_at(rows[0].row()))
+
+    def _highlight(self, frame: int | None) -> None:
+        """Mark what ``frame`` wrote in the answer (and show it)."""
+        spans = self.session.parts.spans_of(frame) if self.session and frame is not None else []
+        color = QColor(255, 200, 0, 110)
+        for part, widget in self._texts.items():
+            selections = []
+            text = widget.toPlainText()
+            for span_part, start, end in spans:
+                if span_part != part:
+                    continue
+                sel = QTextEdit.ExtraSelection()
+                fmt = QTextCharFormat()
+                fmt.setBackground(color)
+                sel.format = fmt  # type: ignore[attr-defined]
+                cursor = QTextCursor(widget.document())
+                cursor.setPosition(_utf16(text, start))
+                cursor.setPosition(_utf16(text, end), QTextCursor.MoveMode.KeepAnchor)
+                sel.cursor = cursor  # type: ignore[attr-defined]
+                selections.append(sel)
+            widget.setExtraSelections(selections)
+            if selections:
+                self._selecting = True
+                try:
+                    visible = QTextCursor(selections[0].cursor)  # type: ignore[attr-defined]
+                    visible.clearSelection()
+                    widget.setTextCursor(visible)
+                    widget.ensureCursorVisible()
+                finally:
+                    self._selecting = False
+
+    def _text_clicked(self, part: Part) -> None:
+        if self._selecting or self.session is None:
+            return
+        widget = self._texts[part]
+        position = _from_utf16(widget.toPlainText(), widget.textCursor().position())
+        frame = self.session.parts.frame_at(part, position)
+        if frame is None and position > 0:  # the cursor sits after the last character
+            frame = self.session.parts.frame_at(part, position - 1)
+        row = self.frames_model.row_of(frame) if frame is not None else None
+        if row is None:
+            return
+        self._selecting = True
+        try:
+            self.frames.selectionModel().select(
+                self.frames_model.index(row, 0),
+                QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows,
+            )
+            self.frames.scrollTo(self.frames_model.index(row, 0))
+        finally:
+            self._selecting = False
+        self._highlight(frame)
+
+    def _finding_clicked(self) -> None:
+        rows = self.findings.selectionModel().selectedRows() or self.findings.selectedIndexes()
+        if not rows:
+            return
+        frame = self.findings_model.frame_of(rows[0].row())
+        if frame is not None:
+            self.select_frame(frame)
+
+
+def _json_tree(parent: QTreeWidgetItem, value: Any) -> None:
+    """``value`` (parsed JSON) as child items of ``parent``."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            _json_child(parent, str(key), child)
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            _json_child(parent, f"[{i}]", child)
+    else:
+        parent.setText(1, json.dumps(value, ensure_ascii=False))
+
+
+def _json_child(parent: QTreeWidgetItem, name: str, value: Any) -> None:
+    item = QTreeWidgetItem(parent, [name, "", ""])
+    if isinstance(value, dict | list):
+        _json_tree(item, value)
+        item.setExpanded(True)
+    else:
+        item.setText(1, json.dumps(value, ensure_ascii=False))
+
+
+__all__ = ["LegView", "monospace", "timing_text"]

@@ -1,0 +1,180 @@
+"""Regenerate the README's screenshots from the real window.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python screenshots/regenerate.py
+
+It opens the main window on a throwaway data dir with the default configuration (the
+demo backend, a healthy and an exhausted account), uses it as a user would — sends
+requests from the client pane, makes a request with the official ``openai`` SDK through
+the proxy, opens the flow, replays a deliberately broken recording — and saves a PNG of
+each view with ``QWidget.grab()``. The local key is generated for the run and only its
+last 4 characters ever appear on screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["STREAMSCOPE_DATA_DIR"] = tempfile.mkdtemp(prefix="streamscope-shots-")
+
+import openai  # noqa: E402
+from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+
+from streamscope.capture.flow import CapturedFrame, Leg  # noqa: E402
+from streamscope.config import Config, generate_local_key  # noqa: E402
+from streamscope.gui.connect_dialog import ConnectDialog  # noqa: E402
+from streamscope.gui.event_loop import QtEventLoop  # noqa: E402
+from streamscope.gui.proxy_control import ProxyControl  # noqa: E402
+from streamscope.gui.settings import SettingsDialog  # noqa: E402
+from streamscope.gui.theme import Theme  # noqa: E402
+from streamscope.gui.window import MainWindow  # noqa: E402
+from streamscope.recording import read_recording  # noqa: E402
+from streamscope.resources import resource_path  # noqa: E402
+
+OUT = Path(__file__).resolve().parent
+SIZE = (1440, 900)
+
+
+async def until(condition: Callable[[], bool], seconds: float = 30.0) -> None:
+    async with asyncio.timeout(seconds):
+        while not condition():  # noqa: ASYNC110 - Qt state, no event to await
+            await asyncio.sleep(0.02)
+
+
+async def save(widget: QWidget, name: str) -> None:
+    # Let the loop run layouts and paints (never processEvents() inside a task: it
+    # would run other tasks re-entrantly).
+    await asyncio.sleep(0.2)
+    path = OUT / f"{name}.png"
+    widget.grab().save(str(path))
+    print(f"wrote {path.relative_to(OUT.parent)}")
+
+
+def broken_leg(name: str) -> Leg:
+    """A shipped broken recording as a captured leg (frames 20 ms apart)."""
+    rec = read_recording(resource_path(f"replay/broken/{name}.sse").read_bytes())
+    frames = [CapturedFrame(f.raw, 5_000_000 + 20_000_000 * i) for i, f in enumerate(rec.frames)]
+    sse = [("content-type", "text/event-stream")]
+    return Leg(rec.protocol, 200, sse, sent_ns=0, headers_ns=4_000_000, frames=frames)
+
+
+async def shoot(window: MainWindow, theme: Theme) -> None:
+    await until(window.isVisible)
+    await until(lambda: window.control.running)
+    pane = window.client
+
+    async def send(protocol: str, model: str, prompt: str, tools: bool = False) -> None:
+        pane.protocol.setCurrentText(protocol)
+        pane.model.setCurrentText(model)
+        pane.prompt.setPlainText(prompt)
+        pane.use_tools.setChecked(tools)
+        pane.send.click()
+        await until(lambda: pane.result is not None and pane.session is not None)
+        await until(lambda: pane.session is not None and pane.session.done)
+
+    # The client pane: a reasoning answer, one frame selected and its part highlighted.
+    await send("anthropic", "demo-reasoning", "Why is the sky blue? Keep it short.")
+    parts = pane.session.parts if pane.session else None
+    if parts is not None:
+        middle = parts.frame_at("text", parts.length("text") // 2)
+        if middle is not None:
+            pane.view.select_frame(middle)
+    await save(window, "client-pane")
+    # Tool calls reassembled, fragment by fragment.
+    await send("openai-chat", "demo-tools", "Weather in Lyon and Paris?", tools=True)
+    pane.view.tabs.setCurrentIndex(1)
+    pane.view.tool_tree.expandAll()
+    await save(window, "tool-calls")
+    # Timing: a long answer at the demo's steady pace.
+    await send("responses", "demo-long", "Tell me a long story.")
+    pane.view.tabs.setCurrentIndex(2)
+    await save(window, "timing")
+    # A broken stream replayed into the pane: findings, who breaks, the verdict.
+    pane.replay(broken_leg("responses-no-item-id"), {"model": "gpt-4o", "stream": True})
+    await until(lambda: pane.result is not None)
+    pane.view.tabs.setCurrentIndex(3)
+    findings = pane.view.findings_model
+    if findings.rowCount():
+        pane.view.findings.selectRow(0)
+        pane.view.findings.clicked.emit(findings.index(0, 0))
+    await save(window, "lint")
+    # Traffic: flows made by the official openai SDK, one retried on the second account.
+    url = (window.control.url or "") + "/v1"
+
+    def ask(prompt: str) -> None:
+        with (
+            openai.OpenAI(base_url=url, api_key=window.control.key, max_retries=0) as client,
+            client.chat.completions.stream(
+                model="demo-chat", messages=[{"role": "user", "content": prompt}]
+            ) as stream,
+        ):
+            stream.get_final_completion()
+
+    for prompt in ("Hello from the openai SDK", "And again"):
+        await asyncio.to_thread(ask, prompt)
+    traffic = window.traffic
+    window.tabs.setCurrentWidget(traffic)
+    await until(lambda: traffic.model.rowCount() >= 2)
+    await asyncio.sleep(0.5)  # verdicts are read in a worker thread
+    await save(window, "traffic")
+    detail = traffic.open_flow(traffic.model.summary_at(0)["id"])
+    if detail.task is not None:
+        await detail.task
+    await save(window, "flow-detail")
+    # The account pool after the exhausted account's 429.
+    window.tabs.setCurrentWidget(window.pool)
+    await save(window, "account-pool")
+    # Settings and the Cherry Studio helper.
+    settings = SettingsDialog(window.control, window)
+    settings.resize(900, 620)
+    settings.show()
+    await save(settings, "settings")
+    settings.close()
+    connect = ConnectDialog(window.control, window)
+    connect.show()
+    await save(connect, "connect-cherry-studio")
+    connect.close()
+    # The client pane in the dark theme.
+    theme.apply("dark")
+    window.tabs.setCurrentWidget(pane)
+    pane.view.tabs.setCurrentIndex(0)
+    await send("openai-chat", "demo-chat", "Hello in the dark")
+    await save(window, "client-pane-dark")
+    theme.apply("light")
+    window.close()
+
+
+def main() -> int:
+    app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(app, QApplication)
+    app.setQuitOnLastWindowClosed(False)
+    loop = QtEventLoop(app)
+    asyncio.set_event_loop(loop)
+    config = Config.model_validate({"proxy": {"port": 0, "api_keys": [generate_local_key()]}})
+    config.upstreams = []  # the default: the demo backend
+    theme = Theme(app, "light")
+    control = ProxyControl(config)
+    data = Path(os.environ["STREAMSCOPE_DATA_DIR"])
+    window = MainWindow(control, theme=theme, state_file=data / "window.ini")
+    window.resize(*SIZE)
+
+    async def run() -> None:
+        running = asyncio.ensure_future(window.run())
+        try:
+            await shoot(window, theme)
+        finally:
+            window.close()
+            await running
+
+    with loop:
+        loop.run_until_complete(run())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
