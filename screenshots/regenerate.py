@@ -95,7 +95,9 @@ async def shoot(window: MainWindow, theme: Theme) -> None:
     pane.view.tabs.setCurrentIndex(2)
     await save(window, "timing")
     # A broken stream replayed into the pane: findings, who breaks, the verdict.
-    pane.replay(broken_leg("responses-no-item-id"), {"model": "gpt-4o", "stream": True})
+    pane.replay(
+        broken_leg("responses-no-item-id"), {"model": "gpt-4o", "input": "Hi", "stream": True}
+    )
     await until(lambda: pane.result is not None)
     pane.view.tabs.setCurrentIndex(3)
     findings = pane.view.findings_model

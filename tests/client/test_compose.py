@@ -20,10 +20,12 @@ from streamscope.client import (
     body,
     headers,
     parse_tools,
+    sdk_base_url,
     target_url,
     to_request,
     with_tool_results,
 )
+from streamscope.client.compose import endpoint
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.model.request import Message, Request, TextPart, ToolCallPart, ToolResultPart
 from streamscope.model.response import Choice, Response, TextOut, ToolCallOut
@@ -265,3 +267,19 @@ def test_a_tool_loop_continues_with_the_answer_and_the_results() -> None:
         ),
         ("tool", [("result", "call_7", "rainy", False)]),
     ]
+
+
+@pytest.mark.parametrize(
+    ("protocol", "base", "path"),
+    [
+        ("openai-chat", "http://h:1/v1", "/v1/chat/completions"),
+        ("responses", "http://h:1/v1", "/v1/responses"),
+        ("anthropic", "http://h:1", "/v1/messages"),
+        ("lmstudio", "http://h:1", "/api/v1/chat"),
+    ],
+)
+def test_the_sdk_base_url_of_a_server_leads_to_its_endpoint(
+    protocol: str, base: str, path: str
+) -> None:
+    assert sdk_base_url("http://h:1/", protocol) == base
+    assert endpoint(sdk_base_url("http://h:1", protocol), protocol) == "http://h:1" + path

@@ -309,6 +309,15 @@ PATHS = {
 }
 
 
+def sdk_base_url(root: str, protocol: str) -> str:
+    """The base URL a protocol's SDKs take for a server at ``root``: OpenAI Chat and
+    Responses with ``/v1`` (the SDKs append ``/chat/completions``, ``/responses``),
+    Anthropic and LM Studio at the root (their paths start with ``/v1``, ``/api``)."""
+    root = root.rstrip("/")
+    rooted = PATHS[check_protocol(protocol)].startswith(("/v1/", "/api/"))
+    return root if rooted else root + "/v1"
+
+
 def endpoint(url: str, protocol: str) -> str:
     """A base URL (OpenAI Chat and Responses with ``/v1``, Anthropic and LM Studio at the
     server root) made the protocol's endpoint; one that already ends with it as it is."""
@@ -374,6 +383,7 @@ __all__ = [
     "body",
     "check_protocol",
     "check_tools",
+    "sdk_base_url",
     "headers",
     "parse_tools",
     "target_url",

@@ -46,15 +46,14 @@ from streamscope.client import (
     Params,
     Turn,
     replay_session,
+    sdk_base_url,
     with_tool_results,
 )
 from streamscope.client.models import fetch_models
-from streamscope.codecs import PROTOCOLS
+from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.gui.leg_view import LegView
 from streamscope.gui.proxy_control import ProxyControl
 
-# The embedded proxy's base URL per protocol, as each protocol's SDKs take it.
-BASE = {"openai-chat": "/v1", "responses": "/v1", "anthropic": "", "lmstudio": ""}
 PROTOCOL_NAMES = {
     "openai-chat": "OpenAI Chat Completions",
     "anthropic": "Anthropic Messages",
@@ -221,7 +220,7 @@ class ClientPane(QWidget):
     def composition(self) -> Composition:
         protocol = self.protocol.currentText()
         if self.target.currentText() == EMBEDDED:
-            url, key = (self.control.url or "") + BASE[protocol], self.control.key
+            url, key = sdk_base_url(self.control.url or "", protocol), self.control.key
         else:
             url, key = self.url.text(), self.key.text()
         reasoning_text = self.reasoning.currentText()
@@ -365,13 +364,18 @@ class ClientPane(QWidget):
         return result
 
     def _fill_from_body(self, protocol: str, body: dict[str, Any] | None) -> None:
-        """The compose fields a replayed flow's request shows (protocol and model)."""
-        if self.protocol.findText(protocol) >= 0:
-            self.protocol.setCurrentText(protocol)
-        if body and isinstance(body.get("model"), str):
-            self.model.setCurrentText(body["model"])
-        if body and isinstance(body.get("stream"), bool):
-            self.stream.setChecked(body["stream"])
+        """The compose fields a replayed flow's request shows (protocol, model, stream),
+        read by the protocol's codec; a body it rejects changes nothing but the protocol."""
+        if self.protocol.findText(protocol) < 0:
+            return
+        self.protocol.setCurrentText(protocol)
+        try:
+            request = get_codec(protocol).decode_request(body) if body else None
+        except ValueError:  # RequestError: a malformed captured request
+            return
+        if request is not None:
+            self.model.setCurrentText(request.model)
+            self.stream.setChecked(request.stream)
 
     # -- models and conversation ------------------------------------------------------------
 
@@ -410,7 +414,7 @@ class ClientPane(QWidget):
         follow = with_tool_results(
             composition, result.response, {call.id: TOOL_RESULT for call in calls}
         )
-        self.turns = [t if isinstance(t, Turn) else Turn(t[0], t[1]) for t in follow.turns]  # type: ignore[arg-type]
+        self.turns = [t for t in follow.turns if isinstance(t, Turn)]  # ours: all Turns
         self.prompt.setPlainText("")
         self._show_turns()
         self.compose_tabs.setCurrentIndex(1)

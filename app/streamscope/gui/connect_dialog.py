@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from streamscope.client import sdk_base_url
 from streamscope.config import mask
 from streamscope.gui.proxy_control import ProxyControl
 
@@ -92,7 +93,7 @@ class ConnectDialog(QDialog):
             return ""
         if name == "key":
             return self.control.key
-        return url + "/v1" if name == "openai-sdk" else url
+        return sdk_base_url(url, "openai-chat") if name == "openai-sdk" else url
 
     def refresh(self, _state: str = "") -> None:
         running = self.control.url is not None

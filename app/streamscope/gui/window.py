@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from streamscope.capture.flow import Leg
+from streamscope.client import sdk_base_url
 from streamscope.config import default_data_dir, mask
 from streamscope.gui.client_pane import ClientPane
 from streamscope.gui.connect_dialog import ConnectDialog
@@ -81,7 +82,7 @@ class ProxyBar(QWidget):
 
     def _copy_url(self) -> None:
         if self.control.url:
-            QGuiApplication.clipboard().setText(self.control.url + "/v1")
+            QGuiApplication.clipboard().setText(sdk_base_url(self.control.url, "openai-chat"))
 
     def _copy_key(self) -> None:
         QGuiApplication.clipboard().setText(self.control.key)
