@@ -20,6 +20,7 @@ import contextlib
 import inspect
 import json
 import socket
+import struct
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -42,7 +43,9 @@ class Script:
     chunk, unless ``drop`` closes the connection instead. With ``body_json`` the body is
     sent after ``stall`` and ``drop`` sends only its first half, then closes. ``delay``
     is slept before the status line. ``headers`` override the default content-type.
-    ``abort`` closes the connection after ``delay`` without answering at all.
+    ``abort`` closes the connection after ``delay`` without answering at all; ``reset``
+    does the same with a TCP RST instead of a FIN (``SO_LINGER`` on, 0 seconds), so the
+    client's read fails with "connection reset by peer" instead of seeing an orderly end.
     """
 
     status: int = 200
@@ -53,6 +56,7 @@ class Script:
     body_json: Any = None
     delay: float = 0.0
     abort: bool = False
+    reset: bool = False
 
 
 @dataclass
@@ -326,7 +330,9 @@ class UpstreamServer:
         if script.delay:
             await asyncio.sleep(script.delay)
         w = conn.writer
-        if script.abort:
+        if script.reset:
+            _reset(w)
+        if script.abort or script.reset:
             req.finished_at = time.monotonic()
             return False
         streaming = script.body_json is None
@@ -364,6 +370,15 @@ class UpstreamServer:
         await w.drain()
         req.finished_at = time.monotonic()
         return not (script.drop or close)
+
+
+def _reset(writer: asyncio.StreamWriter) -> None:
+    """Close the connection with a RST: lingering on for 0 seconds makes the kernel drop
+    the socket at once and answer the peer with a reset (no FIN, nothing sent)."""
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
 
 
 def _head(status: int, headers: dict[str, str]) -> bytes:

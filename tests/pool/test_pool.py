@@ -102,8 +102,6 @@ def test_invalid_credential_disables_and_ignores_retry_after(
     [
         (403, b"Insufficient tokens for this request", "insufficient_tokens"),
         (NETWORK_STATUS, b"", "network"),
-        (413, b"", "too_large"),
-        (500, b"internal", "upstream_error"),
     ],
 )
 def test_non_disabling_failures_keep_the_account_active(
@@ -115,6 +113,36 @@ def test_non_disabling_failures_keep_the_account_active(
     assert (state.status, state.until, state.disabled_by) == ("active", None, None)
     assert state.failures == {cls: 2}
     assert state.last_error == f"{cls} ({status}): again"
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "cls"),
+    [
+        (413, b"", "too_large"),
+        (403, b"the estimated cost is over the limit", "too_large"),
+        (500, b"internal", "upstream_error"),
+    ],
+)
+def test_returned_errors_are_no_fault_of_the_account(
+    pool: AccountPool, status: int, body: bytes, cls: str
+) -> None:
+    # The client gets these as they are; the account keeps a clean record.
+    chosen = pool.select("oa")
+    assert chosen is not None and chosen.name == "account1"
+    pool.release("oa", "account1")
+    events: list[PoolEvent] = []
+    pool.subscribe(events.append)
+    assert fail(pool, "account1", status, body).action == "return"
+    state = pool.state("oa", "account1")
+    assert (state.status, state.until, state.disabled_by) == ("active", None, None)
+    assert state.failures == {} and state.successes == 0
+    assert (state.last_error, state.last_error_at) == (None, None)
+    assert state.requests == 1  # the try itself is counted
+    # The attempt is kept, for the traffic view: which rule fired on which account.
+    assert [(a.account, a.failure_class, a.action, a.status) for a in pool.attempts] == [
+        ("account1", cls, "return", status)
+    ]
+    assert [e.attempt and e.attempt.failure_class for e in events] == [cls]
 
 
 def test_failures_are_counted_by_class_and_successes_separately(pool: AccountPool) -> None:

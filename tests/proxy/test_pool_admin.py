@@ -9,8 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
+from streamscope.config import PoolConfig
 from streamscope.pool.pool import PoolEvent
-from tests.proxy.harness import proxied
+from tests.proxy.harness import config_from_toml, proxied
 from tests.proxy.pool_support import (
     account_states,
     admin_pool,
@@ -23,7 +24,7 @@ from tests.proxy.pool_support import (
     pool_config,
     pool_proxy,
 )
-from tests.upstream_server import run_in_thread
+from tests.upstream_server import Script, run_in_thread
 
 
 def _post(running: Any, path: str, key: str | None = None) -> httpx.Response:
@@ -133,6 +134,30 @@ def test_pool_events_reach_a_subscriber_as_they_happen() -> None:
     # Each event carries its own copy of the state, as it was then.
     a_events = [e for e in events if e.account == "a"]
     assert a_events[0].state.status == "active" and a_events[-1].state.status == "disabled"
+
+
+def test_the_probe_is_off_by_default() -> None:
+    assert PoolConfig().probe_seconds == 0
+    assert config_from_toml("").pool.probe_seconds == 0
+    behaviour = {"a": error_script(401, "bad key")}
+    with run_in_thread() as up:
+        up.route("POST", "/v1/chat/completions", keyed(behaviour))
+        up.route("GET", "/v1/models", models_list)  # a probe would get a's key accepted
+        config = pool_config(up.url, "ab")
+        assert config.pool.probe_seconds == 0  # nothing in the test config changes it
+        with proxied(config) as running:
+            assert chat(running).status_code == 200
+            assert account_states(running)["a"]["status"] == "disabled"
+            time.sleep(1.0)  # ten probes' worth at the interval the probe test uses
+            states = account_states(running)
+            assert states["a"]["status"] == "disabled"
+            assert states["a"]["disabled_by"] == "invalid_credential"
+    assert [r.path for r in up.requests] == ["/v1/chat/completions"] * 2
+    assert not [r for r in up.requests if r.method == "GET"]
+
+
+def models_list(req: Any) -> Script:
+    return Script(body_json={"object": "list", "data": [{"id": "m", "object": "model"}]})
 
 
 def test_a_probe_brings_back_an_account_whose_key_works_again() -> None:

@@ -209,7 +209,12 @@ class AccountPool:
         acc.in_flight = max(acc.in_flight - 1, 0)
 
     def record(self, attempt: Attempt, verdict: Verdict | None = None) -> None:
-        """What one attempt came to: accepted (``verdict`` None) or a classified failure."""
+        """What one attempt came to: accepted (``verdict`` None) or a classified failure.
+
+        A ``return`` verdict (a request too large, an error no rule knows) goes to the
+        client as it is and no account is at fault: the attempt is kept with the others,
+        but the account's failures and last error are left as they were (its ``requests``
+        already counted the try)."""
         self.attempts.append(attempt)
         if attempt.account is None:
             self._emit(PoolEvent(attempt.upstream, "", AccountState(), attempt))
@@ -218,7 +223,7 @@ class AccountPool:
         state = acc.state
         if verdict is None:
             state.successes += 1
-        else:
+        elif verdict.action != "return":
             state.failures[verdict.failure_class] = state.failures.get(verdict.failure_class, 0) + 1
             state.last_error = f"{verdict.failure_class} ({attempt.status}): {attempt.message}"
             state.last_error_at = attempt.at
