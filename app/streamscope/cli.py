@@ -1,7 +1,8 @@
 """The ``streamscope`` command.
 
 Without a sub-command it opens the window (with the proxy inside); ``serve`` runs the
-proxy headless; ``translate``, ``lint`` and ``probe`` work on streams. Every failure the user can
+proxy headless; ``translate``, ``lint`` and ``probe`` work on streams (``lint`` of a ``.har``
+file lints each entry's response: ``capture.har_lint``). Every failure the user can
 cause (a missing file, a stream of an unknown protocol) ends with a one-line error on
 stderr and exit status 2, never a traceback.
 """
@@ -242,7 +243,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "translate":
             return _translate(args)
         if args.command == "lint":
-            return lint_cli.run(args)
+            from streamscope.capture import har_lint
+
+            return har_lint.run(args) if har_lint.is_har(args.file) else lint_cli.run(args)
         if args.command == "probe":
             return probe_cli.run(args)
         if args.command == "serve":

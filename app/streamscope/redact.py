@@ -44,6 +44,13 @@ class Redactor:
                 value = value.replace(secret, b"*" * (len(secret) - 4) + secret[-4:])
         return value
 
+    def same_length_text(self, value: str) -> str:
+        """:meth:`same_length` for text."""
+        for secret in self._secrets:
+            if secret in value:
+                value = value.replace(secret, "*" * (len(secret) - 4) + secret[-4:])
+        return value
+
     def data(self, value: bytes) -> bytes:
         for secret, masked in self._bytes:
             if secret in value:

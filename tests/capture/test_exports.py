@@ -1,9 +1,10 @@
 """Exports and imports of flows (app/streamscope/capture/har.py and sse.py).
 
-- HAR: every export is a valid HAR 1.2 log (checked against the spec's required fields
-  by a small validator here), and ``to_har`` -> JSON text -> ``from_har`` gives back the
-  flows exactly (every frame's bytes, time and sources); HAR files of browser devtools
-  import as one flow per entry.
+- HAR: every export is a valid HAR 1.2 log (checked against a JSON Schema written from
+  the spec, ``har_schema.json``, and by a small validator here for what a schema cannot
+  say: ``time`` is the sum of the timings, URLs are absolute), and ``to_har`` -> JSON
+  text -> ``from_har`` gives back the flows exactly (every frame's bytes, time and
+  sources); HAR files of browser devtools import as one flow per entry.
 - ``.sse``: the export is the leg's exact bytes, the ``.timing`` sidecar has one time per
   frame the replay reads, ``import_sse`` reads both back; and an exported leg, dropped
   into a replay folder of the demo upstream, plays through a real proxy byte for byte
@@ -22,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -45,7 +47,17 @@ RESPONSES_TEXT = FIXTURES / "responses" / "vercel_openai-gpt41nano_text.jsonl"
 JSON = dict[str, Any]
 
 
-# -- a HAR 1.2 structural validator ---------------------------------------------------------
+# -- HAR 1.2: the JSON Schema, and a structural validator ------------------------------------
+
+HAR_SCHEMA = jsonschema.Draft202012Validator(
+    json.loads((Path(__file__).parent / "har_schema.json").read_text())
+)
+
+
+def schema_problems(har: Any) -> list[str]:
+    """Where ``har`` breaks the HAR 1.2 JSON Schema."""
+    return [f"{e.json_path}: {e.message}" for e in HAR_SCHEMA.iter_errors(har)]
+
 
 NUMBER = (int, float)
 SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], bool]]] = {
@@ -141,8 +153,9 @@ def _check(kind: str, obj: Any, where: str, problems: list[str]) -> None:
 
 
 def har_problems(har: Any) -> list[str]:
-    """What makes ``har`` not a HAR 1.2 log (required fields and types per the spec)."""
-    problems: list[str] = []
+    """What makes ``har`` not a HAR 1.2 log (the schema's findings, then this
+    validator's: required fields and types per the spec, and what the schema cannot say)."""
+    problems = schema_problems(har)
     if not isinstance(har, dict) or not isinstance(har.get("log"), dict):
         return ["no log object"]
     log = har["log"]
@@ -349,6 +362,34 @@ def test_the_validator_finds_what_is_missing() -> None:
         "time:",
     ):
         assert needle in problems
+
+
+def test_the_schema_is_a_schema_and_finds_what_is_missing() -> None:
+    jsonschema.Draft202012Validator.check_schema(HAR_SCHEMA.schema)
+    good = json.loads(json.dumps(to_har(all_flows())))
+    assert schema_problems(good) == []
+    for path, change, needle in [
+        (("response", "content"), lambda d: d.pop("mimeType"), "'mimeType' is a required"),
+        (("timings",), lambda d: d.update(wait=-1), "-1 is less than the minimum of 0"),
+        (("timings",), lambda d: d.update(dns=-2), "-2 is less than the minimum of -1"),
+        (("request",), lambda d: d.update(url="/v1/messages"), "does not match"),
+        (("request",), lambda d: d["headers"].append({"name": "x"}), "'value' is a required"),
+        ((), lambda d: d.update(cache=None), "None is not of type 'object'"),
+        ((), lambda d: d.update(nonsense=1), "'nonsense' does not match any of the regexes: '^_'"),
+        ((), lambda d: d.update(startedDateTime="yesterday"), "does not match"),
+        (("response",), lambda d: d.update(status="200"), "'200' is not of type 'integer'"),
+        ((), lambda d: d.pop("timings"), "'timings' is a required"),
+    ]:
+        har = json.loads(json.dumps(good))
+        target = har["log"]["entries"][0]
+        for key in path:
+            target = target[key]
+        change(target)
+        problems = "\n".join(schema_problems(har))
+        assert needle in problems, (path, needle, problems)
+    assert schema_problems({"log": {"version": "1.2", "entries": []}}) == [
+        "$.log: 'creator' is a required property"
+    ]
 
 
 def test_a_client_entry_says_what_the_client_saw() -> None:

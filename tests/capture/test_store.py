@@ -46,3 +46,68 @@ def test_brief_attempts_keeps_only_what_a_list_shows() -> None:
     assert brief_attempts([{"account": None, "failure_class": "network", "extra": 1}, "x"]) == [
         {"account": None, "failure_class": "network", "action": None, "status": None}
     ]
+
+
+def test_the_proxys_store_keeps_2000_flows_and_500_mib_by_default() -> None:
+    from streamscope.config import Config
+    from streamscope.proxy.app import ProxyApp
+
+    app = ProxyApp(Config())
+    try:
+        assert app.flows is not None
+        assert (app.flows.max_flows, app.flows.max_bytes) == (2000, 500 * 1024 * 1024)
+    finally:
+        assert app.flows is not None
+        app.flows.close()
+
+
+def test_a_flow_from_a_file_is_stored_as_it_reads() -> None:
+    # from_flow -> the store -> to_flow: every frame's bytes, time and first source,
+    # including a client frame of the proxy's own (no source), several client frames from
+    # one upstream frame, and a link that goes back (not representable: dropped).
+    from tests.capture.test_exports import all_flows, translated_flow
+
+    flow = translated_flow()
+    frames = flow.client.frames
+    frames[3].sources = [1]  # after frames[2] from upstream frame 1 too
+    frames[5].sources = [0]  # back before a source already passed
+    store = FlowStore(None, Redactor([]))
+    try:
+        summaries = store.add([flow, *all_flows()[1:]])
+        assert [s["id"] for s in summaries] == ["f-1", "f-2", "f-3", "f-4"]
+        assert all(s["imported"] for s in summaries)
+        back = store.get("f-1")
+    finally:
+        store.close()
+    assert back is not None and back.imported
+    assert [(f.raw, f.t_ns) for f in back.client.frames] == [(f.raw, f.t_ns) for f in frames]
+    expected = [f.sources[:1] for f in frames]
+    expected[5] = []
+    assert [f.sources for f in back.client.frames] == expected
+    assert [(f.raw, f.t_ns) for f in back.upstream.frames] == [
+        (f.raw, f.t_ns) for f in flow.upstream.frames
+    ]
+    whole = flow.to_json()
+    whole["legs"]["client"]["frames"][5]["sources"] = []
+    assert back.to_json() == {**whole, "imported": True}
+
+
+def test_a_stored_flow_from_a_file_has_its_secrets_masked() -> None:
+    from tests.capture.test_exports import translated_flow
+
+    secret = "sk-planted-in-a-file-0123456789-qrst"
+    flow = translated_flow()
+    flow.request.url = f"/v1/messages?key={secret}&x=1"
+    flow.request.headers.append(("Authorization", f"Bearer {secret}"))
+    flow.client.frames[1].raw = flow.client.frames[1].raw.replace(b"message", secret.encode(), 1)
+    store = FlowStore(None, Redactor([secret]))
+    try:
+        (summary,) = store.add([flow])
+        back = store.get(summary["id"])
+    finally:
+        store.close()
+    assert back is not None
+    assert back.request.url == "/v1/messages?key=…qrst&x=1"
+    assert dict(back.request.headers)["Authorization"] == "Bearer …qrst"
+    assert secret.encode() not in back.client.raw()
+    assert len(back.client.raw()) == len(flow.client.raw())  # masked in place

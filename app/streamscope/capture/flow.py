@@ -81,6 +81,7 @@ class Flow:
     upstream: Leg = field(default_factory=Leg)
     client: Leg = field(default_factory=Leg)
     duration_ns: int | None = None
+    imported: bool = False  # read from a file (HAR, .sse), not captured by this proxy
 
     # -- JSON (storage, the admin API, import) --------------------------------------------
 
@@ -95,6 +96,7 @@ class Flow:
             "mode": self.mode,
             "outcome": self.outcome,
             "duration_ns": self.duration_ns,
+            "imported": self.imported,
             "request": _request_json(self.request),
             "upstream_request": (
                 _request_json(self.upstream_request) if self.upstream_request else None
@@ -123,6 +125,7 @@ class Flow:
             attempts=list(data.get("attempts") or []),
             upstream=_leg_from(legs.get("upstream") or {}),
             client=_leg_from(legs.get("client") or {}),
+            imported=bool(data.get("imported")),
         )
 
 

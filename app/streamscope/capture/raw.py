@@ -6,7 +6,8 @@ stored as it was captured: each leg's bytes joined into one blob, with packed ar
 sizes and times (the upstream leg per frame, the client leg per send), and the relay's
 chunks as sizes and the upstream frame each came from. Splitting the client's bytes
 into frames, linking them and decoding happen when someone reads the flow
-(:func:`to_flow`), never while the proxy is busy.
+(:func:`to_flow`), never while the proxy is busy. :func:`from_flow` is the way back, for
+flows made elsewhere (an imported file).
 """
 
 from __future__ import annotations
@@ -211,7 +212,102 @@ def to_flow(raw: RawFlow) -> Flow:
         upstream=upstream,
         client=client,
         duration_ns=raw.duration_ns,
+        imported=bool(info.get("imported")),
     )
 
 
-__all__ = ["NO_SOURCE", "RawFlow", "RawLeg", "pack", "to_flow", "unpack"]
+def _raw_leg(leg: Leg) -> RawLeg:
+    """A leg's compact form: its frames (or body) as one blob with a size and a time per
+    frame, as the upstream leg is captured (``base_ns`` 0: times are the flow's)."""
+    raw = RawLeg(
+        protocol=leg.protocol,
+        status=leg.status,
+        headers=list(leg.headers),
+        sent_ns=leg.sent_ns,
+        headers_ns=leg.headers_ns,
+        ended_ns=leg.ended_ns,
+        truncated=leg.truncated,
+        streamed=leg.streamed,
+    )
+    if leg.body is not None:
+        raw.data = leg.body
+        return raw
+    raw.data = leg.raw()
+    raw.sizes = [len(f.raw) for f in leg.frames]
+    raw.times = [f.t_ns for f in leg.frames]
+    return raw
+
+
+def _source(frame: CapturedFrame) -> int:
+    return frame.sources[0] if frame.sources else NO_SOURCE
+
+
+def _relay_log(raw: RawLeg, frames: list[CapturedFrame], upstream_frames: int) -> None:
+    """The client leg's links as the relay log records them: every frame is a relay
+    chunk; a run of frames from one upstream frame is an entry that relays that frame
+    (after an entry that only skips the upstream frames before it). A link the log
+    cannot say (a source before one already passed, or past the upstream's frames) is
+    dropped, as is any source of a frame but its first."""
+    at = 0  # the upstream frame the next entry starts at
+    i = 0
+    while i < len(frames):
+        source = _source(frames[i])
+        j = i + 1
+        while j < len(frames) and _source(frames[j]) == source:
+            j += 1
+        run = j - i
+        if at <= source < upstream_frames:
+            if source > at:  # skip to the source
+                raw.entry_frames.append(source - at)
+                raw.entry_chunks.append(0)
+                raw.entry_marks.append(0)
+            raw.entry_frames.append(1)
+            raw.entry_chunks.append(run)
+            raw.entry_marks.append(1)
+            raw.marks.append(run)
+            at = source + 1
+        else:
+            raw.entry_frames.append(0)
+            raw.entry_chunks.append(run)
+            raw.entry_marks.append(0)
+        raw.chunk_sizes += [len(f.raw) for f in frames[i:j]]
+        i = j
+
+
+def from_flow(flow: Flow, info: JSON | None = None) -> RawFlow:
+    """The compact form of a readable flow (an imported one): :func:`to_flow` gives it
+    back — frames, times and each client frame's first source — as long as the client
+    leg's frames are whole SSE frames (they are re-read as such). ``info`` adds to what
+    the flow says of itself (model, upstream, account, mode, outcome, attempts)."""
+    client = _raw_leg(flow.client)
+    if client.streamed:
+        _relay_log(client, flow.client.frames, len(flow.upstream.frames))
+    meta: JSON = {
+        "model": flow.model,
+        "upstream": flow.upstream_name,
+        "account": flow.account,
+        "mode": flow.mode,
+        "outcome": flow.outcome,
+        "attempts": list(flow.attempts),
+        "ttft_ms": None,
+        "tokens": None,
+        "imported": flow.imported,
+    }
+    upstream_request = flow.upstream_request
+    return RawFlow(
+        id=flow.id,
+        started=flow.started,
+        info=meta | (info or {}),
+        request=_copy_request(flow.request),
+        upstream_request=_copy_request(upstream_request) if upstream_request else None,
+        upstream=_raw_leg(flow.upstream),
+        client=client,
+        duration_ns=flow.duration_ns,
+    )
+
+
+def _copy_request(r: RequestRecord) -> RequestRecord:
+    return RequestRecord(r.method, r.url, list(r.headers), r.body)
+
+
+__all__ = ["NO_SOURCE", "RawFlow", "RawLeg", "from_flow", "pack", "to_flow", "unpack"]

@@ -5,7 +5,10 @@ Who calls what:
 - the app: :meth:`FlowRecorder.request` (headers and body as received), every client
   ``send`` (:meth:`client_message`: status, headers and each body chunk with its time);
 - the account loop: :meth:`upstream_request` and :meth:`upstream_response` for the
-  attempt it commits to; a whole-body answer: :meth:`upstream_body`;
+  attempt it commits to; a whole-body answer: :meth:`upstream_body_whole`;
+- an HTTP upstream, through ``proxy.upstream.request_sent``: :meth:`upstream_sent`, the
+  request exactly as it went on the wire (URL, headers, body bytes). An upstream that
+  sends nothing (the demo) leaves the body the account loop gave, stored as JSON;
 - the relay: appends each batch of upstream frames with the client chunks it made to
   :attr:`FlowRecorder.log` (one tuple a batch), runs :meth:`check` now and then, and
   notes the chunks it writes of its own (:meth:`client_chunks`).
@@ -23,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from itertools import chain
 from operator import attrgetter
 from typing import Any
+from urllib.parse import unquote_plus
 
 from streamscope.capture.flow import Headers, RequestRecord
 from streamscope.capture.raw import RawFlow, RawLeg
@@ -34,6 +38,9 @@ _RAW = attrgetter("raw")
 _ARRIVAL = attrgetter("arrival_ns")
 CHECK_EVERY = 1024  # relay batches between two runs of the memory guard
 SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "proxy-authorization", "cookie"}
+# Query parameters that carry credentials (``?key=`` is how Gemini takes its key).
+SECRET_PARAMS = {"key", "apikey", "auth", "password", "passwd", "signature", "sig"}
+SECRET_PARAM_ENDINGS = ("_key", "-key", "token", "secret")
 
 
 def mask_headers(headers: Iterable[tuple[str, str]]) -> Headers:
@@ -46,6 +53,47 @@ def mask_headers(headers: Iterable[tuple[str, str]]) -> Headers:
     return out
 
 
+def _secret_param(name: str) -> bool:
+    name = unquote_plus(name).lower()
+    return name in SECRET_PARAMS or name.endswith(SECRET_PARAM_ENDINGS)
+
+
+def mask_query(url: str) -> str:
+    """``url`` with the value of every credential-like query parameter masked (``key``,
+    ``api_key``, ``access_token``, ``client_secret``…) as headers are: its last 4
+    characters. The rest of the URL stays as it was."""
+    path, sep, query = url.partition("?")
+    if not sep:
+        return url
+    parts = []
+    for part in query.split("&"):
+        name, eq, value = part.partition("=")
+        if eq and value and _secret_param(name):
+            part = f"{name}={mask(unquote_plus(value))}"
+        parts.append(part)
+    return f"{path}?{'&'.join(parts)}"
+
+
+def json_body(body: Any) -> bytes:
+    """A JSON body as an HTTP upstream serialises it (compact, UTF-8): the record of a
+    request that no HTTP upstream sent (the demo)."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def mask_flow(raw: RawFlow, redactor: Redactor) -> None:
+    """Mask secrets in a flow that comes from a file as :meth:`FlowRecorder.build` masks
+    captured ones (a HAR of browser devtools has its ``Authorization`` headers in clear)."""
+    red = redactor.same_length
+    for r in (raw.request, raw.upstream_request):
+        if r is not None:
+            r.url = mask_query(redactor.text(r.url))
+            r.headers = mask_headers(r.headers)
+            r.body = red(r.body)
+    for leg in (raw.upstream, raw.client):
+        leg.headers = mask_headers(leg.headers)
+        leg.data = red(leg.data)
+
+
 class FlowRecorder:
     def __init__(self, flow_id: str, client_protocol: str, max_bytes: int) -> None:
         self.flow_id = flow_id
@@ -55,6 +103,7 @@ class FlowRecorder:
         self.max_bytes = max_bytes
         self.method = "POST"
         self.url = ""
+        self.query = b""
         self.request_headers: list[Any] = []
         self.request_body = b""
         self.upstream_url: str | None = None
@@ -82,19 +131,26 @@ class FlowRecorder:
 
     # -- hot path -------------------------------------------------------------------------
 
-    def request(self, method: str, url: str, headers: list[Any], body: bytes) -> None:
-        """The request as received; ``headers`` as ASGI gives them (byte pairs)."""
-        self.method, self.url, self.request_headers, self.request_body = method, url, headers, body
-
-    def upstream_request(
-        self, url: str, headers: list[tuple[str, str]], body: Any, protocol: str
+    def request(
+        self, method: str, url: str, headers: list[Any], body: bytes, query: bytes = b""
     ) -> None:
+        """The request as received; ``headers`` as ASGI gives them (byte pairs), ``query``
+        its query string (ASGI's ``query_string``)."""
+        self.method, self.url, self.request_headers, self.request_body = method, url, headers, body
+        self.query = query
+
+    def upstream_request(self, url: str, headers: list[Any], body: Any, protocol: str) -> None:
         """A new attempt: what an earlier (failed) one answered is in the attempts."""
         self.upstream_url, self.upstream_headers, self.upstream_body = url, headers, body
         self.upstream_protocol = protocol
         self.upstream_sent_ns = time.monotonic_ns()
         self.upstream_status, self.upstream_headers_ns = None, None
         self.upstream_response_headers, self.upstream_whole = [], None
+
+    def upstream_sent(self, url: str, headers: list[Any], body: bytes) -> None:
+        """The attempt's request as it goes on the wire: what is stored instead of what
+        :meth:`upstream_request` was told (headers as byte pairs, decoded later)."""
+        self.upstream_url, self.upstream_headers, self.upstream_body = url, headers, body
 
     def upstream_response(self, status: int, headers: Iterable[tuple[str, str]]) -> None:
         self.upstream_status = status
@@ -199,9 +255,12 @@ class FlowRecorder:
         upstream_request = None
         if self.upstream_url is not None:
             body = self.upstream_body
-            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            data = body if isinstance(body, bytes) else json_body(body)
             upstream_request = RequestRecord(
-                "POST", self.upstream_url, mask_headers(self.upstream_headers), red(data)
+                "POST",
+                mask_query(redactor.text(self.upstream_url)),
+                mask_headers(_text_pairs(self.upstream_headers)),
+                red(data),
             )
         info = {**info, "attempts": [_json(a) for a in info.get("attempts") or []]}
         return RawFlow(
@@ -210,7 +269,7 @@ class FlowRecorder:
             info=info,
             request=RequestRecord(
                 self.method,
-                self.url,
+                mask_query(redactor.text(self._url())),
                 mask_headers(_text_pairs(self.request_headers)),
                 red(self.request_body),
             ),
@@ -219,6 +278,10 @@ class FlowRecorder:
             client=client,
             duration_ns=rel(self.ended_ns),
         )
+
+    def _url(self) -> str:
+        query = self.query.decode("latin-1")
+        return f"{self.url}?{query}" if query else self.url
 
 
 def _text_pairs(headers: list[Any]) -> list[tuple[str, str]]:
@@ -233,4 +296,4 @@ def _json(value: Any) -> Any:
     return to_json() if callable(to_json) else value
 
 
-__all__ = ["FlowRecorder", "mask_headers"]
+__all__ = ["FlowRecorder", "json_body", "mask_flow", "mask_headers", "mask_query"]

@@ -25,14 +25,15 @@ import queue
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from streamscope.capture.flow import Flow, RequestRecord
-from streamscope.capture.raw import RawFlow, RawLeg, to_flow
-from streamscope.capture.recorder import FlowRecorder
+from streamscope.capture.raw import RawFlow, RawLeg, from_flow, to_flow
+from streamscope.capture.recorder import FlowRecorder, mask_flow
 from streamscope.redact import Redactor
 
 log = logging.getLogger("streamscope.capture")
@@ -199,6 +200,7 @@ class FlowStore:
             "method": raw.request.method,
             "path": raw.request.url,
             "attempts": brief_attempts(info.get("attempts")),
+            "imported": bool(info.get("imported")),
             "verdict": None,
         }
         return summary
@@ -277,7 +279,33 @@ class FlowStore:
         db.execute("DELETE FROM flow_blobs WHERE flow = ?", (flow_id,))
         db.execute("DELETE FROM flows WHERE id = ?", (flow_id,))
 
+    def add(self, flows: list[Flow]) -> list[JSON]:
+        """Store flows read from files (``imports.read_flows``) now, marked ``imported``,
+        with the same masking as captured ones; their summaries. A flow whose id is
+        already stored gets a new one (nothing stored is replaced)."""
+        out = []
+        for flow in flows:
+            raw = from_flow(flow, {"imported": True})
+            with self._lock:
+                taken = self._db.execute("SELECT 1 FROM flows WHERE id = ?", (raw.id,)).fetchone()
+            if taken is not None or not raw.id:
+                raw.id = uuid.uuid4().hex
+            mask_flow(raw, self.redactor)
+            summary = self._summary(raw)
+            self._insert(raw, summary)
+            self._emit(FlowEvent("added", summary))
+            out.append(summary)
+        return out
+
     # -- reading --------------------------------------------------------------------------
+
+    def ids(self, offset: int = 0, limit: int = 100) -> list[str]:
+        """Flow ids, newest first (as :meth:`summaries` lists them)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM flows ORDER BY seq DESC LIMIT ? OFFSET ?", (limit, offset)
+            ).fetchall()
+        return [r[0] for r in rows]
 
     def summaries(self, offset: int = 0, limit: int = 100) -> tuple[list[JSON], int]:
         """Newest first; and the total. Verdicts not computed yet are computed now."""
@@ -292,6 +320,28 @@ class FlowStore:
         with self._lock:
             row = self._db.execute("SELECT summary FROM flows WHERE id = ?", (flow_id,)).fetchone()
         return self._complete(json.loads(row[0])) if row else None
+
+    def stored_summary(self, flow_id: str) -> tuple[JSON, RawFlow | None] | None:
+        """The summary as stored and, when its verdict is still to be computed, the flow
+        it is computed from: for a caller that computes it elsewhere (the window, in a
+        worker process) and hands it back with :meth:`complete_summary`."""
+        with self._lock:
+            row = self._db.execute("SELECT summary FROM flows WHERE id = ?", (flow_id,)).fetchone()
+        if row is None:
+            return None
+        summary: JSON = json.loads(row[0])
+        if self.summarize is None or summary.get("verdict") is not None:
+            return summary, None
+        return summary, self.get_raw(flow_id)
+
+    def complete_summary(self, summary: JSON, update: JSON) -> JSON:
+        """Keep the verdict fields computed for ``summary`` (see :meth:`stored_summary`)."""
+        summary = {**summary, **update}
+        with self._lock:
+            self._db.execute(
+                "UPDATE flows SET summary = ? WHERE id = ?", (json.dumps(summary), summary["id"])
+            )
+        return summary
 
     def _complete(self, summary: JSON) -> JSON:
         """The summary with its verdict: linting a flow decodes all its frames, so it is

@@ -35,16 +35,28 @@ def leg_events(leg: Leg) -> list[JSON]:
 
 
 def leg_lint(leg: Leg) -> LintReport | None:
-    """The linter's findings and verdicts for a leg (None: nothing to lint)."""
+    """The linter's findings and verdicts for a leg (None: nothing to lint).
+
+    The leg's headers are linted only when they are the real ones, which a leg with the
+    time its headers came has (a captured or HAR-imported leg); an imported ``.sse``
+    file has only a stand-in Content-Type. Frame times are checked for long silences
+    (an imported file without timing has every frame at 0: no silence).
+    """
     if leg.status is None:
         return None
     content_type = next((v for k, v in leg.headers if k.lower() == "content-type"), None)
+    headers = leg.headers if leg.headers_ns is not None else None
     protocol = leg.protocol if leg.protocol in PROTOCOLS else None
+    frames = [f for _, f in leg_frames(leg)]  # none for a body
     try:
-        if not leg.streamed:
-            return lint([], protocol, content_type=content_type, status=leg.status, body=leg.body)
-        frames = [f for _, f in leg_frames(leg)]
-        return lint(frames, protocol, content_type=content_type, status=leg.status)
+        return lint(
+            frames,
+            protocol,
+            content_type=content_type,
+            status=leg.status,
+            body=leg.body,
+            headers=headers,
+        )
     except LintError:
         return None
 
@@ -68,11 +80,17 @@ def summarize(raw: RawFlow, summary: JSON) -> JSON:
         counts["errors"] = len(report.errors)
         counts["warnings"] = sum(f.severity == "warning" for f in report.findings)
     timing = leg_timing(flow.client)
+    # The proxy's count is the upstream's usage; without one, the client leg's timing
+    # counts output tokens from its usage, else from its deltas (an estimate).
+    tokens, estimated = summary.get("tokens"), False
+    if not tokens:
+        tokens, estimated = timing.output_tokens, timing.tokens_estimated
     return {
         "verdict": verdict(report),
         "upstream_verdict": verdict(upstream),
         "lint": counts,
-        "tokens": summary.get("tokens") or timing.output_tokens,
+        "tokens": tokens,
+        "tokens_estimated": bool(estimated and tokens is not None),
         "ttft_ms": summary.get("ttft_ms") or timing.first_content_ms,
     }
 

@@ -6,6 +6,14 @@
     POST /admin/pool/{upstream}/{account}/enable   switch an account on (clears a cooldown)
     POST /admin/pool/{upstream}/{account}/disable  switch it off until enabled again
     GET  /admin/flows?offset=0&limit=100           flow summaries, newest first
+    GET  /admin/flows.har?ids=ID,ID,…              those flows as one HAR 1.2 log (in that
+                                                   order); without ids, the flows of the
+                                                   page ?offset=0&limit=100 (at most 1000)
+    POST /admin/flows/import[?protocol=P]          store the flows of the body: a HAR file,
+                                                   or a raw .sse / .jsonl / .json recording
+                                                   (Content-Type text/event-stream forces
+                                                   a stream, else HAR is recognised by its
+                                                   "log"); they are listed as ``imported``
     GET  /admin/flows/{id}                         a flow: both legs, frames, events
     GET  /admin/flows/{id}.har                     the flow as HAR 1.2
     GET  /admin/flows/{id}/{leg}.sse               a leg's raw bytes (leg: client, upstream)
@@ -21,14 +29,20 @@ import asyncio
 import json
 from urllib.parse import parse_qs
 
+from streamscope.capture.flow import Flow
 from streamscope.capture.har import to_har
+from streamscope.capture.imports import UnreadableImport, read_flows
 from streamscope.capture.sse import export_sse, export_timing
 from streamscope.capture.store import FlowStore
 from streamscope.capture.view import flow_view
+from streamscope.codecs import PROTOCOLS
 from streamscope.pool.pool import AccountPool
 from streamscope.proxy import errors
-from streamscope.proxy.asgi import Send, send_bytes, send_json
+from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_bytes, send_json
 from streamscope.proxy.errors import ProxyError
+
+IMPORT_LIMIT = 256 * 1024 * 1024  # bytes of a file to import, at most
+MAX_SELECTION = 1000  # flows in one HAR export, at most
 
 
 def _method(method: str, allowed: str, path: str) -> None:
@@ -37,17 +51,13 @@ def _method(method: str, allowed: str, path: str) -> None:
 
 
 async def handle_admin(
-    pool: AccountPool,
-    flows: FlowStore | None,
-    method: str,
-    path: str,
-    query: bytes,
-    send: Send,
+    pool: AccountPool, flows: FlowStore | None, scope: Scope, receive: Receive, send: Send
 ) -> None:
-    if path == "/admin/flows" or path.startswith("/admin/flows/"):
+    method, path = scope["method"], scope["path"]
+    if path in ("/admin/flows", "/admin/flows.har") or path.startswith("/admin/flows/"):
         if flows is None:
             raise errors.not_found("capture is off ([capture] enabled = false)", "capture_off")
-        await _flows(flows, method, path, query, send)
+        await _flows(flows, scope, receive, send)
         return
     parts = path.strip("/").split("/")  # ["admin", "pool", upstream, account, action]
     if parts == ["admin", "pool"]:
@@ -81,7 +91,9 @@ def _int(query: dict[str, list[str]], name: str, default: int, top: int) -> int:
         raise errors.bad_request(f"{name} must be an integer", name) from None
 
 
-async def _flows(flows: FlowStore, method: str, path: str, query: bytes, send: Send) -> None:
+async def _flows(flows: FlowStore, scope: Scope, receive: Receive, send: Send) -> None:
+    method, path = scope["method"], scope["path"]
+    params = parse_qs(scope.get("query_string", b"").decode("latin-1"))
     rest = path.removeprefix("/admin/flows").strip("/")
     if not rest:
         if method == "DELETE":
@@ -89,13 +101,21 @@ async def _flows(flows: FlowStore, method: str, path: str, query: bytes, send: S
             await send_json(send, 200, {"deleted": deleted})
             return
         _method(method, "GET", path)
-        params = parse_qs(query.decode("latin-1"))
         offset = _int(params, "offset", 0, 10**9)
         limit = _int(params, "limit", 100, 1000)
         items, total = await asyncio.to_thread(flows.summaries, offset, limit)
         await send_json(
             send, 200, {"flows": items, "total": total, "offset": offset, "limit": limit}
         )
+        return
+    if rest == ".har":
+        _method(method, "GET", path)
+        selected = await asyncio.to_thread(_selection, flows, params)
+        body = json.dumps(to_har(selected), ensure_ascii=False).encode()
+        await send_bytes(send, 200, body, b"application/json")
+        return
+    if rest == "import" and method == "POST":
+        await _import(flows, scope, receive, params, send)
         return
     _method(method, "GET", path)
     flow_id, _, leg_file = rest.partition("/")
@@ -120,6 +140,42 @@ async def _flows(flows: FlowStore, method: str, path: str, query: bytes, send: S
         await send_bytes(send, 200, body, b"application/json")
         return
     await send_json(send, 200, await asyncio.to_thread(flow_view, flow))
+
+
+def _selection(flows: FlowStore, params: dict[str, list[str]]) -> list[Flow]:
+    """The flows a HAR export asks for (``ids``, or a page), oldest first for a page."""
+    given = [i.strip() for v in params.get("ids", []) for i in v.split(",") if i.strip()]
+    if given:
+        ids = list(dict.fromkeys(given))
+        if len(ids) > MAX_SELECTION:
+            raise errors.bad_request(f"at most {MAX_SELECTION} ids at once", "ids")
+    else:
+        offset = _int(params, "offset", 0, 10**9)
+        ids = flows.ids(offset, _int(params, "limit", 100, MAX_SELECTION))[::-1]
+    out = []
+    for flow_id in ids:
+        flow = flows.get(flow_id)
+        if flow is None:
+            raise errors.not_found(f"no flow {flow_id!r}", "flow_not_found")
+        out.append(flow)
+    return out
+
+
+async def _import(
+    flows: FlowStore, scope: Scope, receive: Receive, params: dict[str, list[str]], send: Send
+) -> None:
+    protocol = params.get("protocol", [None])[0]
+    if protocol is not None and protocol not in PROTOCOLS:
+        known = ", ".join(PROTOCOLS)
+        raise errors.bad_request(f"unknown protocol {protocol!r} (known: {known})", "protocol")
+    data = await read_body(receive, IMPORT_LIMIT, header(scope, b"content-length"))
+    content_type = header(scope, b"content-type")
+    try:
+        read = await asyncio.to_thread(read_flows, data, content_type, protocol)
+    except UnreadableImport as exc:
+        raise errors.bad_request(f"cannot import this file: {exc}") from None
+    summaries = await asyncio.to_thread(flows.add, read)
+    await send_json(send, 201, {"imported": len(summaries), "flows": summaries})
 
 
 __all__ = ["handle_admin"]

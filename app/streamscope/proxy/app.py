@@ -7,7 +7,8 @@ Endpoints and the protocol each speaks (its error envelope included):
     POST /v1/messages           anthropic
     POST /v1/responses          responses
     POST /api/v1/chat           lmstudio
-    GET  /admin/pool, POST /admin/pool/{upstream}/{account}/enable|disable   (admin.py)
+    GET  /admin/pool, POST /admin/pool/{upstream}/{account}/enable|disable,
+    GET|DELETE /admin/flows…, POST /admin/flows/import                      (admin.py)
 
 The account pool (``state_path``: its SQLite file; None keeps it in memory) is started
 and closed with the ASGI lifespan. Every log line passes a filter that masks the
@@ -46,7 +47,7 @@ from streamscope.proxy.errors import ProxyError
 from streamscope.proxy.exchange import handle_exchange
 from streamscope.proxy.relay import Exchange, until_disconnect
 from streamscope.proxy.routing import ModelCatalog, Router
-from streamscope.proxy.upstream import HttpUpstream, Upstream, new_client
+from streamscope.proxy.upstream import HttpUpstream, Upstream, new_client, request_sent
 from streamscope.redact import RedactingFilter, Redactor
 
 log = logging.getLogger("streamscope.proxy")
@@ -116,7 +117,11 @@ class ProxyApp:
     def _build_upstreams(self) -> dict[str, Upstream]:
         out: dict[str, Upstream] = {}
         for u in self.config.upstreams:
-            out[u.name] = DemoUpstream(u) if u.kind == "demo" else HttpUpstream(u, self._http())
+            out[u.name] = (
+                DemoUpstream(u, keepalive_seconds=self.config.proxy.keepalive_seconds)
+                if u.kind == "demo"
+                else HttpUpstream(u, self._http())
+            )
         return out
 
     def _http(self) -> httpx.AsyncClient:
@@ -165,10 +170,13 @@ class ProxyApp:
 
         protocol = ENDPOINTS.get(scope["path"], "openai-chat")
         rec = None
+        sent_hook = None
         if self.flows is not None and scope["method"] == "POST" and scope["path"] in ENDPOINTS:
             rec = FlowRecorder(exchange.request_id, protocol, self._flow_limit)
             exchange.recorder = rec
             self._in_flight += 1
+            # The upstream request is recorded as the HTTP upstream sends it.
+            sent_hook = request_sent.set(rec.upstream_sent)
 
         async def tracked(message: Any) -> None:
             nonlocal started
@@ -200,6 +208,8 @@ class ProxyApp:
         finally:
             if scope["method"] != "OPTIONS":
                 log.info("%s", exchange.line())
+            if sent_hook is not None:
+                request_sent.reset(sent_hook)
             if rec is not None and self.flows is not None:
                 self._in_flight -= 1
                 rec.done()
@@ -265,9 +275,7 @@ class ProxyApp:
             return
         self._check_key(scope)
         if path.startswith("/admin/") or path == "/admin":
-            await handle_admin(
-                self.pool, self.flows, method, path, scope.get("query_string", b""), send
-            )
+            await handle_admin(self.pool, self.flows, scope, receive, send)
             return
         if path == "/v1/models" or path == "/models":
             if method != "GET":
@@ -282,7 +290,7 @@ class ProxyApp:
         limit = self.config.proxy.max_body_bytes
         raw = await read_body(receive, limit, header(scope, b"content-length"))
         if ex.recorder is not None:  # raw header pairs: decoded by the writer
-            ex.recorder.request(method, path, scope["headers"], raw)
+            ex.recorder.request(method, path, scope["headers"], raw, scope.get("query_string", b""))
         try:
             body = json.loads(raw, parse_constant=_reject_constant)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting

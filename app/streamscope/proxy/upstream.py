@@ -9,15 +9,21 @@ Anthropic's does not (``https://api.anthropic.com``), LM Studio's is the server 
 All HTTP upstreams share one ``httpx.AsyncClient`` (connection pooling). Failures before
 the first byte become :class:`~streamscope.proxy.errors.ProxyError` (502/504); failures
 while streaming propagate as ``httpx`` errors for the relay to turn into error frames.
+
+Capture learns what went out through :data:`request_sent`: set per request, it is
+called with the URL, the header pairs and the body bytes exactly as the request was
+built for the wire (the one serialisation of the body, used to send it and to record it).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextvars import ContextVar
 from typing import Any, Protocol
 
 import httpx
@@ -25,6 +31,7 @@ import httpx
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, ProxyConfig, UpstreamConfig
 from streamscope.proxy.errors import bad_gateway, gateway_timeout, unreachable
+from streamscope.redact import Redactor
 from streamscope.wire import SSEDecoder
 from streamscope.wire.frame import Frame
 
@@ -37,6 +44,13 @@ CHAT_PATHS = {
     "anthropic": "/v1/messages",
     "lmstudio": "/api/v1/chat",
 }
+# (url, header pairs as sent, body bytes as sent)
+RequestSent = Callable[[str, list[tuple[bytes, bytes]], bytes], None]
+#: The hook that records each request an HTTP upstream sends (None: nobody records).
+#: A context variable: the app sets it for the request it serves, and the attempts and
+#: upstreams in between need not carry it.
+request_sent: ContextVar[RequestSent | None] = ContextVar("request_sent", default=None)
+
 MODEL_PATHS = {
     "openai": "/models",
     "responses": "/models",
@@ -108,8 +122,16 @@ class Upstream(Protocol):
 
 
 class _HttpResponse:
-    def __init__(self, response: httpx.Response) -> None:
+    """``secret``: the key the request went out with. An upstream may echo it in a frame
+    (an error frame quoting "Incorrect API key provided: sk-…" after the stream began);
+    such a frame is masked here, where frames are made, so neither the client nor capture
+    ever holds the key. The mask keeps the length (``****…`` and the last 4 characters):
+    captured sizes stay true. It costs one substring test per frame."""
+
+    def __init__(self, response: httpx.Response, secret: str | None = None) -> None:
         self._response = response
+        self._redactor = Redactor([secret]) if secret else None
+        self._secret = secret.encode() if self._redactor is not None and secret else None
         self.status = response.status_code
         self.headers: Mapping[str, str] = response.headers
         self.content_type = response.headers.get("content-type", "")
@@ -119,13 +141,18 @@ class _HttpResponse:
 
     async def batches(self) -> AsyncGenerator[list[Frame], None]:
         decoder = SSEDecoder()
+        secret, redactor = self._secret, self._redactor
         async for chunk in self._chunks:
             # The arrival time is taken when the bytes arrive, before any parsing.
             frames = decoder.feed(chunk, time.monotonic_ns())
             if frames:
+                if secret is not None and redactor is not None:
+                    frames = [_masked(f, redactor) if secret in f.raw else f for f in frames]
                 yield frames
         tail = decoder.flush()
         if tail:
+            if secret is not None and redactor is not None:
+                tail = [_masked(f, redactor) if secret in f.raw else f for f in tail]
             yield tail
 
     async def drain(self, limit: int = 64 * 1024, seconds: float = 0.05) -> None:
@@ -156,6 +183,17 @@ class _HttpResponse:
         except httpx.HTTPError as exc:
             raise unreachable(f"the upstream's answer broke off ({exc!r})") from None
         return bytes(out[:limit])
+
+
+def _masked(frame: Frame, redactor: Redactor) -> Frame:
+    """The frame with its key masked in its bytes, data and comments, lengths kept."""
+    text = redactor.same_length_text
+    return dataclasses.replace(
+        frame,
+        raw=redactor.same_length(frame.raw),
+        data=text(frame.data) if frame.data is not None else None,
+        comments=[text(c) for c in frame.comments],
+    )
 
 
 def auth_headers(config: UpstreamConfig, account: AccountConfig | None) -> dict[str, str]:
@@ -204,6 +242,9 @@ class HttpUpstream:
         _, headers = self.describe(stream=stream, account=account, forward=forward)
         data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
         request = self.client.build_request("POST", self.url, content=data, headers=headers)
+        sent = request_sent.get()
+        if sent is not None:
+            sent(str(request.url), request.headers.raw, data)
         name = self.config.name
         try:
             response = await self.client.send(request, stream=True)
@@ -211,7 +252,8 @@ class HttpUpstream:
             raise gateway_timeout(f"upstream {name} did not answer in time ({exc!r})") from None
         except httpx.HTTPError as exc:
             raise unreachable(f"cannot reach upstream {name} at {self.url}: {exc!r}") from None
-        wrapped = _HttpResponse(response)
+        secret = account.api_key.get_secret_value() if account is not None else None
+        wrapped = _HttpResponse(response, secret)
         try:
             yield wrapped
         finally:
@@ -243,4 +285,12 @@ def new_client(proxy: ProxyConfig) -> httpx.AsyncClient:
     return httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False)
 
 
-__all__ = ["HttpUpstream", "Upstream", "UpstreamResponse", "auth_headers", "new_client"]
+__all__ = [
+    "HttpUpstream",
+    "RequestSent",
+    "Upstream",
+    "UpstreamResponse",
+    "auth_headers",
+    "new_client",
+    "request_sent",
+]

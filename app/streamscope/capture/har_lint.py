@@ -1,0 +1,165 @@
+"""``streamscope lint FILE.har``: the linter over every response of a HAR file.
+
+Each entry's response is linted as a leg of its own — in a StreamScope export, a flow's
+client and upstream legs are two entries; in a HAR of browser devtools, each request
+is one. The options are ``lint``'s (``--protocol``, ``--client``, ``--json``) and so is
+the exit status: 0 when no error-level finding is shown, 1 when one is, 2 when the file
+cannot be read as HAR. A whole (non-SSE) body is linted only when its request asked
+for a stream (a models list is no broken stream); an entry with nothing to lint (that,
+no response, or a body the linter cannot read) is listed as not linted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from streamscope.capture.flow import Leg, RequestRecord
+from streamscope.capture.har import EXTENSION, HarError, from_har
+from streamscope.capture.view import leg_lint
+from streamscope.codecs import PROTOCOLS, get_codec
+from streamscope.lint.cli import finding_line
+from streamscope.lint.profiles import PROFILES
+from streamscope.lint.report import LintReport
+from streamscope.model.request import RequestError
+
+JSON = dict[str, Any]
+
+
+class _Unusable(Exception):
+    """A file or option that cannot be linted: one line, exit status 2."""
+
+
+def is_har(path: str) -> bool:
+    """Whether ``lint`` reads this file as HAR (by its name: ``.har``)."""
+    return path.lower().endswith(".har")
+
+
+def entry_legs(har: Any) -> list[tuple[JSON, RequestRecord, Leg]]:
+    """Each entry of a HAR log with its request and the leg its response is (our
+    export's leg as recorded, frames and times included; another tool's as imported)."""
+    log = har.get("log") if isinstance(har, dict) else None
+    entries = log.get("entries") if isinstance(log, dict) else None
+    if not isinstance(entries, list):
+        raise HarError("no log.entries list")
+    out = []
+    for entry in entries:
+        (flow,) = from_har({"log": {"entries": [entry]}})
+        ext = entry.get(EXTENSION)
+        if isinstance(ext, dict) and ext.get("leg") == "client":
+            out.append((entry, flow.request, flow.client))
+        else:
+            out.append((entry, flow.upstream_request or flow.request, flow.upstream))
+    return out
+
+
+def asked_to_stream(request: RequestRecord, protocol: str) -> bool:
+    """Whether the request asked for a stream, as its protocol's codec reads it (any
+    protocol's, when the answer does not say which it is)."""
+    try:
+        body = json.loads(request.body) if request.body else None
+    except ValueError:
+        return False
+    if not isinstance(body, dict):
+        return False
+    for name in [protocol] if protocol in PROTOCOLS else PROTOCOLS:
+        try:
+            if get_codec(name).decode_request(body).stream:
+                return True
+        except RequestError:
+            continue
+    return False
+
+
+def _describe(index: int, entry: JSON) -> JSON:
+    request = entry.get("request")
+    request = request if isinstance(request, dict) else {}
+    ext = entry.get(EXTENSION)
+    ext = ext if isinstance(ext, dict) else {}
+    return {
+        "entry": index,
+        "method": request.get("method"),
+        "url": request.get("url"),
+        "flow_id": ext.get("flow_id"),
+        "leg": ext.get("leg"),
+        "not_linted": None,
+    }
+
+
+def _read(args: argparse.Namespace) -> list[tuple[JSON, LintReport | None]]:
+    protocol = None if args.protocol == "auto" else args.protocol
+    if protocol is not None and protocol not in PROTOCOLS:
+        known = ", ".join(["auto", *PROTOCOLS])
+        raise _Unusable(f"unknown protocol {protocol!r} (known: {known})")
+    if args.client is not None and args.client not in PROFILES:
+        raise _Unusable(f"unknown client {args.client!r} (known: {', '.join(PROFILES)})")
+    try:
+        har = json.loads(Path(args.file).read_bytes().decode("utf-8-sig"))
+        legs = entry_legs(har)
+    except OSError as exc:
+        raise _Unusable(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    except (HarError, ValueError) as exc:
+        raise _Unusable(f"{args.file}: not a HAR file ({exc})") from None
+    out: list[tuple[JSON, LintReport | None]] = []
+    for index, (entry, request, leg) in enumerate(legs, 1):
+        about = _describe(index, entry)
+        if protocol is not None:
+            leg = dataclasses.replace(leg, protocol=protocol)
+        if not leg.streamed and not asked_to_stream(request, leg.protocol):
+            about["not_linted"] = "a whole body answering a request for no stream"
+            out.append((about, None))
+            continue
+        report = leg_lint(leg)
+        if report is None:
+            about["not_linted"] = "no response, or nothing the linter can read"
+        out.append((about, report))
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """``lint`` for a ``.har`` file (same options and exit status)."""
+    try:
+        results = _read(args)
+    except _Unusable as exc:
+        print(f"streamscope: error: {exc}", file=sys.stderr)
+        return 2
+    client: str | None = args.client
+    failed = False
+    shown: list[JSON] = []
+    for about, report in results:
+        findings = [] if report is None else report.findings
+        if client is not None:
+            findings = [f for f in findings if f.breaks(client) is not None]
+        failed |= any(f.severity == "error" for f in findings)
+        shown.append({**about, "report": report.to_json(client) if report else None})
+        if not args.json:
+            _print(about, report, findings, client)
+    if args.json:
+        print(json.dumps({"entries": shown}, ensure_ascii=False, indent=2))
+    return 1 if failed else 0
+
+
+def _print(about: JSON, report: LintReport | None, findings: list[Any], client: str | None) -> None:
+    leg = f" ({about['leg']} leg of flow {about['flow_id']})" if about["leg"] else ""
+    print(f"entry {about['entry']}{leg}: {about['method']} {about['url']}")
+    if report is None:
+        print(f"  not linted: {about.get('not_linted')}\n")
+        return
+    for f in findings:
+        print(f"  {finding_line(f)}")
+    errors = sum(1 for f in findings if f.severity == "error")
+    print(f"  {report.protocol or 'unknown protocol'}: {len(findings)} findings, {errors} errors")
+    verdicts = report.verdicts()
+    if client is not None:
+        name = PROFILES[client].name
+        verdicts = {client: verdicts.get(client) or f"n/a: {name} does not speak this protocol"}
+    for text in verdicts.values():
+        print(f"    {text}")
+    print()
+
+
+__all__ = ["asked_to_stream", "entry_legs", "is_har", "run"]
