@@ -10,6 +10,7 @@ from typing import Any
 
 from streamscope.lint import LintReport, lint, lint_bytes
 from streamscope.wire import decode_all
+from streamscope.wire.frame import Frame
 from tests.lint.streams import (
     ANT_TEXT,
     ANT_THINKING,
@@ -38,7 +39,10 @@ from tests.lint.streams import (
 @dataclass(frozen=True)
 class Case:
     """``rule`` must fire on the bytes ``build()`` makes (linted with ``options``);
-    ``source`` is the undamaged recording, for comparing what an SDK assembles."""
+    ``source`` is the undamaged recording, for comparing what an SDK assembles.
+
+    The option ``silences`` ({frame index: seconds}) lints the frames with arrival times:
+    each frame that long after the one before, the others 0.1 s after it."""
 
     rule: str
     build: Callable[[], bytes]
@@ -47,9 +51,22 @@ class Case:
 
     def report(self) -> LintReport:
         opts = dict(self.options)
+        silences = opts.pop("silences", None)
+        if silences is not None:
+            return lint(timed(decode_all(self.build()), silences), **opts)
         if opts.pop("frames", False):
             return lint(decode_all(self.build()), **opts)
         return lint_bytes(self.build(), **opts)
+
+
+def timed(frames: list[Frame], silences: dict[int, float], step: float = 0.1) -> list[Frame]:
+    """The frames with arrival times: ``silences[i]`` seconds before frame i, else
+    ``step``."""
+    t = 0.0
+    for index, frame in enumerate(frames):
+        t += silences.get(index, step) if index else 0.0
+        frame.arrival_ns = round(t * 1e9)
+    return frames
 
 
 def _set(items: list[Payload], pred: Callable[[Payload], bool], **values: Any) -> None:
@@ -195,6 +212,27 @@ CASES: list[Case] = [
     ),
     Case("framing.bom", lambda: b"\xef\xbb\xbf" + chat(payloads(CHAT_TEXT)), CHAT_TEXT),
     Case(
+        "framing.buffering-headers",
+        lambda: chat(payloads(CHAT_TEXT)),
+        CHAT_TEXT,
+        {"headers": {"Content-Type": "text/event-stream"}},
+    ),
+    Case(
+        "framing.long-silence", lambda: chat(payloads(CHAT_TEXT)), CHAT_TEXT, {"silences": {5: 45}}
+    ),
+    Case(
+        "framing.error-envelope",
+        lambda: b"<html><body>502 Bad Gateway</body></html>",
+        None,
+        {"status": 502, "protocol": "openai-chat"},
+    ),
+    Case(
+        "framing.error-envelope-fields",
+        lambda: b'{"error":{"message":"The model does not exist"}}',
+        None,
+        {"status": 404, "protocol": "openai-chat"},
+    ),
+    Case(
         "stream.no-content",
         _chat_edit(CHAT_TEXT, lambda i: [d.pop("content", None) for d in deltas(i)]),
         CHAT_TEXT,
@@ -224,6 +262,11 @@ CASES: list[Case] = [
     Case(
         "chat.tool-call-missing-id",
         _chat_edit(CHAT_TOOLS, lambda i: _chat_first_call(i, 1).pop("id")),
+        CHAT_TOOLS,
+    ),
+    Case(
+        "chat.tool-call-missing-type",
+        _chat_edit(CHAT_TOOLS, lambda i: _chat_first_call(i, 1).pop("type")),
         CHAT_TOOLS,
     ),
     Case(
@@ -418,6 +461,13 @@ CASES: list[Case] = [
     Case(
         "responses.delta-before-content-part",
         _typed_edit(RESP_TEXT, lambda i: without(i, "response.content_part.added")),
+        RESP_TEXT,
+    ),
+    Case(
+        "responses.delta-without-index",
+        _typed_edit(
+            RESP_TEXT, lambda i: first(i, "response.output_text.delta").pop("content_index")
+        ),
         RESP_TEXT,
     ),
     Case(

@@ -45,7 +45,12 @@ def test_flow_metadata() -> None:
     frames = decode_all(chat(payloads(CHAT_TEXT)))
     assert rules(lint(frames, content_type="text/event-stream; charset=utf-8")) == set()
     assert rules(lint(frames, content_type="text/plain")) == {"framing.content-type"}
-    assert rules(lint([], status=429, body=b'{"error":{}}')) == {"framing.http-error"}
+    enveloped = b'{"error":{"message":"slow down","type":"rate_limit_error"}}'
+    assert rules(lint([], status=429, body=enveloped)) == {"framing.http-error"}
+    assert rules(lint([], status=429, body=b'{"error":{}}')) == {
+        "framing.http-error",
+        "framing.error-envelope",  # no message to read
+    }
     report = lint([], "openai-chat", body=b"<html>Bad gateway</html>", content_type="text/html")
     assert rules(report) == {"framing.non-sse-body"}
     assert "not JSON" in report.findings[0].message and "text/html" in report.findings[0].message

@@ -76,9 +76,18 @@ def lint_leg(leg: Leg, protocol: str, stream_asked: bool) -> LintReport | None:
     if leg.body is not None and leg.status < 400 and not stream_asked:
         return None
     content_type = next((v for k, v in leg.headers if k.lower() == "content-type"), None)
+    # The response headers are checked (buffering) when they are the ones received.
+    headers = leg.headers if leg.headers_ns is not None else None
     frames = [f for _, f in leg_frames(leg)]
     try:
-        return lint(frames, protocol, content_type=content_type, status=leg.status, body=leg.body)
+        return lint(
+            frames,
+            protocol,
+            content_type=content_type,
+            status=leg.status,
+            body=leg.body,
+            headers=headers,
+        )
     except LintError:
         return None
 

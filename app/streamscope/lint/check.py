@@ -3,9 +3,10 @@ checks, and explain every finding with the rule it breaks.
 
 The decoder's findings are mapped to rules (:mod:`streamscope.lint.codes`); the checks in
 ``checks_*`` add what a decoder does not see (a missing ``response.in_progress``,
-``annotations``, the Content-Type, zero frames, a non-SSE body, the last frame's blank
-line, reasoning-only output, …). :func:`lint_bytes` reads a recording or body as bytes
-(raw SSE, JSON lines, or a whole JSON body) and lints it.
+``annotations``, the Content-Type and buffering headers, long silences, zero frames, a
+non-SSE body, an error body outside its protocol's envelope, the last frame's blank line,
+reasoning-only output, …). :func:`lint_bytes` reads a recording or body as bytes (raw
+SSE, JSON lines, or a whole JSON body) and lints it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,15 @@ from streamscope.lint.checks_framing import (
     final_blank_line,
     multiline_data,
     wire_findings,
+)
+from streamscope.lint.checks_transport import (
+    LONG_SILENCE_S,
+    Headers,
+    buffering_headers,
+    error_envelope,
+    header,
+    header_pairs,
+    long_silences,
 )
 from streamscope.lint.codes import rule_for
 from streamscope.lint.report import LintFinding, LintReport, sort_findings
@@ -55,14 +65,28 @@ def lint(
     content_type: str | None = None,
     status: int | None = None,
     body: bytes | None = None,
+    headers: Headers | None = None,
+    silence_s: float | None = LONG_SILENCE_S,
 ) -> LintReport:
     """Lint one flow: its SSE ``frames`` (or, for an answer that was no stream, its whole
-    ``body``), with the response's ``content_type`` and ``status`` when known. The
-    protocol is detected from the frames when None."""
+    ``body``), with the response's ``content_type``, ``status`` and ``headers`` when
+    known (the Content-Type is read from ``headers`` when not given; None: not known, as
+    for a file). The protocol is detected from the frames when None.
+
+    The frames' arrival times are checked for gaps over ``silence_s`` seconds (None: not
+    checked); frames without real times (a file read without timing) all have the same
+    time, and no gap.
+    """
     if protocol is not None and protocol not in PROTOCOLS:
         raise LintError(f"unknown protocol {protocol!r} (known: {', '.join(PROTOCOLS)})")
+    pairs = header_pairs(headers)
+    if content_type is None and pairs is not None:
+        content_type = header(pairs, "content-type")
     if status is not None and status >= 400:
-        return _report(protocol, [Hit("framing.http-error", None, f"HTTP status {status}")])
+        hits = [Hit("framing.http-error", None, f"HTTP status {status}")]
+        if body is not None:
+            hits += error_envelope(body, protocol)
+        return _report(protocol, hits)
     if body is not None:
         return _lint_body(body, protocol, content_type)
     has_data = any(f.data is not None for f in frames)
@@ -71,6 +95,9 @@ def lint(
         if protocol is None:
             raise LintError("cannot tell which protocol this stream is (give the protocol)")
     hits = content_type_hits(content_type)
+    if pairs is not None:  # a stream (errors and bodies were answered above)
+        hits += buffering_headers(pairs)
+    hits += long_silences(frames, silence_s)
     hits += _mapped(protocol or "", wire_findings(frames), frames)
     obs = Observed(protocol or "", frames)
     if not has_data:
@@ -162,11 +189,13 @@ def lint_bytes(
     content_type: str | None = None,
     status: int | None = None,
     is_body: bool = False,
+    headers: Headers | None = None,
 ) -> LintReport:
     """Lint a response read as bytes: raw SSE, JSON lines (one payload per line, as SDK
     test suites record streams), or — with ``is_body``, or when the bytes are one JSON
-    document that is no stream event, or text without SSE fields — a whole body."""
-    opts: dict[str, Any] = {"content_type": content_type, "status": status}
+    document that is no stream event, or text without SSE fields — a whole body. Bytes
+    carry no arrival times: silences are not checked."""
+    opts: dict[str, Any] = {"content_type": content_type, "status": status, "headers": headers}
     if is_body:
         return lint([], protocol, body=data, **opts)
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]

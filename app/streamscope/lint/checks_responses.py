@@ -1,7 +1,8 @@
 """OpenAI Responses checks the decoder does not make (or makes once per stream): item ids
-and sequence numbers on every event, ``response.in_progress``, content parts before their
-deltas, ``annotations``, the full response object, function_call fields, every item done,
-usage, error framing and LM Studio's non-standard reasoning events."""
+and sequence numbers on every event, the indexes deltas are placed by,
+``response.in_progress``, content parts before their deltas, ``annotations``, the full
+response object, function_call fields, every item done, usage, error framing and LM
+Studio's non-standard reasoning events."""
 
 from __future__ import annotations
 
@@ -28,9 +29,17 @@ _LIFECYCLE = (
 _SETTINGS = ("tools", "tool_choice", "text", "reasoning", "parallel_tool_calls", "metadata")
 
 
+_PLACED_BY = {
+    _TEXT_DELTA: ("output_index", "content_index"),
+    "response.function_call_arguments.delta": ("output_index",),
+}
+"""The deltas openai-python's accumulator places by index, and the indexes it reads."""
+
+
 def check(obs: Observed) -> list[Hit]:
     return [
         *item_ids(obs),
+        *delta_indexes(obs),
         *sequence_numbers(obs),
         *in_progress(obs),
         *lifecycle_fields(obs),
@@ -51,6 +60,27 @@ def item_ids(obs: Observed) -> list[Hit]:
     return counted(
         "responses.missing-item-id", deltas, "response.output_text.delta without item_id"
     ) + counted("responses.content-event-without-item-id", other, "content event without item_id")
+
+
+def _is_index(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _missing_indexes(p: JSON) -> list[str]:
+    kind = p.get("type")
+    needed = _PLACED_BY.get(kind, ()) if isinstance(kind, str) else ()
+    return [k for k in needed if not _is_index(p.get(k))]
+
+
+def delta_indexes(obs: Observed) -> list[Hit]:
+    bad: list[int] = []
+    missing: dict[str, None] = {}
+    for index, p in obs.of_type(*_PLACED_BY):
+        keys = _missing_indexes(p)
+        if keys:
+            bad.append(index)
+            missing.update(dict.fromkeys(f"{p['type']} without {k}" for k in keys))
+    return counted("responses.delta-without-index", bad, "; ".join(missing))
 
 
 def _has_seq(p: JSON) -> bool:
@@ -115,8 +145,8 @@ def content_parts(obs: Observed) -> list[Hit]:
         part = (_key(p), p.get("content_index", 0))
         if p.get("type") == "response.content_part.added":
             parts.add(part)
-        elif p.get("type") == _TEXT_DELTA and part not in parts:
-            early.append(index)
+        elif p.get("type") == _TEXT_DELTA and part not in parts and not _missing_indexes(p):
+            early.append(index)  # (a delta without its indexes: delta_indexes() says so)
     return counted(
         "responses.delta-before-content-part",
         early,

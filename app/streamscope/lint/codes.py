@@ -64,6 +64,7 @@ CODE_RULES: dict[str, str | None] = {
     "tool-call-index-not-dense": "chat.tool-index-not-dense",
     "tool-call-index-reused": "chat.tool-index-reused",
     "tool-call-missing-id": "chat.tool-call-missing-id",
+    "tool-call-missing-type": "chat.tool-call-missing-type",
     "tool-call-missing-name": "chat.tool-call-missing-name",
     "tool-call-missing-index": "chat.tool-call-fields",
     "tool-call-arguments-not-string": "chat.tool-call-fields",

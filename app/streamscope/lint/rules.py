@@ -1,6 +1,7 @@
 """The rule catalogue: every rule the linter checks, by id.
 
-The rules themselves are data, one module per area (``rules_framing``, ``rules_chat``,
+The rules themselves are data, one module per area (``rules_framing``,
+``rules_transport``, ``rules_chat``,
 ``rules_anthropic``, ``rules_responses``, ``rules_lmstudio``); see
 :mod:`streamscope.lint.rule` for what a rule says.
 """
@@ -13,12 +14,20 @@ from streamscope.lint import (
     rules_framing,
     rules_lmstudio,
     rules_responses,
+    rules_transport,
 )
 from streamscope.lint.rule import Rule
 
 RULES: dict[str, Rule] = {
     r.id: r
-    for module in (rules_framing, rules_chat, rules_anthropic, rules_responses, rules_lmstudio)
+    for module in (
+        rules_framing,
+        rules_transport,
+        rules_chat,
+        rules_anthropic,
+        rules_responses,
+        rules_lmstudio,
+    )
     for r in module.RULES
 }
 """Every rule, by id."""

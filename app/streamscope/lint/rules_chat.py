@@ -85,6 +85,24 @@ RULES: list[Rule] = [
         "Send the call's `id` in its first delta (generate one if the upstream has none).",
     ),
     rule(
+        "chat.tool-call-missing-type",
+        "warning",
+        'the first delta of a tool call has no `type: "function"`',
+        'The first delta of each tool call must carry `type: "function"` (with `id` and '
+        "`function.name`): openai-python and the AI SDK accept a call without it, clients "
+        "that validate chunks against the documented schema may not.",
+        'Send `"type": "function"` in the first delta of every tool call.',
+        {
+            "strict": (
+                "degraded",
+                "may not take the call for a function call: the documented schema types "
+                'every tool call `"function"`',
+            ),
+        },
+        source="WIRE-CONTRACT.md; measured (openai-python assembles the call); "
+        "@ai-sdk/openai-compatible source (its chunk schema does not read `type`)",
+    ),
+    rule(
         "chat.tool-call-fields",
         "warning",
         "a tool call delta lacks its `index`, or its arguments are not a string",

@@ -144,6 +144,33 @@ RULES: list[Rule] = [
         source="WIRE-CONTRACT.md; measured (openai-python)",
     ),
     rule(
+        "responses.delta-without-index",
+        "error",
+        "a delta carries no `output_index` (or, for text, no `content_index`)",
+        "Deltas name the output item they extend with `output_index` and, for text, the "
+        "content part with `content_index`; a client that places them by index cannot "
+        "place one without.",
+        "Send `output_index` on every delta and `content_index` on every text delta "
+        "(with `item_id`).",
+        {
+            "openai-python": (
+                "error",
+                'raises while placing the delta (measured: RuntimeError "Received a '
+                'content event for output index None …" without `output_index`, TypeError '
+                "without `content_index`)",
+            ),
+            "cherry": (
+                "degraded",
+                "places text deltas by `item_id` alone, but rejects a "
+                "`function_call_arguments.delta` without `output_index` (its chunk schema "
+                "requires it) and skips it, so the arguments only arrive with "
+                "`output_item.done`",
+            ),
+        },
+        source="WIRE-CONTRACT.md; measured (openai-python); @ai-sdk/openai source "
+        "(its Responses chunk schema)",
+    ),
+    rule(
         "responses.missing-annotations",
         "error",
         "`output_text` parts have no `annotations`",

@@ -259,7 +259,7 @@ class OpenAIChatDecoder(StreamDecoder):
                 "info",
                 "deprecated function_call delta (read as a tool call)",
             )
-            self._tool_call({"index": 0, "function": legacy}, 0, index, out)
+            self._tool_call({"index": 0, "type": "function", "function": legacy}, 0, index, out)
         annotations = delta.get("annotations")
         if isinstance(annotations, list):
             out.extend(Citation(PROTOCOL, a, index) for a in annotations if isinstance(a, dict))
@@ -336,6 +336,14 @@ class OpenAIChatDecoder(StreamDecoder):
             state = _Call(key, call_id)
             by_index[src] = state
             self._open_calls.setdefault(choice, []).append(state)
+            kind = call.get("type")
+            if kind != "function":
+                what = "no type" if kind is None else f"type {kind!r}"
+                self.note(
+                    "tool-call-missing-type",
+                    "warning",
+                    f'the first delta of tool call {src} has {what}, not "function"',
+                )
             if not name:
                 self.note(
                     "tool-call-missing-name",
