@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from streamscope.config import (
+    Config,
     ConfigError,
+    DemoSettings,
+    ProxyConfig,
     default_config_path,
     ensure_local_key,
     generate_local_key,
@@ -17,6 +20,8 @@ from streamscope.config import (
     mask,
     parse_config,
 )
+from streamscope.config_save import render_config
+from streamscope.demo.upstream import DemoUpstream
 
 EXAMPLE = """
 # my proxy
@@ -130,3 +135,64 @@ def test_config_path_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path:
 def test_mask_shows_only_the_last_four() -> None:
     assert mask("sk-abcdefgh1234") == "…1234"
     assert mask("abc") == "…"
+
+
+def test_demo_defaults_a_steady_60_tokens_per_second_and_a_silence_past_the_keepalive() -> None:
+    demo = DemoSettings()
+    assert demo.tokens_per_second == 60
+    assert demo.slow_seconds > ProxyConfig().keepalive_seconds
+    # And so with the config a user gets with no file.
+    config = Config().with_defaults()
+    (upstream,) = config.upstreams
+    assert upstream.demo.silence_seconds(config.proxy.keepalive_seconds) == demo.slow_seconds
+    assert demo.slow_seconds == 20
+
+
+def _demo_config(keepalive: float, slow: float | None = None) -> Config:
+    settings = "" if slow is None else f"\n[upstreams.demo]\nslow_seconds = {slow}\n"
+    text = f'[proxy]\nkeepalive_seconds = {keepalive}\n\n[[upstreams]]\nname = "demo"\n'
+    return parse_config(text + f'kind = "demo"\n{settings}')
+
+
+@pytest.mark.parametrize(
+    ("keepalive", "slow", "silence"),
+    [
+        (15, None, 20),  # the defaults: 20 s > 15 s
+        (30, None, 31),  # a keepalive past the default silence: 1 s more than it
+        (20, None, 21),  # as long as the silence: no keepalive would be seen either
+        (5, 3, 6),  # slow_seconds set, but not above the keepalive
+        (2, 3, 3),  # slow_seconds above the keepalive: as set
+        (0, 3, 3),  # keepalive off: as set
+        (0.2, 0.7, 0.7),
+    ],
+)
+def test_demo_slow_outlasts_the_keepalive(
+    keepalive: float, slow: float | None, silence: float
+) -> None:
+    config = _demo_config(keepalive, slow)
+    (upstream,) = config.upstreams
+    assert upstream.demo.silence_seconds(keepalive) == pytest.approx(silence)
+    # What demo-slow waits for: the timing of the demo upstream the proxy builds.
+    demo = DemoUpstream(upstream, keepalive_seconds=config.proxy.keepalive_seconds)
+    assert demo.timing.slow_seconds == pytest.approx(silence)
+    # Not a setting: slow_seconds stays what the file says, and a save writes nothing new.
+    assert upstream.demo.slow_seconds == (20 if slow is None else slow)
+    assert set(upstream.demo.model_dump()) == set(DemoSettings.model_fields)
+    saved = parse_config(render_config(config))
+    assert saved.upstreams[0].demo.slow_seconds == upstream.demo.slow_seconds
+
+
+def test_the_default_demo_outlasts_a_long_keepalive_too() -> None:
+    config = Config(proxy=ProxyConfig(keepalive_seconds=45)).with_defaults()
+    (upstream,) = config.upstreams
+    assert upstream.demo.silence_seconds(45) == 46
+    assert DemoUpstream(upstream, keepalive_seconds=45).timing.slow_seconds == 46
+
+
+def test_capture_defaults_keep_2000_flows_and_500_mib() -> None:
+    # Issue 6: retention by count and by size, 2,000 flows and 500 MiB unless configured.
+    capture = parse_config("", "empty config").capture
+    assert capture.enabled is True
+    assert (capture.max_flows, capture.max_megabytes) == (2000, 500)
+    custom = parse_config("[capture]\nmax_flows = 10\nmax_megabytes = 1.5\n", "t").capture
+    assert (custom.max_flows, custom.max_megabytes) == (10, 1.5)

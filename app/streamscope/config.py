@@ -62,10 +62,19 @@ class DemoSettings(_Model):
 
     tokens_per_second: float = Field(default=60.0, gt=0)
     first_token_seconds: float = Field(default=0.25, ge=0)
-    slow_seconds: float = Field(default=20.0, ge=0)  # demo-slow's silence; > keepalive
+    slow_seconds: float = Field(default=20.0, ge=0)  # demo-slow's silence (see below)
     long_tokens: int = Field(default=300, ge=1)  # demo-long's length
     replay_pace_seconds: float = Field(default=0.02, ge=0)  # between replayed frames
     replay_dirs: list[str] = Field(default_factory=list)  # more folders of recordings
+
+    def silence_seconds(self, keepalive_seconds: float) -> float:
+        """demo-slow's silence before its first token behind a proxy whose keepalive
+        interval is ``keepalive_seconds`` (0: off): ``slow_seconds``, unless the interval
+        is as long or longer, then the interval + 1 s — the scenario is there to show
+        keepalives, so it always outlasts one."""
+        if keepalive_seconds > 0 and self.slow_seconds <= keepalive_seconds:
+            return keepalive_seconds + 1.0
+        return self.slow_seconds
 
 
 Strategy = Literal["lru", "balance", "round_robin", "weighted"]

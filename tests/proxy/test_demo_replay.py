@@ -88,23 +88,63 @@ def test_passthrough_replays_the_recorded_bytes_unchanged(passthrough: Running, 
     assert response.content == b"".join(f.raw for f in rec.frames)
 
 
-def test_a_users_own_recording_is_listed_and_played(tmp_path: Path) -> None:
-    folder = tmp_path / "replay" / "mine"
+def _want(source: Path, protocol: str = "openai-chat") -> object:
+    rec = load(source)
+    _, pipeline = translate_frames(rec.frames, rec.protocol, rec.protocol)
+    return expected(pipeline.assembler.response, protocol)
+
+
+def _listed(running: Running) -> set[str]:
+    r = httpx.get(running.v1 + "/models", headers={"x-api-key": running.key}, timeout=10)
+    assert r.status_code == 200
+    return {m["id"] for m in r.json()["data"]}
+
+
+def test_a_users_own_recording_is_listed_and_played(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The data dir's replay/ folder, found through $STREAMSCOPE_DATA_DIR (no replay_dirs).
+    data = tmp_path / "data"
+    monkeypatch.setenv("STREAMSCOPE_DATA_DIR", str(data))
+    folder = data / "replay" / "mine"
     folder.mkdir(parents=True)
     source = RECORDINGS[0]
     (folder / ("copy" + source.suffix)).write_bytes(source.read_bytes())
-    demo = {**FAST}
     config = make_config(
-        [{"name": "demo", "kind": "demo", "default": True, "demo": demo}], keepalive_seconds=2.0
+        [{"name": "demo", "kind": "demo", "default": True, "demo": FAST}], keepalive_seconds=2.0
     )
-    config.upstreams[0].demo.replay_dirs = [str(tmp_path / "replay")]
+    assert config.upstreams[0].demo.replay_dirs == []
     with proxied(config) as running:
-        models = httpx.get(running.v1 + "/models", headers={"x-api-key": running.key}).json()
-        assert "replay/mine/copy" in {m["id"] for m in models["data"]}
-        rec = load(source)
-        _, pipeline = translate_frames(rec.frames, rec.protocol, rec.protocol)
-        want = expected(pipeline.assembler.response, "openai-chat")
-        assert got(ask(running, "chat", "replay/mine/copy", stream=True)) == want
+        assert "replay/mine/copy" in _listed(running)
+        assert got(ask(running, "chat", "replay/mine/copy", stream=True)) == _want(source)
+
+
+def test_a_recording_dropped_in_while_the_proxy_runs_is_listed_and_routed_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    monkeypatch.setenv("STREAMSCOPE_DATA_DIR", str(data))
+    # The demo is not the default upstream: replay/<name> reaches it only because the
+    # demo's model list has it. The default one is a dead address, so a wrong route fails.
+    dead = {
+        "name": "elsewhere",
+        "kind": "openai",
+        "base_url": "http://127.0.0.1:9/v1",
+        "default": True,
+        "models": [],
+    }
+    demo = {"name": "demo", "kind": "demo", "demo": FAST}  # models_ttl_seconds: 300 s
+    config = make_config([demo, dead], keepalive_seconds=2.0)
+    source = builtin_dir() / "recordings" / "chat-text-usage.sse"
+    with proxied(config) as running:
+        before = _listed(running)  # the lists are fetched (and would be cached) now
+        assert "demo-chat" in before and "replay/dropped" not in before
+        (data / "replay").mkdir(parents=True)
+        (data / "replay" / "dropped.sse").write_bytes(source.read_bytes())
+        assert "replay/dropped" in _listed(running)
+        assert got(ask(running, "chat", "replay/dropped", stream=True)) == _want(source)
+        (data / "replay" / "dropped.sse").unlink()  # and gone at once too
+        assert "replay/dropped" not in _listed(running)
 
 
 BROKEN = sorted(p for p in (builtin_dir() / "broken").iterdir() if p.suffix in (".sse", ".json"))

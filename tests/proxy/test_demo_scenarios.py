@@ -7,6 +7,7 @@ here from the issue (the quote, the tools' schemas, the budget), not read from t
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,8 +18,9 @@ import pytest
 
 from streamscope.demo.schema_args import example_arguments
 from streamscope.wire import SSEDecoder
-from tests.proxy.demo_support import CLIENTS, FINISH, TOOLS, USER, ask, demo_config
+from tests.proxy.demo_support import CLIENTS, FAST, FINISH, TOOLS, USER, ask, demo_config
 from tests.proxy.harness import Running, proxied
+from tests.sdk_clients import chat_summary
 
 STREAM = [True, False]
 IDS = ["stream", "body"]
@@ -123,15 +125,97 @@ def test_every_scenario_honours_max_tokens(running: Running, client: str, scenar
     assert got["finish"] == FINISH[client]["length"]
 
 
+SCENARIOS = [
+    "demo-chat",
+    "demo-tools",
+    "demo-reasoning",
+    "demo-refusal",
+    "demo-long",
+    "demo-slow",
+    "demo-error",
+    "demo-length",
+]
+N = 3
+REFUSAL = "I'm sorry, but I can't help with that request in this demo."
+
+
+def _check_choice(scenario: str, choice: dict[str, Any], index: int) -> int:
+    """Check one of the ``n`` choices of ``scenario``; the tokens it said."""
+    text = choice["text"]
+    if scenario == "demo-chat":
+        prefix = f"(choice {index + 1}) " if index else ""
+        assert text == f'{prefix}You said: "{USER}". This is the StreamScope demo backend.'
+    elif scenario == "demo-tools":
+        assert choice["tool_calls"] == [
+            (t["name"], example_arguments(t["parameters"])) for t in TOOLS
+        ]
+        assert choice["finish"] == "tool_calls"
+        return -1  # argument fragments: not words
+    elif scenario == "demo-reasoning":
+        assert choice["reasoning"].startswith(f'The user wrote "{USER}".')
+        assert text == "Having thought it over: this is the demo's considered answer."
+        return words(choice["reasoning"]) + words(text)
+    elif scenario == "demo-refusal":
+        assert choice["refusal"] == REFUSAL and text == ""
+        return words(REFUSAL)
+    elif scenario == "demo-long":
+        assert words(text) == 40  # long_tokens in the test config
+    elif scenario == "demo-slow":
+        assert text.startswith("Sorry for the wait")
+    elif scenario == "demo-length":
+        assert words(text) == 5  # max_tokens
+        assert choice["finish"] == "length"
+        return 5
+    assert choice["finish"] == "stop"
+    return words(text)
+
+
 @pytest.mark.parametrize("stream", STREAM, ids=IDS)
+@pytest.mark.parametrize("scenario", SCENARIOS)
 def test_n_gives_that_many_choices_where_the_protocol_has_it(
-    running: Running, stream: bool
+    running: Running, scenario: str, stream: bool
 ) -> None:
-    got = ask(running, "chat", "demo-chat", stream, n=3)
-    assert got["choices"] == 3
-    texts = [c.message.content for c in got["all"].choices]
-    assert texts[0].startswith("You said") and texts[2].startswith("(choice 3) You said")
-    assert got["usage"][1] == sum(words(t) for t in texts)
+    tools = TOOLS if scenario == "demo-tools" else None
+    max_tokens = 5 if scenario == "demo-length" else 1000
+    if scenario == "demo-error":
+        # Streamed, the SDK raises on the error frame; whole, the answer is a 502.
+        with pytest.raises(openai.APIError, match="demo-error") as caught:
+            ask(running, "chat", scenario, stream, n=N)
+        if not stream:
+            assert isinstance(caught.value, openai.APIStatusError)
+            assert caught.value.status_code == 502
+        return
+    got = ask(running, "chat", scenario, stream, tools=tools, max_tokens=max_tokens, n=N)
+    final = got["all"]
+    assert got["choices"] == N
+    assert [c.index for c in final.choices] == list(range(N))
+    said = [_check_choice(scenario, chat_summary(final, i), i) for i in range(N)]
+    if scenario != "demo-tools":
+        assert got["usage"][1] == sum(said)  # usage counts every choice's tokens
+
+
+@pytest.mark.parametrize("n", [0, -1, 129, 2.5, "3"])
+@pytest.mark.parametrize("stream", STREAM, ids=IDS)
+def test_n_outside_openais_range_is_a_400_naming_n(running: Running, stream: bool, n: Any) -> None:
+    body = {"model": "demo-chat", "stream": stream, "n": n}
+    body["messages"] = [{"role": "user", "content": "hi"}]
+    r = httpx.post(
+        running.v1 + "/chat/completions",
+        json=body,
+        headers={"authorization": f"Bearer {running.key}"},
+        timeout=10,
+    )
+    assert r.status_code == 400
+    assert r.headers["content-type"].startswith("application/json")
+    error = r.json()["error"]
+    assert error["param"] == "n" and error["type"] == "invalid_request_error"
+    assert "n must be" in error["message"]
+
+
+def test_n_of_128_is_accepted(running: Running) -> None:
+    got = ask(running, "chat", "demo-chat", False, n=128)
+    assert got["choices"] == 128
+    assert got["all"].choices[127].message.content.startswith("(choice 128) You said")
 
 
 @pytest.mark.parametrize("client", CLIENTS)
@@ -147,12 +231,17 @@ def test_demo_error_without_streaming_is_an_error_status(running: Running, clien
     assert caught.value.status_code == 502 and "demo-error" in str(caught.value)
 
 
+@pytest.mark.parametrize("stream", STREAM, ids=IDS)
 @pytest.mark.parametrize("client", CLIENTS)
 def test_demo_slow_is_silent_longer_than_the_keepalive_then_answers(
-    running: Running, client: str
+    running: Running, client: str, stream: bool
 ) -> None:
-    got = ask(running, client, "demo-slow", True)
+    started = time.monotonic()
+    got = ask(running, client, "demo-slow", stream)
+    # 0.7 s of silence (FAST's slow_seconds) against a 0.2 s keepalive interval.
+    assert time.monotonic() - started >= FAST["slow_seconds"]
     assert got["text"].startswith("Sorry for the wait")
+    assert got["finish"] == FINISH[client]["stop"]
 
 
 def test_demo_slow_keeps_the_client_alive_meanwhile(running: Running) -> None:

@@ -4,8 +4,10 @@ Each scenario writes what one choice says (text, reasoning, a refusal, tool call
 driver (:func:`play`) adds what every stream has: the start, one choice per ``n``, the
 ``max_tokens`` budget (a choice that runs out finishes with ``length``), usage, the end,
 and the timing — a first-token delay, then one content delta per token at
-``tokens_per_second``. The events are protocol-free: the demo encodes them with the
-codec of whichever protocol it is asked in, so every client gets them correctly encoded.
+``tokens_per_second``, in each choice: choices run on timelines of their own (as a
+provider generates them in parallel), merged by time. The events are protocol-free: the
+demo encodes them with the codec of whichever protocol it is asked in, so every client
+gets them correctly encoded.
 
     demo-chat       quotes the user's last message back
     demo-tools      calls the request's tools (two in parallel when two or more are
@@ -238,14 +240,13 @@ def play(name: str, request: Request, timing: Timing) -> list[Step]:
         budget = DEFAULT_LENGTH_LIMIT
     choices = max(request.n or 1, 1)
     per_token = 1.0 / timing.tokens_per_second if timing.tokens_per_second > 0 else 0.0
-    lanes: list[list[Event]] = []
+    timed: list[tuple[float, int, int, Event]] = []  # (time, row, choice, event)
     output = reasoning_tokens = 0
-    first_delay = timing.first_token_seconds
     failure: Error | None = None
+    end = 0.0  # when the last choice's last token comes
     for c in range(choices):
         said = scenario(request, c, timing)
-        if said.first_delay is not None:
-            first_delay = said.first_delay
+        first_delay = timing.first_token_seconds if said.first_delay is None else said.first_delay
         lane: list[Event] = []
         spent = 0
         finish = said.finish
@@ -264,23 +265,28 @@ def play(name: str, request: Request, timing: Timing) -> list[Step]:
             failure = said.error
         else:
             lane.append(Finish(finish, c))
-        lanes.append(lane)
+        # Each choice has its own timeline at the full rate, as a provider generates
+        # choices in parallel: the first-token wait, then a token every ``per_token``.
+        # The wait also precedes a first tool call (a model thinks before it calls),
+        # whose start frame a client sees at once.
+        at = 0.0
+        ticks = 0
+        for row, ev in enumerate(lane):
+            if isinstance(ev, CONTENT) or (ticks == 0 and isinstance(ev, ToolCallStart)):
+                at = first_delay + ticks * per_token
+                ticks += 1
+            timed.append((at, row, c, ev))
+        end = max(end, at)
+    # The choices' timelines merged by time; at one time, row by row, choice by choice
+    # (as a provider interleaves them). Within a choice (time, row) only grows.
+    timed.sort(key=lambda t: t[:3])
     steps = [Step(0.0, MessageStart("demo-" + uuid.uuid4().hex[:24], request.model))]
-    first = True
-    # Choices take turns token by token, as a provider interleaves them.
-    for row in range(max(len(lane) for lane in lanes)):
-        for lane in lanes:
-            if row < len(lane):
-                ev = lane[row]
-                delay = 0.0
-                # The wait for the first token also precedes a first tool call (a model
-                # thinks before it calls), whose start frame a client sees at once.
-                if isinstance(ev, CONTENT) or (first and isinstance(ev, ToolCallStart)):
-                    delay = first_delay if first else per_token
-                    first = False
-                steps.append(Step(delay, ev))
+    now = 0.0
+    for at, _, _, ev in timed:
+        steps.append(Step(at - now, ev))
+        now = at
     if failure is not None:
-        steps.append(Step(per_token, failure))
+        steps.append(Step(end + per_token - now, failure))
         return steps
     usage = Usage(_input_tokens(request), output, reasoning_tokens=reasoning_tokens or None)
     steps += [Step(0.0, usage), Step(0.0, End())]

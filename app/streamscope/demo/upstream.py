@@ -140,11 +140,26 @@ def _timed_frames(protocol: str, steps: list[Step], request: Request) -> list[tu
 class DemoUpstream:
     """The ``demo`` kind of upstream: no network, no key."""
 
-    def __init__(self, config: UpstreamConfig, catalogue: ReplayCatalogue | None = None) -> None:
+    # Its model list is the scenarios and a look at the replay folders: the proxy asks
+    # for it each time rather than caching it, so new recordings are listed at once.
+    models_are_local = True
+
+    def __init__(
+        self,
+        config: UpstreamConfig,
+        catalogue: ReplayCatalogue | None = None,
+        *,
+        keepalive_seconds: float = 0.0,
+    ) -> None:
+        """``keepalive_seconds``: the serving proxy's keepalive interval (0: off), which
+        demo-slow's silence outlasts (:meth:`DemoSettings.silence_seconds`)."""
         self.config = config
         s = config.demo
         self.timing = Timing(
-            s.tokens_per_second, s.first_token_seconds, s.slow_seconds, s.long_tokens
+            s.tokens_per_second,
+            s.first_token_seconds,
+            s.silence_seconds(keepalive_seconds),
+            s.long_tokens,
         )
         self.catalogue = catalogue or ReplayCatalogue.default(default_data_dir(), s.replay_dirs)
 

@@ -6,7 +6,9 @@ A requested model resolves, in this order:
 2. ``upstream/model`` when the first segment is an upstream's name (many real model
    ids contain a slash, ``deepseek-ai/DeepSeek-V3`` say, so only a known name counts);
 3. a bare model found in an upstream's model list (configured, or fetched from the
-   upstream and cached for ``models_ttl_seconds``), upstreams in config order;
+   upstream and cached for ``models_ttl_seconds`` — except an upstream whose list is
+   local, the demo's, which is asked each time, so a recording dropped in its replay
+   folder is listed and routed at once), upstreams in config order;
 4. the upstream marked ``default = true``, with the model name unchanged;
 5. otherwise 404 ``model_not_found``.
 """
@@ -33,8 +35,15 @@ class Route:
     model: str  # the model name the upstream gets
 
 
+def lists_locally(upstream: Upstream) -> bool:
+    """True for an upstream whose model list costs no request (its ``models_are_local``
+    attribute): it is asked each time instead of cached."""
+    return bool(getattr(upstream, "models_are_local", False))
+
+
 class ModelCatalog:
-    """Model lists per upstream: the configured one, else fetched and cached."""
+    """Model lists per upstream: the configured one, else fetched and cached (a local
+    list is fetched each time; only a failure is kept, for ``RETRY_FAILED_FETCH``)."""
 
     def __init__(
         self,
@@ -54,14 +63,15 @@ class ModelCatalog:
         config = upstream.config
         if config.models is not None:
             return list(config.models)
+        ttl = 0.0 if lists_locally(upstream) else config.models_ttl_seconds
         cached = self._cache.get(name)
         now = time.monotonic()
-        if cached is not None and now - cached[0] < config.models_ttl_seconds:
+        if cached is not None and now - cached[0] < ttl:
             return cached[1]
         lock = self._locks.setdefault(name, asyncio.Lock())
         async with lock:  # one fetch at a time per upstream
             cached = self._cache.get(name)
-            if cached is not None and time.monotonic() - cached[0] < config.models_ttl_seconds:
+            if cached is not None and time.monotonic() - cached[0] < ttl:
                 return cached[1]
             account = self._account_for(name)
             try:
@@ -71,7 +81,7 @@ class ModelCatalog:
                 log.warning("%s", exc)
                 ids = cached[1] if cached else []
                 # Try again soon rather than serving a failed fetch for the whole TTL.
-                fetched_at = time.monotonic() - config.models_ttl_seconds + RETRY_FAILED_FETCH
+                fetched_at = time.monotonic() - ttl + RETRY_FAILED_FETCH
             self._cache[name] = (fetched_at, ids)
             return ids
 

@@ -305,6 +305,12 @@ def test_encode_from_foreign_request() -> None:
         ({"stream_options": {"include_usage": 1}}, "stream_options.include_usage"),
         ({"parallel_tool_calls": "no"}, "parallel_tool_calls"),
         ({"reasoning_effort": 3}, "reasoning_effort"),
+        ({"n": 0}, "n"),
+        ({"n": -2}, "n"),
+        ({"n": 129}, "n"),
+        ({"n": 1.5}, "n"),
+        ({"n": "2"}, "n"),
+        ({"n": True}, "n"),
     ],
 )
 def test_request_errors(patch: dict[str, Any], param: str) -> None:
@@ -312,3 +318,17 @@ def test_request_errors(patch: dict[str, Any], param: str) -> None:
     with pytest.raises(RequestError) as exc:
         CODEC.decode_request(body)
     assert exc.value.param == param
+
+
+@pytest.mark.parametrize("n", [None, 1, 2, 128])
+def test_n_within_openais_range_is_kept(n: int | None) -> None:
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "n": n}
+    assert CODEC.decode_request(body).n == n
+
+
+@pytest.mark.parametrize("n", [0, 129, 10**6])
+def test_n_out_of_range_says_the_range(n: int) -> None:
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "n": n}
+    with pytest.raises(RequestError, match=r"n must be an integer from 1 to 128") as exc:
+        CODEC.decode_request(body)
+    assert exc.value.param == "n" and str(n) in exc.value.message

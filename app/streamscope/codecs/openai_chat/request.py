@@ -186,6 +186,17 @@ def _tool_choice(value: Any, parallel: bool | None) -> ToolChoice | None:
     return ToolChoice("tool", name=name, parallel=parallel)
 
 
+MAX_N = 128  # OpenAI's own limit on choices per request
+
+
+def _choices(value: Any) -> int | None:
+    """``n``: an integer from 1 to :data:`MAX_N`, as OpenAI accepts (None: not given)."""
+    n = opt_int(value, "n")
+    if n is not None and not 1 <= n <= MAX_N:
+        raise RequestError(f"n must be an integer from 1 to {MAX_N}, not {n}", "n")
+    return n
+
+
 def decode_request(body: JSON) -> Request:
     """A chat.completions body as a canonical request (raises :class:`RequestError`)."""
     body = request_body(body)
@@ -213,7 +224,7 @@ def decode_request(body: JSON) -> Request:
         opts = expect_object(body["stream_options"], "stream_options")
         include = opt_bool(opts.get("include_usage"), "stream_options.include_usage")
         req.include_usage = bool(include)
-    req.n = opt_int(body.get("n"), "n")
+    req.n = _choices(body.get("n"))
     effort = opt_str(body.get("reasoning_effort"), "reasoning_effort")
     if effort is not None:
         req.thinking = Thinking(enabled=effort != "none", effort=effort)
