@@ -53,6 +53,10 @@ async def _send_and_see(window: MainWindow, protocol: str) -> None:
     pane.frames.selectRow(0)
     assert pane.raw.toPlainText()  # the first frame's exact bytes
     assert pane.status.text() == "done"
+    # The timing and lint came from the worker process, not from a thread of this one.
+    assert pane.analyser is window.analyser and window.analyser.processes
+    assert window.analyser.fallbacks == 0
+    assert window.analyser._pool is not None  # noqa: SLF001
 
 
 @pytest.mark.qasync

@@ -36,21 +36,19 @@ from typing import Any
 import httpx
 
 from streamscope.capture.flow import CapturedFrame, Leg
+from streamscope.client.analysis import Analyser, Analysis, analyse_leg
 from streamscope.client.compose import Composition, body, check_protocol, headers, target_url
 from streamscope.client.feed import EventsCallback, FramesCallback, StreamFeed, ToolsCallback
-from streamscope.client.outcome import ClientResult, body_events, lint_leg
+from streamscope.client.outcome import ClientResult, body_events
 from streamscope.client.parts import PartsTracker
 from streamscope.client.tools import ToolCallTracker
-from streamscope.lint.report import LintReport
 from streamscope.model.assemble import Assembler
 from streamscope.model.response import Response
-from streamscope.timing import LegSeries, LegTiming, timing_and_series
 from streamscope.wire import FrameTooLarge
 
 JSON = dict[str, Any]
 StatusCallback = Callable[[str], None]
 REPLAY_BATCH_FRAMES = 256
-Analysis = tuple[LegTiming, LintReport | None, LegSeries]
 
 
 @functools.cache
@@ -80,6 +78,7 @@ class ClientSession:
         protocol: str | None = None,
         request_body: JSON | None = None,
         batch_frames: int = REPLAY_BATCH_FRAMES,
+        analyser: Analyser | None = None,
     ) -> None:
         self.composition = copy.deepcopy(composition)  # later edits in the pane: not ours
         self.url = ""
@@ -101,6 +100,9 @@ class ClientSession:
         self.read_timeout = read_timeout
         self.connect_timeout = connect_timeout
         self.batch_frames = max(1, batch_frames)
+        # Where the end-of-stream timing and lint run: a worker process (the window's),
+        # or a thread of this process when None.
+        self.analyser = analyser
         self._replay = replay
         self.leg = replay if replay is not None else Leg(protocol=self.protocol)
         self.feed = StreamFeed(self.protocol, on_frames, on_events, on_tools)
@@ -159,6 +161,7 @@ class ClientSession:
             coalesce_ms=self.coalesce_ms,
             read_timeout=self.read_timeout,
             connect_timeout=self.connect_timeout,
+            analyser=self.analyser,
         )
 
     # -- running ------------------------------------------------------------------------
@@ -182,9 +185,14 @@ class ClientSession:
                 self._timer.cancel()
         self._end_feed()
         # Timing and lint re-read the whole leg: off the event loop, so that a long
-        # stream's end does not freeze the pane.
+        # stream's end does not freeze the pane (client/analysis.py: a process is better).
         try:
-            analysis = await asyncio.to_thread(self._analyse)
+            if self.analyser is not None:
+                analysis = await self.analyser.analyse(
+                    self.leg, self.protocol, self._stream_asked()
+                )
+            else:
+                analysis = await asyncio.to_thread(self._analyse)
         except asyncio.CancelledError:
             self._finish(self._analyse())
             raise
@@ -348,8 +356,7 @@ class ClientSession:
         return self._result
 
     def _analyse(self) -> Analysis:
-        timing, series = timing_and_series(self.leg)
-        return timing, lint_leg(self.leg, self.protocol, self._stream_asked()), series
+        return analyse_leg(self.leg, self.protocol, self._stream_asked())
 
 
 def replay_session(
@@ -362,6 +369,7 @@ def replay_session(
     protocol: str | None = None,
     request_body: JSON | None = None,
     batch_frames: int = REPLAY_BATCH_FRAMES,
+    analyser: Analyser | None = None,
 ) -> ClientSession:
     """A session that replays a captured leg into the same callbacks, with no network:
     ``await session.run()``. Batches hold ``batch_frames`` frames (whole chunks), so a
@@ -377,6 +385,7 @@ def replay_session(
         protocol=protocol,
         request_body=request_body,
         batch_frames=batch_frames,
+        analyser=analyser,
     )
 
 

@@ -49,6 +49,7 @@ from streamscope.client import (
     sdk_base_url,
     with_tool_results,
 )
+from streamscope.client.analysis import Analyser
 from streamscope.client.models import fetch_models
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.gui.leg_view import LegView
@@ -68,9 +69,11 @@ TOOL_RESULT = '{"ok": true}'
 
 
 class ClientPane(QWidget):
-    def __init__(self, control: ProxyControl) -> None:
+    def __init__(self, control: ProxyControl, analyser: Analyser | None = None) -> None:
+        """``analyser``: where a stream's end is timed and linted (a thread when None)."""
         super().__init__()
         self.control = control
+        self.analyser = analyser
         self.session: ClientSession | None = None
         self.result: ClientResult | None = None
         self.turns: list[Turn] = []  # the conversation before the message
@@ -328,7 +331,10 @@ class ClientPane(QWidget):
         try:
             composition = self.composition()
             session = ClientSession(
-                composition, on_status=self.status.setText, **self.view.callbacks()
+                composition,
+                on_status=self.status.setText,
+                analyser=self.analyser,
+                **self.view.callbacks(),
             )
         except ValueError as exc:  # bad tool JSON, say: said where the user looks
             self.status.setText(str(exc))
@@ -341,7 +347,11 @@ class ClientPane(QWidget):
             self.stop()
         self._fill_from_body(leg.protocol, request_body)
         session = replay_session(
-            leg, on_status=self.status.setText, request_body=request_body, **self.view.callbacks()
+            leg,
+            on_status=self.status.setText,
+            request_body=request_body,
+            analyser=self.analyser,
+            **self.view.callbacks(),
         )
         self._begin(session)
 

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from streamscope.capture.store import FlowEvent, FlowStore
+from streamscope.client.analysis import Analyser
 from streamscope.gui.flow_detail import FlowDetail
 from streamscope.gui.models.flows import FlowsFilter, FlowsModel
 
@@ -37,9 +38,11 @@ class TrafficView(QWidget):
     opened = Signal(str)  # a flow id: its detail tab was opened (or shown again)
     replay_requested = Signal(object, object)  # (client Leg, request body dict | None)
 
-    def __init__(self, store: FlowStore | None) -> None:
+    def __init__(self, store: FlowStore | None, analyser: Analyser | None = None) -> None:
+        """``analyser``: where flows' verdicts are computed (a worker thread when None)."""
         super().__init__()
         self.store = store
+        self.analyser = analyser
         self._loop: asyncio.AbstractEventLoop | None = None
         self._details: dict[str, FlowDetail] = {}
         self.model = FlowsModel(self)
@@ -184,8 +187,20 @@ class TrafficView(QWidget):
             self._loop.create_task(self._read_summary(event.summary["id"]))
 
     async def _read_summary(self, flow_id: str) -> None:
-        assert self.store is not None
-        summary = await asyncio.to_thread(self.store.summary, flow_id)
+        store = self.store
+        assert store is not None
+        if self.analyser is None:
+            summary = await asyncio.to_thread(store.summary, flow_id)
+        else:
+            # The verdict lints the whole flow: in the worker process, so that a long
+            # stream's flow does not hold the GIL against the window (client/analysis.py).
+            stored = await asyncio.to_thread(store.stored_summary, flow_id)
+            if stored is None:
+                return
+            summary, raw = stored
+            if raw is not None:
+                update = await self.analyser.summarize(raw, summary)
+                summary = await asyncio.to_thread(store.complete_summary, summary, update)
         if summary is None:
             return
         # Through the model's batcher, after the flow's own "added": a repeated "added"

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from streamscope.capture.flow import Leg
 from streamscope.client import sdk_base_url
+from streamscope.client.analysis import Analyser, shared_analyser
 from streamscope.config import default_data_dir, mask
 from streamscope.gui.client_pane import ClientPane
 from streamscope.gui.connect_dialog import ConnectDialog
@@ -105,9 +106,15 @@ def settings_file() -> Path:
 
 class MainWindow(QMainWindow):
     def __init__(
-        self, control: ProxyControl, theme: Theme | None = None, state_file: Path | None = None
+        self,
+        control: ProxyControl,
+        theme: Theme | None = None,
+        state_file: Path | None = None,
+        analyser: Analyser | None = None,
     ) -> None:
-        """``state_file``: where the window's state is kept (default :func:`settings_file`)."""
+        """``state_file``: where the window's state is kept (default :func:`settings_file`).
+        ``analyser``: where a stream's end is timed and linted and a flow's verdict
+        computed (default: the process-wide worker process, :func:`shared_analyser`)."""
         super().__init__()
         self.control = control
         self.theme = theme
@@ -116,8 +123,9 @@ class MainWindow(QMainWindow):
         self.resize(1360, 860)
         self.tabs = QTabWidget()
         self.setCentralWidget(self.tabs)
-        self.client = ClientPane(control)
-        self.traffic = TrafficView(control.app.flows)
+        self.analyser = analyser if analyser is not None else shared_analyser()
+        self.client = ClientPane(control, self.analyser)
+        self.traffic = TrafficView(control.app.flows, self.analyser)
         self.pool = PoolPanel(control.app.pool)
         self.tabs.addTab(self.client, "Client")
         self.tabs.addTab(self.traffic, "Traffic")
@@ -229,6 +237,7 @@ class MainWindow(QMainWindow):
     async def run(self) -> None:
         """Start the proxy, show the window, and return when it is closed."""
         self._closed = asyncio.get_running_loop().create_future()
+        self.analyser.warm()  # the worker imports the core while the proxy starts
         await self.control.start()
         await self.traffic.start()
         self.show()

@@ -1,0 +1,220 @@
+"""The end-of-stream readings of a leg (timing, chart series, lint), in a worker process.
+
+When a stream ends, the client pane times and lints the whole leg, and the traffic view
+computes the flow's verdict: for a 20,000-frame stream that is ~0.3 s of Python each.
+
+NOTE: why a process and not a thread. In a worker thread that work holds the GIL against
+the GUI thread, which then waits a time slice at each switch while it paints: the
+window benchmark (tests/bench/bench_window.py) measured stalls of 70-130 ms after the last
+row, with the GUI thread using 2-28 ms of CPU in them — it was waiting, not working.
+A worker process has its own interpreter. What crosses to it is kept compact, so that
+pickling it costs the GUI thread little: a leg goes as one bytes object and two packed
+arrays (:class:`PackedLeg`), a stored flow goes in its stored form
+(:class:`~streamscope.capture.raw.RawFlow`: blobs and arrays of ints).
+
+:class:`Analyser` runs the readings in one worker process, started with ``spawn`` (a fork
+of a process with Qt and threads running is unsafe) the first time it is needed, or
+ahead with :meth:`Analyser.warm`. Without processes (``processes=False``), or when the
+worker dies, it runs them in a thread instead, with the same results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import multiprocessing
+import threading
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from streamscope.capture.flow import CapturedFrame, Headers, Leg
+from streamscope.capture.raw import RawFlow
+from streamscope.client.outcome import lint_leg
+from streamscope.lint.report import LintReport
+from streamscope.timing import LegSeries, LegTiming, timing_and_series
+
+JSON = dict[str, Any]
+Analysis = tuple[LegTiming, LintReport | None, LegSeries]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class PackedLeg:
+    """A leg in a form that pickles in one pass over a few large objects: every frame's
+    bytes joined, their sizes and times as packed 64-bit arrays. Frames' ``sources``
+    (client-leg links) are not carried: no reading here uses them."""
+
+    protocol: str
+    status: int | None
+    headers: Headers
+    sent_ns: int | None
+    headers_ns: int | None
+    ended_ns: int | None
+    truncated: bool
+    body: bytes | None
+    data: bytes
+    sizes: bytes
+    times: bytes
+
+
+def pack_leg(leg: Leg) -> PackedLeg:
+    frames = leg.frames
+    return PackedLeg(
+        protocol=leg.protocol,
+        status=leg.status,
+        headers=list(leg.headers),
+        sent_ns=leg.sent_ns,
+        headers_ns=leg.headers_ns,
+        ended_ns=leg.ended_ns,
+        truncated=leg.truncated,
+        body=leg.body,
+        data=b"".join([f.raw for f in frames]),
+        sizes=array("q", [len(f.raw) for f in frames]).tobytes(),
+        times=array("q", [f.t_ns for f in frames]).tobytes(),
+    )
+
+
+def unpack_leg(packed: PackedLeg) -> Leg:
+    sizes, times = array("q"), array("q")
+    sizes.frombytes(packed.sizes)
+    times.frombytes(packed.times)
+    if len(sizes) != len(times) or sum(sizes) != len(packed.data):
+        raise ValueError("a packed leg whose sizes do not match its bytes")
+    frames = []
+    data, at = packed.data, 0
+    for size, t_ns in zip(sizes, times, strict=True):
+        frames.append(CapturedFrame(data[at : at + size], t_ns))
+        at += size
+    return Leg(
+        protocol=packed.protocol,
+        status=packed.status,
+        headers=list(packed.headers),
+        sent_ns=packed.sent_ns,
+        headers_ns=packed.headers_ns,
+        frames=frames,
+        body=packed.body,
+        ended_ns=packed.ended_ns,
+        truncated=packed.truncated,
+    )
+
+
+def analyse_leg(leg: Leg, protocol: str, stream_asked: bool) -> Analysis:
+    """Timing, lint and chart series of a leg (what a client session ends with)."""
+    timing, series = timing_and_series(leg)
+    return timing, lint_leg(leg, protocol, stream_asked), series
+
+
+def _analyse_packed(packed: PackedLeg, protocol: str, stream_asked: bool) -> Analysis:
+    return analyse_leg(unpack_leg(packed), protocol, stream_asked)
+
+
+Summarize = Callable[[RawFlow, JSON], JSON]
+
+
+def _summarize_raw(raw: RawFlow, summary: JSON) -> JSON:
+    from streamscope.capture.view import summarize  # the worker's own import
+
+    return summarize(raw, summary)
+
+
+def _ready() -> bool:
+    return True
+
+
+class Analyser:
+    """Runs the end-of-stream readings in a worker process (see the module docstring).
+    Safe to share between windows and sessions of one event loop thread or several: the
+    process pool is created once, under a lock."""
+
+    def __init__(self, *, processes: bool = True) -> None:
+        self.processes = processes
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self.fallbacks = 0  # readings that ran in a thread because the worker failed
+
+    def _executor(self) -> concurrent.futures.ProcessPoolExecutor | None:
+        if not self.processes:
+            return None
+        with self._lock:
+            if self._pool is None:
+                context = multiprocessing.get_context("spawn")
+                self._pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=context)
+            return self._pool
+
+    def warm(self) -> None:
+        """Start the worker now (it imports the core: ~1 s of its own CPU), so the first
+        stream's end does not wait for it."""
+        pool = self._executor()
+        if pool is not None:
+            pool.submit(_ready)
+
+    async def _run(
+        self, work: Callable[..., T], packed_args: tuple[Any, ...], local: Callable[[], T]
+    ) -> T:
+        pool = self._executor()
+        if pool is not None:
+            try:
+                future = pool.submit(work, *packed_args)
+                return await asyncio.wrap_future(future)
+            except (concurrent.futures.process.BrokenProcessPool, RuntimeError, OSError):
+                # The worker died (killed, out of memory) or the pool is shut down: this
+                # reading runs here, and the next one gets a new worker.
+                with self._lock:
+                    if self._pool is pool:
+                        self._pool = None
+                pool.shutdown(wait=False, cancel_futures=True)
+                self.fallbacks += 1
+        return await asyncio.to_thread(local)
+
+    async def analyse(self, leg: Leg, protocol: str, stream_asked: bool) -> Analysis:
+        """The leg's timing, lint and series. The leg is packed on the calling thread
+        (a few ms for 20,000 frames); the reading runs in the worker."""
+        if not self.processes:
+            return await asyncio.to_thread(analyse_leg, leg, protocol, stream_asked)
+        return await self._run(
+            _analyse_packed,
+            (pack_leg(leg), protocol, stream_asked),
+            lambda: analyse_leg(leg, protocol, stream_asked),
+        )
+
+    async def summarize(self, raw: RawFlow, summary: JSON) -> JSON:
+        """A stored flow's verdict fields (``capture.view.summarize``), in the worker."""
+        return await self._run(_summarize_raw, (raw, summary), lambda: _summarize_raw(raw, summary))
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+_shared: Analyser | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_analyser() -> Analyser:
+    """The process-wide analyser the window uses: one worker process, whatever the
+    number of windows (each would otherwise spawn its own)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = Analyser()
+            # Shut the worker down before the interpreter tears its modules down: the
+            # pool's own clean-up, run later from a weakref, finds them gone and prints
+            # an "Exception ignored" traceback at exit.
+            atexit.register(_shared.close)
+        return _shared
+
+
+__all__ = [
+    "Analyser",
+    "Analysis",
+    "PackedLeg",
+    "analyse_leg",
+    "pack_leg",
+    "shared_analyser",
+    "unpack_leg",
+]
