@@ -279,7 +279,8 @@ def play(name: str, request: Request, timing: Timing) -> list[Step]:
         end = max(end, at)
     # The choices' timelines merged by time; at one time, row by row, choice by choice
     # (as a provider interleaves them). Within a choice (time, row) only grows.
-    timed.sort(key=lambda t: t[:3])
+    if choices > 1:  # one choice's timeline is in order already (sorting 20k: ~10 ms)
+        timed.sort(key=lambda t: t[:3])
     steps = [Step(0.0, MessageStart("demo-" + uuid.uuid4().hex[:24], request.model))]
     now = 0.0
     for at, _, _, ev in timed:

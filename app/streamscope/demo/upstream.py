@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -88,7 +88,8 @@ class _Stream:
     status = 200
     content_type = "text/event-stream"
 
-    def __init__(self, timed: list[tuple[float, bytes]]) -> None:
+    def __init__(self, timed: Iterable[tuple[float, bytes]]) -> None:
+        """``timed`` is read once (by :meth:`batches` or :meth:`read`)."""
         self.headers: Mapping[str, str] = {"content-type": self.content_type}
         self._timed = timed
 
@@ -117,24 +118,26 @@ def _error(protocol: str, status: int, error: Error, **headers: str) -> _Answer:
     return _Answer(status, body, headers={"content-type": "application/json", **headers})
 
 
-def _timed_frames(protocol: str, steps: list[Step], request: Request) -> list[tuple[float, bytes]]:
-    """The scenario encoded in ``protocol``: bytes grouped by the wait before them."""
+def _timed_frames(
+    protocol: str, steps: list[Step], request: Request
+) -> Iterator[tuple[float, bytes]]:
+    """The scenario encoded in ``protocol``: bytes grouped by the wait before them.
+    Encoded as the stream plays, as a provider does: encoding a 20,000-token answer up
+    front took 20-90 ms before the first byte (on the window's loop, a stall at Send)."""
     options = EncodeOptions(
         include_usage=request.include_usage or protocol != "openai-chat", request=request
     )
     encoder = get_codec(protocol).stream_encoder(options)
-    out: list[tuple[float, bytes]] = []
     wait = 0.0
     for step in steps:
         wait += step.delay
         data = b"".join(encoder.encode(step.event))
         if data:
-            out.append((wait, data))
+            yield wait, data
             wait = 0.0
     tail = b"".join(encoder.finish())
     if tail:
-        out.append((wait, tail))
-    return out
+        yield wait, tail
 
 
 class DemoUpstream:
