@@ -22,7 +22,7 @@ from streamscope.capture.flow import Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har
 from streamscope.capture.view import leg_lint
 from streamscope.codecs import PROTOCOLS, get_codec
-from streamscope.lint.cli import finding_line
+from streamscope.lint.cli import client_findings, finding_line
 from streamscope.lint.profiles import PROFILES
 from streamscope.lint.report import LintReport
 from streamscope.model.request import RequestError
@@ -131,9 +131,7 @@ def run(args: argparse.Namespace) -> int:
     failed = False
     shown: list[JSON] = []
     for about, report in results:
-        findings = [] if report is None else report.findings
-        if client is not None:
-            findings = [f for f in findings if f.breaks(client) is not None]
+        findings = client_findings(report, client)
         failed |= any(f.severity == "error" for f in findings)
         shown.append({**about, "report": report.to_json(client) if report else None})
         if not args.json:

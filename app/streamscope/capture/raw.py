@@ -238,6 +238,20 @@ def _raw_leg(leg: Leg) -> RawLeg:
     return raw
 
 
+def pack_leg(leg: Leg) -> RawLeg:
+    """A leg in its compact form (one blob, a size and a time per frame), to hand to
+    another process cheaply; :func:`unpack_leg` gives it back (client links dropped)."""
+    return _raw_leg(leg)
+
+
+def unpack_leg(raw: RawLeg) -> Leg:
+    """The leg of :func:`pack_leg`: its frames sliced back out of the blob."""
+    leg = _leg(raw)
+    if raw.streamed:
+        leg.frames = _upstream_frames(raw)
+    return leg
+
+
 def _source(frame: CapturedFrame) -> int:
     return frame.sources[0] if frame.sources else NO_SOURCE
 

@@ -34,8 +34,9 @@ def leg_events(leg: Leg) -> list[JSON]:
     return out
 
 
-def leg_lint(leg: Leg) -> LintReport | None:
-    """The linter's findings and verdicts for a leg (None: nothing to lint).
+def leg_lint(leg: Leg, protocol: str | None = None) -> LintReport | None:
+    """The linter's findings and verdicts for a leg (None: nothing to lint), read as
+    ``protocol`` (default: the leg's own, when it is a known one).
 
     The leg's headers are linted only when they are the real ones, which a leg with the
     time its headers came has (a captured or HAR-imported leg); an imported ``.sse``
@@ -46,7 +47,8 @@ def leg_lint(leg: Leg) -> LintReport | None:
         return None
     content_type = next((v for k, v in leg.headers if k.lower() == "content-type"), None)
     headers = leg.headers if leg.headers_ns is not None else None
-    protocol = leg.protocol if leg.protocol in PROTOCOLS else None
+    if protocol is None:
+        protocol = leg.protocol if leg.protocol in PROTOCOLS else None
     frames = [f for _, f in leg_frames(leg)]  # none for a body
     try:
         return lint(

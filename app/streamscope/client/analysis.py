@@ -8,9 +8,9 @@ the GUI thread, which then waits a time slice at each switch while it paints: th
 window benchmark (tests/bench/bench_window.py) measured stalls of 70-130 ms after the last
 row, with the GUI thread using 2-28 ms of CPU in them — it was waiting, not working.
 A worker process has its own interpreter. What crosses to it is kept compact, so that
-pickling it costs the GUI thread little: a leg goes as one bytes object and two packed
-arrays (:class:`PackedLeg`), a stored flow goes in its stored form
-(:class:`~streamscope.capture.raw.RawFlow`: blobs and arrays of ints).
+pickling it costs the GUI thread little: a leg and a stored flow go in capture's compact
+form (:class:`~streamscope.capture.raw.RawLeg`, :class:`~streamscope.capture.raw.RawFlow`:
+one blob of bytes and lists of ints).
 
 :class:`Analyser` runs the readings in one worker process, started with ``spawn`` (a fork
 of a process with Qt and threads running is unsafe) the first time it is needed, or
@@ -25,13 +25,11 @@ import atexit
 import concurrent.futures
 import multiprocessing
 import threading
-from array import array
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from streamscope.capture.flow import CapturedFrame, Headers, Leg
-from streamscope.capture.raw import RawFlow
+from streamscope.capture.flow import Leg
+from streamscope.capture.raw import RawFlow, RawLeg, pack_leg, unpack_leg
 from streamscope.client.outcome import lint_leg
 from streamscope.lint.report import LintReport
 from streamscope.timing import LegSeries, LegTiming, timing_and_series
@@ -41,73 +39,13 @@ Analysis = tuple[LegTiming, LintReport | None, LegSeries]
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class PackedLeg:
-    """A leg in a form that pickles in one pass over a few large objects: every frame's
-    bytes joined, their sizes and times as packed 64-bit arrays. Frames' ``sources``
-    (client-leg links) are not carried: no reading here uses them."""
-
-    protocol: str
-    status: int | None
-    headers: Headers
-    sent_ns: int | None
-    headers_ns: int | None
-    ended_ns: int | None
-    truncated: bool
-    body: bytes | None
-    data: bytes
-    sizes: bytes
-    times: bytes
-
-
-def pack_leg(leg: Leg) -> PackedLeg:
-    frames = leg.frames
-    return PackedLeg(
-        protocol=leg.protocol,
-        status=leg.status,
-        headers=list(leg.headers),
-        sent_ns=leg.sent_ns,
-        headers_ns=leg.headers_ns,
-        ended_ns=leg.ended_ns,
-        truncated=leg.truncated,
-        body=leg.body,
-        data=b"".join([f.raw for f in frames]),
-        sizes=array("q", [len(f.raw) for f in frames]).tobytes(),
-        times=array("q", [f.t_ns for f in frames]).tobytes(),
-    )
-
-
-def unpack_leg(packed: PackedLeg) -> Leg:
-    sizes, times = array("q"), array("q")
-    sizes.frombytes(packed.sizes)
-    times.frombytes(packed.times)
-    if len(sizes) != len(times) or sum(sizes) != len(packed.data):
-        raise ValueError("a packed leg whose sizes do not match its bytes")
-    frames = []
-    data, at = packed.data, 0
-    for size, t_ns in zip(sizes, times, strict=True):
-        frames.append(CapturedFrame(data[at : at + size], t_ns))
-        at += size
-    return Leg(
-        protocol=packed.protocol,
-        status=packed.status,
-        headers=list(packed.headers),
-        sent_ns=packed.sent_ns,
-        headers_ns=packed.headers_ns,
-        frames=frames,
-        body=packed.body,
-        ended_ns=packed.ended_ns,
-        truncated=packed.truncated,
-    )
-
-
 def analyse_leg(leg: Leg, protocol: str, stream_asked: bool) -> Analysis:
     """Timing, lint and chart series of a leg (what a client session ends with)."""
     timing, series = timing_and_series(leg)
     return timing, lint_leg(leg, protocol, stream_asked), series
 
 
-def _analyse_packed(packed: PackedLeg, protocol: str, stream_asked: bool) -> Analysis:
+def _analyse_packed(packed: RawLeg, protocol: str, stream_asked: bool) -> Analysis:
     return analyse_leg(unpack_leg(packed), protocol, stream_asked)
 
 
@@ -212,9 +150,6 @@ def shared_analyser() -> Analyser:
 __all__ = [
     "Analyser",
     "Analysis",
-    "PackedLeg",
     "analyse_leg",
-    "pack_leg",
     "shared_analyser",
-    "unpack_leg",
 ]

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from streamscope.capture.flow import Leg
-from streamscope.capture.sse import leg_frames
+from streamscope.capture.view import leg_lint
 from streamscope.codecs import get_codec
-from streamscope.lint.check import LintError, lint
 from streamscope.lint.report import LintReport
 from streamscope.model.assemble import to_events
 from streamscope.model.events import Event
@@ -75,21 +74,7 @@ def lint_leg(leg: Leg, protocol: str, stream_asked: bool) -> LintReport | None:
         return None
     if leg.body is not None and leg.status < 400 and not stream_asked:
         return None
-    content_type = next((v for k, v in leg.headers if k.lower() == "content-type"), None)
-    # The response headers are checked (buffering) when they are the ones received.
-    headers = leg.headers if leg.headers_ns is not None else None
-    frames = [f for _, f in leg_frames(leg)]
-    try:
-        return lint(
-            frames,
-            protocol,
-            content_type=content_type,
-            status=leg.status,
-            body=leg.body,
-            headers=headers,
-        )
-    except LintError:
-        return None
+    return leg_lint(leg, protocol)
 
 
 __all__ = ["ClientResult", "body_events", "lint_leg"]

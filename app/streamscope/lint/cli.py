@@ -52,6 +52,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--json", action="store_true", help="write the report as JSON")
 
 
+def client_findings(report: LintReport | None, client: str | None) -> list[LintFinding]:
+    """The findings ``--client`` shows: all of them, or those that break that client."""
+    findings = [] if report is None else report.findings
+    if client is None:
+        return list(findings)
+    return [f for f in findings if f.breaks(client) is not None]
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         report = _lint(args)
@@ -59,9 +67,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"streamscope: error: {exc}", file=sys.stderr)
         return 2
     client: str | None = args.client
-    findings = report.findings
-    if client is not None:
-        findings = [f for f in findings if f.breaks(client) is not None]
+    findings = client_findings(report, client)
     if args.json:
         print(json.dumps(report.to_json(client), ensure_ascii=False, indent=2))
     else:
