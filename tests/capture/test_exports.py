@@ -223,7 +223,7 @@ def translated_flow() -> Flow:
     )
     client_frames = frames_of(ANTHROPIC_TOOL, 41.2, 3.25)
     for i, frame in enumerate(client_frames):
-        frame.sources = [min(i, len(upstream.frames) - 1)]
+        frame.sources = (min(i, len(upstream.frames) - 1),)
     client_frames.insert(0, CapturedFrame(b": keepalive\n\n", 20 * MS))
     client = Leg(
         "anthropic",

@@ -79,8 +79,8 @@ def test_client_frames_do_not_depend_on_how_the_bytes_were_sent(cuts: list[int])
     )
     frames = to_flow(_flow(client)).client.frames
     assert [f.raw for f in frames] == [keepalive] + [f.raw for f in CHAT]
-    assert frames[0].sources == []  # not the relay's: no source
-    assert [f.sources for f in frames[1:]] == [[i] for i in range(len(CHAT))]
+    assert frames[0].sources == ()  # not the relay's: no source
+    assert [f.sources for f in frames[1:]] == [(i,) for i in range(len(CHAT))]
     # Each frame is timed by the send that completed it.
     ends = [sum(sizes[: i + 1]) for i in range(len(sizes))]
     offset = 0

@@ -154,7 +154,7 @@ def test_passthrough_legs_are_byte_identical(upstream: Any) -> None:
         flow = _flow(server, summary["id"])
     assert flow.client.raw() == flow.upstream.raw() == r.content
     assert [f.sources for f in flow.client.frames] == [
-        [i] for i in range(len(flow.upstream.frames))
+        (i,) for i in range(len(flow.upstream.frames))
     ]
 
 

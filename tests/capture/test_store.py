@@ -69,8 +69,8 @@ def test_a_flow_from_a_file_is_stored_as_it_reads() -> None:
 
     flow = translated_flow()
     frames = flow.client.frames
-    frames[3].sources = [1]  # after frames[2] from upstream frame 1 too
-    frames[5].sources = [0]  # back before a source already passed
+    frames[3].sources = (1,)  # after frames[2] from upstream frame 1 too
+    frames[5].sources = (0,)  # back before a source already passed
     store = FlowStore(None, Redactor([]))
     try:
         summaries = store.add([flow, *all_flows()[1:]])
@@ -82,7 +82,7 @@ def test_a_flow_from_a_file_is_stored_as_it_reads() -> None:
     assert back is not None and back.imported
     assert [(f.raw, f.t_ns) for f in back.client.frames] == [(f.raw, f.t_ns) for f in frames]
     expected = [f.sources[:1] for f in frames]
-    expected[5] = []
+    expected[5] = ()
     assert [f.sources for f in back.client.frames] == expected
     assert [(f.raw, f.t_ns) for f in back.upstream.frames] == [
         (f.raw, f.t_ns) for f in flow.upstream.frames

@@ -106,7 +106,7 @@ def test_cells_show_index_times_gap_event_size_and_preview(qapp: QApplication) -
 
 
 def test_event_names_comments_and_multiline_data(qapp: QApplication) -> None:
-    keepalive = Frame(raw=b": keepalive\n\n", arrival_ns=0, comments=["keepalive"])
+    keepalive = Frame(raw=b": keepalive\n\n", arrival_ns=0, comments=("keepalive",))
     multiline = Frame(raw=b"data: a\ndata: b\n\n", arrival_ns=0, data="a\nb")
     model = FramesModel()
     model.append_batch([(0, 1.0, ANTHROPIC[0]), (1, 2.0, keepalive), (2, 3.0, multiline)])

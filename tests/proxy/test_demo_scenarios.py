@@ -256,7 +256,7 @@ def test_demo_slow_keeps_the_client_alive_meanwhile(running: Running) -> None:
         raw = r.read()
     frames = SSEDecoder().feed(raw, 0)
     first_data = next(i for i, f in enumerate(frames) if f.data is not None)
-    keepalives = [f for f in frames[:first_data] if f.comments == ["keepalive"]]
+    keepalives = [f for f in frames[:first_data] if f.comments == ("keepalive",)]
     assert len(keepalives) >= 2  # 0.7 s of silence, keepalive every 0.2 s
     assert b'"Sorry"' in raw and raw.rstrip().endswith(b"data: [DONE]")
 

@@ -41,7 +41,7 @@ def test_demo_slow_outlasts_a_keepalive_longer_than_slow_seconds() -> None:
     assert first_data_at is not None
     assert first_data_at >= KEEPALIVE + 1.0  # not SLOW: that is shorter than a keepalive
     first_data = next(i for i, f in enumerate(frames) if f.data is not None)
-    keepalives = [f for f in frames[:first_data] if f.comments == ["keepalive"]]
+    keepalives = [f for f in frames[:first_data] if f.comments == ("keepalive",)]
     assert len(keepalives) >= 3  # 1.3 s of silence, a keepalive every 0.3 s
     assert frames[-1].data == "[DONE]"
     assert any(f.data and "Sorry" in f.data for f in frames)

@@ -440,7 +440,7 @@ def test_keepalive_comments_during_upstream_silence(
     assert not [f for f in frames if f.comments and not f.is_comment_only]  # none inside a frame
     for i in comments:
         assert frames[i].raw == b": keepalive\n\n"
-        assert frames[i].comments == ["keepalive"]
+        assert frames[i].comments == ("keepalive",)
     # all of them inside the silence: after the first content, before the next data frame
     data_idx = [i for i, f in enumerate(frames) if not f.is_comment_only]
     before = [i for i in data_idx if i < comments[0]]

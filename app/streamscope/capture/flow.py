@@ -28,7 +28,7 @@ Headers = list[tuple[str, str]]
 class CapturedFrame:
     raw: bytes  # the exact bytes (one SSE frame, or a comment such as ": keepalive")
     t_ns: int  # arrival (upstream leg) or send (client leg), ns since the flow started
-    sources: list[int] = field(default_factory=list)  # client leg: upstream frame indexes
+    sources: tuple[int, ...] = ()  # client leg: upstream frame indexes
 
 
 @dataclass(slots=True)
@@ -159,7 +159,7 @@ def _leg_json(leg: Leg) -> JSON:
         "truncated": leg.truncated,
         "body_b64": _b64(leg.body) if leg.body is not None else None,
         "frames": [
-            {"raw_b64": _b64(f.raw), "t_ns": f.t_ns, "sources": f.sources} for f in leg.frames
+            {"raw_b64": _b64(f.raw), "t_ns": f.t_ns, "sources": list(f.sources)} for f in leg.frames
         ],
     }
 
@@ -177,7 +177,7 @@ def _leg_from(d: JSON) -> Leg:
         body=_unb64(body) if body is not None else None,
         frames=[
             CapturedFrame(
-                _unb64(f.get("raw_b64")), int(f.get("t_ns") or 0), list(f.get("sources") or [])
+                _unb64(f.get("raw_b64")), int(f.get("t_ns") or 0), tuple(f.get("sources") or ())
             )
             for f in d.get("frames") or []
         ],

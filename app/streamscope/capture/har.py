@@ -117,7 +117,7 @@ def _entry(flow: Flow, which: str) -> JSON:
         **{k: getattr(leg, k) for k in _LEG_FIELDS},
         "body": leg.body is not None,
         "frames": [
-            {"t_ns": f.t_ns, "t_ms": f.t_ns / 1e6, "size": len(f.raw), "sources": f.sources}
+            {"t_ns": f.t_ns, "t_ms": f.t_ns / 1e6, "size": len(f.raw), "sources": list(f.sources)}
             for f in leg.frames
         ],
     }
@@ -322,7 +322,7 @@ def _our_leg(entry: JSON, ext: JSON) -> Leg:
         pos = 0
         for f, size in zip(listed, sizes, strict=True):
             end = pos + (size or 0)
-            sources = [int(s) for s in f.get("sources") or []]
+            sources = tuple(int(s) for s in f.get("sources") or ())
             leg.frames.append(
                 CapturedFrame(data[pos:end], _int_or_none(f.get("t_ns")) or 0, sources)
             )

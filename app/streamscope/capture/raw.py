@@ -184,7 +184,7 @@ def _client_frames(raw: RawLeg) -> list[CapturedFrame]:
         at += size
     for start, frame in frames:
         if start in sources:
-            frame.sources = [sources[start]]
+            frame.sources = (sources[start],)
     return [frame for _, frame in frames]
 
 

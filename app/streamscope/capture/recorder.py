@@ -9,9 +9,9 @@ Who calls what:
 - an HTTP upstream, through ``proxy.upstream.request_sent``: :meth:`upstream_sent`, the
   request exactly as it went on the wire (URL, headers, body bytes). An upstream that
   sends nothing (the demo) leaves the body the account loop gave, stored as JSON;
-- the relay: appends each batch of upstream frames with the client chunks it made to
-  :attr:`FlowRecorder.log` (one tuple a batch), runs :meth:`check` now and then, and
-  notes the chunks it writes of its own (:meth:`client_chunks`).
+- the relay: hands each batch of upstream frames with the client chunks it made to
+  :meth:`FlowRecorder.log_batch` (which runs the memory guard now and then) and notes
+  the chunks it writes of its own (:meth:`client_chunks`).
 
 :meth:`build` turns that into the compact :class:`~streamscope.capture.raw.RawFlow` the
 store keeps — in the store's writer thread, with little per-frame work; frames are split
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import json
 import time
+from array import array
 from collections.abc import Iterable, Sequence
-from itertools import chain
 from operator import attrgetter
 from typing import Any
 from urllib.parse import unquote_plus
@@ -115,9 +115,19 @@ class FlowRecorder:
         self.upstream_response_headers: list[tuple[str, str]] = []
         self.upstream_headers_ns: int | None = None
         self.upstream_whole: bytes | None = None
-        # What the relay did, in order: (upstream batch, client chunks it made, marks), or
-        # ((), chunks, ()) for the proxy's own chunks.
-        self.log: list[tuple[Sequence[Frame], list[bytes], Sequence[int]]] = []
+        # What the relay did, in order, flat: every upstream frame, every client chunk,
+        # and where each frame's chunks end (a count of chunks into its batch); one entry
+        # per batch gives how many of each it added (0 frames: the proxy's own chunks).
+        # NOTE: flat lists and arrays, not a tuple of lists per batch: for a stream read
+        # one frame at a time that was four objects a frame for the garbage collector to
+        # walk, and the GUI thread (which runs the proxy) paid for it in 60-80 ms passes.
+        self.frames: list[Frame] = []
+        self.outs: list[bytes] = []
+        self.marks: list[int] = []
+        self.entry_frames = array("I")
+        self.entry_chunks = array("I")
+        self.entry_marks = array("I")
+        self._check_at = CHECK_EVERY
         self._checked = 0
         self._sends_checked = 0
         self.upstream_size = 0
@@ -160,24 +170,38 @@ class FlowRecorder:
     def upstream_body_whole(self, body: bytes) -> None:
         self.upstream_whole = body
 
-    def check(self) -> int:
-        """The memory guard, run every :data:`CHECK_EVERY` batches by the relay: the log
-        length at which to run it next, or -1 to stop keeping batches (truncated)."""
-        for batch, _, _ in self.log[self._checked :]:
-            if batch:  # an estimate: the first frame's size stands for the batch's
-                self.upstream_size += len(batch[0].raw) * len(batch)
-        self._checked = len(self.log)
+    def log_batch(self, batch: Sequence[Frame], out: list[bytes], marks: Sequence[int]) -> bool:
+        """One relay batch: the upstream frames, the client chunks they made, and after
+        each frame how many of ``out`` were made so far. False once the flow outgrew the
+        capture's limit (the caller stops logging; the flow is kept, truncated)."""
+        self.frames += batch
+        self.outs += out
+        self.marks += marks
+        self.entry_frames.append(len(batch))
+        self.entry_chunks.append(len(out))
+        self.entry_marks.append(len(marks))
+        if len(self.entry_frames) >= self._check_at:
+            return self.check()
+        return True
+
+    def check(self) -> bool:
+        """The memory guard (every :data:`CHECK_EVERY` batches): False when the flow is
+        too big to keep all of (marked truncated)."""
+        frames = self.frames
+        self.upstream_size += sum(map(len, map(_RAW, frames[self._checked :])))
+        self._checked = len(frames)
         sends = self.client_sends
         self.client_size += sum(len(body) for body, _ in sends[self._sends_checked :])
         self._sends_checked = len(sends)
+        self._check_at = len(self.entry_frames) + CHECK_EVERY
         if max(self.upstream_size, self.client_size) >= self.max_bytes:
             self.truncated = True
-            return -1
-        return self._checked + CHECK_EVERY
+            return False
+        return True
 
     def client_chunks(self, chunks: list[bytes]) -> None:
         """Chunks the proxy writes of its own (keepalives, closing frames): no source."""
-        self.log.append(((), chunks, ()))
+        self.log_batch((), chunks, ())
 
     def client_message(self, message: Any) -> None:
         """Every ASGI message the app sends the client. A body chunk is one tuple append
@@ -219,8 +243,7 @@ class FlowRecorder:
         )
         # Only C-level passes over the frames here: this thread competes with the event
         # loop for the interpreter, and a long stream has tens of thousands of frames.
-        batches, outs, marks = zip(*self.log, strict=True) if self.log else ((), (), ())
-        frames = list(chain.from_iterable(batches))
+        frames = self.frames
         if self.upstream_whole is not None:
             upstream.streamed = False
             upstream.data = red(self.upstream_whole)
@@ -247,11 +270,11 @@ class FlowRecorder:
         client.sizes = list(map(len, bodies))
         client.times = [t for _, t in self.client_sends]
         if client.streamed:
-            client.entry_frames = list(map(len, batches))
-            client.entry_chunks = list(map(len, outs))
-            client.entry_marks = list(map(len, marks))
-            client.chunk_sizes = list(map(len, chain.from_iterable(outs)))
-            client.marks = list(chain.from_iterable(marks))
+            client.entry_frames = self.entry_frames.tolist()
+            client.entry_chunks = self.entry_chunks.tolist()
+            client.entry_marks = self.entry_marks.tolist()
+            client.chunk_sizes = list(map(len, self.outs))
+            client.marks = list(self.marks)
         upstream_request = None
         if self.upstream_url is not None:
             body = self.upstream_body

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from streamscope.capture.recorder import CHECK_EVERY, FlowRecorder
+from streamscope.capture.recorder import FlowRecorder
 from streamscope.config import ProxyConfig
 from streamscope.model.events import Error
 from streamscope.pipeline import StreamPipeline
@@ -147,14 +147,13 @@ class StreamRelay:
         pipeline = self.pipeline
         feed = pipeline.feed
         rec = self.exchange.recorder
-        log = rec.log.append if rec is not None else None  # capture, at a tuple a batch
-        check_at = CHECK_EVERY
+        log = rec.log_batch if rec is not None else None  # capture
         try:
             async with contextlib.aclosing(self.response.batches()) as batches:
                 async for batch in batches:
                     self._last_frame = time.monotonic()
                     out: list[bytes] = []
-                    if log is None or rec is None:
+                    if log is None:
                         for frame in batch:
                             out += feed(frame)
                             if pipeline.closed:
@@ -166,11 +165,8 @@ class StreamRelay:
                             marks.append(len(out))
                             if pipeline.closed:
                                 break
-                        log((batch, out, marks))
-                        if len(rec.log) >= check_at:
-                            check_at = rec.check()
-                            if check_at < 0:  # the flow is too big to keep all of
-                                log = None
+                        if not log(batch, out, marks):  # too big to keep all of
+                            log = None
                     if out:
                         await write(out)
                     if pipeline.closed:

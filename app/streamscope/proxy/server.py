@@ -39,9 +39,15 @@ def tune_gc() -> None:
     work is ~2 us a frame. Freezing the startup objects (modules, codecs: never garbage)
     and collecting the young generation every 10,000 allocations instead of 700 brings
     it back to ~0.53. Memory is freed by reference counting either way; only cycles wait.
+
+    The middle generation is collected every 3 young passes, not 20: in the GUI (which
+    runs the proxy on the GUI thread's loop) a pass over 20 young generations' survivors was
+    the window's longest stall, 60-90 ms (tests/bench/bench_window.py); over 3 it is
+    10-30 ms. The old generation waits 30 of those (and CPython's own rule: until it
+    has grown by a quarter since its last pass).
     """
     gc.freeze()
-    gc.set_threshold(10_000, 20, 20)
+    gc.set_threshold(10_000, 3, 30)
 
 
 class PortInUse(OSError):

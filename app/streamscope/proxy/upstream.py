@@ -192,7 +192,7 @@ def _masked(frame: Frame, redactor: Redactor) -> Frame:
         frame,
         raw=redactor.same_length(frame.raw),
         data=text(frame.data) if frame.data is not None else None,
-        comments=[text(c) for c in frame.comments],
+        comments=tuple(text(c) for c in frame.comments),
     )
 
 

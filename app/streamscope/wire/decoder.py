@@ -193,7 +193,7 @@ class SSEDecoder:
             data=None if self._data is None else "\n".join(self._data),
             id=self._id,
             retry=self._retry,
-            comments=self._comments,
+            comments=tuple(self._comments) if self._comments else (),
             terminated=terminated,
         )
         self._count += 1
@@ -204,7 +204,8 @@ class SSEDecoder:
         self._data = None
         self._id = None
         self._retry = None
-        self._comments = []
+        if self._comments:
+            self._comments = []
         return frame
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(slots=True)
@@ -24,7 +24,7 @@ class Frame:
     data: str | None = None
     id: str | None = None
     retry: int | None = None
-    comments: list[str] = field(default_factory=list)
+    comments: tuple[str, ...] = ()  # a tuple: the empty one is shared and untracked by the GC
     terminated: bool = True
 
     @property

@@ -1,0 +1,78 @@
+"""The recorder's hot path adds nothing per frame that the garbage collector walks.
+
+The GUI runs the proxy on its own loop, so the capture of a 20,000-frame stream lives in
+the GUI process while it streams: a tuple of three lists per relay batch was four
+tracked objects a frame, and the collector's passes over them were the window's longest
+stalls (tests/bench/bench_window.py). The log is flat lists and arrays instead.
+"""
+
+from __future__ import annotations
+
+import gc
+
+from streamscope.capture.recorder import CHECK_EVERY, FlowRecorder
+from streamscope.redact import Redactor
+from streamscope.wire import SSEDecoder
+
+UPSTREAM = b"".join(b'data: {"n": %d}\n\n' % i for i in range(3 * CHECK_EVERY))
+
+
+def test_logging_one_frame_batches_adds_no_tracked_object_per_frame() -> None:
+    frames = SSEDecoder().feed(UPSTREAM, arrival_ns=1)
+    outs = [f.raw.replace(b"n", b"m") for f in frames]
+    recorder = FlowRecorder("flow", "openai-chat", max_bytes=1 << 30)
+    gc.collect()
+    before = len(gc.get_objects())
+    for frame, out in zip(frames, outs, strict=True):
+        assert recorder.log_batch([frame], [out], [1])
+    grown = len(gc.get_objects()) - before
+    assert grown < 20, f"{grown} tracked objects for {len(frames)} batches"
+
+
+def test_the_flat_log_builds_the_same_legs() -> None:
+    """Batches of several frames, frames that made no chunk and the proxy's own chunks:
+    the built client leg links each chunk to the upstream frame that made it."""
+    frames = SSEDecoder().feed(UPSTREAM[:2000], arrival_ns=5)
+    recorder = FlowRecorder("flow", "openai-chat", max_bytes=1 << 30)
+    recorder.client_message(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"text/event-stream")],
+        }
+    )
+    sent: list[bytes] = []
+    at = 0
+    for size in (1, 3, 2, 5):
+        batch = frames[at : at + size]
+        at += size
+        out = [f.raw for f in batch[::2]]  # every other frame makes one chunk
+        marks = [(i + 2) // 2 for i in range(len(batch))]
+        assert recorder.log_batch(batch, out, marks)
+        sent += out
+    recorder.client_chunks([b": keepalive\n\n"])
+    sent.append(b": keepalive\n\n")
+    for chunk in sent:
+        recorder.client_message({"type": "http.response.body", "body": chunk, "more_body": True})
+    recorder.done()
+    raw = recorder.build({}, Redactor([]))
+    assert raw.upstream.data == b"".join(f.raw for f in frames[:at])
+    assert raw.client.data == b"".join(sent)
+    assert raw.client.entry_frames == [1, 3, 2, 5, 0]
+    assert raw.client.entry_chunks == [1, 2, 1, 3, 1]
+    sources = raw.client.chunk_sources()
+    assert sources[:3] == [0, 1, 3]  # batch 2 (frames 1-3) made chunks from frames 1 and 3
+    assert sources[-1] < 0  # the keepalive is the proxy's own
+
+
+def test_the_memory_guard_stops_the_log_and_marks_the_flow_truncated() -> None:
+    frames = SSEDecoder().feed(UPSTREAM, arrival_ns=1)
+    recorder = FlowRecorder("flow", "openai-chat", max_bytes=len(UPSTREAM) // 3)
+    kept = 0
+    for frame in frames:
+        kept += 1
+        if not recorder.log_batch([frame], [frame.raw], [1]):
+            break
+    assert recorder.truncated
+    assert kept % CHECK_EVERY == 0 and kept < len(frames)
+    assert recorder.upstream_size >= len(UPSTREAM) // 3
