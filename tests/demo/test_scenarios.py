@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamscope.demo.scenarios import SCENARIOS, Timing, play
+from streamscope.demo.scenarios import SCENARIOS, Said, Timing, play, steps
 from streamscope.model.assemble import assemble
 from streamscope.model.events import (
     End,
@@ -246,3 +246,32 @@ def test_max_tokens_is_honoured(name: str, budget: int, n: int) -> None:
         assert part.usage is not None and part.usage.output_tokens == sum(counts.values())
     else:
         assert isinstance(cut[-1].event, Error) and cut_finish == {}
+
+
+def test_a_single_choice_is_made_as_it_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo streams on the proxy's loop (in the app, the GUI's): making a 20,000-token
+    answer before its first byte was a visible stall. One choice's events are read from
+    the scenario only as the steps are."""
+    read: list[int] = []
+
+    def counted(request: Request, choice: int, timing: Timing) -> Said:
+        def events() -> Any:
+            for i in range(1000):
+                read.append(i)
+                yield TextDelta(f" t{i}", choice)
+
+        return Said(events())
+
+    monkeypatch.setitem(SCENARIOS, "demo-counted", counted)
+    played = steps("demo-counted", req("demo-counted"), TIMING)
+    assert isinstance(next(played).event, MessageStart) and read == []
+    assert next(played).event == TextDelta(" t0", 0) and read == [0]
+    rest = list(played)
+    assert len(read) == 1000
+    assert [type(s.event) for s in rest[-3:]] == [Finish, Usage, End]
+    assert rest[-2].event.output_tokens == 1000
+
+
+def test_an_unknown_scenario_fails_before_any_step_is_read() -> None:
+    with pytest.raises(KeyError):
+        steps("demo-nope", req("demo-nope"), TIMING)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from streamscope.demo.schema_args import example_arguments
@@ -90,7 +90,7 @@ class Step:
 class Said:
     """What one choice of a scenario says, before budget and timing."""
 
-    events: list[Event] = field(default_factory=list)
+    events: Iterable[Event] = field(default_factory=list)  # read once, in order
     finish: StopReason = "stop"
     error: Error | None = None  # the stream breaks after ``events``
     first_delay: float | None = None  # None: the timing's first-token delay
@@ -189,7 +189,9 @@ def long(request: Request, choice: int, timing: Timing) -> Said:
     while len(words) < timing.long_tokens:
         words += LONG_SENTENCES[i % len(LONG_SENTENCES)].split(" ")
         i += 1
-    return Said(_text(" ".join(words[: timing.long_tokens]), choice))
+    pieces = _pieces(" ".join(words[: timing.long_tokens]))
+    # Made as the stream plays: 20,000 events up front were a stall at the first byte.
+    return Said(TextDelta(p, choice) for p in pieces)
 
 
 def slow(request: Request, choice: int, timing: Timing) -> Said:
@@ -232,66 +234,102 @@ def _input_tokens(request: Request) -> int:
     return max(len(text.split()), 1) + tools_size
 
 
-def play(name: str, request: Request, timing: Timing) -> list[Step]:
-    """The timed events of scenario ``name`` for ``request`` (KeyError if unknown)."""
+@dataclass(slots=True)
+class _Totals:
+    """What the choices' lanes add up to, known once every lane is read."""
+
+    output: int = 0
+    reasoning: int = 0
+    failure: Error | None = None
+    end: float = 0.0  # when the last choice's last token comes
+
+
+def _lane(
+    said: Said,
+    choice: int,
+    first_delay: float,
+    per_token: float,
+    budget: int | None,
+    totals: _Totals,
+) -> Iterator[tuple[float, int, int, Event]]:
+    """One choice's events with their times, as ``(time, row, choice, event)``, cut at
+    the token budget and closed with its finish (or left open for its error).
+
+    Each choice has its own timeline at the full rate, as a provider generates choices in
+    parallel: the first-token wait, then a token every ``per_token``. The wait also
+    precedes a first tool call (a model thinks before it calls), whose start frame a
+    client sees at once."""
+    spent = ticks = row = 0
+    at = 0.0
+    finish = said.finish
+    for ev in said.events:
+        # A spent budget also stops a tool call from starting with no arguments.
+        if isinstance(ev, (*CONTENT, ToolCallStart)):
+            if budget is not None and spent >= budget:
+                finish = "length"
+                break
+            if isinstance(ev, CONTENT):
+                spent += 1
+                totals.reasoning += isinstance(ev, ReasoningDelta)
+        if isinstance(ev, CONTENT) or (ticks == 0 and isinstance(ev, ToolCallStart)):
+            at = first_delay + ticks * per_token
+            ticks += 1
+        yield at, row, choice, ev
+        row += 1
+    totals.output += spent
+    if said.error is not None and finish != "length":
+        totals.failure = said.error
+    else:
+        yield at, row, choice, Finish(finish, choice)
+    totals.end = max(totals.end, at)
+
+
+def steps(name: str, request: Request, timing: Timing) -> Iterator[Step]:
+    """The timed events of scenario ``name`` for ``request`` (KeyError if unknown, at
+    once), made as they are read: a stream's first step costs the same for 20 tokens
+    or 20,000 (one choice; several are merged by time, so read in full first)."""
     scenario = SCENARIOS[name]
     budget = request.max_tokens
     if name == "demo-length" and budget is None:
         budget = DEFAULT_LENGTH_LIMIT
     choices = max(request.n or 1, 1)
     per_token = 1.0 / timing.tokens_per_second if timing.tokens_per_second > 0 else 0.0
-    timed: list[tuple[float, int, int, Event]] = []  # (time, row, choice, event)
-    output = reasoning_tokens = 0
-    failure: Error | None = None
-    end = 0.0  # when the last choice's last token comes
+    totals = _Totals()
+    lanes = []
     for c in range(choices):
         said = scenario(request, c, timing)
         first_delay = timing.first_token_seconds if said.first_delay is None else said.first_delay
-        lane: list[Event] = []
-        spent = 0
-        finish = said.finish
-        for ev in said.events:
-            # A spent budget also stops a tool call from starting with no arguments.
-            if isinstance(ev, (*CONTENT, ToolCallStart)):
-                if budget is not None and spent >= budget:
-                    finish = "length"
-                    break
-                if isinstance(ev, CONTENT):
-                    spent += 1
-                    reasoning_tokens += isinstance(ev, ReasoningDelta)
-            lane.append(ev)
-        output += spent
-        if said.error is not None and finish != "length":
-            failure = said.error
-        else:
-            lane.append(Finish(finish, c))
-        # Each choice has its own timeline at the full rate, as a provider generates
-        # choices in parallel: the first-token wait, then a token every ``per_token``.
-        # The wait also precedes a first tool call (a model thinks before it calls),
-        # whose start frame a client sees at once.
-        at = 0.0
-        ticks = 0
-        for row, ev in enumerate(lane):
-            if isinstance(ev, CONTENT) or (ticks == 0 and isinstance(ev, ToolCallStart)):
-                at = first_delay + ticks * per_token
-                ticks += 1
-            timed.append((at, row, c, ev))
-        end = max(end, at)
+        lanes.append(_lane(said, c, first_delay, per_token, budget, totals))
+    return _steps(request, lanes, per_token, totals)
+
+
+def _steps(
+    request: Request,
+    lanes: list[Iterator[tuple[float, int, int, Event]]],
+    per_token: float,
+    totals: _Totals,
+) -> Iterator[Step]:
+    yield Step(0.0, MessageStart("demo-" + uuid.uuid4().hex[:24], request.model))
     # The choices' timelines merged by time; at one time, row by row, choice by choice
     # (as a provider interleaves them). Within a choice (time, row) only grows.
-    if choices > 1:  # one choice's timeline is in order already (sorting 20k: ~10 ms)
-        timed.sort(key=lambda t: t[:3])
-    steps = [Step(0.0, MessageStart("demo-" + uuid.uuid4().hex[:24], request.model))]
+    timed: Iterable[tuple[float, int, int, Event]] = lanes[0]
+    if len(lanes) > 1:
+        timed = sorted((t for lane in lanes for t in lane), key=lambda t: t[:3])
     now = 0.0
     for at, _, _, ev in timed:
-        steps.append(Step(at - now, ev))
+        yield Step(at - now, ev)
         now = at
-    if failure is not None:
-        steps.append(Step(end + per_token - now, failure))
-        return steps
-    usage = Usage(_input_tokens(request), output, reasoning_tokens=reasoning_tokens or None)
-    steps += [Step(0.0, usage), Step(0.0, End())]
-    return steps
+    if totals.failure is not None:
+        yield Step(totals.end + per_token - now, totals.failure)
+        return
+    reasoning = totals.reasoning or None
+    yield Step(0.0, Usage(_input_tokens(request), totals.output, reasoning_tokens=reasoning))
+    yield Step(0.0, End())
 
 
-__all__ = ["SCENARIOS", "Step", "Timing", "play"]
+def play(name: str, request: Request, timing: Timing) -> list[Step]:
+    """Every step of scenario ``name`` for ``request`` (KeyError if unknown)."""
+    return list(steps(name, request, timing))
+
+
+__all__ = ["SCENARIOS", "Step", "Timing", "play", "steps"]

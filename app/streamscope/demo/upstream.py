@@ -24,7 +24,7 @@ from typing import Any
 from streamscope.codecs import EncodeOptions, get_codec
 from streamscope.config import AccountConfig, UpstreamConfig, default_data_dir
 from streamscope.demo.replay import PREFIX, Replay, ReplayCatalogue
-from streamscope.demo.scenarios import SCENARIOS, Step, Timing, play
+from streamscope.demo.scenarios import SCENARIOS, Step, Timing, steps
 from streamscope.model.assemble import assemble
 from streamscope.model.events import Error
 from streamscope.model.request import Request, RequestError
@@ -119,7 +119,7 @@ def _error(protocol: str, status: int, error: Error, **headers: str) -> _Answer:
 
 
 def _timed_frames(
-    protocol: str, steps: list[Step], request: Request
+    protocol: str, played: Iterable[Step], request: Request
 ) -> Iterator[tuple[float, bytes]]:
     """The scenario encoded in ``protocol``: bytes grouped by the wait before them.
     Encoded as the stream plays, as a provider does: encoding a 20,000-token answer up
@@ -129,7 +129,7 @@ def _timed_frames(
     )
     encoder = get_codec(protocol).stream_encoder(options)
     wait = 0.0
-    for step in steps:
+    for step in played:
         wait += step.delay
         data = b"".join(encoder.encode(step.event))
         if data:
@@ -225,12 +225,12 @@ class DemoUpstream:
             known = ", ".join(SCENARIOS)
             message = f"the demo has no model {model!r} (it has {known} and replay/<name>)"
             return _error(protocol, 404, Error(message, "not_found_error", "model_not_found"))
-        steps = play(model, request, self.timing)
         if stream:
-            return _Stream(_timed_frames(protocol, steps, request))
+            return _Stream(_timed_frames(protocol, steps(model, request, self.timing), request))
         # Not streaming: the same answer after the time it would have taken.
-        await asyncio.sleep(sum(s.delay for s in steps))
-        response = assemble(s.event for s in steps)
+        played = list(steps(model, request, self.timing))
+        await asyncio.sleep(sum(s.delay for s in played))
+        response = assemble(s.event for s in played)
         if response.error is not None:
             return _error(protocol, 500, response.error)
         data = json.dumps(get_codec(protocol).encode_response(response)).encode()
