@@ -216,7 +216,8 @@ def pool_state_path(config_path: Path) -> Path:
     return config_path.with_name(config_path.stem + ".pool.sqlite3")
 
 
-def _describe(exc: ValidationError) -> str:
+def describe_errors(exc: ValidationError) -> str:
+    """A validation error as one line: each problem at its path (`upstreams[0].kind: ...`)."""
     problems = []
     for err in exc.errors():
         loc = ".".join(
@@ -235,7 +236,7 @@ def parse_config(text: str, source: str = "config") -> Config:
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{source}: {_describe(exc)}") from None
+        raise ConfigError(f"{source}: {describe_errors(exc)}") from None
 
 
 def load_config(path: Path) -> Config:

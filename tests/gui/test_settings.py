@@ -380,3 +380,47 @@ async def test_the_settings_dialog_maps_every_field_back_unchanged() -> None:
     finally:
         dialog.deleteLater()
         await control.app.aclose()
+
+
+@pytest.mark.qasync
+async def test_saving_leaves_the_implicit_demo_out_of_the_file_until_it_is_edited(
+    tmp_path: Path,
+) -> None:
+    """A config with no upstreams runs the built-in demo. Saving other settings keeps
+    the file free of an upstream its user never wrote; editing the demo writes it."""
+    path = tmp_path / "config.toml"
+    path.write_text(f'[proxy]\nport = {free_port()}\napi_keys = ["{KEY}"]\n')
+    async with open_window(load_config(path), config_path=path) as window:
+        control = window.control
+        await wait_until(lambda: control.running)
+        implicit = control.config.upstreams
+        assert [u.name for u in implicit] == ["demo"]
+
+        dialog = SettingsDialog(control, window)
+        dialog.open()
+        port = free_port()
+        dialog.port.setValue(port)
+        dialog.save.click()
+        assert await asyncio.wait_for(dialog.pending, 20) is True
+        assert f"port = {port}" in path.read_text()
+        assert "upstreams" not in path.read_text()
+        assert load_config(path).upstreams == []
+        assert control.config.upstreams == implicit  # still running the demo
+
+        dialog = SettingsDialog(control, window)  # a second save: the same
+        dialog.open()
+        dialog.keepalive.setValue(7)
+        dialog.save.click()
+        assert await asyncio.wait_for(dialog.pending, 20) is True
+        assert "upstreams" not in path.read_text()
+
+        dialog = SettingsDialog(control, window)  # the demo edited: now it is the user's
+        dialog.open()
+        dialog.tabs.setCurrentIndex(1)
+        dialog.upstream_list.setCurrentRow(0)
+        dialog.accounts.cell(0, 0).setText("primary")
+        dialog.save.click()
+        assert await asyncio.wait_for(dialog.pending, 20) is True
+        saved = load_config(path).upstreams
+        assert [a.name for a in saved[0].accounts] == ["primary", "exhausted"]
+        assert control.config.upstreams == saved

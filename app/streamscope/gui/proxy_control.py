@@ -37,6 +37,10 @@ class ProxyControl(QObject):
         """``config_path``: where :meth:`apply` saves settings (None: they are not saved)."""
         super().__init__()
         self.config = config.with_defaults()
+        # A config with no upstreams runs the built-in demo (with_defaults); Save keeps
+        # it that way unless the demo was edited, so the file never gains an upstream
+        # the user did not write (and a later default can still change).
+        self._implicit = None if config.upstreams else self.config.upstreams
         self.config_path = config_path
         self._paths = (state_path, capture_path)
         # One app per config: its pool and flows survive a restart on another port
@@ -99,11 +103,14 @@ class ProxyControl(QObject):
         changed."""
         async with self._applying:  # a second Save waits for the first
             if self.config_path is not None:
-                await asyncio.to_thread(save_config, config, self.config_path)
+                await asyncio.to_thread(save_config, self._as_written(config), self.config_path)
             resume = self.running or self.error is not None
             await self.stop()
             await self.app.aclose()
             state_path, capture_path = self._paths
+            self._implicit = self._implicit if config.upstreams == self._implicit else None
+            if not config.upstreams:
+                self._implicit = config.with_defaults().upstreams
             self.config = config.with_defaults()
             self.app = ProxyApp(self.config, state_path=state_path, capture_path=capture_path)
             self._started = False
@@ -113,6 +120,12 @@ class ProxyControl(QObject):
             await self.app.start()
             self._started = True
             return True
+
+    def _as_written(self, config: Config) -> Config:
+        """``config`` as the file should hold it: the implicit demo left out."""
+        if self._implicit is not None and config.upstreams == self._implicit:
+            return config.model_copy(update={"upstreams": []})
+        return config
 
     async def close(self) -> None:
         """Stop listening and close the pool and the capture (the window is closing)."""

@@ -46,7 +46,7 @@ from streamscope.config import (
     Strategy,
     UpstreamConfig,
     UpstreamKind,
-    _describe,
+    describe_errors,
     generate_local_key,
 )
 from streamscope.gui.accounts_table import AccountsTable, shown
@@ -345,7 +345,7 @@ class SettingsDialog(QDialog):
         try:
             config = Config.model_validate(data)
         except ValidationError as exc:
-            self._show_error(f"Not saved — {_describe(exc)}")
+            self._show_error(f"Not saved — {describe_errors(exc)}")
             return None
         self._show_error("")
         return config
