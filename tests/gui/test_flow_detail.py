@@ -76,6 +76,7 @@ async def test_a_flow_opens_with_both_legs_attempts_exports_and_replay(tmp_path:
         traffic.table.selectRow(traffic.filter.mapFromSource(model.index(row, 0)).row())
         opened: list[str] = []
         traffic.opened.connect(opened.append)
+        read_before = window.analyser.legs_read
         traffic.open_button.click()
         detail = traffic.details[flow_id]
         assert opened == [flow_id] and traffic.tabs.currentWidget() is detail
@@ -83,6 +84,8 @@ async def test_a_flow_opens_with_both_legs_attempts_exports_and_replay(tmp_path:
         await detail.task
         flow = detail.flow
         assert flow is not None
+        # Both legs were timed and linted where the window's streams are (its worker).
+        assert window.analyser.legs_read == read_before + 2
 
         # Header and attempts: which rule fired on which account.
         header = detail.header.text()

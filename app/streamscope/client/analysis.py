@@ -72,6 +72,7 @@ class Analyser:
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
         self.fallbacks = 0  # readings that ran in a thread because the worker failed
+        self.legs_read = 0  # calls of analyse (what the window's panes sent here)
 
     def _executor(self) -> concurrent.futures.ProcessPoolExecutor | None:
         if not self.processes:
@@ -110,6 +111,7 @@ class Analyser:
     async def analyse(self, leg: Leg, protocol: str, stream_asked: bool) -> Analysis:
         """The leg's timing, lint and series. The leg is packed on the calling thread
         (a few ms for 20,000 frames); the reading runs in the worker."""
+        self.legs_read += 1
         if not self.processes:
             return await asyncio.to_thread(analyse_leg, leg, protocol, stream_asked)
         return await self._run(

@@ -18,8 +18,10 @@ the path (a non-blocking dialog: no nested event loop under qasync).
 and the client's request body (a dict, or None when it was no JSON object).
 
 NOTE: reading a flow from the store is blocking SQLite and linting decodes every frame,
-so both run in a worker thread (``asyncio.to_thread``): the window's loop is qasync, the
-same loop the embedded proxy serves on.
+so neither runs on the window's loop (qasync, the loop the embedded proxy serves on): the
+flow is read in a worker thread (``asyncio.to_thread``), and each replayed leg is timed
+and linted by the window's :class:`~streamscope.client.analysis.Analyser` (its worker
+process), as the client pane's streams are.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from streamscope.capture.sse import export_sse, export_timing
 from streamscope.capture.store import FlowStore
 from streamscope.capture.view import leg_lint, verdict
 from streamscope.client import replay_session
+from streamscope.client.analysis import Analyser
 from streamscope.codecs import PROTOCOLS
 from streamscope.gui.leg_view import LegView, monospace
 from streamscope.gui.models.common import clock_text
@@ -194,10 +197,11 @@ class LegPane(QStackedWidget):
     def is_empty(self) -> bool:
         return self.currentWidget() is self.empty
 
-    async def replay(self, leg: Leg, body: JSON | None) -> None:
-        """Show the captured leg, replayed through a client session."""
+    async def replay(self, leg: Leg, body: JSON | None, analyser: Analyser | None = None) -> None:
+        """Show the captured leg, replayed through a client session (its timing and
+        lint read by ``analyser``; in a worker thread when None)."""
         self.setCurrentWidget(self.view)
-        session = replay_session(leg, request_body=body, **self.view.callbacks())
+        session = replay_session(leg, request_body=body, analyser=analyser, **self.view.callbacks())
         self.view.begin(session)
         self.view.finish(await session.run())
 
@@ -210,11 +214,19 @@ class FlowDetail(QWidget):
     loaded = Signal()  # the flow is shown and both legs replayed
 
     def __init__(
-        self, flow_id: str, store: FlowStore | None = None, parent: QWidget | None = None
+        self,
+        flow_id: str,
+        store: FlowStore | None = None,
+        parent: QWidget | None = None,
+        *,
+        analyser: Analyser | None = None,
     ) -> None:
+        """``analyser``: where the replayed legs are timed and linted (the window's
+        worker process; a worker thread when None)."""
         super().__init__(parent)
         self.flow_id = flow_id
         self.store = store
+        self.analyser = analyser
         self.flow: Flow | None = None
         self.summary: JSON = {}
         self.task: asyncio.Task[None] | None = None
@@ -353,7 +365,7 @@ class FlowDetail(QWidget):
             if reason is not None:
                 pane.show_empty(reason)
             else:
-                replays.append(pane.replay(leg, request_body(record)))
+                replays.append(pane.replay(leg, request_body(record), self.analyser))
         self.replay_button.setEnabled(missing_reason(flow.client, "client") is None)
         await asyncio.gather(*replays)
         self.loaded.emit()

@@ -131,7 +131,7 @@ class TrafficView(QWidget):
         legs in a task (``detail.task``). Needs the running loop (the GUI's)."""
         detail = self._details.get(flow_id)
         if detail is None:
-            detail = FlowDetail(flow_id, self.store)
+            detail = FlowDetail(flow_id, self.store, analyser=self.analyser)
             detail.replay_requested.connect(self.replay_requested)
             self._details[flow_id] = detail
             self.tabs.addTab(detail, self._tab_title(flow_id))
