@@ -43,6 +43,7 @@ class TrafficView(QWidget):
         super().__init__()
         self.store = store
         self.analyser = analyser
+        self._reading: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._details: dict[str, FlowDetail] = {}
         self.model = FlowsModel(self)
@@ -118,6 +119,8 @@ class TrafficView(QWidget):
             self.store.unsubscribe(self._verdict_later)
         for detail in self._details.values():
             detail.stop()
+        for task in list(self._reading):  # verdicts being read: nobody will show them
+            task.cancel()
 
     # -- flow details -------------------------------------------------------------------
 
@@ -184,7 +187,9 @@ class TrafficView(QWidget):
         # the loop object itself rather than with ensure_future.
         if event.kind == "added" and event.summary and event.summary.get("verdict") is None:
             assert self._loop is not None
-            self._loop.create_task(self._read_summary(event.summary["id"]))
+            task = self._loop.create_task(self._read_summary(event.summary["id"]))
+            self._reading.add(task)  # kept (a task only weakly held can vanish) until done
+            task.add_done_callback(self._reading.discard)
 
     async def _read_summary(self, flow_id: str) -> None:
         store = self.store
