@@ -2,9 +2,10 @@
 
 Without a sub-command it opens the window (with the proxy inside); ``serve`` runs the
 proxy headless; ``translate``, ``lint`` and ``probe`` work on streams (``lint`` of a ``.har``
-file lints each entry's response: ``capture.har_lint``). Every failure the user can
-cause (a missing file, a stream of an unknown protocol) ends with a one-line error on
-stderr and exit status 2, never a traceback.
+file lints each entry's response: ``capture.har_lint``); ``doctor`` checks the config, the
+port, the upstreams and (opt-in) each account, and says what to fix. Every failure the
+user can cause (a missing file, a stream of an unknown protocol) ends with a one-line
+error on stderr and exit status 2, never a traceback.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from streamscope import __version__, probe_cli
+from streamscope import __version__, doctor_cli, probe_cli
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.findings import Finding
 from streamscope.lint import cli as lint_cli
@@ -80,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     tr.add_argument("file", help="the recording ('-' for stdin)")
     lint_cli.add_parser(sub)
     probe_cli.add_parser(sub)
+    doctor_cli.add_parser(sub)
     return parser
 
 
@@ -248,6 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return har_lint.run(args) if har_lint.is_har(args.file) else lint_cli.run(args)
         if args.command == "probe":
             return probe_cli.run(args)
+        if args.command == "doctor":
+            return doctor_cli.run(args)
         if args.command == "serve":
             return _serve(args)
         if args.command is None:
