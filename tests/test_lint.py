@@ -17,7 +17,7 @@ def run(*cmd: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_ruff() -> None:
-    proc = run("ruff", "check", "app", "tests")
+    proc = run("ruff", "check", "app", "tests", "packaging", "screenshots", "setup.py")
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
 
 
