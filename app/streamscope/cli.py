@@ -152,16 +152,11 @@ def _window(args: argparse.Namespace) -> int:
     """The desktop window, with the proxy running inside it."""
     import os
 
-    if (
-        sys.platform.startswith("linux")
-        and not os.environ.get("DISPLAY")
-        and not os.environ.get("WAYLAND_DISPLAY")
-        and not os.environ.get("QT_QPA_PLATFORM")
-    ):
-        raise CliError(
-            "no display to open the window on (DISPLAY is not set); "
-            "run `streamscope serve` for the headless proxy"
-        )
+    from streamscope.display import why_no_window
+
+    reason = why_no_window(os.environ)
+    if reason:
+        raise CliError(f"{reason}; run `streamscope serve` for the headless proxy")
     try:
         from streamscope.gui.app import run_window
     except ImportError as exc:
