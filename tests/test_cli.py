@@ -213,3 +213,17 @@ def test_lint_of_a_har_flags_a_body_where_a_stream_was_asked_for(tmp_path: Path)
     assert proc.returncode == 1
     entry = json.loads(proc.stdout)["entries"][1]
     assert "framing.non-sse-body" in {f["rule"] for f in entry["report"]["findings"]}
+
+
+@pytest.mark.parametrize(
+    "argv", [["serve", "--port", "70000"], ["serve", "--port", "-1"], ["--port", "http"]]
+)
+def test_a_port_outside_0_to_65535_is_a_usage_error(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from streamscope.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert "--port" in capsys.readouterr().err

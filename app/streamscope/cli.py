@@ -81,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     tr.add_argument("file", help="the recording ('-' for stdin)")
     lint_cli.add_parser(sub)
     probe_cli.add_parser(sub)
-    doctor_cli.add_parser(sub)
+    _proxy_options(doctor_cli.add_parser(sub))
     return parser
 
 
@@ -92,7 +92,17 @@ def _proxy_options(parser: argparse.ArgumentParser) -> None:
         help="config file (default: $STREAMSCOPE_CONFIG, else the platform config dir)",
     )
     parser.add_argument("--host", help="address to listen on (default from config: 127.0.0.1)")
-    parser.add_argument("--port", type=int, help="port to listen on (default from config: 8787)")
+    parser.add_argument("--port", type=_port, help="port to listen on (default from config: 8787)")
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {port}")
+    return port
 
 
 def _print_findings(findings: list[Finding]) -> None:

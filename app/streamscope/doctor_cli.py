@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the checks import the proxy and httpx: only when doctor runs
@@ -21,7 +20,9 @@ if TYPE_CHECKING:  # the checks import the proxy and httpx: only when doctor run
 LABELS = {"ok": "ok", "warn": "warn", "fail": "FAIL", "skip": "skip"}
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """Register ``doctor``; the caller adds the proxy options (--config, --host, --port)
+    that every command running or checking the proxy shares."""
     p = sub.add_parser(
         "doctor",
         help="check the config, the port and the upstreams, and say what to fix",
@@ -30,15 +31,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "upstream answers (and takes its key), and with --accounts each account with "
             "one tiny request; print what to fix. The config file is never written."
         ),
-    )
-    p.add_argument(
-        "--config",
-        type=Path,
-        help="config file (default: $STREAMSCOPE_CONFIG, else the platform config dir)",
-    )
-    p.add_argument("--host", help="address the proxy would listen on (default from config)")
-    p.add_argument(
-        "--port", type=_port, help="port the proxy would listen on (default from config)"
     )
     p.add_argument(
         "--accounts",
@@ -53,16 +45,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="to wait for each connection and answer (default: 10)",
     )
     p.add_argument("--json", action="store_true", help="write the checks as one JSON document")
-
-
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {port}")
-    return port
+    return p
 
 
 def _seconds(text: str) -> float:

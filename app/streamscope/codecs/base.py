@@ -279,6 +279,15 @@ class Codec(ABC):
         text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
         return Error(text[:2000] or "upstream error")
 
+    def decode_error_body(self, raw: bytes) -> Error:
+        """:meth:`decode_error` of an HTTP error body as it came: JSON when it parses,
+        else its text (an HTML error page, say)."""
+        try:
+            parsed: Any = json.loads(raw)
+        except ValueError:
+            parsed = raw.decode("utf-8", errors="replace")
+        return self.decode_error(parsed)
+
     def auth_headers(self, key: str) -> dict[str, str]:
         """The headers that carry an upstream API key."""
         return {"authorization": f"Bearer {key}"} if key else {}

@@ -5,9 +5,7 @@ rules, so the words are the pool panel's (``exhausted (429): …``)."""
 from __future__ import annotations
 
 import asyncio
-import json
 import math
-from typing import Any
 
 import httpx
 
@@ -80,20 +78,11 @@ async def _try_account(
             if answer.status < 400:
                 return Check(name, "ok", f"accepted: {model} answered (HTTP {answer.status})")
             verdict = classify(rules, answer.status, raw, answer.headers)
-            status, message = answer.status, _upstream_message(raw, u.protocol)
+            status, message = answer.status, get_codec(u.protocol).decode_error_body(raw).message
     except UpstreamUnreachable as exc:
         verdict = classify(rules, NETWORK_STATUS)
         status, message = NETWORK_STATUS, exc.error.message
     return _verdict_check(name, verdict, status, message, model)
-
-
-def _upstream_message(raw: bytes, protocol: str) -> str:
-    """The upstream's error message, as its protocol puts it (as the pool records it)."""
-    try:
-        parsed: Any = json.loads(raw)
-    except ValueError:
-        parsed = raw.decode("utf-8", errors="replace")
-    return get_codec(protocol).decode_error(parsed).message
 
 
 FIXES = {

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-import httpx
-
 Status = Literal["ok", "warn", "fail", "skip"]
 
 
@@ -32,14 +30,4 @@ def one_line(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def error_message(response: httpx.Response) -> str:
-    """The ``error.message`` of a JSON error body (OpenAI's and Anthropic's envelope)."""
-    try:
-        error = response.json().get("error")
-    except (ValueError, AttributeError):
-        return ""
-    message = error.get("message") if isinstance(error, dict) else None
-    return message if isinstance(message, str) else ""
-
-
-__all__ = ["Check", "Status", "count", "error_message", "one_line"]
+__all__ = ["Check", "Status", "count", "one_line"]

@@ -8,7 +8,7 @@ import errno
 import httpx
 
 from streamscope.config import ProxyConfig
-from streamscope.doctor.check import Check, error_message
+from streamscope.doctor.check import Check
 from streamscope.proxy.server import PortInUse, bind
 
 # Words only a StreamScope proxy answers with (proxy/app.py: _check_key, _check_host).
@@ -51,7 +51,7 @@ async def _who_listens(proxy: ProxyConfig, client: httpx.AsyncClient) -> Check:
         answer = await client.get(url, timeout=quick)
     except httpx.HTTPError:
         answer = None
-    if answer is None or not any(m in error_message(answer) for m in PROXY_MARKERS):
+    if answer is None or not any(m in answer.text for m in PROXY_MARKERS):
         return Check("port", "fail", f"port {where} is taken by another program", PORT_FIX)
     whose = "with other local keys than this config's"
     if proxy.api_keys:

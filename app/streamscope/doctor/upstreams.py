@@ -11,8 +11,8 @@ import httpx
 
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, UpstreamConfig, mask
-from streamscope.doctor.check import Check, count, error_message, one_line
-from streamscope.proxy.upstream import MODEL_PATHS, auth_headers
+from streamscope.doctor.check import Check, count, one_line
+from streamscope.proxy.upstream import HttpUpstream
 
 
 @dataclass(slots=True)
@@ -25,15 +25,16 @@ class Listing:
 
 
 async def check_upstream(u: UpstreamConfig, client: httpx.AsyncClient) -> Listing:
-    """One model listing, as the proxy's ``HttpUpstream.list_models`` sends it (URL and
-    auth), but keeping the status: any HTTP answer means reachable."""
+    """One model listing, sent by the proxy's own ``HttpUpstream`` (URL and auth), with
+    its status kept: any HTTP answer means reachable."""
     name = f"upstream {u.name}"
     if u.kind == "demo":
         return Listing(Check(name, "ok", "built in (demo): no network needed"))
     account = next((a for a in u.accounts if a.api_key.get_secret_value()), None)
-    url = u.base_url + MODEL_PATHS[u.kind]
+    upstream = HttpUpstream(u, client)
+    url = upstream.models_url
     try:
-        answer = await client.get(url, headers=auth_headers(u, account))
+        answer = await upstream.get_models(account)
     except httpx.HTTPError as exc:
         why, fix = _network_problem(exc, u, client)
         return Listing(Check(name, "fail", f"unreachable: GET {url}: {why}", fix), answered=False)
@@ -53,7 +54,7 @@ async def check_upstream(u: UpstreamConfig, client: httpx.AsyncClient) -> Listin
             else f"this upstream wants a key: give {u.name} an account ([[upstreams.accounts]])"
         )
         return Listing(Check(name, "fail", f"reachable, but the key was rejected: {seen}", fix))
-    message = one_line(error_message(answer) or answer.text)
+    message = one_line(get_codec(u.protocol).decode_error_body(answer.content).message)
     detail = f"reachable, but {seen}" + (f": {message}" if message else "")
     fix = _base_url_hint(u) if status == 404 else "see the upstream's message; retry later"
     return Listing(Check(name, "warn", detail, fix))

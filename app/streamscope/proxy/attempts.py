@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import math
 import time
 from collections.abc import AsyncGenerator, Awaitable, Coroutine, Mapping
@@ -124,7 +123,8 @@ class Attempts:
                     verdict = classify(
                         self.pool.rules, response.status, raw, response.headers, self.pool.clock()
                     )
-                    self._fail(account, verdict, response.status, self._message(raw, protocol))
+                    message = get_codec(protocol).decode_error_body(raw).message
+                    self._fail(account, verdict, response.status, message)
                     if verdict.action == "return" or not pooled:
                         raise UpstreamRejected(response, self.redactor.data(raw))
                     tried.append(self.exchange.attempts[-1])
@@ -194,15 +194,6 @@ class Attempts:
     def _release(self, account: AccountConfig | None) -> None:
         if account is not None:
             self.pool.release(self.name, account.name)
-
-    @staticmethod
-    def _message(raw: bytes, protocol: str) -> str:
-        """The upstream's error message, as its protocol puts it."""
-        try:
-            parsed: Any = json.loads(raw)
-        except ValueError:
-            parsed = raw.decode("utf-8", errors="replace")
-        return get_codec(protocol).decode_error(parsed).message
 
     def _none_left(self, tried: list[Attempt]) -> ProxyError:
         now = self.pool.clock()

@@ -213,6 +213,10 @@ class HttpUpstream:
     def url(self) -> str:
         return self.config.base_url + CHAT_PATHS[self.config.kind]
 
+    @property
+    def models_url(self) -> str:
+        return self.config.base_url + MODEL_PATHS[self.config.kind]
+
     def protocol_for(self, client_protocol: str, model: str) -> str:
         return self.config.protocol  # an HTTP upstream speaks its kind's protocol
 
@@ -261,10 +265,14 @@ class HttpUpstream:
                 await wrapped.drain()
             await response.aclose()
 
+    async def get_models(self, account: AccountConfig | None) -> httpx.Response:
+        """The upstream's answer to a model listing with ``account``'s key, whatever its
+        status (raises httpx's errors when there is no answer)."""
+        return await self.client.get(self.models_url, headers=auth_headers(self.config, account))
+
     async def list_models(self, account: AccountConfig | None) -> list[str]:
-        url = self.config.base_url + MODEL_PATHS[self.config.kind]
         try:
-            response = await self.client.get(url, headers=auth_headers(self.config, account))
+            response = await self.get_models(account)
             response.raise_for_status()
             body = response.json()
         except (httpx.HTTPError, ValueError) as exc:
