@@ -158,7 +158,9 @@ def test_passthrough_legs_are_byte_identical(upstream: Any) -> None:
     ]
 
 
-def test_non_streaming_and_refused_requests_are_flows_too(upstream: Any) -> None:
+def test_non_streaming_requests_are_flows_and_refused_ones_are_not(upstream: Any) -> None:
+    # A body that is not JSON is turned away at the door: counted as a refusal, never a
+    # flow (a flood of them must not push real flows out of retention).
     upstream.route(
         "POST",
         "/v1/chat/completions",
@@ -177,11 +179,16 @@ def test_non_streaming_and_refused_requests_are_flows_too(upstream: Any) -> None
         )
         flows = {f["id"]: f for f in _flows(server)}
         body_flow = _flow(server, ok.headers["x-request-id"])
-        bad_flow = _flow(server, bad.headers["x-request-id"])
+        assert server.app.flows is not None
+        bad_flow = server.app.flows.get(bad.headers["x-request-id"])
+        refusals = server.app.refusals.recent()
     assert flows[ok.headers["x-request-id"]]["status"] == 200
     assert body_flow.client.body == ok.content and body_flow.client.frames == []
-    assert flows[bad.headers["x-request-id"]]["status"] == 400
-    assert bad_flow.request.body == b"{not json" and bad_flow.client.body == bad.content
+    assert bad.status_code == 400 and bad_flow is None
+    assert bad.headers["x-request-id"] not in flows and len(flows) == 1
+    assert [(r.reason, r.status, r.path) for r in refusals] == [
+        ("not-json", 400, "/v1/chat/completions")
+    ]
 
 
 def _leak(data: bytes) -> bool:

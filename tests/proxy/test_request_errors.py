@@ -612,11 +612,24 @@ def test_options_without_origin_is_not_a_free_pass(http: httpx.Client) -> None:
 # -- paths and methods ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["/nope", "/v1/chat", "/v1/completions", "/v2/messages", "/"])
-def test_unknown_path_is_404_envelope(http: httpx.Client, proxy: Running, path: str) -> None:
+@pytest.mark.parametrize(
+    ("path", "client"),
+    [
+        ("/nope", "chat"),
+        ("/v1/chat", "chat"),
+        ("/v1/completions", "chat"),
+        ("/v2/messages", "messages"),  # looks like Anthropic's: its envelope
+        ("/v1/v1/messages", "messages"),
+        ("/v1/v1/chat/completions", "chat"),
+        ("/", "chat"),
+    ],
+)
+def test_unknown_path_is_404_envelope(
+    http: httpx.Client, proxy: Running, path: str, client: str
+) -> None:
     for method in ("GET", "POST"):
         r = http.request(method, path, json={} if method == "POST" else None, headers=auth(proxy))
-        err = envelope(r, "chat", 404)
+        err = envelope(r, client, 404)
         assert path in err["message"]
 
 

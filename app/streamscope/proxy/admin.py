@@ -19,6 +19,9 @@
     GET  /admin/flows/{id}/{leg}.sse               a leg's raw bytes (leg: client, upstream)
     GET  /admin/flows/{id}/{leg}.sse.timing        its frames' arrival times (a replay sidecar)
     DELETE /admin/flows                            forget every flow
+    GET  /admin/refusals?limit=100                 requests refused before they became
+                                                   flows: counts by reason, the latest
+    DELETE /admin/refusals                         reset those counts and the list
 
 Errors use the OpenAI envelope, like every endpoint that is not a client protocol's.
 """
@@ -40,6 +43,7 @@ from streamscope.pool.pool import AccountPool
 from streamscope.proxy import errors
 from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_bytes, send_json
 from streamscope.proxy.errors import ProxyError
+from streamscope.proxy.refusals import RefusalLog
 
 IMPORT_LIMIT = 256 * 1024 * 1024  # bytes of a file to import, at most
 MAX_SELECTION = 1000  # flows in one HAR export, at most
@@ -51,9 +55,23 @@ def _method(method: str, allowed: str, path: str) -> None:
 
 
 async def handle_admin(
-    pool: AccountPool, flows: FlowStore | None, scope: Scope, receive: Receive, send: Send
+    pool: AccountPool,
+    flows: FlowStore | None,
+    refusals: RefusalLog,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
 ) -> None:
     method, path = scope["method"], scope["path"]
+    if path.rstrip("/") == "/admin/refusals":
+        if method == "DELETE":
+            refusals.clear()
+            await send_json(send, 200, {"deleted": True})
+            return
+        _method(method, "GET", path)
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        await send_json(send, 200, refusals.snapshot(_int(query, "limit", 100, 1000)))
+        return
     if path in ("/admin/flows", "/admin/flows.har") or path.startswith("/admin/flows/"):
         if flows is None:
             raise errors.not_found("capture is off ([capture] enabled = false)", "capture_off")

@@ -8,7 +8,18 @@ Endpoints and the protocol each speaks (its error envelope included):
     POST /v1/responses          responses
     POST /api/v1/chat           lmstudio
     GET  /admin/pool, POST /admin/pool/{upstream}/{account}/enable|disable,
-    GET|DELETE /admin/flows…, POST /admin/flows/import                      (admin.py)
+    GET|DELETE /admin/flows…, POST /admin/flows/import,
+    GET|DELETE /admin/refusals                                              (admin.py)
+
+Each endpoint also answers without its ``/v1`` (``/chat/completions``, ``/messages``,
+``/responses``, ``/models``), and a path that is none gets a 404 in the envelope of the
+protocol it looks like, naming what it probably meant (:mod:`~streamscope.proxy.paths`).
+The local key is accepted as ``Authorization: Bearer``, ``x-api-key`` or ``api-key``.
+
+A request turned away at the door (no key, a wrong key, a refused Host, an unknown path
+or method, a body that is not JSON) is not a flow: it is counted in :attr:`ProxyApp.
+refusals` (:mod:`~streamscope.proxy.refusals`), so a flood of them never pushes real
+flows out of the capture's retention.
 
 The account pool (``state_path``: its SQLite file; None keeps it in memory) is started
 and closed with the ASGI lifespan. Every log line passes a filter that masks the
@@ -45,6 +56,8 @@ from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send
 from streamscope.proxy.attempts import Attempts
 from streamscope.proxy.errors import ProxyError
 from streamscope.proxy.exchange import handle_exchange
+from streamscope.proxy.paths import ENDPOINTS, MODELS, endpoint, miss
+from streamscope.proxy.refusals import Reason, RefusalLog
 from streamscope.proxy.relay import Exchange, until_disconnect
 from streamscope.proxy.routing import ModelCatalog, Router
 from streamscope.proxy.upstream import HttpUpstream, Upstream, new_client, request_sent
@@ -52,12 +65,6 @@ from streamscope.redact import RedactingFilter, Redactor
 
 log = logging.getLogger("streamscope.proxy")
 
-ENDPOINTS = {
-    "/v1/chat/completions": "openai-chat",
-    "/v1/messages": "anthropic",
-    "/v1/responses": "responses",
-    "/api/v1/chat": "lmstudio",
-}
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 CORS_METHODS = b"GET, POST, OPTIONS"
 
@@ -65,6 +72,18 @@ CORS_METHODS = b"GET, POST, OPTIONS"
 def _reject_constant(name: str) -> Any:
     # Python's json takes NaN/Infinity; they are not JSON and no upstream would accept them.
     raise ValueError(f"{name} is not a JSON value")
+
+
+class Refused(ProxyError):
+    """A request turned away before it became a flow (:mod:`~streamscope.proxy.refusals`):
+    answered in ``protocol``'s envelope and counted under ``reason``."""
+
+    def __init__(self, reason: Reason, protocol: str, error: ProxyError) -> None:
+        super().__init__(error.status, str(error), error.error.error_type, error.error.code)
+        self.error = error.error
+        self.headers = error.headers
+        self.reason = reason
+        self.protocol = protocol
 
 
 def _host_name(host: str) -> str:
@@ -113,6 +132,7 @@ class ProxyApp:
             logging.getLogger(name).addFilter(self._log_filter)
         self._keys = [k.get_secret_value().encode() for k in self.config.proxy.api_keys]
         self._allowed_hosts = {h.lower() for h in self.config.proxy.allowed_hosts}
+        self.refusals = RefusalLog()  # requests turned away before they became flows
 
     def _build_upstreams(self) -> dict[str, Upstream]:
         out: dict[str, Upstream] = {}
@@ -167,16 +187,8 @@ class ProxyApp:
                 (b"access-control-expose-headers", b"x-request-id"),
                 (b"vary", b"origin"),
             ]
-
-        protocol = ENDPOINTS.get(scope["path"], "openai-chat")
-        rec = None
-        sent_hook = None
-        if self.flows is not None and scope["method"] == "POST" and scope["path"] in ENDPOINTS:
-            rec = FlowRecorder(exchange.request_id, protocol, self._flow_limit)
-            exchange.recorder = rec
-            self._in_flight += 1
-            # The upstream request is recorded as the HTTP upstream sends it.
-            sent_hook = request_sent.set(rec.upstream_sent)
+        path = endpoint(scope["path"])
+        protocol = ENDPOINTS.get(path or "", "openai-chat")
 
         async def tracked(message: Any) -> None:
             nonlocal started
@@ -184,12 +196,19 @@ class ProxyApp:
                 started = True
                 exchange.status = message["status"]
                 message["headers"] = list(message.get("headers", [])) + extra
-            if rec is not None:
-                rec.client_message(message)
+            if exchange.recorder is not None:
+                exchange.recorder.client_message(message)
             await send(message)
 
+        sent_hook = request_sent.set(None)  # set by _open_recorder once the flow starts
         try:
             await self._dispatch(scope, receive, tracked, exchange)
+        except Refused as exc:
+            # Not a flow: the recorder (if the request got that far) is dropped unsent.
+            self._drop_recorder(exchange)
+            self._refused(scope, exc)
+            await send_json(tracked, exc.status, get_codec(exc.protocol).encode_error(exc.error))
+            exchange.outcome = f"refused={exc.reason}"
         except ProxyError as exc:
             if not started:
                 body = get_codec(protocol).encode_error(exc.error)
@@ -208,12 +227,41 @@ class ProxyApp:
         finally:
             if scope["method"] != "OPTIONS":
                 log.info("%s", exchange.line())
-            if sent_hook is not None:
-                request_sent.reset(sent_hook)
+            request_sent.reset(sent_hook)
+            rec = exchange.recorder
             if rec is not None and self.flows is not None:
-                self._in_flight -= 1
+                self._drop_recorder(exchange)
                 rec.done()
                 self.flows.submit(rec, _flow_info(exchange))
+
+    def _open_recorder(self, exchange: Exchange, protocol: str) -> None:
+        """Start capturing ``exchange`` as a flow (once it is known not to be refused)."""
+        if self.flows is None:
+            return
+        rec = FlowRecorder(exchange.request_id, protocol, self._flow_limit)
+        exchange.recorder = rec
+        self._in_flight += 1
+        # The upstream request is recorded as the HTTP upstream sends it (a context
+        # variable: the exchange's tasks inherit it from here).
+        request_sent.set(rec.upstream_sent)
+
+    def _drop_recorder(self, exchange: Exchange) -> None:
+        if exchange.recorder is not None:
+            exchange.recorder = None
+            self._in_flight -= 1
+
+    def _refused(self, scope: Scope, exc: Refused) -> None:
+        self.refusals.add(
+            scope["method"],
+            scope["path"],
+            exc.reason,
+            exc.status,
+            self.redactor.text(exc.error.message),
+            origin=header(scope, b"origin"),
+            user_agent=header(scope, b"user-agent"),
+            key=_sent_key(scope),
+            host=header(scope, b"host"),
+        )
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -228,32 +276,44 @@ class ProxyApp:
 
     # -- request checks -------------------------------------------------------------------
 
-    def _check_host(self, scope: Scope) -> None:
+    def _check_host(self, scope: Scope, protocol: str) -> None:
         host = header(scope, b"host")
         if host is None:
-            raise errors.forbidden("requests need a Host header")
+            raise Refused("host", protocol, errors.forbidden("requests need a Host header"))
         name = _host_name(host).lower()
         allowed = self._allowed_hosts
         if name in LOOPBACK or name.endswith(".localhost") or name in allowed or "*" in allowed:
             return
         # A web page on a rebinding domain reaches 127.0.0.1 with its own Host.
-        raise errors.forbidden(
-            f"Host {name!r} is not a loopback name; add it to [proxy] allowed_hosts to allow it"
+        raise Refused(
+            "host",
+            protocol,
+            errors.forbidden(
+                f"Host {name!r} is not a loopback name; add it to [proxy] allowed_hosts to allow it"
+            ),
         )
 
-    def _check_key(self, scope: Scope) -> None:
-        given = header(scope, b"x-api-key")
-        auth = header(scope, b"authorization")
-        if given is None and auth is not None and auth[:7].lower() == "bearer ":
-            given = auth[7:].strip()
+    def _check_key(self, scope: Scope, protocol: str) -> None:
+        given = _sent_key(scope)
         if not given:
-            raise errors.unauthorized(
-                "no API key: send one of the proxy's local keys as "
-                "'Authorization: Bearer <key>' or 'x-api-key: <key>'"
+            raise Refused(
+                "no-key",
+                protocol,
+                errors.unauthorized(
+                    "no API key: send one of the proxy's local keys as "
+                    "'Authorization: Bearer <key>', 'x-api-key: <key>' or 'api-key: <key>'"
+                ),
             )
         key = given.encode()
         if not any(hmac.compare_digest(key, k) for k in self._keys):
-            raise errors.unauthorized("this API key is not one of the proxy's local keys")
+            raise Refused(
+                "wrong-key",
+                protocol,
+                errors.unauthorized(
+                    "this API key is not one of the proxy's local keys "
+                    "(an upstream's key belongs in the config's accounts, not in the client)"
+                ),
+            )
 
     async def _preflight(self, scope: Scope, send: Send) -> None:
         requested = header(scope, b"access-control-request-headers") or ""
@@ -268,33 +328,39 @@ class ProxyApp:
     # -- routing --------------------------------------------------------------------------
 
     async def _dispatch(self, scope: Scope, receive: Receive, send: Send, ex: Exchange) -> None:
-        self._check_host(scope)
-        method, path = scope["method"], scope["path"]
+        method, raw_path = scope["method"], scope["path"]
+        path = endpoint(raw_path)
+        protocol = ENDPOINTS.get(path or "", "openai-chat")
+        self._check_host(scope, protocol)
         if method == "OPTIONS" and header(scope, b"origin") is not None:
             await self._preflight(scope, send)  # preflights carry no credentials (SOP)
             return
-        self._check_key(scope)
-        if path.startswith("/admin/") or path == "/admin":
-            await handle_admin(self.pool, self.flows, scope, receive, send)
+        self._check_key(scope, protocol)
+        if raw_path.startswith("/admin/") or raw_path == "/admin":
+            await handle_admin(self.pool, self.flows, self.refusals, scope, receive, send)
             return
-        if path == "/v1/models" or path == "/models":
+        if path is None:
+            wrong = miss(method, raw_path)
+            raise Refused("unknown-path", wrong.protocol, errors.not_found(wrong.message))
+        if path == MODELS:
             if method != "GET":
-                raise ProxyError(405, f"{method} is not allowed on {path}", "invalid_request_error")
+                raise Refused("method", protocol, _not_allowed(method, raw_path, "GET"))
             await self._models(scope, send)
             return
-        protocol = ENDPOINTS.get(path)
-        if protocol is None:
-            raise errors.not_found(f"no endpoint {path}")
         if method != "POST":
-            raise ProxyError(405, f"{method} is not allowed on {path}", "invalid_request_error")
+            raise Refused("method", protocol, _not_allowed(method, raw_path, "POST"))
+        self._open_recorder(ex, protocol)
         limit = self.config.proxy.max_body_bytes
         raw = await read_body(receive, limit, header(scope, b"content-length"))
-        if ex.recorder is not None:  # raw header pairs: decoded by the writer
-            ex.recorder.request(method, path, scope["headers"], raw, scope.get("query_string", b""))
         try:
             body = json.loads(raw, parse_constant=_reject_constant)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
-            raise errors.bad_request(f"the request body is not valid JSON ({exc})") from None
+            error = errors.bad_request(f"the request body is not valid JSON ({exc})")
+            raise Refused("not-json", protocol, error) from None
+        if ex.recorder is not None:  # raw header pairs: decoded by the writer
+            ex.recorder.request(
+                method, raw_path, scope["headers"], raw, scope.get("query_string", b"")
+            )
         try:
             request = get_codec(protocol).decode_request(body)
         except RequestError as exc:
@@ -316,6 +382,25 @@ class ProxyApp:
         protocol = "anthropic" if header(scope, b"anthropic-version") is not None else "openai-chat"
         body = get_codec(protocol).models_body(await self.router.all_models())
         await send_json(send, 200, body)
+
+
+def _sent_key(scope: Scope) -> str | None:
+    """The key a client sent: ``x-api-key`` (Anthropic), ``api-key`` (Azure OpenAI) or
+    ``Authorization: Bearer`` (OpenAI)."""
+    given = header(scope, b"x-api-key") or header(scope, b"api-key")
+    auth = header(scope, b"authorization")
+    if not given and auth is not None and auth[:7].lower() == "bearer ":
+        given = auth[7:].strip()
+    return given or None
+
+
+def _not_allowed(method: str, path: str, allowed: str) -> ProxyError:
+    return ProxyError(
+        405,
+        f"{method} is not allowed on {path} (use {allowed})",
+        "invalid_request_error",
+        headers=[(b"allow", allowed.encode())],
+    )
 
 
 def _flow_info(exchange: Exchange) -> dict[str, Any]:

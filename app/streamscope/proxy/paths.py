@@ -1,0 +1,117 @@
+"""Which endpoint a request path means, with or without ``/v1``, and what a path that
+means none was probably meant to be.
+
+Clients disagree on whether the base URL a user pastes includes ``/v1``: every OpenAI
+style client and ``@ai-sdk/anthropic`` append ``/chat/completions`` (or ``/messages``)
+to it, the Anthropic SDKs append ``/v1/messages``. So each endpoint answers both with
+and without the ``/v1`` prefix, and a path that lands nowhere gets a 404 in the envelope
+of the protocol it looks like, naming the endpoint it probably meant and the base-URL
+mistake that produced it (a doubled or a missing ``/v1``, an extra path segment).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+ENDPOINTS: dict[str, str] = {
+    "/v1/chat/completions": "openai-chat",
+    "/v1/messages": "anthropic",
+    "/v1/responses": "responses",
+    "/api/v1/chat": "lmstudio",
+}
+"""Each POST endpoint's canonical path and the protocol it speaks."""
+
+MODELS = "/v1/models"
+
+# What a client appends to its base URL, per endpoint (longest first when matched).
+_TAILS: list[tuple[str, str]] = [
+    ("/api/v1/chat", "/api/v1/chat"),
+    ("/chat/completions", "/v1/chat/completions"),
+    ("/messages", "/v1/messages"),
+    ("/responses", "/v1/responses"),
+    ("/models", MODELS),
+]
+_SLASHES = re.compile(r"/{2,}")
+
+
+def normalize(path: str) -> str:
+    """``path`` with repeated slashes folded and a trailing slash dropped (a base URL
+    pasted with a trailing ``/`` makes ``/v1//chat/completions``)."""
+    path = _SLASHES.sub("/", path)
+    return path.rstrip("/") or "/"
+
+
+def endpoint(path: str) -> str | None:
+    """The canonical path (a key of :data:`ENDPOINTS`, or :data:`MODELS`) that
+    ``path`` means: itself, or the same without its ``/v1`` prefix. None otherwise."""
+    path = normalize(path)
+    if path in ENDPOINTS or path == MODELS:
+        return path
+    if not path.startswith(("/v1/", "/api/")):
+        prefixed = "/v1" + path
+        if prefixed in ENDPOINTS or prefixed == MODELS:
+            return prefixed
+    return None
+
+
+def _protocol_of(path: str) -> str:
+    """The protocol a path that is no endpoint looks like (for its error envelope)."""
+    if path.endswith("/messages") or "/messages/" in path or path.endswith("/complete"):
+        return "anthropic"
+    if "/responses" in path:
+        return "responses"
+    if "/api/" in path and path.endswith("/chat"):
+        return "lmstudio"
+    return "openai-chat"
+
+
+@dataclass(frozen=True, slots=True)
+class Miss:
+    """A path no endpoint answers: the protocol whose envelope the 404 uses, and its
+    message (what was asked, what was probably meant, and why)."""
+
+    protocol: str
+    message: str
+    meant: str | None
+
+
+def miss(method: str, path: str) -> Miss:
+    """What to tell a client whose ``path`` matched no endpoint."""
+    clean = normalize(path)
+    protocol = _protocol_of(clean)
+    meant: str | None = None
+    prefix = ""
+    for tail, canonical in _TAILS:
+        if clean.endswith(tail):
+            meant, prefix = canonical, clean[: -len(tail)]
+            break
+    head = f"no endpoint {method} {path}"
+    if meant is None:
+        if clean.endswith("/completions"):  # the legacy text completions API
+            return Miss(
+                "openai-chat",
+                f"{head}: the legacy completions API is not served; "
+                "use POST /v1/chat/completions (or /v1/messages, /v1/responses)",
+                "/v1/chat/completions",
+            )
+        served = ", ".join(["POST " + p for p in ENDPOINTS] + ["GET " + MODELS])
+        return Miss(protocol, f"{head}. This proxy serves {served}.", None)
+    verb = "GET" if meant == MODELS else "POST"
+    if prefix.count("/v1") >= 2 or "/v1/v1" in clean:
+        why = (
+            "the base URL already ends in /v1 and the client adds /v1 again: "
+            "remove /v1 from the base URL (Anthropic SDKs want http://host:port)"
+        )
+    elif prefix.startswith("/v1/") or (prefix and prefix != "/v1"):
+        extra = prefix.removeprefix("/v1") if prefix.startswith("/v1") else prefix
+        why = (
+            f"the base URL has an extra path {extra!r}: the base URL is "
+            "http://host:port/v1 (OpenAI-style clients) or http://host:port (Anthropic SDKs)"
+        )
+    else:
+        why = "check the base URL: http://host:port/v1, or http://host:port for Anthropic SDKs"
+    return Miss(protocol, f"{head}; did you mean {verb} {meant}? {why}", meant)
+
+
+__all__ = ["ENDPOINTS", "MODELS", "Miss", "endpoint", "miss", "normalize"]

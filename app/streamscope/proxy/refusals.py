@@ -1,0 +1,153 @@
+"""Requests the proxy refused before they became a flow: counted, and the latest kept.
+
+"My client shows nothing" is often a request that never got past the door: no key, a
+wrong key, a Host the DNS-rebinding guard refused, a base URL that lands on no endpoint,
+a body that is not JSON. Those are not flows (a flood of them must never push real flows
+out of the capture's retention), but the user has to see them. :class:`RefusalLog`
+counts them by reason and keeps a short ring of the latest, with what identifies the
+client (``Origin``, ``User-Agent``) and the masked suffix of the key it sent. It never
+keeps a body.
+
+Listeners (the window, through a Qt signal) are called on the proxy's event loop with
+each new :class:`Refusal`; :meth:`RefusalLog.subscribe` returns the unsubscribe.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+Reason = Literal["no-key", "wrong-key", "host", "unknown-path", "method", "not-json"]
+
+REASONS: dict[str, str] = {
+    "no-key": "no API key",
+    "wrong-key": "wrong API key",
+    "host": "Host refused",
+    "unknown-path": "unknown path",
+    "method": "method not allowed",
+    "not-json": "body is not JSON",
+}
+"""Each reason's short label, for a table or a status bar."""
+
+RING = 200  # refusals kept, newest last
+FIELD_LIMIT = 200  # characters kept of a header value or a path
+
+
+def key_suffix(key: str | None) -> str | None:
+    """The last four characters of a key a client sent, masked like the app masks keys
+    (``…abcd``); None without a key. A key of eight characters or fewer shows nothing of
+    itself (four would be half of it)."""
+    if not key:
+        return None
+    return "…" + key[-4:] if len(key) > 8 else "…"
+
+
+def _clip(value: str | None) -> str | None:
+    if value is None:
+        return None
+    return value if len(value) <= FIELD_LIMIT else value[:FIELD_LIMIT] + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """One refused request. ``time`` is the wall clock (epoch seconds)."""
+
+    time: float
+    method: str
+    path: str
+    reason: Reason
+    status: int
+    message: str
+    origin: str | None = None
+    user_agent: str | None = None
+    key_suffix: str | None = None
+    host: str | None = None
+
+    @property
+    def label(self) -> str:
+        return REASONS[self.reason]
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "label": self.label}
+
+
+Listener = Callable[[Refusal], None]
+
+
+class RefusalLog:
+    """Counters by reason and the latest :data:`RING` refusals (all in memory)."""
+
+    def __init__(self, size: int = RING) -> None:
+        self._ring: deque[Refusal] = deque(maxlen=size)
+        self.counts: Counter[str] = Counter()
+        self._listeners: list[Listener] = []
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def add(
+        self,
+        method: str,
+        path: str,
+        reason: Reason,
+        status: int,
+        message: str,
+        *,
+        origin: str | None = None,
+        user_agent: str | None = None,
+        key: str | None = None,
+        host: str | None = None,
+    ) -> Refusal:
+        """Record a refusal; ``key`` is the key the client sent (only its masked suffix
+        is kept)."""
+        refusal = Refusal(
+            time.time(),
+            method[:16],
+            _clip(path) or "",
+            reason,
+            status,
+            message,
+            _clip(origin),
+            _clip(user_agent),
+            key_suffix(key),
+            _clip(host),
+        )
+        self._ring.append(refusal)
+        self.counts[reason] += 1
+        for listener in list(self._listeners):
+            listener(refusal)
+        return refusal
+
+    def recent(self, limit: int | None = None) -> list[Refusal]:
+        """The latest refusals, newest first."""
+        items = list(reversed(self._ring))
+        return items if limit is None else items[:limit]
+
+    def clear(self) -> None:
+        self._ring.clear()
+        self.counts.clear()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` with each new refusal; returns the unsubscribe."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def snapshot(self, limit: int = 100) -> dict[str, Any]:
+        """The admin endpoint's answer: counts by reason and the latest refusals."""
+        return {
+            "total": self.total,
+            "counts": {reason: self.counts.get(reason, 0) for reason in REASONS},
+            "refusals": [r.to_json() for r in self.recent(limit)],
+        }
+
+
+__all__ = ["REASONS", "Refusal", "RefusalLog", "key_suffix"]
