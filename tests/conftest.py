@@ -4,6 +4,11 @@ loop) instead of plain asyncio.
 
 NOTE (STACK-NOTES): ``qtbot.waitSignal`` inside an async test runs a nested Qt loop
 that cannot step other asyncio tasks; await signals through asyncio futures instead.
+
+The suite reads nothing outside the repository (a plain clone has nothing beside it): an
+audit hook, installed here before collection, makes opening or listing a path beside the
+checkout raise :class:`OutsideRepositoryError`, and a test that did so fails even if the
+error was caught.
 """
 
 from __future__ import annotations
@@ -11,8 +16,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +28,121 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # The app's data dir (user replays, captures) is a fresh empty folder for the suite:
 # a developer's own files must not change what tests see.
 os.environ["STREAMSCOPE_DATA_DIR"] = tempfile.mkdtemp(prefix="streamscope-test-data-")
+
+
+# --- no reads outside the repository --------------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class OutsideRepositoryError(PermissionError):
+    """A test (or the code it runs) opened or listed a path beside the repository."""
+
+
+def _guarded_areas() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(guarded, allowed, always_guarded) path prefixes, each ending in a separator.
+
+    Beside the repository is its parent folder, minus the repository. When that parent
+    is also where legitimate files live (``/``, the home folder, the temp folder, or a
+    folder holding one of these, as with a clone at ``/tmp/main``), only the sibling
+    ``shared`` folder is guarded. sys.prefix, sys.base_prefix and the temp folder stay
+    readable wherever they are; the sibling ``shared`` folder never is.
+    """
+
+    def forms(path: str | Path) -> set[str]:
+        return {os.path.join(os.path.abspath(path), ""), os.path.join(os.path.realpath(path), "")}
+
+    repo = forms(REPO) | forms(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    parent = forms(REPO.parent)
+    busy = forms("/") | forms(os.path.expanduser("~")) | forms(tempfile.gettempdir())
+    crowded = any(b.startswith(p) for b in busy for p in parent)
+    shared = forms(REPO.parent / "shared")
+    guarded = shared if crowded else parent
+    exempt = forms(sys.prefix) | forms(sys.base_prefix) | forms(tempfile.gettempdir())
+    allowed = repo | {e for e in exempt if not any(g.startswith(e) for g in guarded)}
+    return tuple(guarded), tuple(allowed - shared), tuple(shared)
+
+
+_GUARDED, _ALLOWED, _SHARED = _guarded_areas()
+_GUARDED_EVENTS = frozenset({"open", "os.listdir", "os.scandir"})
+# Paths read beside the repository during the run; each test fails on its own.
+OUTSIDE_READS: list[str] = []
+
+
+def _outside_repository(path: str) -> bool:
+    """Whether ``path`` (absolute, normalised) is beside the repository."""
+    probe = path + os.sep
+    if probe.startswith(_SHARED):
+        return True
+    return probe.startswith(_GUARDED) and not probe.startswith(_ALLOWED)
+
+
+def _guard_reads(event: str, args: tuple[Any, ...]) -> None:
+    """Audit hook: refuse to open or list a path beside the repository.
+
+    ``open`` covers ``open()``, ``os.open`` and ``Path.read_*``; ``os.listdir`` and
+    ``os.scandir`` cover ``iterdir``, ``glob``, ``rglob`` and ``os.walk``. A bare
+    ``stat`` (``Path.exists``, ``is_file``) raises no audit event, so is not seen.
+    """
+    if event not in _GUARDED_EVENTS:
+        return
+    target = args[0] if args else None
+    if target is None:
+        target = "."
+    elif isinstance(target, int):  # an open file descriptor
+        return
+    try:
+        path = os.fsdecode(target)
+    except TypeError:
+        return
+    if not os.path.isabs(path):
+        path = os.path.join(os.getcwd(), path)
+    path = os.path.normpath(path)
+    if _outside_repository(path):
+        OUTSIDE_READS.append(path)
+        raise OutsideRepositoryError(
+            f"tests must not read outside the repository: {path}; copy it into tests/fixtures"
+        )
+
+
+if not getattr(sys, "_streamscope_read_guard", False):  # once, even if imported twice
+    sys.addaudithook(_guard_reads)
+    sys._streamscope_read_guard = True  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True)
+def _no_reads_outside_repository() -> Any:
+    """Fail the test if it read beside the repository, even if it caught the error."""
+    start = len(OUTSIDE_READS)
+    yield
+    seen = OUTSIDE_READS[start:]
+    del OUTSIDE_READS[start:]
+    if seen:
+        pytest.fail(
+            "tests must not read outside the repository (copy it into tests/fixtures): "
+            + ", ".join(sorted(set(seen))),
+            pytrace=False,
+        )
+
+
+@pytest.fixture
+def outside_reads() -> list[str]:
+    """The paths refused so far in this test; a test that reads beside the repository on
+    purpose (the guard's own test) empties it so as not to fail."""
+    return OUTSIDE_READS
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Reads beside the repository outside any test (at collection, say) fail the run."""
+    if OUTSIDE_READS:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(
+                "tests must not read outside the repository (copy it into tests/fixtures): "
+                + ", ".join(sorted(set(OUTSIDE_READS))),
+                red=True,
+            )
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""Test support: where the shared golden recordings live, and how to load them."""
+"""Test support: where the golden recordings live (``tests/fixtures``), and how to load them."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from typing import Any, TypeVar
 from streamscope.recording import Recording, read_recording
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures"
+# The recordings live in the repository (provenance and licences: tests/fixtures/SOURCES.md).
+FIXTURES = REPO / "tests" / "fixtures"
 
 
 def fixture_files(protocol_dir: str | None = None) -> list[Path]:
-    """Every recording (``.sse`` / ``.jsonl``) under shared/fixtures, or one folder of it."""
+    """Every recording (``.sse`` / ``.jsonl``) under tests/fixtures, or one folder of it."""
     base = FIXTURES / protocol_dir if protocol_dir else FIXTURES
     return sorted(p for p in base.rglob("*") if p.suffix in (".sse", ".jsonl"))
 

@@ -39,9 +39,10 @@ from tests.codecs.lmstudio.wirecheck import (
     parse,
     summary,
 )
-from tests.support import fixture_files
+from tests.support import FIXTURES
 
-DOC = next(p for p in fixture_files("lmstudio") if p.name.startswith("DOC-EXAMPLES-NOT-CAPTURE"))
+# A plain path (not a search at import): a missing file fails the tests that read it.
+DOC = FIXTURES / "lmstudio" / "DOC-EXAMPLES-NOT-CAPTURE_lmstudio-api-v1-chat_event-catalog.sse"
 
 
 def _decode_path(path: Path) -> list[Event]:
