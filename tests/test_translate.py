@@ -126,7 +126,7 @@ SDK_BREAKERS = {
 def native_bytes(path: Path) -> bytes:
     rec = load(path)
     raw = b"".join(f.raw for f in rec.frames)
-    # shared/fixtures' .sse files from anthropic-sdk-python end without the final blank
+    # tests/fixtures' .sse files from anthropic-sdk-python end without the final blank
     # line (SOURCES.md says to append it when replaying).
     return raw if raw.endswith(b"\n\n") else raw.rstrip(b"\n") + b"\n\n"
 

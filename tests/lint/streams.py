@@ -1,4 +1,4 @@
-"""Test streams for the linter: real recordings from shared/fixtures, read as payloads and
+"""Test streams for the linter: real recordings from tests/fixtures, read as payloads and
 written back as wire bytes with one deliberate defect (the way
 ``resources/replay/broken/make_broken.py`` derives the broken samples)."""
 

@@ -1,4 +1,4 @@
-"""No false alarms on real traffic: every recording in shared/fixtures lints without an
+"""No false alarms on real traffic: every recording in tests/fixtures lints without an
 error-level finding, except those that really break a client, which are flagged naming it:
 
 - Anthropic's OpenAI-compatible endpoint numbers tool calls from 1 (openai-python raises

@@ -47,7 +47,7 @@ MAX_TOKENS = 333
 
 @dataclass(frozen=True, eq=False)
 class Case:
-    """One upstream stream: ``source`` (under shared/fixtures) as the ``kind`` upstream
+    """One upstream stream: ``source`` (under tests/fixtures) as the ``kind`` upstream
     named ``upstream`` sends it, selected by ``upstream_model``; ``client_model`` is what
     the client asks for (the bare model, ``upstream/model``, or an alias: see the test's
     config)."""
@@ -71,7 +71,7 @@ class Case:
         """The upstream's stream, one chunk per frame.
 
         A recording of the kind's own protocol is replayed byte for byte (a last frame
-        without its blank line gets it, as shared/fixtures/SOURCES.md says). A recording of
+        without its blank line gets it, as tests/fixtures/SOURCES.md says). A recording of
         another protocol is translated into the kind's protocol with our pipeline: there is
         no real capture of LM Studio's native ``/api/v1/chat`` stream (only the
         doc-examples catalogue, which is no stream), and no real Responses capture with

@@ -6,7 +6,7 @@ Clients: ``openai`` ``chat.completions.stream()``/``create()``, ``anthropic``
 Upstreams: one scripted :class:`~tests.upstream_server.UpstreamServer` (on loopback, in a
 thread) behind seven configured upstreams (openai, anthropic, responses, lmstudio in
 repair mode; openai, anthropic, responses in passthrough mode), replaying real recordings
-from shared/fixtures in each upstream kind's own protocol; the stream is picked by the
+from tests/fixtures in each upstream kind's own protocol; the stream is picked by the
 model name the proxy sends. One proxy and one upstream serve the whole module.
 
 Each request carries a fresh nonce in its prompt, which finds the upstream request it
@@ -107,7 +107,7 @@ CASES = [
     C("responses.parallel-tools", "responses", "rs", "openai-chat/oai-py_tool-calls-parallel.sse",
       "resp-tools", "rs/resp-tools", ("tools",), min_tools=2),
     # lmstudio (native /api/v1/chat) upstream: there is no real capture of this protocol
-    # (shared/fixtures has only the doc-examples event catalogue, not a stream), so its
+    # (tests/fixtures has only the doc-examples event catalogue, not a stream), so its
     # streams are real recordings of other protocols translated to "lmstudio" with
     # streamscope.translate.translate_frames.
     C("lmstudio.text", "lmstudio", "lm", "lmstudio/vercel_lmstudio-v1-responses_text.jsonl",

@@ -8,7 +8,7 @@ loses content; ``warning`` when the wire contract is broken but clients cope (or
 client is known to break); ``info`` for what is worth knowing.
 
 The facts in ``breaks`` come from ``shared/WIRE-CONTRACT.md``, the broken replay samples'
-README and ``shared/fixtures/SOURCES.md`` (each measured against the real clients), from
+README and ``tests/fixtures/SOURCES.md`` (each measured against the real clients), from
 the SSE specification for the strict profile, or were measured against the Python SDKs
 (``source`` says which). Where a client's behaviour is not known, it is not listed.
 """
