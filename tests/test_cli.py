@@ -227,3 +227,46 @@ def test_a_port_outside_0_to_65535_is_a_usage_error(
         main(argv)
     assert exited.value.code == 2
     assert "--port" in capsys.readouterr().err
+
+
+# -- no "None" in any output, whatever goes wrong ----------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses", "lmstudio"])
+def test_doctor_against_a_404_server_prints_no_none(tmp_path: Path, kind: str) -> None:
+    from tests.test_probe import leaks_none, not_found_server
+
+    with not_found_server() as url:
+        base = url + "/v1" if kind in ("openai", "responses") else url
+        config = tmp_path / "config.toml"
+        config.write_text(
+            '[proxy]\nhost = "127.0.0.1"\nport = 0\n'
+            f'[[upstreams]]\nname = "up"\nkind = "{kind}"\nbase_url = "{base}"\n'
+            '[[upstreams.accounts]]\nname = "a"\napi_key = "sk-test-000000000000000000000000"\n',
+            encoding="utf-8",
+        )
+        for extra in ([], ["--json"]):
+            proc = cli("doctor", "--config", str(config), "--accounts", "--timeout", "5", *extra)
+            text = (proc.stdout + proc.stderr).decode()
+            assert "404" in text and "Traceback" not in text
+            assert not leaks_none(text), text
+
+
+def test_lint_of_a_har_entry_without_method_or_url_prints_no_none(tmp_path: Path) -> None:
+    stream = 'data: {"choices":[]}\n\n'
+    entry = {
+        "startedDateTime": "2024-01-01T00:00:00Z",
+        "time": 1,
+        "request": {},
+        "response": {
+            "status": 200,
+            "headers": [{"name": "content-type", "value": "text/event-stream"}],
+            "content": {"mimeType": "text/event-stream", "text": stream},
+        },
+    }
+    har = tmp_path / "odd.har"
+    har.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))
+    proc = cli("lint", str(har))
+    out = proc.stdout.decode()
+    assert out.startswith("entry 1: (no method) (no URL)")
+    assert "None None" not in out

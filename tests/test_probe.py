@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -77,3 +80,74 @@ def test_probe_of_nothing_listening_is_one_line_and_exit_2(
         assert main([*argv, "--model", "m"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("streamscope: error: cannot reach") and len(err.splitlines()) == 1
+
+
+def test_probe_prints_what_each_frame_adds_not_the_json_start(
+    running: Running, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(_probe(running, "openai-chat", "demo-chat", "--prompt", "ping")) == 0
+    frames = [line for line in capsys.readouterr().out.splitlines() if line.startswith("#")]
+    assert frames and not any('{"id"' in line for line in frames)
+    assert "role: assistant" in frames[0]
+    assert any(line.endswith("finish: stop") for line in frames)
+    assert frames[-1].endswith("[DONE]")
+    # The text the deltas add, piece by piece, is on the frame lines.
+    assert any(" ping" in line or "ping" in line.split("  ")[-1] for line in frames)
+
+
+def leaks_none(text: str) -> bool:
+    """Whether a Python ``None`` shows in CLI output. One rule's explanation names
+    openai-python's ``type`` attribute being None on purpose: that quote is no leak."""
+    return "None" in text.replace("`type` None", "")
+
+
+class _NotFound(BaseHTTPRequestHandler):
+    """A server that knows no path: 404 with no body and no content type."""
+
+    def _answer(self) -> None:
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST = _answer
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def not_found_server() -> Iterator[str]:
+    """A real local HTTP server that answers 404 to everything; yields its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _NotFound)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("protocol", list(BASE))
+def test_probe_of_a_404_prints_no_none(protocol: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with not_found_server() as url:
+        argv = ["probe", "--url", url + BASE[protocol], "--protocol", protocol, "--model", "m"]
+        assert main(argv) == 1
+        out, err = capsys.readouterr()
+        assert "HTTP 404" in out
+        assert not leaks_none(out + err)
+        assert main([*argv, "--json"]) == 1
+        assert not leaks_none("".join(capsys.readouterr()))
+
+
+@pytest.mark.parametrize("protocol", list(BASE))
+def test_probe_of_the_proxys_404_prints_no_none(
+    running: Running, protocol: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = _probe(running, protocol, "demo-chat")
+    argv[2] = running.url + "/nowhere"  # the base URL lands on no endpoint
+    assert main(argv) == 1
+    out, err = capsys.readouterr()
+    assert "HTTP 404" in out and "no endpoint" in out
+    assert not leaks_none(out + err)
+    assert "timing: headers" in out and "no token count" in out

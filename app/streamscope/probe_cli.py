@@ -19,6 +19,7 @@ from typing import Any
 
 from streamscope.capture.sse import leg_frames
 from streamscope.client.outcome import ClientResult
+from streamscope.client.preview import frame_preview
 from streamscope.codecs import PROTOCOLS
 from streamscope.lint.cli import finding_line
 from streamscope.lint.report import LintReport
@@ -48,11 +49,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--json", action="store_true", help="write everything as one JSON document")
 
 
-def _preview(frame: Frame) -> str:
-    if frame.data is None:
-        return ": " + " ".join(frame.comments) if frame.comments else "(empty)"
-    text = frame.data.replace("\n", "\\n")
+def _preview(frame: Frame, protocol: str | None = None) -> str:
+    """What the frame adds (the delta, the tool-call fragment, the event's payload in
+    short: :func:`~streamscope.client.preview.frame_preview`), on one line."""
+    text = frame_preview(frame, protocol) or "(empty)"
+    text = text.replace("\r", "\\r").replace("\n", "\\n")
     return text if len(text) <= PREVIEW else text[: PREVIEW - 1] + "…"
+
+
+def _n(value: object, none: str = "-") -> str:
+    """A value for a summary line: ``none`` instead of "None"."""
+    return none if value is None else str(value)
 
 
 def _content_type(result: ClientResult) -> str:
@@ -66,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     def show(index: int, ms: float, frame: Frame) -> None:
         if not quiet:
             kind = frame.event or ("data" if frame.data is not None else "comment")
-            print(f"#{index:<4} +{ms:8.1f} ms  {kind:<28} {_preview(frame)}", flush=True)
+            preview = _preview(frame, args.protocol)
+            print(f"#{index:<4} +{ms:8.1f} ms  {kind:<28} {preview}", flush=True)
 
     try:
         result = asyncio.run(
@@ -84,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"streamscope: error: {exc}", file=sys.stderr)
         return 2
     if result.http_status is None:  # no HTTP answer at all
-        print(f"streamscope: error: cannot reach {args.url}: {result.error}", file=sys.stderr)
+        why = _n(result.error, "no answer")
+        print(f"streamscope: error: cannot reach {args.url}: {why}", file=sys.stderr)
         return 2
     report = result.lint
     errors = report.errors if report is not None else []
@@ -97,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _summary(result: ClientResult, report: LintReport | None) -> None:
-    print(f"\nPOST {result.url} -> HTTP {result.http_status} {_content_type(result)}")
+    kind = _content_type(result) or "(no content type)"
+    print(f"\nPOST {result.url} -> HTTP {_n(result.http_status)} {kind}")
     if result.leg.body is not None and (result.http_status or 0) >= 400:
         print(result.leg.body.decode("utf-8", errors="replace")[:2000])
     response = result.response
@@ -109,15 +119,19 @@ def _summary(result: ClientResult, report: LintReport | None) -> None:
         if choice.refusal:
             print(f"refusal: {choice.refusal}")
         for call in choice.tool_calls:
-            print(f"tool call: {call.name}({call.arguments})")
+            print(f"tool call: {_n(call.name, '(no name)')}({call.arguments or ''})")
         usage = response.usage
-        used = f"in {usage.input_tokens} / out {usage.output_tokens}" if usage else "none"
-        print(f"finish: {choice.finish}   usage: {used}")
+        used = f"in {_n(usage.input_tokens)} / out {_n(usage.output_tokens)}" if usage else "none"
+        print(f"finish: {_n(choice.finish, '(none)')}   usage: {used}")
     if response is not None and response.error is not None:
-        print(f"error: {response.error.message}")
+        print(f"error: {_n(response.error.message, response.error.error_type)}")
     t = result.timing
     rate = f"{t.tokens_per_second:.1f} tokens/s" if t.tokens_per_second else "- tokens/s"
-    tokens = f"{t.output_tokens} tokens{' (estimated)' if t.tokens_estimated else ''}"
+    tokens = (
+        f"{t.output_tokens} tokens{' (estimated)' if t.tokens_estimated else ''}"
+        if t.output_tokens is not None
+        else "no token count"
+    )
     print(
         f"timing: headers {_ms(t.headers_ms)} · first byte {_ms(t.first_byte_ms)} · "
         f"first content {_ms(t.first_content_ms)} · total {_ms(t.total_ms)} · {tokens} · "

@@ -24,6 +24,7 @@ from streamscope.gui.models.flows import (
     is_ok,
     outcome_text,
     status_text,
+    verdict_cell,
 )
 from streamscope.redact import Redactor
 
@@ -115,7 +116,8 @@ def test_a_flow_shown_again_updates_its_row(qapp: QApplication) -> None:
     assert ids(model) == ["f2", "f1"]
     assert signals.inserted == [] and signals.changed == [(1, 1)]
     assert model.update(summary(2, verdict="would render empty in X"))
-    assert cell(model, 0, M.VERDICT) == "would render empty in X"
+    assert cell(model, 0, M.VERDICT) == "✗ empty in X"  # short, with a mark
+    assert cell(model, 0, M.VERDICT, Qt.ItemDataRole.ToolTipRole) == "would render empty in X"
     assert not model.update(summary(99))
 
 
@@ -129,7 +131,7 @@ def test_cells_show_the_summary(qapp: QApplication) -> None:
         "gpt-4o",
         "openai",
         "acct1",
-        "200",
+        "✓ 200",
         "",  # no attempts in this summary
         "123",
         "42",
@@ -137,9 +139,12 @@ def test_cells_show_the_summary(qapp: QApplication) -> None:
         "",  # not linted yet
     ]
     assert clock_text(T0).endswith(".250")
-    assert cell(model, 0, M.STATUS) == "502 from upstream"
+    assert cell(model, 0, M.STATUS) == "✗ 502 from upstream"
     assert cell(model, 0, M.TTFT) == ""
-    assert cell(model, 0, M.STATUS, Qt.ItemDataRole.ToolTipRole) == "upstream-status=502"
+    tooltip = cell(model, 0, M.STATUS, Qt.ItemDataRole.ToolTipRole)
+    assert tooltip.startswith("The client got HTTP 502: no whole answer (from upstream).")
+    assert tooltip.endswith("Outcome recorded: upstream-status=502")
+    assert cell(model, 1, M.MODEL, Qt.ItemDataRole.ToolTipRole) == "gpt-4o"  # elided cell
     assert cell(model, 0, M.STATUS, Qt.ItemDataRole.ForegroundRole) == ERROR_FOREGROUND
     assert cell(model, 1, M.STATUS, Qt.ItemDataRole.ForegroundRole) is None
     assert cell(model, 1, M.TTFT, SORT_ROLE) == 123.4
@@ -166,17 +171,17 @@ def test_each_row_says_its_outcome_and_which_rule_fired_on_which_account(
         + added(5, status=502, outcome="upstream-status=429")
     )
     rows = {model.flow_id_at(r): r for r in range(model.rowCount())}
-    assert cell(model, rows["f1"], M.STATUS) == "200"
+    assert cell(model, rows["f1"], M.STATUS) == "✓ 200"
     assert cell(model, rows["f1"], M.ATTEMPTS) == "exhausted: exhausted 429 → healthy: ok"
     tip = cell(model, rows["f1"], M.ATTEMPTS, Qt.ItemDataRole.ToolTipRole)
     assert tip == "1. exhausted: exhausted 429 — disable\n2. healthy: ok — use"
     assert cell(model, rows["f1"], M.ATTEMPTS, Qt.ItemDataRole.ForegroundRole) is not None
-    assert cell(model, rows["f2"], M.STATUS) == "503 no_account_available"
+    assert cell(model, rows["f2"], M.STATUS) == "✗ 503 no_account_available"
     assert cell(model, rows["f2"], M.ATTEMPTS) == ""
-    assert cell(model, rows["f3"], M.STATUS) == "200 idle timeout"
+    assert cell(model, rows["f3"], M.STATUS) == "✗ 200 idle timeout"
     assert cell(model, rows["f3"], M.STATUS, Qt.ItemDataRole.ForegroundRole) == ERROR_FOREGROUND
-    assert cell(model, rows["f4"], M.STATUS) == "no answer: client disconnected"
-    assert cell(model, rows["f5"], M.STATUS) == "502 upstream 429"
+    assert cell(model, rows["f4"], M.STATUS) == "✗ no answer: client disconnected"
+    assert cell(model, rows["f5"], M.STATUS) == "✗ 502 upstream 429"
     assert cell(model, rows["f5"], M.STATUS, SORT_ROLE) == 502.0  # sorts as a number
 
 
@@ -287,13 +292,14 @@ def test_load_fills_from_a_real_stores_summaries(qapp: QApplication, store: Flow
     model = FlowsModel()
     model.load(store)
     assert ids(model) == ["f3", "f2", "f1"]
-    assert cell(model, 1, M.STATUS) == "500"
+    assert cell(model, 1, M.STATUS) == "✗ 500"
     assert cell(model, 0, M.TOKENS) == "3"
     assert cell(model, 0, M.CLIENT) == "openai-chat"
     # Reading the summaries linted the flows: the verdict is the core's, shown as is.
     verdict = store.summary("f3")
     assert verdict is not None and verdict["verdict"]
-    assert cell(model, 0, M.VERDICT) == verdict["verdict"]
+    assert cell(model, 0, M.VERDICT, Qt.ItemDataRole.ToolTipRole) == verdict["verdict"]
+    assert cell(model, 0, M.VERDICT) == verdict_cell(verdict["verdict"])
     model.load(store, limit=2)
     assert ids(model) == ["f3", "f2"]
 
@@ -324,7 +330,7 @@ async def test_a_followed_store_drives_the_model_on_the_qasync_loop(store: FlowS
     await _until(lambda: ids(model) == ["f4", "f3", "f2"])
     latest = store.summary("f4")
     assert latest is not None and model.update(latest)
-    assert cell(model, 0, M.VERDICT) == latest["verdict"] != ""
+    assert cell(model, 0, M.VERDICT) == verdict_cell(latest["verdict"]) != ""
     store.clear()
     await _until(lambda: model.rowCount() == 0)
 
@@ -338,3 +344,15 @@ def test_a_flow_repeated_in_one_batch_is_one_row_with_the_latest_summary(qapp: o
     done = {**first, "verdict": "ok"}
     model.apply([FlowEvent("added", first), FlowEvent("added", done)])
     assert model.rowCount() == 1 and model.summary_at(0)["verdict"] == "ok"
+
+
+def test_verdicts_are_short_with_a_mark_and_whole_in_the_tooltip() -> None:
+    assert verdict_cell("ok") == "✓ ok"
+    assert verdict_cell(None) == ""
+    assert verdict_cell("not linted") == "– not linted"
+    assert (
+        verdict_cell("would fail in openai-python because x: y") == "✗ would fail in openai-python"
+    )
+    assert verdict_cell("would lose content in X because x") == "⚠ loses content in X"
+    long = "would work in Cherry Studio (Vercel AI SDK), but not cleanly, because a: b"
+    assert verdict_cell(long) == "⚠ not clean in Cherry Studio (Vercel AI SDK)"

@@ -4,6 +4,7 @@ rows and says so, and lint markers."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -88,12 +89,23 @@ def test_cells_show_index_times_gap_event_size_and_preview(qapp: QApplication) -
     assert text(model, 0, Col.EVENT) == ""  # OpenAI Chat frames have no event line
     assert text(model, 0, Col.SIZE) == str(len(CHAT[0].raw))
     assert text(model, 33, Col.SIZE) == "14"  # b"data: [DONE]\n\n"
-    preview = text(model, 0, Col.PREVIEW)
-    assert CHAT[0].data is not None and len(CHAT[0].data) > 120
-    assert len(preview) == 120 and preview.endswith("…")
-    assert preview[:-1] == CHAT[0].data[:119]
-    assert text(model, 0, Col.PREVIEW, Qt.ItemDataRole.ToolTipRole) == CHAT[0].data
+    # The preview says what each frame adds, not the start of its JSON (the protocol
+    # guessed from the shape when the model is not told it) ...
+    assert CHAT[0].data is not None and CHAT[0].data.startswith('{"id"')
+    assert text(model, 0, Col.PREVIEW) == "role: assistant"
+    deltas = [text(model, r, Col.PREVIEW) for r in range(1, 4)]
+    assert deltas == [
+        json.loads(CHAT[r].data or "")["choices"][0]["delta"]["content"] for r in range(1, 4)
+    ]
+    assert len(set(deltas)) == 3
+    assert text(model, 31, Col.PREVIEW).startswith("finish: ")
+    assert text(model, 32, Col.PREVIEW).startswith("usage ")
     assert text(model, 33, Col.PREVIEW) == "[DONE]"
+    # ... and the tooltip gives the preview in full and the frame's data.
+    tooltip = text(model, 0, Col.PREVIEW, Qt.ItemDataRole.ToolTipRole)
+    assert tooltip == "role: assistant\n\n" + CHAT[0].data
+    model.protocol = "openai-chat"
+    assert text(model, 1, Col.PREVIEW) == deltas[0]
     assert text(model, 0, Col.LINT) == ""
     assert text(model, 0, Col.SIZE, Qt.ItemDataRole.TextAlignmentRole) is not None
     # The detail view's bytes: the exact frame, by role and by row.
@@ -112,6 +124,7 @@ def test_event_names_comments_and_multiline_data(qapp: QApplication) -> None:
     model.append_batch([(0, 1.0, ANTHROPIC[0]), (1, 2.0, keepalive), (2, 3.0, multiline)])
     assert ANTHROPIC[0].event == "message_start"
     assert text(model, 0, Col.EVENT) == "message_start"
+    assert text(model, 0, Col.PREVIEW).startswith("message_start · ")
     assert text(model, 1, Col.EVENT) == ""
     assert text(model, 1, Col.PREVIEW) == ": keepalive"
     assert text(model, 2, Col.PREVIEW) == "a⏎b"  # one line in the table

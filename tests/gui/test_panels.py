@@ -54,7 +54,8 @@ async def _flow_in_traffic_view(window: MainWindow) -> None:
         200,
     )
     assert summary["verdict"] == "ok"
-    assert model.data(model.index(0, model.STATUS)) == "200"
+    assert model.data(model.index(0, model.STATUS)) == "✓ 200"
+    assert model.data(model.index(0, model.VERDICT)) == "✓ ok"
     assert model.data(model.index(0, model.ATTEMPTS)) == "healthy: ok"
     window.traffic.search.setText("no such model")
     assert window.traffic.filter.rowCount() == 0

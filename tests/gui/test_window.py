@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.theme import Theme
 from streamscope.gui.window import MainWindow
+from streamscope.ports import is_free
 from tests.gui.support import open_window, wait_until
 from tests.proxy.harness import KEY, make_config
 
@@ -59,12 +60,20 @@ async def test_a_taken_port_is_reported_and_another_one_can_be_chosen() -> None:
             bar = window.proxy_bar
             assert not control.running
             assert "choose another port" in bar.state.text() and str(port) in bar.state.text()
-            assert not bar.port.isHidden() and bar.port.value() == port
-            bar.port.setValue(0)  # any free port
+            # The port box offers a port that is free, never the taken one again.
+            offered = bar.port.value()
+            assert not bar.port.isHidden() and offered not in (port, 0)
+            assert is_free("127.0.0.1", offered)
+            assert f"{offered} is free" in bar.state.text()
             bar.use_port.click()
             await wait_until(lambda: control.running)
             assert bar.port.isHidden() and control.url is not None
-            assert control.url in bar.state.text()
+            assert control.url in bar.state.text() and control.url.endswith(f":{offered}")
+            # Stopped, then started from the bar: it listens again, no error left.
+            await control.stop()
+            bar.port.setValue(0)  # any free port still works
+            bar.use_port.click()
+            await wait_until(lambda: control.running)
 
 
 @pytest.mark.qasync

@@ -143,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _print(about: JSON, report: LintReport | None, findings: list[Any], client: str | None) -> None:
     leg = f" ({about['leg']} leg of flow {about['flow_id']})" if about["leg"] else ""
-    print(f"entry {about['entry']}{leg}: {about['method']} {about['url']}")
+    method, url = about["method"] or "(no method)", about["url"] or "(no URL)"
+    print(f"entry {about['entry']}{leg}: {method} {url}")
     if report is None:
         print(f"  not linted: {about.get('not_linted')}\n")
         return

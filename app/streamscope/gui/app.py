@@ -34,6 +34,26 @@ time while the GUI thread paints a table, making ~300 waits of one slice each: s
 (tests/bench/bench_window.py)."""
 
 
+class Announcer:
+    """Says on stdout where the proxy listens, each time it starts (a restart on another
+    port, new settings); the key generated at this first start is announced once, with
+    the first line: a later start (Settings → Save) runs the key that already exists."""
+
+    def __init__(self, control: ProxyControl, config_path: Path, new_key: str | None) -> None:
+        self.control = control
+        self.config_path = config_path
+        self.new_key = new_key
+
+    def __call__(self, state: str) -> None:
+        url = self.control.url
+        if state != "running" or not url:
+            return
+        print(f"StreamScope window: proxy on {url}  (config: {self.config_path})", flush=True)
+        key, self.new_key = self.new_key, None
+        if key:
+            print(f"Generated a local API key (saved in the config): {key}", flush=True)
+
+
 def run_window(config: Config, config_path: Path, new_key: str | None = None) -> int:
     """Show the window until it is closed; the exit status."""
     app = QApplication.instance() or QApplication(sys.argv)
@@ -57,15 +77,7 @@ def run_window(config: Config, config_path: Path, new_key: str | None = None) ->
     )
     window = MainWindow(control, theme=Theme(app))
 
-    def announce(state: str) -> None:
-        if state == "running" and control.url:
-            print(
-                f"StreamScope window: proxy on {control.url}  (config: {config_path})", flush=True
-            )
-            if new_key:
-                print(f"Generated a local API key (saved in the config): {new_key}", flush=True)
-
-    control.changed.connect(announce)
+    control.changed.connect(Announcer(control, config_path, new_key))
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: QTimer.singleShot(0, window.close))
     # Python runs signal handlers only between bytecodes: a timer lets it in while Qt
@@ -80,4 +92,4 @@ def run_window(config: Config, config_path: Path, new_key: str | None = None) ->
     return 0
 
 
-__all__ = ["run_window"]
+__all__ = ["Announcer", "run_window"]

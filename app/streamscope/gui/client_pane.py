@@ -54,6 +54,7 @@ from streamscope.client.models import fetch_models
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.gui.leg_view import LegView
 from streamscope.gui.proxy_control import ProxyControl
+from streamscope.gui.widgets import ProxyPrompt, elide_combo
 
 PROTOCOL_NAMES = {
     "openai-chat": "OpenAI Chat Completions",
@@ -95,6 +96,7 @@ class ClientPane(QWidget):
             )
         self.model = QComboBox()
         self.model.setEditable(True)
+        elide_combo(self.model)  # long names: elided in the middle, whole in the tooltip
         self.model.addItems(DEMO_MODELS)
         self.refresh_models = QPushButton("↻")
         self.refresh_models.setToolTip("List the target's models (GET /v1/models)")
@@ -180,9 +182,11 @@ class ClientPane(QWidget):
         self.cancel.setToolTip("Esc")
         self.status = QLabel("")
         self.status.setWordWrap(True)
+        self.start_proxy = QPushButton("Start the proxy")  # shown when it is not running
         send_row = QHBoxLayout()
         send_row.addWidget(self.send)
         send_row.addWidget(self.cancel)
+        send_row.addWidget(self.start_proxy)
         request = QWidget()
         request_layout = QVBoxLayout(request)
         request_layout.addLayout(form)
@@ -211,6 +215,7 @@ class ClientPane(QWidget):
         QShortcut(QKeySequence("Esc"), self, activated=self.stop)
         self.target.currentTextChanged.connect(self._target_changed)
         self.refresh_models.clicked.connect(self.list_models)
+        self.proxy_prompt = ProxyPrompt(control, self.status, self.start_proxy)
         self.keep.clicked.connect(self.keep_exchange)
         self.forget.clicked.connect(self._forget_turn)
         self.clear_turns.clicked.connect(self._clear_turns)
@@ -324,9 +329,15 @@ class ClientPane(QWidget):
 
     # -- sending ----------------------------------------------------------------------------
 
+    def proxy_down(self) -> bool:
+        """The target is the embedded proxy and it is not running: said, with Start."""
+        return self.target.currentText() == EMBEDDED and self.proxy_prompt.check()
+
     def start(self) -> None:
         """Send (a new request each time: re-send is send again)."""
         if self._task is not None and not self._task.done():
+            return
+        if self.proxy_down():
             return
         try:
             composition = self.composition()
@@ -390,6 +401,8 @@ class ClientPane(QWidget):
     # -- models and conversation ------------------------------------------------------------
 
     def list_models(self) -> None:
+        if self.proxy_down():
+            return
         try:
             composition = self.composition()
         except ValueError as exc:

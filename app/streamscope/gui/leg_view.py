@@ -21,6 +21,7 @@ from typing import Any
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
+    QHeaderView,
     QLabel,
     QPlainTextEdit,
     QSplitter,
@@ -41,11 +42,13 @@ from streamscope.gui.models.batcher import UiBatcher
 from streamscope.gui.models.findings import FindingsModel, frame_severities
 from streamscope.gui.models.frames import FramesModel
 from streamscope.gui.timing_chart import TimingChart
+from streamscope.gui.widgets import tool_calls_note
 from streamscope.lint.report import LintReport
 from streamscope.timing import LegTiming
 from streamscope.wire.frame import Frame
 
 FrameItem = tuple[int, float, Frame]
+PLACEHOLDER = "The assembled answer appears here as it streams."
 
 TIMING_LINES = (
     ("headers_ms", "Headers"),
@@ -139,7 +142,10 @@ class LegView(QWidget):
         self.reasoning_toggle.setText("Reasoning")
         self.reasoning = monospace(QPlainTextEdit())
         self.answer = monospace(QPlainTextEdit())
-        self.answer.setPlaceholderText("The assembled answer appears here as it streams.")
+        self.answer.setPlaceholderText(PLACEHOLDER)
+        self.tools_note = QLabel()  # an answer of tool calls only says so, with a link
+        self.tools_note.setWordWrap(True)
+        self.tools_note.linkActivated.connect(lambda _: self.tabs.setCurrentWidget(self.tool_tree))
         self.refusal_label = QLabel("Refusal")
         self.refusal = monospace(QPlainTextEdit())
         self.error = QLabel()
@@ -149,6 +155,7 @@ class LegView(QWidget):
         answer_layout = QVBoxLayout(answer_page)
         answer_layout.addWidget(self.reasoning_toggle)
         answer_layout.addWidget(self.reasoning, 1)
+        answer_layout.addWidget(self.tools_note)
         answer_layout.addWidget(self.answer, 3)
         answer_layout.addWidget(self.refusal_label)
         answer_layout.addWidget(self.refusal, 1)
@@ -176,7 +183,10 @@ class LegView(QWidget):
         self.findings = QTableView()
         self.findings.setModel(self.findings_model)
         self.findings.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.findings.setWordWrap(True)
+        self.findings.setWordWrap(True)  # messages wrap: rows grow to their text
+        self.findings.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        for column, width in enumerate((64, 170, 56, 320, 200)):
+            self.findings.setColumnWidth(column, width)
         self.findings.verticalHeader().setVisible(False)
         self.findings.horizontalHeader().setStretchLastSection(True)
         self.verdict = QLabel("")
@@ -222,6 +232,7 @@ class LegView(QWidget):
     def begin(self, session: ClientSession) -> None:
         self.clear()
         self.session = session
+        self.frames_model.protocol = session.protocol
 
     def clear(self) -> None:
         self.session = None
@@ -238,6 +249,7 @@ class LegView(QWidget):
         self.verdict.setText("")
         self.chart.set_series(None)
         self._show_parts_visibility()
+        self._note_tools()
 
     def finish(self, result: ClientResult) -> None:
         """The session ended: the rest of its frames, then timing and lint."""
@@ -303,6 +315,18 @@ class LegView(QWidget):
                 entry = session.tools.get(key)
                 if entry is not None:
                     self._show_tool(entry)
+        self._note_tools()
+
+    def _note_tools(self) -> None:
+        """No text and tool calls: the answer says it is those calls (not the placeholder)."""
+        calls = list(self.session.tools) if self.session is not None else []
+        only = bool(calls) and self._shown.get("text", 0) == 0
+        self.tools_note.setVisible(only)
+        self.answer.setPlaceholderText(
+            "No text: the answer is tool calls only." if only else PLACEHOLDER
+        )
+        if only:
+            self.tools_note.setText(tool_calls_note(calls))
 
     def _show_parts_visibility(self) -> None:
         has_reasoning = self._shown.get("reasoning", 0) > 0

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Signal
 
 from streamscope.config import Config
 from streamscope.config_save import save_config
+from streamscope.ports import free_port
 from streamscope.proxy.app import ProxyApp
 from streamscope.proxy.server import PortInUse, ProxyServer
 
@@ -48,6 +49,7 @@ class ProxyControl(QObject):
         self.app = ProxyApp(self.config, state_path=state_path, capture_path=capture_path)
         self.server: ProxyServer | None = None
         self.error: str | None = None
+        self.suggested_port: int | None = None  # a free port, when the configured is taken
         self._started = False
         self._applying = asyncio.Lock()
 
@@ -78,10 +80,13 @@ class ProxyControl(QObject):
         try:
             await server.start()
         except PortInUse as exc:
-            self.error = f"{exc.strerror}: choose another port"
+            taken = self.config.proxy.port
+            self.suggested_port = free_port(self.config.proxy.host, taken)
+            free = f" ({self.suggested_port} is free)" if self.suggested_port else ""
+            self.error = f"{exc.strerror}: choose another port{free}"
             self.changed.emit(self.error)
             return False
-        self.server, self.error = server, None
+        self.server, self.error, self.suggested_port = server, None, None
         self.changed.emit("running")
         return True
 

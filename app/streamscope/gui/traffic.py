@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import asyncio
 
-from PySide6.QtCore import QModelIndex, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
     QPushButton,
+    QSplitter,
     QTableView,
     QTabWidget,
     QVBoxLayout,
@@ -32,14 +33,23 @@ from streamscope.capture.store import FlowEvent, FlowStore
 from streamscope.client.analysis import Analyser
 from streamscope.gui.flow_detail import FlowDetail
 from streamscope.gui.models.flows import FlowsFilter, FlowsModel
+from streamscope.gui.refusals import RefusalFeed, RefusalsPanel
+from streamscope.gui.widgets import ElideMiddleDelegate
 
 
 class TrafficView(QWidget):
     opened = Signal(str)  # a flow id: its detail tab was opened (or shown again)
     replay_requested = Signal(object, object)  # (client Leg, request body dict | None)
 
-    def __init__(self, store: FlowStore | None, analyser: Analyser | None = None) -> None:
-        """``analyser``: where flows' verdicts are computed (a worker thread when None)."""
+    def __init__(
+        self,
+        store: FlowStore | None,
+        analyser: Analyser | None = None,
+        refusals: RefusalFeed | None = None,
+    ) -> None:
+        """``analyser``: where flows' verdicts are computed (a worker thread when None).
+        ``refusals``: the proxy's refused requests, shown under the flows (the window
+        makes the feed; a view of its own follows none)."""
         super().__init__()
         self.store = store
         self.analyser = analyser
@@ -62,21 +72,27 @@ class TrafficView(QWidget):
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)
-        self.table.setColumnWidth(FlowsModel.STATUS, 200)
-        self.table.setColumnWidth(FlowsModel.ATTEMPTS, 320)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self._layout_columns()
         bar = QHBoxLayout()
         bar.addWidget(self.search, 1)
         bar.addWidget(self.status)
         bar.addWidget(self.open_button)
-        flows = QWidget()
-        flows_layout = QVBoxLayout(flows)
+        flows_page = QWidget()
+        flows_layout = QVBoxLayout(flows_page)
         flows_layout.setContentsMargins(0, 0, 0, 0)
         flows_layout.addLayout(bar)
         flows_layout.addWidget(self.table)
+        self.refusals = RefusalsPanel(refusals if refusals is not None else RefusalFeed(self))
+        flows = QSplitter(Qt.Orientation.Vertical)
+        flows.addWidget(flows_page)
+        flows.addWidget(self.refusals)
+        flows.setStretchFactor(0, 3)
+        flows.setStretchFactor(1, 1)
+        flows.setCollapsible(0, False)
+        self.flows_splitter = flows
         self.tabs = QTabWidget()
         self.tabs.setTabsClosable(True)
         self.tabs.setDocumentMode(True)
@@ -92,6 +108,26 @@ class TrafficView(QWidget):
         self.table.doubleClicked.connect(self._open_index)
         self.open_button.clicked.connect(self._open_selected)
         self.tabs.tabCloseRequested.connect(self._close_tab)
+
+    def _layout_columns(self) -> None:
+        """At the window's default width (1360 px) what matters is seen without
+        scrolling: time, the outcome and the verdict first, the model (elided in the
+        middle: ``replay/…/chat-usage-chunk-without-choices``), then the rest; the
+        attempts, last, take what is left."""
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        M = FlowsModel  # noqa: N806 - the columns' names
+        order = (M.TIME, M.STATUS, M.VERDICT, M.MODEL, M.CLIENT, M.UPSTREAM, M.ACCOUNT)
+        order += (M.TTFT, M.TOKENS, M.DURATION, M.ATTEMPTS)
+        for visual, logical in enumerate(order):
+            header.moveSection(header.visualIndex(logical), visual)
+        widths = {M.TIME: 92, M.STATUS: 170, M.VERDICT: 220, M.MODEL: 210, M.CLIENT: 92}
+        widths |= {M.UPSTREAM: 90, M.ACCOUNT: 90, M.TTFT: 64, M.TOKENS: 58, M.DURATION: 84}
+        for logical, width in widths.items():
+            self.table.setColumnWidth(logical, width)
+        self._elide_middle = ElideMiddleDelegate(self.table)
+        self.table.setItemDelegateForColumn(M.MODEL, self._elide_middle)
 
     async def start(self) -> None:
         """Show the stored flows, then follow the store (verdicts filled in as read)."""

@@ -34,6 +34,7 @@ from streamscope.gui.client_pane import ClientPane
 from streamscope.gui.connect_dialog import ConnectDialog
 from streamscope.gui.pool_panel import PoolPanel
 from streamscope.gui.proxy_control import ProxyControl
+from streamscope.gui.refusals import RefusalCounter, RefusalFeed
 from streamscope.gui.settings import SettingsDialog
 from streamscope.gui.theme import MODES, Mode, Theme
 from streamscope.gui.traffic import TrafficView
@@ -79,7 +80,13 @@ class ProxyBar(QWidget):
         self.port.setVisible(taken)
         self.use_port.setVisible(taken)
         if taken:
-            self.port.setValue(c.config.proxy.port)
+            # Offer a port that is free now, never the taken one again.
+            self.port.setValue(c.suggested_port or 0)
+            self.port.setToolTip(
+                f"Port {c.config.proxy.port} is taken; {c.suggested_port} is free"
+                if c.suggested_port
+                else "0: any free port"
+            )
 
     def _copy_url(self) -> None:
         if self.control.url:
@@ -91,6 +98,15 @@ class ProxyBar(QWidget):
     def _toggle(self) -> None:
         if self.control.running:
             asyncio.ensure_future(self.control.stop())
+        else:
+            self.start()
+
+    def start(self) -> None:
+        """Start the proxy: on its port, or when that was taken, on the port offered."""
+        if self.control.running:
+            return
+        if self.control.error is not None and not self.port.isHidden():
+            self._use_port()
         else:
             asyncio.ensure_future(self.control.start())
 
@@ -125,7 +141,11 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.analyser = analyser if analyser is not None else shared_analyser()
         self.client = ClientPane(control, self.analyser)
-        self.traffic = TrafficView(control.app.flows, self.analyser)
+        # Requests the proxy refused (never flows): counted in the status bar, listed
+        # under the traffic; the feed follows the app's log (a new app: a new log).
+        self.refusals = RefusalFeed(self)
+        self.refusals.follow(getattr(control.app, "refusals", None))
+        self.traffic = TrafficView(control.app.flows, self.analyser, self.refusals)
         self.pool = PoolPanel(control.app.pool)
         self.tabs.addTab(self.client, "Client")
         self.tabs.addTab(self.traffic, "Traffic")
@@ -134,6 +154,9 @@ class MainWindow(QMainWindow):
         control.replaced.connect(self._app_replaced)
         self.proxy_bar = ProxyBar(control)
         self.statusBar().addPermanentWidget(self.proxy_bar, 1)
+        self.refused = RefusalCounter(self.refusals)
+        self.refused.activated.connect(self.show_refusals)
+        self.statusBar().addPermanentWidget(self.refused)
         self._menus()
         self._closed: asyncio.Future[None] | None = None
         self.restore_state()
@@ -176,7 +199,14 @@ class MainWindow(QMainWindow):
     def _app_replaced(self) -> None:
         """The proxy was rebuilt on new settings: the panes follow the new app."""
         self.pool.follow(self.control.app.pool)
+        self.refusals.follow(getattr(self.control.app, "refusals", None))
         asyncio.ensure_future(self.traffic.follow(self.control.app.flows))
+
+    def show_refusals(self) -> None:
+        """The refused requests, in the Traffic tab (the status bar's counter clicked)."""
+        self.tabs.setCurrentWidget(self.traffic)
+        self.traffic.tabs.setCurrentIndex(0)
+        self.traffic.refusals.set_open(True)
 
     def replay_into_client(self, leg: Leg, request_body: dict[str, Any] | None) -> None:
         """A captured leg, replayed in the client pane (shown at once)."""
@@ -244,6 +274,7 @@ class MainWindow(QMainWindow):
         await self._closed
         self.client.close_pane()
         self.traffic.stop()
+        self.refusals.unfollow()
         self.pool.stop()
         await self.control.close()
 

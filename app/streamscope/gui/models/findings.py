@@ -100,7 +100,9 @@ class FindingsModel(ColumnsModel):
         if role == DISPLAY:
             return self._text(column, finding)
         if role == TOOLTIP:
-            if column in (self.RULE, self.MESSAGE):
+            if column == self.MESSAGE:  # the whole message, and what the rule means
+                return f"{finding.message}\n\n{finding.rule.explanation}"
+            if column == self.RULE:
                 return finding.rule.explanation
             if column == self.BREAKS and finding.clients:
                 return "\n".join(f"{_client(who)}: {b.how}" for who, b in finding.clients.items())

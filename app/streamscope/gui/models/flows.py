@@ -102,6 +102,53 @@ def status_text(summary: Summary) -> str:
     return f"{status} {short}" if short else str(status)
 
 
+OK_MARK, FAIL_MARK, WARN_MARK = "✓", "✗", "⚠"
+_VERDICT_LEADS = (  # the verdict's lead (lint/report.py) -> a mark and a short word
+    ("would render empty in ", FAIL_MARK, "empty in "),
+    ("would fail in ", FAIL_MARK, "would fail in "),
+    ("would lose content in ", WARN_MARK, "loses content in "),
+    ("would work in ", WARN_MARK, "not clean in "),
+)
+
+
+def status_cell(summary: Summary) -> str:
+    """The Status cell: :func:`status_text` behind a mark: ``✓ 200``, ``✗ 503
+    no_account_available``, ``✗ 200 idle timeout``."""
+    return f"{OK_MARK if is_ok(summary) else FAIL_MARK} {status_text(summary)}"
+
+
+def status_tooltip(summary: Summary) -> str:
+    """The outcome in full: what the client got and what the proxy recorded."""
+    status = summary.get("status")
+    got = f"HTTP {status}" if status is not None else "no HTTP answer"
+    outcome = str(summary.get("outcome") or "")
+    verdict = "a whole answer" if is_ok(summary) else "no whole answer"
+    text = f"The client got {got}: {verdict}"
+    short = outcome_text(summary)
+    if short:
+        text += f" ({short})"
+    return f"{text}.\nOutcome recorded: {outcome}" if outcome else text + "."
+
+
+def verdict_cell(verdict: Any) -> str:
+    """The Verdict cell, short, with a mark (the whole sentence is the tooltip): ``✓ ok``,
+    ``✗ empty in Cherry Studio (…)``, ``⚠ loses content in openai-python``; "" while
+    not linted yet."""
+    if not verdict:
+        return ""
+    text = str(verdict)
+    if text == "ok":
+        return f"{OK_MARK} ok"
+    if text == "not linted":
+        return "– not linted"
+    lead = text.split(" because ", 1)[0].rstrip(",")
+    for prefix, mark, word in _VERDICT_LEADS:
+        if lead.startswith(prefix):
+            who = lead.removeprefix(prefix).removesuffix(", but not cleanly")
+            return f"{mark} {word}{who}"
+    return f"{WARN_MARK} {lead}"
+
+
 def _attempt_text(attempt: Summary) -> str:
     account = attempt.get("account") or "(no account)"
     cls = attempt.get("failure_class") or "?"
@@ -319,22 +366,30 @@ class FlowsModel(ColumnsModel):
         if role == SORT_ROLE:
             if column in self._NUMERIC or column == self.TIME:
                 return float(value) if isinstance(value, int | float) else -1.0
+            if column == self.VERDICT:
+                return str(value or "")
             return self._text(summary, column, value)
         if role == TOOLTIP:
             if column == self.STATUS:
-                return summary.get("outcome") or None
+                return status_tooltip(summary)
             if column == self.ATTEMPTS:
                 return attempts_tooltip(value) or None
             if column == self.VERDICT:
                 return value or "not linted yet"
+            if column == self.MODEL:
+                return value or None  # the full name (the cell is elided)
             return None
         if role == FOREGROUND:
             if column == self.STATUS and not is_ok(summary):
                 return ERROR_FOREGROUND
             if column == self.ATTEMPTS and _retried(value):
                 return SEVERITY_FOREGROUND["warning"]
-            if column == self.VERDICT and value not in (None, "ok"):
-                return ERROR_FOREGROUND
+            if column == self.VERDICT and value not in (None, "ok", "not linted"):
+                return (
+                    SEVERITY_FOREGROUND["warning"]
+                    if verdict_cell(value).startswith(WARN_MARK)
+                    else ERROR_FOREGROUND
+                )
             return None
         if role == ALIGNMENT and column in self._NUMERIC and column != self.STATUS:
             return RIGHT
@@ -348,7 +403,9 @@ class FlowsModel(ColumnsModel):
         if column == self.TIME:
             return clock_text(value if isinstance(value, int | float) else None)
         if column == self.STATUS:
-            return status_text(summary)
+            return status_cell(summary)
+        if column == self.VERDICT:
+            return verdict_cell(value)
         if column == self.ATTEMPTS:
             return attempts_text(value)
         if column in (self.TTFT, self.DURATION):
@@ -411,5 +468,8 @@ __all__ = [
     "attempts_tooltip",
     "is_ok",
     "outcome_text",
+    "status_cell",
     "status_text",
+    "status_tooltip",
+    "verdict_cell",
 ]

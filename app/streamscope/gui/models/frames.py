@@ -19,6 +19,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, Signal
 
+from streamscope.client.preview import frame_preview as core_preview
 from streamscope.findings import Severity
 from streamscope.gui.models.common import (
     ALIGNMENT,
@@ -46,18 +47,19 @@ Row = tuple[int, float, float | None, Frame]
 Item = tuple[int, float, Frame]
 
 
-def frame_preview(frame: Frame) -> str:
-    """What a frame carries, as text: its data, else its comments, else its id/retry."""
-    if frame.data is not None:
-        return frame.data
-    if frame.comments:
-        return ": " + " / ".join(frame.comments)
-    parts = []
-    if frame.id is not None:
-        parts.append(f"id: {frame.id}")
-    if frame.retry is not None:
-        parts.append(f"retry: {frame.retry}")
-    return "  ".join(parts)
+def frame_preview(frame: Frame, protocol: str | None = None) -> str:
+    """What a frame adds, in short (the core's
+    :func:`~streamscope.client.preview.frame_preview`): the delta's text, a tool call's
+    arguments, the reasoning, or the event's own payload; never the start of its JSON."""
+    return core_preview(frame, protocol)
+
+
+def frame_tooltip(frame: Frame, protocol: str | None = None) -> str:
+    """The preview in full, and the frame's data below it when that says more."""
+    preview = frame_preview(frame, protocol)
+    data = frame.data
+    full = preview if data is None or data == preview else f"{preview}\n\n{data}"
+    return full if len(full) <= TOOLTIP_CHARS else full[:TOOLTIP_CHARS] + "…"
 
 
 class FramesModel(ColumnsModel):
@@ -84,6 +86,7 @@ class FramesModel(ColumnsModel):
         self._position: dict[int, int] = {}
         self._removed = 0
         self._severity: dict[int, Severity] = {}
+        self.protocol: str | None = None  # how previews read the frames (None: guessed)
 
     # -- feeding --------------------------------------------------------------------------
 
@@ -177,8 +180,7 @@ class FramesModel(ColumnsModel):
             return self._text(column, frame_index, t_ms, gap, frame)
         if role == TOOLTIP:
             if column == self.PREVIEW:
-                full = frame_preview(frame)
-                return full if len(full) <= TOOLTIP_CHARS else full[:TOOLTIP_CHARS] + "…"
+                return frame_tooltip(frame, self.protocol)
             if column == self.LINT:
                 return self._severity.get(frame_index)
             return None
@@ -212,10 +214,10 @@ class FramesModel(ColumnsModel):
         if column == self.SIZE:
             return str(len(frame.raw))
         if column == self.PREVIEW:
-            return one_line(frame_preview(frame), PREVIEW_CHARS)
+            return one_line(frame_preview(frame, self.protocol), PREVIEW_CHARS)
         if column == self.LINT:
             return self._severity.get(frame_index) or ""
         return ""
 
 
-__all__ = ["DEFAULT_MAX_ROWS", "FramesModel", "frame_preview"]
+__all__ = ["DEFAULT_MAX_ROWS", "FramesModel", "frame_preview", "frame_tooltip"]

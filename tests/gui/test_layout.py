@@ -1,0 +1,172 @@
+"""What the window shows at its default size, and errors that name their real cause
+(issue 15): the outcome and verdict seen without scrolling, long model names elided in
+the middle with the whole name on hover, lint messages whole on hover and wrapped, an
+answer of tool calls only that says so, a send with the proxy down that says why and
+offers Start, a taken port answered with a free one, and the generated key announced
+once."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from streamscope.capture.store import FlowEvent
+from streamscope.gui.app import Announcer
+from streamscope.gui.models.flows import FlowsModel
+from streamscope.gui.proxy_control import ProxyControl
+from streamscope.gui.widgets import ElideMiddleDelegate
+from streamscope.gui.window import MainWindow
+from tests.gui.support import open_window, wait_until
+from tests.gui.test_client_pane import _send, _window
+from tests.proxy.harness import make_config
+
+DEMO = [{"name": "demo", "kind": "demo", "default": True}]
+LONG = "replay/broken/chat-usage-chunk-without-choices"
+
+
+def _flow(verdict: str) -> dict[str, object]:
+    return {
+        "id": "f1",
+        "started": 1_700_000_000.0,
+        "client_protocol": "openai-chat",
+        "model": LONG,
+        "upstream": "demo",
+        "account": None,
+        "status": 200,
+        "outcome": "done",
+        "attempts": [{"account": "healthy", "failure_class": "ok", "status": 200}],
+        "ttft_ms": 12.0,
+        "tokens": 30,
+        "duration_ms": 40.0,
+        "verdict": verdict,
+    }
+
+
+@pytest.mark.qasync
+async def test_the_traffic_table_shows_outcome_and_verdict_at_the_default_size() -> None:
+    verdict = (
+        "would render empty in Cherry Studio (Vercel AI SDK) because a chunk has no "
+        "choices: it throws on the first such chunk"
+    )
+    async with open_window(make_config(DEMO)) as window:
+        assert (window.width(), window.height()) == (1360, 860)
+        window.tabs.setCurrentWidget(window.traffic)
+        traffic = window.traffic
+        traffic.model.apply([FlowEvent("added", _flow(verdict))])
+        table = traffic.table
+        await wait_until(lambda: table.viewport().width() > 1000, 3)
+        visible = table.viewport().width()
+        header = table.horizontalHeader()
+        for column in (FlowsModel.STATUS, FlowsModel.VERDICT, FlowsModel.MODEL):
+            right = header.sectionViewportPosition(column) + header.sectionSize(column)
+            assert 0 <= header.sectionViewportPosition(column) and right <= visible, column
+        model = traffic.model
+        assert model.data(model.index(0, FlowsModel.STATUS)) == "✓ 200"
+        assert model.data(model.index(0, FlowsModel.VERDICT)) == (
+            "✗ empty in Cherry Studio (Vercel AI SDK)"
+        )
+        tooltip = Qt.ItemDataRole.ToolTipRole
+        assert model.data(model.index(0, FlowsModel.VERDICT), tooltip) == verdict
+        # The long model name: elided in the middle, whole on hover.
+        assert isinstance(table.itemDelegateForColumn(FlowsModel.MODEL), ElideMiddleDelegate)
+        assert model.data(model.index(0, FlowsModel.MODEL), tooltip) == LONG
+        # The refusals panel under the flows is one folded line while nothing is refused.
+        assert traffic.refusals.height() < 40
+        # The client pane's model combo: elided in the middle, whole in tooltips.
+        combo = window.client.model
+        assert combo.view().textElideMode() == Qt.TextElideMode.ElideMiddle
+        combo.addItems([LONG])
+        assert combo.itemData(combo.count() - 1, tooltip) == LONG
+        combo.setCurrentText(LONG)
+        assert combo.toolTip() == LONG
+
+
+@pytest.mark.qasync
+async def test_a_tool_call_answer_says_so_and_lint_messages_are_whole_on_hover() -> None:
+    async with _window("passthrough") as window:  # broken streams left broken
+        pane = window.client
+        await _send(window, "openai-chat", "demo-tools", tools=True)
+        view = pane.view
+        assert not pane.answer.toPlainText()
+        assert not view.tools_note.isHidden()
+        note = view.tools_note.text()
+        assert "The answer is 1 tool call" in note and "get_weather" in note
+        assert "see the Tool calls tab" in note
+        assert "assembled answer appears here" not in pane.answer.placeholderText()
+        view.tools_note.linkActivated.emit("tools")
+        assert view.tabs.currentWidget() is view.tool_tree
+        # A later answer with text hides the note again.
+        await _send(window, "openai-chat", "demo-chat")
+        assert pane.answer.toPlainText() and view.tools_note.isHidden()
+        # Lint: a broken stream's findings give their whole message on hover.
+        await _send(window, "openai-chat", "replay/broken/chat-usage-chunk-without-choices")
+        model = pane.findings_model
+        assert model.rowCount() > 0 and pane.findings.wordWrap()
+        for row in range(model.rowCount()):
+            finding = model.finding_at(row)
+            tip = model.data(model.index(row, model.MESSAGE), Qt.ItemDataRole.ToolTipRole)
+            assert tip.startswith(finding.message) and finding.rule.explanation in tip
+
+
+@pytest.mark.qasync
+async def test_sending_with_the_proxy_stopped_says_so_and_offers_start() -> None:
+    async with open_window(make_config(DEMO)) as window:
+        pane, control = window.client, window.control
+        await control.stop()
+        pane.send.click()
+        assert "stopped" in pane.status.text() and "http://" not in pane.status.text()
+        assert not pane.start_proxy.isHidden()
+        pane.refresh_models.click()  # listing models says the same
+        assert "stopped" in pane.status.text()
+        pane.start_proxy.click()
+        await wait_until(lambda: control.running)
+        assert pane.start_proxy.isHidden() and "running" in pane.status.text()
+        await _send(window, "openai-chat", "demo-chat")
+        assert pane.answer.toPlainText()
+
+
+@pytest.mark.qasync
+async def test_sending_with_the_port_taken_names_it_and_starts_on_a_free_one() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        async with open_window(make_config(DEMO, port=port)) as window:
+            pane, control = window.client, window.control
+            await wait_until(lambda: control.error is not None)
+            free = control.suggested_port
+            assert free is not None and free != port
+            pane.send.click()
+            text = pane.status.text()
+            assert "not running" in text and str(port) in text and "/v1" not in text
+            assert pane.start_proxy.text() == f"Start on port {free}"
+            pane.start_proxy.click()
+            await wait_until(lambda: control.running)
+            assert control.url is not None and control.url.endswith(f":{free}")
+
+
+@pytest.mark.qasync
+async def test_the_generated_key_is_announced_once_not_again_on_save(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = make_config(DEMO)
+    control = ProxyControl(config, config_path=tmp_path / "config.toml")
+    control.changed.connect(Announcer(control, tmp_path / "config.toml", "sk-local-new"))
+    window = MainWindow(control, state_file=tmp_path / "window.ini")
+    try:
+        assert await control.start()
+        out = capsys.readouterr().out
+        assert "proxy on http://127.0.0.1:" in out
+        assert out.count("Generated a local API key") == 1 and "sk-local-new" in out
+        # Settings → Save: the proxy restarts on the saved config, with the same key.
+        assert await control.apply(config)
+        await wait_until(lambda: control.running)
+        out = capsys.readouterr().out
+        assert "proxy on http://127.0.0.1:" in out
+        assert "Generated a local API key" not in out
+    finally:
+        await control.close()
+        window.deleteLater()
