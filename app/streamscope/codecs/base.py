@@ -313,6 +313,13 @@ class Codec(ABC):
         """True if a parsed JSON body is one of this protocol's non-streaming responses
         (its shape, not its content: an upstream that ignored ``stream: true``)."""
 
+    def preview(self, payload: JSON, event: str | None) -> str | None:
+        """One stream frame's payload in a few words, for a table of frames: the text a
+        delta adds, a tool call's fragment, the reasoning, or the event's own payload in
+        short. Reads the frame alone (no decoder state); None when it is no shape this
+        protocol knows (the caller then shows the data as it is). Never raises."""
+        return None
+
     @abstractmethod
     def sniff(self, payload: JSON, event: str | None) -> bool:
         """True if a stream frame with this payload (and ``event:`` name) is this

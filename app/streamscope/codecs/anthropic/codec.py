@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from streamscope.codecs.anthropic import preview as _preview
 from streamscope.codecs.anthropic.common import PROTOCOL
 from streamscope.codecs.anthropic.request import decode_request, encode_request
 from streamscope.codecs.anthropic.response import decode_response, encode_response
@@ -47,6 +48,9 @@ class AnthropicCodec(Codec):
 
     def is_response(self, body: Any) -> bool:
         return isinstance(body, dict) and body.get("type") == "message"
+
+    def preview(self, payload: JSON, event: str | None) -> str | None:
+        return _preview.preview(payload, event)
 
     def sniff(self, payload: JSON, event: str | None) -> bool:
         kind = payload.get("type")

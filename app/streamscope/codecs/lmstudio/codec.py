@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from streamscope.codecs.base import Codec
+from streamscope.codecs.lmstudio import preview as _preview
 from streamscope.codecs.lmstudio import request as request_codec
 from streamscope.codecs.lmstudio import response as response_codec
 from streamscope.codecs.lmstudio.common import PROTOCOL, SNIFF_TYPES
@@ -34,6 +35,9 @@ class LMStudioCodec(Codec):
 
     def is_response(self, body: Any) -> bool:
         return isinstance(body, dict) and isinstance(body.get("output"), list)
+
+    def preview(self, payload: JSON, event: str | None) -> str | None:
+        return _preview.preview(payload, event)
 
     def sniff(self, payload: JSON, event: str | None) -> bool:
         # A bare `error` is shared with Anthropic and others: only the catalogue's own names.

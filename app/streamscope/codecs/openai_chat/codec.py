@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from streamscope.codecs.base import Codec
+from streamscope.codecs.openai_chat import preview as _preview
 from streamscope.codecs.openai_chat import request as _request
 from streamscope.codecs.openai_chat import response as _response
 from streamscope.codecs.openai_chat.stream_decode import OpenAIChatDecoder
@@ -26,6 +27,9 @@ class OpenAIChatCodec(Codec):
 
     def is_response(self, body: Any) -> bool:
         return isinstance(body, dict) and isinstance(body.get("choices"), list)
+
+    def preview(self, payload: JSON, event: str | None) -> str | None:
+        return _preview.preview(payload, event)
 
     def sniff(self, payload: JSON, event: str | None) -> bool:
         # A chunk says so; Azure's prompt-filter chunk (empty object) and sloppy

@@ -10,6 +10,7 @@ from typing import Any
 
 from streamscope.codecs.base import Codec
 from streamscope.codecs.content import error_from_json, openai_error_body
+from streamscope.codecs.responses import preview as _preview
 from streamscope.codecs.responses import request as _request
 from streamscope.codecs.responses import response as _response
 from streamscope.codecs.responses.stream_decode import ResponsesDecoder
@@ -39,6 +40,9 @@ class ResponsesCodec(Codec):
 
     def is_response(self, body: Any) -> bool:
         return isinstance(body, dict) and body.get("object") == "response"
+
+    def preview(self, payload: JSON, event: str | None) -> str | None:
+        return _preview.preview(payload, event)
 
     def sniff(self, payload: JSON, event: str | None) -> bool:
         kind = payload.get("type")
