@@ -50,7 +50,7 @@ RULES: list[Rule] = [
             "openai-python": (
                 "error",
                 "raises its status error (APIStatusError, e.g. NotFoundError) with only "
-                "`Error code: 404` as the message and `type` None: the provider's message "
+                "`Error code: 404` as the message and no `type`: the provider's message "
                 "is left in `.body` (measured)",
             ),
             "anthropic-sdk": (

@@ -65,6 +65,14 @@ def test_wrong_object_warns_but_decodes() -> None:
     assert findings[0].severity == "warning"
 
 
+def test_missing_object_says_so_not_none() -> None:
+    payload = chunk(ch(content="x"), ch(finish="stop"))
+    del payload["object"]
+    _, findings = decode_bytes(sse(payload))
+    assert codes(findings) == ["unexpected-object"]
+    assert "chunk has no object" in findings[0].message and "None" not in findings[0].message
+
+
 def test_reasoning_dialects() -> None:
     body = sse(
         chunk(ch(reasoning_content="a")),

@@ -153,7 +153,8 @@ class OpenAIChatDecoder(StreamDecoder):
             self.note_once(
                 "unexpected-object",
                 "warning",
-                f'chunk object is {obj!r}, not "chat.completion.chunk" '
+                (f"chunk object is {obj!r}" if obj is not None else "chunk has no object")
+                + ', not "chat.completion.chunk" '
                 "(openai-python's stream helper skips such chunks)",
             )
         if not self._started:
