@@ -36,6 +36,15 @@ def test_each_endpoint_is_itself(canonical: str) -> None:
         ("/models", "/v1/models"),
         ("/v1//chat/completions", "/v1/chat/completions"),  # base URL pasted with a slash
         ("//messages", "/v1/messages"),
+        # Azure OpenAI's shapes
+        ("/openai/deployments/gpt-4o/chat/completions", "/v1/chat/completions"),
+        ("/v1/deployments/gpt-4o/chat/completions", "/v1/chat/completions"),
+        ("/deployments/gpt-4o/chat/completions", "/v1/chat/completions"),
+        ("/openai/v1/chat/completions", "/v1/chat/completions"),
+        ("/openai/v1/responses", "/v1/responses"),
+        ("/openai/responses", "/v1/responses"),
+        ("/openai/deployments/gpt-4o/responses", "/v1/responses"),
+        ("/openai/v1/models", "/v1/models"),
     ],
 )
 def test_without_v1_or_with_extra_slashes(path: str, meant: str) -> None:
@@ -44,7 +53,16 @@ def test_without_v1_or_with_extra_slashes(path: str, meant: str) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    ["/v1/v1/messages", "/v1/chat", "/api/chat/completions", "/v2/responses", "/", "/v1"],
+    [
+        "/v1/v1/messages",
+        "/v1/chat",
+        "/api/chat/completions",
+        "/v2/responses",
+        "/",
+        "/v1",
+        "/openai/deployments/x",
+        "/openai/messages/extra",
+    ],
 )
 def test_no_endpoint(path: str) -> None:
     assert endpoint(path) is None

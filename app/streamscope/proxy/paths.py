@@ -33,6 +33,10 @@ _TAILS: list[tuple[str, str]] = [
     ("/models", MODELS),
 ]
 _SLASHES = re.compile(r"/{2,}")
+# Azure OpenAI's shapes: /openai/deployments/{deployment}/chat/completions (and under a
+# base URL ending in /v1, /v1/deployments/...), and its v1 API under /openai/v1/....
+_AZURE_DEPLOYMENT = re.compile(r"^(?:/openai)?(?:/v1)?/deployments/[^/]+(?=/)")
+_AZURE_PREFIX = re.compile(r"^/openai(?=/(?:v1|chat|responses|models)(?:/|$))")
 
 
 def normalize(path: str) -> str:
@@ -44,8 +48,13 @@ def normalize(path: str) -> str:
 
 def endpoint(path: str) -> str | None:
     """The canonical path (a key of :data:`ENDPOINTS`, or :data:`MODELS`) that
-    ``path`` means: itself, or the same without its ``/v1`` prefix. None otherwise."""
+    ``path`` means: itself, the same without its ``/v1`` prefix, or Azure OpenAI's form
+    of it (``/openai/deployments/{name}/chat/completions``, ``/openai/v1/responses``:
+    the model is the body's, as Azure clients also send it there). None otherwise."""
     path = normalize(path)
+    if path in ENDPOINTS or path == MODELS:
+        return path
+    path = _AZURE_PREFIX.sub("", _AZURE_DEPLOYMENT.sub("", path, count=1), count=1)
     if path in ENDPOINTS or path == MODELS:
         return path
     if not path.startswith(("/v1/", "/api/")):
