@@ -37,7 +37,7 @@ from streamscope.recording import read_recording  # noqa: E402
 from streamscope.resources import resource_path  # noqa: E402
 
 OUT = Path(__file__).resolve().parent
-SIZE = (1440, 900)
+# The window's own default size (MainWindow resizes itself to it): what a user sees first.
 
 
 async def until(condition: Callable[[], bool], seconds: float = 30.0) -> None:
@@ -87,6 +87,8 @@ async def shoot(window: MainWindow, theme: Theme) -> None:
     await save(window, "client-pane")
     # Tool calls reassembled, fragment by fragment.
     await send("openai-chat", "demo-tools", "Weather in Lyon and Paris?", tools=True)
+    pane.view.tabs.setCurrentIndex(0)  # the answer is tool calls only: it says so
+    await save(window, "answer-tool-calls")
     pane.view.tabs.setCurrentIndex(1)
     pane.view.tool_tree.expandAll()
     await save(window, "tool-calls")
@@ -119,9 +121,32 @@ async def shoot(window: MainWindow, theme: Theme) -> None:
 
     for prompt in ("Hello from the openai SDK", "And again"):
         await asyncio.to_thread(ask, prompt)
+
+    # A broken recording passed through as it is (a long model name, a red verdict) and
+    # a client with a wrong key (refused: not a flow, but counted and listed).
+    def broken() -> None:
+        with openai.OpenAI(base_url=url, api_key=window.control.key, max_retries=0) as client:
+            stream = client.chat.completions.create(
+                model="replay/broken/chat-usage-chunk-without-choices",
+                messages=[{"role": "user", "content": "hi"}],
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+            for _ in stream:
+                pass
+
+    def wrong_key() -> None:
+        with openai.OpenAI(base_url=url, api_key="sk-not-the-local-key-9f3a", max_retries=0) as c:
+            try:
+                c.models.list()
+            except openai.AuthenticationError:
+                pass
+
+    await asyncio.to_thread(broken)
+    await asyncio.to_thread(wrong_key)
     traffic = window.traffic
     window.tabs.setCurrentWidget(traffic)
-    await until(lambda: traffic.model.rowCount() >= 2)
+    await until(lambda: traffic.model.rowCount() >= 3)
     await asyncio.sleep(0.5)  # verdicts are read in a worker thread
     await save(window, "traffic")
     detail = traffic.open_flow(traffic.model.summary_at(0)["id"])
@@ -163,7 +188,6 @@ def main() -> int:
     control = ProxyControl(config)
     data = Path(os.environ["STREAMSCOPE_DATA_DIR"])
     window = MainWindow(control, theme=theme, state_file=data / "window.ini")
-    window.resize(*SIZE)
 
     async def run() -> None:
         running = asyncio.ensure_future(window.run())

@@ -170,3 +170,35 @@ async def test_the_generated_key_is_announced_once_not_again_on_save(
     finally:
         await control.close()
         window.deleteLater()
+
+
+def _preview_width(view: object) -> int:
+    """How many pixels of the frames table's preview column are on screen."""
+    frames = view.frames  # type: ignore[attr-defined]
+    header = frames.horizontalHeader()
+    left = header.sectionViewportPosition(5)
+    right = min(left + header.sectionSize(5), frames.viewport().width())
+    return max(0, right - max(left, 0))
+
+
+@pytest.mark.qasync
+async def test_the_frame_preview_is_on_screen_in_the_pane_and_in_both_legs() -> None:
+    """At the default size the preview (what a frame adds) is not pushed out of sight by
+    the fixed columns: in the client pane, and in a flow's two legs side by side."""
+    async with _window() as window:
+        await _send(window, "anthropic", "demo-chat")
+        pane = window.client
+        await wait_until(lambda: pane.view.frames.viewport().width() > 300, 3)
+        assert _preview_width(pane.view) >= 140
+        assert pane.view.frames_model.data(pane.view.frames_model.index(1, 5))
+        await _send(window, "openai-chat", "demo-chat")
+        assert pane.view.frames.isColumnHidden(3)  # chat frames have no event names
+        traffic = window.traffic
+        window.tabs.setCurrentWidget(traffic)
+        await wait_until(lambda: traffic.model.rowCount() >= 2, 5)
+        detail = traffic.open_flow(traffic.model.summary_at(0)["id"])
+        assert detail.task is not None
+        await detail.task
+        for leg in (detail.client_pane, detail.upstream_pane):
+            await wait_until(lambda leg=leg: leg.view.frames.viewport().width() > 150, 3)
+            assert _preview_width(leg.view) >= 100, leg.view.frames.viewport().width()

@@ -182,6 +182,7 @@ class LegPane(QStackedWidget):
     def __init__(self, title: str) -> None:
         super().__init__()
         self.view = LegView(title)
+        self.view.compact()  # two legs share the width
         self.empty = QLabel()
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)

@@ -42,7 +42,7 @@ from streamscope.gui.models.batcher import UiBatcher
 from streamscope.gui.models.findings import FindingsModel, frame_severities
 from streamscope.gui.models.frames import FramesModel
 from streamscope.gui.timing_chart import TimingChart
-from streamscope.gui.widgets import tool_calls_note
+from streamscope.gui.widgets import ElideMiddleDelegate, tool_calls_note
 from streamscope.lint.report import LintReport
 from streamscope.timing import LegTiming
 from streamscope.wire.frame import Frame
@@ -124,9 +124,15 @@ class LegView(QWidget):
         self.frames.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.frames.verticalHeader().setVisible(False)
         self.frames.verticalHeader().setDefaultSectionSize(20)
-        self.frames.horizontalHeader().setStretchLastSection(True)
-        for column, width in enumerate((48, 72, 64, 200, 56, 360)):
+        # The preview (what each frame adds) takes the room left: at the window's
+        # default size the fixed columns must not push it out of sight.
+        header = self.frames.horizontalHeader()
+        header.setStretchLastSection(False)
+        for column, width in enumerate((40, 62, 56, 150, 44, 240, 64)):
             self.frames.setColumnWidth(column, width)
+        header.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        self._elide_event = ElideMiddleDelegate(self.frames)  # response.…_text.delta
+        self.frames.setItemDelegateForColumn(3, self._elide_event)
         self.raw = monospace(QPlainTextEdit())
         self.raw.setPlaceholderText("Select a frame to see its exact bytes and its JSON.")
         left = QSplitter(Qt.Orientation.Vertical)
@@ -193,6 +199,7 @@ class LegView(QWidget):
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tabs = QTabWidget()
+        self.tabs.setUsesScrollButtons(True)  # the tab bar sets no minimum width
         self.tabs.addTab(answer_page, "Answer")
         self.tabs.addTab(self.tool_tree, "Tool calls")
         self.tabs.addTab(timing_page, "Timing")
@@ -205,7 +212,7 @@ class LegView(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
         self.splitter.addWidget(right)
-        self.splitter.setSizes([620, 560])
+        self.splitter.setSizes([700, 480])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
@@ -223,6 +230,15 @@ class LegView(QWidget):
             text.cursorPositionChanged.connect(lambda p=part: self._text_clicked(p))
         self.clear()
 
+    def compact(self) -> None:
+        """Narrow columns for a view that shares the width (a flow's two legs side by
+        side): the frame size is left out (the raw pane says it) so the preview stays
+        readable."""
+        for column, width in ((0, 34), (1, 56), (2, 50), (6, 40)):
+            self.frames.setColumnWidth(column, width)
+        self.frames.setColumnHidden(4, True)
+        self.splitter.setSizes([420, 250])
+
     # -- feeding -----------------------------------------------------------------------
 
     def callbacks(self) -> dict[str, Any]:
@@ -233,6 +249,9 @@ class LegView(QWidget):
         self.clear()
         self.session = session
         self.frames_model.protocol = session.protocol
+        # OpenAI Chat frames have no event names: the column would only take the
+        # preview's room (an error event still says so in its preview).
+        self.frames.setColumnHidden(3, session.protocol == "openai-chat")
 
     def clear(self) -> None:
         self.session = None

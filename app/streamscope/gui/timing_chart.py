@@ -308,11 +308,12 @@ class TimingChart(QWidget):
         painter.setPen(QPen(pal.color(QPalette.ColorRole.Highlight), 2))
         painter.drawPolyline(line)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        # the first token (time to first token) and the total, written on the plot
+        # the first token (time to first token) and the total, written inside the plot's
+        # top left (the count line rises to the right): beside the title it overlapped
+        # the title on a narrow pane
         painter.setPen(pal.color(QPalette.ColorRole.Text))
         summary = f"first at {duration_text(times[0])} · {counts[-1]} in all"
-        w = fm.horizontalAdvance(summary)
-        painter.drawText(round(r.right() - w - 6), round(r.top()) - fm.descent() - 3, summary)
+        painter.drawText(round(r.left()) + 6, round(r.top()) + fm.ascent() + 2, summary)
 
     def _paint_gaps(self, painter: QPainter, pal: QPalette, plot: _Plot) -> None:
         times, values = self._gap_times, self._gap_values

@@ -122,7 +122,7 @@ class TrafficView(QWidget):
         order += (M.TTFT, M.TOKENS, M.DURATION, M.ATTEMPTS)
         for visual, logical in enumerate(order):
             header.moveSection(header.visualIndex(logical), visual)
-        widths = {M.TIME: 92, M.STATUS: 170, M.VERDICT: 220, M.MODEL: 210, M.CLIENT: 92}
+        widths = {M.TIME: 92, M.STATUS: 150, M.VERDICT: 210, M.MODEL: 250, M.CLIENT: 92}
         widths |= {M.UPSTREAM: 90, M.ACCOUNT: 90, M.TTFT: 64, M.TOKENS: 58, M.DURATION: 84}
         for logical, width in widths.items():
             self.table.setColumnWidth(logical, width)
