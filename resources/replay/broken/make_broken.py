@@ -1,9 +1,9 @@
 """Derive the broken replay samples in this folder from real recordings.
 
-Each sample is one real recording from ``shared/fixtures`` (the folder beside the
-project root) written out as wire bytes with exactly one deliberate defect: one of the
+Each sample is one real recording from ``tests/fixtures`` (the repository's copies of
+the public SDK test suites' recordings, with their provenance) written out as wire bytes with exactly one deliberate defect: one of the
 classic causes of the "empty response" a client shows when a stream breaks a rule of
-``shared/WIRE-CONTRACT.md``. Everything else (ids, models, text, usage) is as recorded.
+the wire contract real clients enforce. Everything else (ids, models, text, usage) is as recorded.
 
 Run from anywhere (standard library only)::
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-FIXTURES = HERE.parents[2].parent / "shared" / "fixtures"
+FIXTURES = HERE.parents[2] / "tests" / "fixtures"
 
 Payload = dict[str, Any]
 
@@ -32,7 +32,7 @@ Payload = dict[str, Any]
 
 
 def payloads(source: str) -> list[Payload]:
-    """The JSON payloads of a recording in shared/fixtures (``[DONE]`` left out)."""
+    """The JSON payloads of a recording in tests/fixtures (``[DONE]`` left out)."""
     text = (FIXTURES / source).read_text(encoding="utf-8")
     if source.endswith(".jsonl"):
         lines = [line for line in text.splitlines() if line.strip()]
@@ -184,7 +184,7 @@ def chat_non_sse_body(items: list[Payload]) -> bytes:
 class Sample:
     name: str  # the file in this folder
     protocol: str  # the protocol of the stream (and of the client it is meant for)
-    source: str  # the undamaged recording, relative to shared/fixtures
+    source: str  # the undamaged recording, relative to tests/fixtures
     defect: str
     build: Callable[[list[Payload]], bytes]
 
