@@ -179,8 +179,12 @@ async def test_script_lists_are_answered_in_turn_and_handlers_are_called() -> No
 
 
 async def test_status_headers_and_delay() -> None:
-    script = Script(status=503, headers={"Retry-After": "1", "Content-Type": "text/plain"},
-                    chunks=[b"busy"], delay=0.3)
+    script = Script(
+        status=503,
+        headers={"Retry-After": "1", "Content-Type": "text/plain"},
+        chunks=[b"busy"],
+        delay=0.3,
+    )
     async with UpstreamServer() as up, httpx.AsyncClient() as client:
         up.route("GET", "/busy", script)
         start = time.monotonic()
@@ -209,9 +213,11 @@ async def test_pipelined_requests_continue_and_close_on_a_raw_socket() -> None:
         up.route("POST", "/p", Script(body_json={"ok": 1}))
         reader, writer = await asyncio.open_connection("127.0.0.1", up.port)
         try:
-            writer.write(b"POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
-                         b"POST /p HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
-                         b"Content-Length: 3\r\nConnection: close\r\n\r\n[1]")
+            writer.write(
+                b"POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+                b"POST /p HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+                b"Content-Length: 3\r\nConnection: close\r\n\r\n[1]"
+            )
             answer = await asyncio.wait_for(reader.read(), 5)  # read() returns at close
         finally:
             writer.close()

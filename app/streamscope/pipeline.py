@@ -56,6 +56,8 @@ class StreamPipeline:
         self._backlog: list[Frame] = []  # passthrough only: forwarded, not decoded yet
         self.closed = False  # the client stream is complete (terminator written)
         self.first_content_ns: int | None = None
+        self.failure: Error | None = None  # the proxy's own reason the stream broke (fail)
+        self._prior_error: Error | None = None  # the upstream's error before that failure
 
     # -- feeding ------------------------------------------------------------------------
 
@@ -129,6 +131,8 @@ class StreamPipeline:
             return []
         self.settle()
         self.closed = True
+        self.failure = error
+        self._prior_error = self._assembler.response.error  # the upstream's, if it sent one
         self._assembler.feed(error)
         encoder = self._encoder or self._replayed()
         return encoder.encode(error) + encoder.finish()
@@ -153,6 +157,25 @@ class StreamPipeline:
         """The error the stream ended with, as far as it was decoded (the proxy's own
         failures always are: :meth:`fail` settles first)."""
         return self._assembler.response.error
+
+    @property
+    def upstream_error(self) -> Error | None:
+        """The error the upstream itself sent in the stream (an error event or frame,
+        Responses' ``response.failed``), not one the proxy wrote (:meth:`fail`). In
+        passthrough the frames forwarded without decoding are not decoded for this:
+        only the last few, by a throwaway decoder, where a stream's error ending is."""
+        error = self._assembler.response.error
+        if error is not None and error is not self.failure:
+            return error
+        if self._prior_error is not None:
+            return self._prior_error
+        if self._backlog:
+            tail = get_codec(self.source).stream_decoder()
+            for frame in self._backlog[-USAGE_TAIL:]:
+                for ev in tail.decode(frame):
+                    if isinstance(ev, Error):
+                        return ev
+        return None
 
     @property
     def assembler(self) -> Assembler:

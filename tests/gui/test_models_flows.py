@@ -45,7 +45,7 @@ def summary(n: int, **fields: Any) -> dict[str, Any]:
         "ttft_ms": 123.4,
         "tokens": 42,
         "duration_ms": 1500.6,
-        "outcome": "done",
+        "outcome": "complete",
         "verdict": None,
     }
     return {**base, **fields}
@@ -123,7 +123,8 @@ def test_a_flow_shown_again_updates_its_row(qapp: QApplication) -> None:
 
 def test_cells_show_the_summary(qapp: QApplication) -> None:
     model = FlowsModel()
-    model.apply(added(1) + added(2, status=502, outcome="upstream-status=502", ttft_ms=None))
+    answer = {"outcome": "error-answer", "outcome_detail": "upstream up answered 502: bad gateway"}
+    model.apply(added(1) + added(2, status=502, ttft_ms=None, **answer))
     texts = [cell(model, 1, c) for c in range(11)]
     assert texts == [
         clock_text(T0 + 1),
@@ -142,8 +143,8 @@ def test_cells_show_the_summary(qapp: QApplication) -> None:
     assert cell(model, 0, M.STATUS) == "✗ 502 from upstream"
     assert cell(model, 0, M.TTFT) == ""
     tooltip = cell(model, 0, M.STATUS, Qt.ItemDataRole.ToolTipRole)
-    assert tooltip.startswith("The client got HTTP 502: no whole answer (from upstream).")
-    assert tooltip.endswith("Outcome recorded: upstream-status=502")
+    assert tooltip.startswith("The client got HTTP 502: no whole answer.\nOutcome: error-answer")
+    assert tooltip.endswith("\nupstream up answered 502: bad gateway")
     assert cell(model, 1, M.MODEL, Qt.ItemDataRole.ToolTipRole) == "gpt-4o"  # elided cell
     assert cell(model, 0, M.STATUS, Qt.ItemDataRole.ForegroundRole) == ERROR_FOREGROUND
     assert cell(model, 1, M.STATUS, Qt.ItemDataRole.ForegroundRole) is None
@@ -165,10 +166,14 @@ def test_each_row_says_its_outcome_and_which_rule_fired_on_which_account(
     model = FlowsModel()
     model.apply(
         added(1, attempts=RETRIED)
-        + added(2, status=503, outcome="error=no_account_available", attempts=[])
-        + added(3, status=200, outcome="idle")
+        + added(2, status=503, outcome="error=no_account_available", attempts=[])  # older
+        + added(3, status=200, outcome="idle")  # an older flow's word for proxy-timeout
         + added(4, status=None, outcome="client-disconnected")
         + added(5, status=502, outcome="upstream-status=429")
+        + added(6, outcome="upstream-error", outcome_detail="server_error: boom")
+        + added(7, outcome="upstream-cut", outcome_detail="ended before it was complete")
+        + added(8, status=503, outcome="error-answer", outcome_detail="503 no_account: none")
+        + added(9, outcome="client-cancelled", outcome_detail="the client went away")
     )
     rows = {model.flow_id_at(r): r for r in range(model.rowCount())}
     assert cell(model, rows["f1"], M.STATUS) == "✓ 200"
@@ -178,20 +183,32 @@ def test_each_row_says_its_outcome_and_which_rule_fired_on_which_account(
     assert cell(model, rows["f1"], M.ATTEMPTS, Qt.ItemDataRole.ForegroundRole) is not None
     assert cell(model, rows["f2"], M.STATUS) == "✗ 503 no_account_available"
     assert cell(model, rows["f2"], M.ATTEMPTS) == ""
-    assert cell(model, rows["f3"], M.STATUS) == "✗ 200 idle timeout"
+    assert cell(model, rows["f3"], M.STATUS) == "⏱ timeout"
     assert cell(model, rows["f3"], M.STATUS, Qt.ItemDataRole.ForegroundRole) == ERROR_FOREGROUND
-    assert cell(model, rows["f4"], M.STATUS) == "✗ no answer: client disconnected"
+    assert cell(model, rows["f4"], M.STATUS) == "⊘ cancelled"
     assert cell(model, rows["f5"], M.STATUS) == "✗ 502 upstream 429"
     assert cell(model, rows["f5"], M.STATUS, SORT_ROLE) == 502.0  # sorts as a number
+    assert cell(model, rows["f6"], M.STATUS) == "✗ upstream error"
+    assert cell(model, rows["f6"], M.STATUS, Qt.ItemDataRole.ForegroundRole) == ERROR_FOREGROUND
+    tip = cell(model, rows["f6"], M.STATUS, Qt.ItemDataRole.ToolTipRole)
+    assert "Outcome: upstream-error" in tip and tip.endswith("\nserver_error: boom")
+    assert cell(model, rows["f7"], M.STATUS) == "✂ cut"
+    assert cell(model, rows["f8"], M.STATUS) == "✗ 503 no_account"
+    assert cell(model, rows["f9"], M.STATUS) == "⊘ cancelled"
+    # the user's own cancel is not painted as a failure
+    assert cell(model, rows["f9"], M.STATUS, Qt.ItemDataRole.ForegroundRole) is None
 
 
 def test_outcome_helpers() -> None:
     assert outcome_text({"outcome": "done"}) == outcome_text({}) == ""
-    assert outcome_text({"outcome": "upstream-sent-a-body"}) == "upstream sent a body"
+    assert outcome_text({"outcome": "complete"}) == ""
+    assert outcome_text({"outcome": "upstream-sent-a-body"}) == ""  # older: a whole answer
     assert outcome_text({"outcome": "something-new"}) == "something new"
     assert status_text({"status": 429, "outcome": "upstream-status=429"}) == "429 from upstream"
     assert is_ok({"status": 200, "outcome": "upstream-sent-a-body"})  # repaired: an answer
     assert not is_ok({"status": 200, "outcome": "error=upstream_disconnected"})
+    assert not is_ok({"status": 200, "outcome": "upstream-cut"})
+    assert status_text({"status": 200, "outcome": "proxy-timeout"}) == "timeout"
     net = [{"account": None, "failure_class": "network", "status": 0}]
     assert attempts_text(net) == "(no account): network"
     assert attempts_text(None) == ""
@@ -356,3 +373,42 @@ def test_verdicts_are_short_with_a_mark_and_whole_in_the_tooltip() -> None:
     assert verdict_cell("would lose content in X because x") == "⚠ loses content in X"
     long = "would work in Cherry Studio (Vercel AI SDK), but not cleanly, because a: b"
     assert verdict_cell(long) == "⚠ not clean in Cherry Studio (Vercel AI SDK)"
+
+
+def test_the_filter_narrows_by_outcome(qapp: QApplication) -> None:
+    model = FlowsModel()
+    model.apply(
+        added(1)
+        + added(2, outcome="upstream-error")
+        + added(3, outcome="upstream-cut")
+        + added(4, outcome="proxy-timeout")
+        + added(5, outcome="client-cancelled")
+        + added(6, status=503, outcome="error-answer")
+        + added(7, outcome="done")  # an older flow's complete
+    )
+    view = FlowsFilter()
+    view.setSourceModel(model)
+    view.set_status_class("upstream-error")
+    assert ids(view) == ["f2"]
+    view.set_status_class("complete")
+    assert ids(view) == ["f7", "f1"]
+    view.set_status_class("client-cancelled")
+    assert ids(view) == ["f5"]
+    view.set_status_class("errors")  # failures; the client's own cancel is none
+    assert ids(view) == ["f6", "f4", "f3", "f2"]
+    view.set_status_class("ok")
+    assert ids(view) == ["f7", "f1"]
+
+
+def test_the_traffic_views_status_combo_offers_every_outcome(qapp: QApplication) -> None:
+    from streamscope.capture.outcome import Outcome
+    from streamscope.gui.traffic import TrafficView
+
+    view = TrafficView(None)
+    choices = [view.status.itemData(i) for i in range(view.status.count())]
+    assert choices == ["all", "ok", "errors", *(str(o) for o in Outcome)]
+    view.model.apply(added(1) + added(2, outcome="upstream-cut"))
+    view.status.setCurrentIndex(choices.index("upstream-cut"))
+    assert ids(view.filter) == ["f2"]
+    assert view.status.currentText() == "✂ cut"
+    view.stop()

@@ -330,6 +330,23 @@ def assert_error_ending(client: str, got: Got) -> dict[str, Any]:
     return err
 
 
+def recorded(p: Running, request_id: str) -> dict[str, Any]:
+    """The summary of the flow the proxy recorded for a request (its ``x-request-id``),
+    once stored; its lint verdict is not computed."""
+    flows = p.server.app.flows
+    assert flows is not None
+    flows.flush(timeout=10)
+    stored = flows.stored_summary(request_id)
+    assert stored is not None, request_id
+    return stored[0]
+
+
+def assert_outcome(p: Running, request_id: str, outcome: str, detail: str = "") -> None:
+    summary = recorded(p, request_id)
+    assert summary["outcome"] == outcome, summary
+    assert detail in summary["outcome_detail"], summary
+
+
 def assert_prefix_kept(client: str, got: Got, text: str) -> None:
     """What the upstream said before it broke reached the client, and the client's own
     decoder sees the stream as failed."""
@@ -538,8 +555,11 @@ def test_client_disconnect_mid_stream_cancels_the_upstream(
                 if any(not f.is_comment_only for f in dec.feed(chunk)):
                     break  # the first frame is in: hang up
             t_read = time.monotonic()
+            request_id = r.headers["x-request-id"]
         t_close = time.monotonic()
     cancelled = wait_cancelled(up, name)
+    # the user's hang-up is recorded as such, not blamed on the stream
+    assert_outcome(quiet, request_id, "client-cancelled", "mid-answer")
     (req,) = requests_for(up, name)
     assert req.finished_at is None  # the upstream had not finished: it was cut off
     assert cancelled >= t_read - 0.05
@@ -642,6 +662,10 @@ def test_mid_stream_failure_gives_the_clients_error_frame_and_terminator(
     if how == "error":
         assert BOOM in err["message"], err
     assert len(requests_for(up, name)) == 1  # no retry once bytes went to the client
+    if how == "error":  # the upstream's own message, recorded with the outcome
+        assert_outcome(fast, got.headers["x-request-id"], "upstream-error", BOOM)
+    else:  # dropped, or a clean end of the body without the protocol's end
+        assert_outcome(fast, got.headers["x-request-id"], "upstream-cut")
 
 
 STALL_PAIRS = [
@@ -665,6 +689,7 @@ def test_upstream_stalling_past_the_idle_timeout_ends_the_client_stream_with_an_
     # the error came after the idle timeout, not long after; and the upstream was let go
     assert 0.5 - 0.05 <= got.t_end - req.received_at < 0.5 + 2.5
     wait_cancelled(up, name, timeout=3.0)
+    assert_outcome(fast, got.headers["x-request-id"], "proxy-timeout", "nothing for 0.5 s")
 
 
 # the official SDKs raise on these streams instead of hanging or returning a "complete" answer
@@ -767,7 +792,9 @@ def test_non_streaming_client_gets_an_error_status_when_the_upstream_breaks_mid_
     fast: Running, client: str
 ) -> None:
     name = scenario(broken_script("openai", "drop"))
-    assert_error_envelope(client, post_json(fast, client, f"openai/{name}"))
+    r = post_json(fast, client, f"openai/{name}")
+    assert_error_envelope(client, r)
+    assert_outcome(fast, r.headers["x-request-id"], "upstream-cut")
 
 
 # -- 6. passthrough -------------------------------------------------------------------------
@@ -795,6 +822,9 @@ def test_passthrough_forwards_the_upstreams_bytes_unchanged(
     got = stream(fast, client, f"{KIND_OF[client]}-pt/{scenario(script)}")
     assert got.status == 200
     assert got.body == sent
+    # the error recording, and LM Studio's documented event catalogue (it has an error)
+    outcome = "upstream-error" if "error" in path or "catalog" in path else "complete"
+    assert_outcome(fast, got.headers["x-request-id"], outcome)
     if path.endswith(".sse"):  # the recording's own bytes (its missing last blank line added)
         raw = (FIXTURES / path).read_bytes()
         assert sent.startswith(raw) and sent[len(raw) :] in (b"", b"\n", b"\n\n")
@@ -822,6 +852,7 @@ def test_passthrough_stream_that_breaks_gets_an_error_frame_and_terminator_appen
     closing = appended[:-tail]  # only LM Studio closes its open part first
     assert all(e in ("message.end", "reasoning.end") for e in closing), appended
     assert len(closing) == (1 if client == "lmstudio" else 0), appended
+    assert_outcome(fast, got.headers["x-request-id"], "upstream-cut")
 
 
 @pytest.mark.parametrize(
@@ -837,6 +868,7 @@ def test_passthrough_relays_the_upstreams_own_error_ending_unchanged(
     assert got.body == b"".join(c for c in script.chunks if isinstance(c, bytes))
     err = assert_error_ending(client, got)
     assert BOOM in err["message"]
+    assert_outcome(fast, got.headers["x-request-id"], "upstream-error", BOOM)
 
 
 @pytest.mark.parametrize("client", ["openai-chat", "responses", "lmstudio"])
@@ -849,6 +881,7 @@ def test_passthrough_error_frame_without_its_terminator_gets_the_terminator_appe
     got = stream(fast, client, f"{kind}-pt/{scenario(Script(chunks=[*head_of(kind), *bare]))}")
     assert got.body.startswith(sent)
     assert_error_ending(client, got)
+    assert_outcome(fast, got.headers["x-request-id"], "upstream-error", BOOM)
 
 
 INDEX1 = (

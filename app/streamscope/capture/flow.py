@@ -74,7 +74,8 @@ class Flow:
     upstream_name: str | None = None
     account: str | None = None
     mode: str | None = None  # repair | passthrough
-    outcome: str = ""
+    outcome: str = ""  # an Outcome (capture/outcome.py); an imported flow's own word
+    outcome_detail: str = ""  # what is behind it: status, error code and message (masked)
     request: RequestRecord = field(default_factory=RequestRecord)
     upstream_request: RequestRecord | None = None
     attempts: list[JSON] = field(default_factory=list)
@@ -95,6 +96,7 @@ class Flow:
             "account": self.account,
             "mode": self.mode,
             "outcome": self.outcome,
+            "outcome_detail": self.outcome_detail,
             "duration_ns": self.duration_ns,
             "imported": self.imported,
             "request": _request_json(self.request),
@@ -119,6 +121,7 @@ class Flow:
             account=data.get("account"),
             mode=data.get("mode"),
             outcome=str(data.get("outcome") or ""),
+            outcome_detail=str(data.get("outcome_detail") or ""),
             duration_ns=data.get("duration_ns"),
             request=_request_from(data.get("request") or {}),
             upstream_request=_request_from(upstream_request) if upstream_request else None,

@@ -28,7 +28,8 @@ What HAR has no field for is in a custom field (HAR allows names starting with `
         "frames": [{"t_ns": 1200000, "t_ms": 1.2, "size": 97, "sources": [0]}, …],
         "request_recorded": true,       # upstream entry only; false: no upstream request
         "flow": {"started": 1715000000.123, "client_protocol": …, "model": …, "upstream": …,
-                 "account": …, "mode": …, "outcome": …, "duration_ns": …},  # client entry only
+                 "account": …, "mode": …, "outcome": …, "outcome_detail": …,
+                 "duration_ns": …},  # client entry only
         "attempts": [...],              # client entry only
     }
 
@@ -66,7 +67,16 @@ JSON = dict[str, Any]
 EXTENSION = "_streamscope"
 EXTENSION_VERSION = 1
 HTTP_VERSION = "HTTP/1.1"
-_FLOW_FIELDS = ("started", "client_protocol", "model", "account", "mode", "outcome", "duration_ns")
+_FLOW_FIELDS = (
+    "started",
+    "client_protocol",
+    "model",
+    "account",
+    "mode",
+    "outcome",
+    "outcome_detail",
+    "duration_ns",
+)
 _LEG_FIELDS = ("status", "sent_ns", "headers_ns", "ended_ns", "truncated")
 
 

@@ -120,7 +120,7 @@ class RawLeg:
 class RawFlow:
     id: str
     started: float
-    info: JSON  # model, upstream, account, mode, outcome, attempts, ttft_ms, tokens
+    info: JSON  # model, upstream, account, mode, outcome (+ detail), attempts, ttft_ms, tokens
     request: RequestRecord
     upstream_request: RequestRecord | None
     upstream: RawLeg
@@ -206,6 +206,7 @@ def to_flow(raw: RawFlow) -> Flow:
         account=info.get("account"),
         mode=info.get("mode"),
         outcome=str(info.get("outcome") or ""),
+        outcome_detail=str(info.get("outcome_detail") or ""),
         request=raw.request,
         upstream_request=raw.upstream_request,
         attempts=list(info.get("attempts") or []),
@@ -302,6 +303,7 @@ def from_flow(flow: Flow, info: JSON | None = None) -> RawFlow:
         "account": flow.account,
         "mode": flow.mode,
         "outcome": flow.outcome,
+        "outcome_detail": flow.outcome_detail,
         "attempts": list(flow.attempts),
         "ttft_ms": None,
         "tokens": None,

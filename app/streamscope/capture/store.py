@@ -26,7 +26,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -197,6 +197,7 @@ class FlowStore:
             "tokens": info.get("tokens"),
             "duration_ms": raw.duration_ns / 1e6 if raw.duration_ns is not None else None,
             "outcome": info.get("outcome"),
+            "outcome_detail": info.get("outcome_detail") or "",
             "method": raw.request.method,
             "path": raw.request.url,
             "attempts": brief_attempts(info.get("attempts")),
@@ -307,13 +308,20 @@ class FlowStore:
             ).fetchall()
         return [r[0] for r in rows]
 
-    def summaries(self, offset: int = 0, limit: int = 100) -> tuple[list[JSON], int]:
-        """Newest first; and the total. Verdicts not computed yet are computed now."""
+    def summaries(
+        self, offset: int = 0, limit: int = 100, outcomes: Collection[str] = ()
+    ) -> tuple[list[JSON], int]:
+        """Newest first (only those with one of ``outcomes``, when given); and their
+        total. Verdicts not computed yet are computed now."""
+        where, args = "", tuple(outcomes)
+        if args:
+            where = f"WHERE json_extract(summary, '$.outcome') IN ({','.join('?' * len(args))})"
         with self._lock:
             rows = self._db.execute(
-                "SELECT summary FROM flows ORDER BY seq DESC LIMIT ? OFFSET ?", (limit, offset)
+                f"SELECT summary FROM flows {where} ORDER BY seq DESC LIMIT ? OFFSET ?",
+                (*args, limit, offset),
             ).fetchall()
-            (total,) = self._db.execute("SELECT COUNT(*) FROM flows").fetchone()
+            (total,) = self._db.execute(f"SELECT COUNT(*) FROM flows {where}", args).fetchone()
         return [self._complete(json.loads(r[0])) for r in rows], int(total)
 
     def summary(self, flow_id: str) -> JSON | None:

@@ -29,12 +29,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from streamscope.capture.outcome import MARKS, WORDS, Outcome
 from streamscope.capture.store import FlowEvent, FlowStore
 from streamscope.client.analysis import Analyser
 from streamscope.gui.flow_detail import FlowDetail
 from streamscope.gui.models.flows import FlowsFilter, FlowsModel
 from streamscope.gui.refusals import RefusalFeed, RefusalsPanel
 from streamscope.gui.widgets import ElideMiddleDelegate
+
+# The status filter: classes, then each outcome by its mark and words.
+STATUS_CHOICES = [("all", "all"), ("ok", "ok"), ("errors", "errors")] + [
+    (f"{MARKS[o]} {WORDS[o]}", str(o)) for o in Outcome
+]
 
 
 class TrafficView(QWidget):
@@ -64,7 +70,11 @@ class TrafficView(QWidget):
             "Filter by model, upstream, account, status, error, attempts or verdict"
         )
         self.status = QComboBox()
-        self.status.addItems(["all", "ok", "errors"])
+        self.status.setToolTip(
+            "Show all flows, whole answers (ok), failures (errors), or one outcome"
+        )
+        for label, status_class in STATUS_CHOICES:
+            self.status.addItem(label, status_class)
         self.open_button = QPushButton("Open")
         self.open_button.setToolTip("Open the selected flow: both legs side by side")
         self.table = QTableView()
@@ -102,7 +112,9 @@ class TrafficView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
         self.search.textChanged.connect(self.filter.set_text)
-        self.status.currentTextChanged.connect(self.filter.set_status_class)  # type: ignore[arg-type]
+        self.status.currentIndexChanged.connect(
+            lambda _: self.filter.set_status_class(str(self.status.currentData()))
+        )
         # Double-click and Enter both activate a row; a second open just shows the tab.
         self.table.activated.connect(self._open_index)
         self.table.doubleClicked.connect(self._open_index)

@@ -5,7 +5,8 @@
                                                    classification rules, recent attempts
     POST /admin/pool/{upstream}/{account}/enable   switch an account on (clears a cooldown)
     POST /admin/pool/{upstream}/{account}/disable  switch it off until enabled again
-    GET  /admin/flows?offset=0&limit=100           flow summaries, newest first
+    GET  /admin/flows?offset=0&limit=100           flow summaries, newest first;
+         [&outcome=upstream-error,upstream-cut]    only flows with those outcomes
     GET  /admin/flows.har?ids=ID,ID,…              those flows as one HAR 1.2 log (in that
                                                    order); without ids, the flows of the
                                                    page ?offset=0&limit=100 (at most 1000)
@@ -35,6 +36,7 @@ from urllib.parse import parse_qs
 from streamscope.capture.flow import Flow
 from streamscope.capture.har import to_har
 from streamscope.capture.imports import UnreadableImport, read_flows
+from streamscope.capture.outcome import Outcome
 from streamscope.capture.sse import export_sse, export_timing
 from streamscope.capture.store import FlowStore
 from streamscope.capture.view import flow_view
@@ -121,7 +123,8 @@ async def _flows(flows: FlowStore, scope: Scope, receive: Receive, send: Send) -
         _method(method, "GET", path)
         offset = _int(params, "offset", 0, 10**9)
         limit = _int(params, "limit", 100, 1000)
-        items, total = await asyncio.to_thread(flows.summaries, offset, limit)
+        outcomes = _outcomes(params)
+        items, total = await asyncio.to_thread(flows.summaries, offset, limit, outcomes)
         await send_json(
             send, 200, {"flows": items, "total": total, "offset": offset, "limit": limit}
         )
@@ -158,6 +161,18 @@ async def _flows(flows: FlowStore, scope: Scope, receive: Receive, send: Send) -
         await send_bytes(send, 200, body, b"application/json")
         return
     await send_json(send, 200, await asyncio.to_thread(flow_view, flow))
+
+
+def _outcomes(params: dict[str, list[str]]) -> list[str]:
+    """The outcomes ``?outcome=A,B`` asks for (none: every flow)."""
+    given = [o.strip() for v in params.get("outcome", []) for o in v.split(",") if o.strip()]
+    known = [str(o) for o in Outcome]
+    for outcome in given:
+        if outcome not in known:
+            raise errors.bad_request(
+                f"unknown outcome {outcome!r} (known: {', '.join(known)})", "outcome"
+            )
+    return given
 
 
 def _selection(flows: FlowStore, params: dict[str, list[str]]) -> list[Flow]:

@@ -41,6 +41,7 @@ from typing import Any
 
 import httpx
 
+from streamscope.capture.outcome import Outcome, short_detail
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
 from streamscope.capture.view import summarize
@@ -196,6 +197,8 @@ class ProxyApp:
                 started = True
                 exchange.status = message["status"]
                 message["headers"] = list(message.get("headers", [])) + extra
+            elif not message.get("more_body", False):
+                exchange.answered = True  # the response is complete
             if exchange.recorder is not None:
                 exchange.recorder.client_message(message)
             await send(message)
@@ -208,23 +211,30 @@ class ProxyApp:
             self._drop_recorder(exchange)
             self._refused(scope, exc)
             await send_json(tracked, exc.status, get_codec(exc.protocol).encode_error(exc.error))
-            exchange.outcome = f"refused={exc.reason}"
+            exchange.refused = exc.reason
         except ProxyError as exc:
             if not started:
                 body = get_codec(protocol).encode_error(exc.error)
                 await send_json(tracked, exc.status, body, exc.headers)
-            exchange.outcome = exchange.outcome or f"error={exc.error.code or exc.error.error_type}"
+            if exchange.outcome is None:
+                code = exc.error.code or exc.error.error_type
+                timeout = code == "upstream_timeout"  # the proxy gave up waiting
+                exchange.outcome = Outcome.PROXY_TIMEOUT if timeout else Outcome.ERROR_ANSWER
+                exchange.outcome_detail = f"{exc.status} {code}: {exc.error.message}"
         except ConnectionResetError:
-            exchange.outcome = "client-gone"
+            exchange.outcome = Outcome.CLIENT_CANCELLED
+            exchange.outcome_detail = "the client's connection was reset"
         except Exception:
             log.exception("internal error on %s %s", scope["method"], scope["path"])
-            exchange.outcome = "internal-error"
+            exchange.outcome = Outcome.ERROR_ANSWER
+            exchange.outcome_detail = "internal proxy error (see the proxy log)"
             if not started:
                 err = ProxyError(500, "internal proxy error (see the proxy log)", "api_error")
                 await send_json(tracked, 500, get_codec(protocol).encode_error(err.error))
             else:
                 await tracked({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
+            exchange.outcome_detail = short_detail(self.redactor.text(exchange.outcome_detail))
             if scope["method"] != "OPTIONS":
                 log.info("%s", exchange.line())
             request_sent.reset(sent_hook)
@@ -374,8 +384,13 @@ class ProxyApp:
         work = handle_exchange(
             scope, send, ex, protocol, body, request, route, attempts, self.config.proxy
         )
-        if await until_disconnect(receive, work):
-            ex.outcome = "client-disconnected"
+        if await until_disconnect(receive, work, lambda: ex.answered):
+            ex.outcome = Outcome.CLIENT_CANCELLED
+            ex.outcome_detail = (
+                "the client went away mid-answer"
+                if ex.status
+                else "the client went away before its answer began"
+            )
 
     async def _models(self, scope: Scope, send: Send) -> None:
         # Anthropic's SDK lists models with its version header; everyone else gets OpenAI's.
@@ -410,7 +425,8 @@ def _flow_info(exchange: Exchange) -> dict[str, Any]:
         "upstream": exchange.upstream,
         "account": exchange.account,
         "mode": exchange.mode,
-        "outcome": exchange.outcome,
+        "outcome": str(exchange.outcome) if exchange.outcome is not None else None,
+        "outcome_detail": exchange.outcome_detail,
         "attempts": list(exchange.attempts),  # Attempt objects: made JSON by the writer
         "ttft_ms": exchange.ttft * 1000 if exchange.ttft is not None else None,
         "tokens": exchange.tokens,

@@ -39,7 +39,12 @@ from streamscope.pool.pool import AccountPool
 from streamscope.pool.rules import NETWORK_STATUS, Verdict, classify
 from streamscope.pool.state import Attempt
 from streamscope.proxy.asgi import Send, start_sse
-from streamscope.proxy.errors import ProxyError, UpstreamUnreachable, unreachable
+from streamscope.proxy.errors import (
+    ProxyError,
+    UpstreamUnreachable,
+    gateway_timeout,
+    unreachable,
+)
 from streamscope.proxy.relay import Exchange
 from streamscope.proxy.upstream import MAX_ERROR_BODY, FrameBatches, Upstream, UpstreamResponse
 from streamscope.redact import Redactor
@@ -82,6 +87,7 @@ class Attempts:
         buffered: bool = False,
         read_limit: int = MAX_ERROR_BODY,
         early: EarlyStart | None = None,
+        first_frame: float | None = None,
     ) -> UpstreamResponse:
         """The response of the first account the upstream accepts, entered on ``stack``.
 
@@ -89,6 +95,8 @@ class Attempts:
         declared (a non-streaming passthrough answer). ``early``: starts the client's
         stream if the upstream's first frames are slow; once it has, the account is
         committed to (a failure after that is the stream's error, not a retry).
+        ``first_frame``: seconds a stream's first frame may take (then a 504
+        ``upstream_timeout``, or once committed the stream's timeout).
         """
         pooled = self.pool.has_accounts(self.name)
         limit = self.upstream.config.max_retries if pooled else 1
@@ -131,7 +139,9 @@ class Attempts:
                     continue
                 whole = buffered or "json" in response.content_type.lower()
                 response = await (
-                    _buffer(response, read_limit) if whole else _prefetch(response, early)
+                    _buffer(response, read_limit)
+                    if whole
+                    else _prefetch(response, early, first_frame)
                 )
             except UpstreamUnreachable as exc:
                 await attempt_stack.aclose()
@@ -348,16 +358,28 @@ class EarlyStart:
                 await task
 
 
-async def _prefetch(response: UpstreamResponse, early: EarlyStart | None) -> _Prefetched:
+class FirstFrameTimeout(TimeoutError):
+    """The upstream's stream sent no frame within the first-byte timeout."""
+
+
+async def _prefetch(
+    response: UpstreamResponse, early: EarlyStart | None, first_frame: float | None = None
+) -> _Prefetched:
     """Wait for the stream's first batch of frames, in this task (no extra task or loop
-    turn between its arrival and the client's first byte)."""
+    turn between its arrival and the client's first byte), at most ``first_frame`` s."""
     frames = response.batches()
     timer = early.arm() if early is not None else None
     first: Awaitable[list[Frame]]
     try:
-        first = _ready(await frames.__anext__())
+        async with asyncio.timeout(first_frame):
+            first = _ready(await frames.__anext__())
     except StopAsyncIteration:
         first = _ended()
+    except TimeoutError:
+        message = f"the upstream sent no frame for {first_frame:g} s"
+        if early is None or not early.started:
+            raise gateway_timeout(message) from None
+        first = _raise(FirstFrameTimeout(message))  # committed: the stream's timeout
     except httpx.HTTPError as exc:
         if early is None or not early.started:
             raise _dropped(exc) from None
@@ -384,4 +406,4 @@ async def _ended() -> list[Frame]:
     raise StopAsyncIteration
 
 
-__all__ = ["Attempts", "EarlyStart", "UpstreamRejected"]
+__all__ = ["Attempts", "EarlyStart", "FirstFrameTimeout", "UpstreamRejected"]

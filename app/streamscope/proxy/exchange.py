@@ -20,6 +20,7 @@ import dataclasses
 import json
 from typing import Any
 
+from streamscope.capture.outcome import Outcome
 from streamscope.codecs import EncodeOptions, get_codec
 from streamscope.config import ProxyConfig
 from streamscope.model.assemble import assemble, to_events
@@ -29,11 +30,12 @@ from streamscope.pipeline import StreamPipeline
 from streamscope.proxy.asgi import Scope, Send, header, send_bytes, send_json, start_sse
 from streamscope.proxy.attempts import Attempts, EarlyStart, UpstreamRejected
 from streamscope.proxy.errors import ProxyError, bad_gateway
-from streamscope.proxy.relay import Exchange, StreamRelay
+from streamscope.proxy.relay import Exchange, StreamRelay, error_text
 from streamscope.proxy.routing import Route
 from streamscope.wire import decode_all
 
 JSON = dict[str, Any]
+DRAIN_SECONDS = 0.05  # the upstream's tail read before the client's response ends
 
 
 def _upstream_body(
@@ -67,21 +69,27 @@ async def _upstream_error(
     client_protocol: str,
     passthrough: bool,
     send: Send,
-) -> None:
+) -> str:
+    """Answer the upstream's error to the client; what it was, in one line."""
     raw = rejected.body
     try:
         parsed: Any = json.loads(raw)
     except ValueError:
         parsed = None
+    upstream_error = get_codec(protocol).decode_error(
+        parsed if parsed is not None else raw.decode("utf-8", errors="replace")
+    )
+    detail = f"upstream {upstream} answered {rejected.status}: {error_text(upstream_error)}"
     if passthrough and parsed is not None:
         # The upstream's own error body, byte for byte (it is JSON of the client's protocol).
         await send_bytes(send, rejected.status, raw, b"application/json")
-        return
-    if parsed is None:  # an HTML error page, say: never forward it as it is
-        parsed = raw.decode("utf-8", errors="replace")
-    error = get_codec(protocol).decode_error(parsed)
-    error.message = f"upstream {upstream}: {error.message}"
+        return detail
+    # (an HTML error page, say, is never forwarded as it is)
+    error = dataclasses.replace(
+        upstream_error, message=f"upstream {upstream}: {upstream_error.message}"
+    )
     await send_json(send, rejected.status, get_codec(client_protocol).encode_error(error))
+    return detail
 
 
 def _tokens(usage: Usage | None) -> int:
@@ -123,6 +131,7 @@ async def handle_exchange(
         else None
     )
     limit = proxy.max_body_bytes * 4
+    relay: StreamRelay | None = None
     async with contextlib.AsyncExitStack() as stack:
         try:
             response = await attempts.open(
@@ -134,12 +143,13 @@ async def handle_exchange(
                 buffered=passthrough and not stream_upstream,
                 read_limit=limit,
                 early=early,
+                first_frame=proxy.first_byte_timeout_seconds,
             )
         except UpstreamRejected as rejected:
-            await _upstream_error(
+            detail = await _upstream_error(
                 rejected, config.name, protocol, client_protocol, passthrough, send
             )
-            exchange.outcome = f"upstream-status={rejected.status}"
+            exchange.outcome, exchange.outcome_detail = Outcome.ERROR_ANSWER, detail
             return
         try:
             if not is_event_stream(response.content_type):
@@ -151,38 +161,62 @@ async def handle_exchange(
                 tokens = _tokens(_usage_of(protocol, raw))
                 if passthrough:  # the upstream's body, byte for byte
                     await send_bytes(send, response.status, raw, response.content_type.encode())
+                    exchange.outcome = Outcome.COMPLETE
                     return
-                exchange.outcome = "upstream-sent-a-body"
                 await _body_as_answer(raw, protocol, client_protocol, request, options, send)
+                exchange.outcome = Outcome.COMPLETE
+                exchange.outcome_detail = "the upstream sent a whole body for a stream request"
                 return
             pipeline = StreamPipeline(
                 protocol, client_protocol, passthrough=passthrough, options=options
             )
             relay = StreamRelay(pipeline, response, proxy, exchange)
+            stack.push_async_callback(relay.close)
             try:
                 if request.stream:
                     if early is None or not early.started:
                         await start_sse(send, [])
-                    exchange.outcome = await relay.run(send, keepalive=proxy.keepalive_seconds > 0)
+                    await relay.run(send, keepalive=proxy.keepalive_seconds > 0)
+                    await relay.finish_upstream(wait=DRAIN_SECONDS)
                     await send({"type": "http.response.body", "body": b"", "more_body": False})
-                    return
-                exchange.outcome = await relay.run(None, keepalive=False)
+                else:
+                    await relay.run(None, keepalive=False)
+                    await relay.finish_upstream(wait=DRAIN_SECONDS)
             finally:
                 # Not ``pipeline.assembler``: in passthrough it would decode the whole
                 # stream after the fact, at full speed a quarter of the proxy's time.
                 tokens = _tokens(pipeline.usage)
                 failed = pipeline.error
                 broken = failed.message if failed is not None else None
-            result = pipeline.assembler.response
-            if result.error is not None:
-                # A broken answer is an error, not a 200 with what came before the break.
-                status = 504 if exchange.outcome == "idle" else 502
-                err = result.error
-                raise ProxyError(status, err.message, err.error_type, err.code or None, err.param)
-            await send_json(send, 200, get_codec(client_protocol).encode_response(result, options))
+            if not request.stream:
+                await _whole_answer(pipeline, exchange, client_protocol, options, send)
         finally:
             exchange.tokens = tokens or None
             attempts.finish(tokens, broken)
+        # The client has its answer: the upstream's frames after the end of the client's
+        # stream (after an error event, say) go on into the capture.
+        if relay is not None:
+            await relay.finish_upstream()
+
+
+async def _whole_answer(
+    pipeline: StreamPipeline,
+    exchange: Exchange,
+    client_protocol: str,
+    options: EncodeOptions,
+    send: Send,
+) -> None:
+    """A non-streaming client's answer from the assembled stream: a broken stream is an
+    error (not a 200 with what came before the break), in the client protocol's envelope."""
+    result = pipeline.assembler.response
+    client = get_codec(client_protocol)
+    if result.error is None:
+        await send_json(send, 200, client.encode_response(result, options))
+        return
+    err = result.error
+    status = 504 if exchange.outcome == Outcome.PROXY_TIMEOUT else 502
+    error = ProxyError(status, err.message, err.error_type, err.code or None, err.param)
+    await send_json(send, status, client.encode_error(error.error))
 
 
 async def _body_as_answer(

@@ -16,18 +16,33 @@ which cancels the pump and closes the upstream response and so its connection.
 NOTE: the watchdog runs beside the pump instead of wrapping every upstream read in a
 timeout: a timeout per read costs a task per frame, the watchdog costs nothing per frame.
 Writes from the two are serialised by a lock so a keepalive never splits a frame.
+
+:meth:`StreamRelay.run` returns the :class:`~streamscope.capture.outcome.Outcome` of the
+stream: ``complete``, ``upstream-error`` (the upstream's own error event or frame, found
+by the pipeline's decoder), ``upstream-cut`` (it ended before its protocol's end, or a
+read failed) or ``proxy-timeout`` (the watchdog).
+
+Once the client's stream is terminated, the client is sent nothing more; the upstream
+may still have frames to send (Responses follows its ``error`` with ``response.failed``,
+the repaired client stream already has its own ending). :meth:`StreamRelay.finish_upstream`
+reads them into the capture after the client's response has ended, to the upstream's
+end, within the idle timeout and the capture's size limit (without capture it only
+drains the connection for reuse).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 import httpx
 
+from streamscope.capture.outcome import Outcome
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.config import ProxyConfig
 from streamscope.model.events import Error
@@ -36,8 +51,10 @@ from streamscope.pool.state import Attempt
 from streamscope.proxy.asgi import Receive, Send
 from streamscope.proxy.upstream import UpstreamResponse
 from streamscope.wire import FrameTooLarge, encode_comment
+from streamscope.wire.frame import Frame
 
 Write = Callable[[list[bytes]], Awaitable[None]]
+End = Literal["ended", "eof", "broken", "idle"]  # how the pump stopped
 
 
 @dataclass(slots=True)
@@ -53,7 +70,10 @@ class Exchange:
     account: str | None = None
     status: int = 0
     ttft: float | None = None  # seconds to the first content frame sent to the client
-    outcome: str = ""
+    outcome: Outcome | None = None  # None: not a flow's end (refused, admin, models)
+    outcome_detail: str = ""  # the status, code and message behind it (masked when logged)
+    refused: str | None = None  # turned away at the door (not a flow): the reason
+    answered: bool = False  # the client has its whole answer (stream terminated or body)
     attempts: list[Attempt] = field(default_factory=list)  # one per account tried
     mode: str | None = None  # repair | passthrough
     tokens: int | None = None
@@ -73,8 +93,12 @@ class Exchange:
         ]
         if len(self.attempts) > 1 or any(a.failure_class != "ok" for a in self.attempts):
             parts.append("attempts=" + ",".join(a.short() for a in self.attempts))
-        if self.outcome:
-            parts.append(self.outcome)
+        if self.refused is not None:
+            parts.append(f"refused={self.refused}")
+        if self.outcome is not None:
+            parts.append(f"outcome={self.outcome}")
+            if self.outcome_detail:
+                parts.append(f"detail={json.dumps(self.outcome_detail, ensure_ascii=False)}")
         return " ".join(parts)
 
 
@@ -94,22 +118,94 @@ class StreamRelay:
         self._last_write = time.monotonic()
         self._last_frame = time.monotonic()
         self._idle = False
+        self._end: End = "eof"
+        self._batches: AsyncIterator[list[Frame]] | None = None
+        self._next: asyncio.Future[list[Frame]] | None = None  # a tail read under way
+        self._logging = exchange.recorder is not None  # capture is keeping this flow's frames
 
-    async def run(self, send: Send | None, keepalive: bool) -> str:
-        """Relay until the stream ends; returns ``done`` or ``idle``."""
+    async def run(self, send: Send | None, keepalive: bool) -> Outcome:
+        """Relay until the client's stream is terminated; the stream's outcome (its
+        detail in ``exchange.outcome_detail``). ``send`` None: a client that waits for a
+        whole body (the pipeline's assembler has it)."""
         writer = _BurstWriter(send, self) if send is not None else None
         write: Write = writer if writer is not None else _discard
+        self._batches = self.response.batches()
         try:
-            outcome = await self._run(write, keepalive)
+            self._end = await self._run(write, keepalive, streaming=send is not None)
         finally:
             if writer is not None:
                 await writer.close()
-        if outcome == "done":
-            await self.response.drain()
+        outcome, detail = self._outcome()
+        self.exchange.outcome, self.exchange.outcome_detail = outcome, detail
         return outcome
 
-    async def _run(self, write: Write, keepalive: bool) -> str:
-        pump = asyncio.create_task(self._pump(write))
+    def _outcome(self) -> tuple[Outcome, str]:
+        pipeline = self.pipeline
+        error = pipeline.upstream_error
+        if error is not None:
+            return Outcome.UPSTREAM_ERROR, error_text(error)
+        if self._end == "idle":
+            failure = pipeline.failure
+            return Outcome.PROXY_TIMEOUT, failure.message if failure is not None else "idle"
+        if pipeline.failure is not None:
+            return Outcome.UPSTREAM_CUT, pipeline.failure.message
+        return Outcome.COMPLETE, ""
+
+    async def finish_upstream(self, wait: float | None = None) -> None:
+        """What the upstream still sends after the end of the client's stream, read into
+        the capture to the upstream's own end: at most ``wait`` seconds now (before the
+        client's response ends, so that the connection is back in the pool for the
+        client's next request), and the rest on a call without ``wait`` (after it ended),
+        within the idle timeout and while the flow is within the capture's size limit.
+        Without capture (or beyond its limit) it only drains the connection for reuse."""
+        batches = self._batches
+        if batches is None:
+            return
+        if self._end != "ended" or self.exchange.recorder is None or not self._logging:
+            await self.close()
+            if self._end == "ended":
+                await self.response.drain()
+            return
+        budget = self.config.idle_timeout_seconds if wait is None else wait
+        deadline = asyncio.get_running_loop().time() + budget
+        if await self._tail(batches, self.exchange.recorder, deadline) or wait is None:
+            await self.close()
+
+    async def _tail(
+        self, batches: AsyncIterator[list[Frame]], rec: FlowRecorder, deadline: float
+    ) -> bool:
+        """Upstream frames into the capture until the upstream ends (True) or ``deadline``
+        (False: the read in progress is kept for the next call)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            if self._next is None:
+                self._next = asyncio.ensure_future(anext(batches))
+            done, _ = await asyncio.wait({self._next}, timeout=max(0.0, deadline - loop.time()))
+            if not done:
+                return False
+            read, self._next = self._next, None
+            try:
+                batch = read.result()
+            except (StopAsyncIteration, httpx.HTTPError, FrameTooLarge):
+                return True
+            rec.log_batch(batch, [], [])  # upstream frames, nothing for the client
+            if not rec.check():  # too big to keep all of: the flow is kept truncated
+                self._logging = False
+                return True
+
+    async def close(self) -> None:
+        """Let go of the upstream's frames (read to the end, or given up)."""
+        read, self._next = self._next, None
+        if read is not None and not read.done():
+            read.cancel()
+            with contextlib.suppress(BaseException):
+                await read
+        batches, self._batches = self._batches, None
+        if batches is not None:
+            await _aclose(batches)
+
+    async def _run(self, write: Write, keepalive: bool, streaming: bool) -> End:
+        pump = asyncio.create_task(self._pump(write, streaming))
         dog = asyncio.create_task(self._watchdog(write if keepalive else None, pump))
         try:
             await asyncio.wait({pump}, return_when=asyncio.FIRST_COMPLETED)
@@ -131,9 +227,10 @@ class StreamRelay:
                     )
                 )
             )
+            if streaming:
+                self.exchange.answered = True
             return "idle"
-        pump.result()  # re-raise what the pump could not handle
-        return "done"
+        return pump.result()  # re-raises what the pump could not handle
 
     async def send_now(self, send: Send, chunks: list[bytes]) -> None:
         body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
@@ -143,36 +240,43 @@ class StreamRelay:
             if self.exchange.ttft is None and self.pipeline.first_content_ns is not None:
                 self.exchange.ttft = self._last_write - self.exchange.started
 
-    async def _pump(self, write: Write) -> None:
+    async def _pump(self, write: Write, streaming: bool) -> End:
         pipeline = self.pipeline
         feed = pipeline.feed
         rec = self.exchange.recorder
         log = rec.log_batch if rec is not None else None  # capture
+        batches = self._batches
+        assert batches is not None
+        end: End = "eof"
         try:
-            async with contextlib.aclosing(self.response.batches()) as batches:
-                async for batch in batches:
-                    self._last_frame = time.monotonic()
-                    out: list[bytes] = []
-                    if log is None:
-                        for frame in batch:
-                            out += feed(frame)
-                            if pipeline.closed:
-                                break
-                    else:  # the same, marking where each upstream frame's chunks end
-                        marks: list[int] = []
-                        for frame in batch:
-                            out += feed(frame)
-                            marks.append(len(out))
-                            if pipeline.closed:
-                                break
-                        if not log(batch, out, marks):  # too big to keep all of
-                            log = None
-                    if out:
-                        await write(out)
-                    if pipeline.closed:
-                        break
+            async for batch in batches:
+                self._last_frame = time.monotonic()
+                out: list[bytes] = []
+                if log is None:
+                    for frame in batch:
+                        out += feed(frame)
+                        if pipeline.closed:
+                            break
+                else:  # the same, marking where each upstream frame's chunks end
+                    marks: list[int] = []
+                    for frame in batch:
+                        out += feed(frame)
+                        marks.append(len(out))
+                        if pipeline.closed:
+                            break
+                    if not log(batch, out, marks):  # too big to keep all of
+                        log = None
+                        self._logging = False
+                if out:
+                    await write(out)
+                if pipeline.closed:
+                    # The client's stream is terminated; the upstream's may go on (its
+                    # frames after an error): read for the capture by finish_upstream.
+                    end = "ended"
+                    break
             await write(self._own(pipeline.finish()))
         except (httpx.HTTPError, FrameTooLarge) as exc:
+            end = "broken"
             await write(
                 self._own(
                     pipeline.fail(
@@ -184,6 +288,13 @@ class StreamRelay:
                     )
                 )
             )
+        except TimeoutError as exc:  # no first frame in time (attempts.FirstFrameTimeout)
+            end = "idle"
+            error = Error(str(exc), "api_error", "upstream_idle_timeout")
+            await write(self._own(pipeline.fail(error)))
+        if streaming:
+            self.exchange.answered = True  # its terminator is written: a hang-up now is no cancel
+        return end
 
     def _own(self, chunks: list[bytes]) -> list[bytes]:
         """Chunks the proxy writes of its own (closing frames, keepalives): no source."""
@@ -191,7 +302,7 @@ class StreamRelay:
             self.exchange.recorder.client_chunks(chunks)
         return chunks
 
-    async def _watchdog(self, write: Write | None, pump: asyncio.Task[None]) -> None:
+    async def _watchdog(self, write: Write | None, pump: asyncio.Task[End]) -> None:
         keepalive = self.config.keepalive_seconds if write is not None else 0.0
         idle = self.config.idle_timeout_seconds
         while True:
@@ -217,13 +328,20 @@ async def _wait_disconnect(receive: Receive) -> None:
             return
 
 
-async def until_disconnect(receive: Receive, work: Awaitable[None]) -> bool:
+async def until_disconnect(
+    receive: Receive, work: Awaitable[None], answered: Callable[[], bool] = lambda: False
+) -> bool:
     """Run ``work`` until it ends or the client disconnects (then cancel it); True if the
-    client went away. Exceptions of ``work`` propagate."""
+    client went away. Once ``answered()`` (the client has its whole answer) a disconnect
+    cancels nothing: what is left is the upstream's tail, read for the capture (and the
+    server reports a completed response as a disconnect). Exceptions of ``work``
+    propagate."""
     task = asyncio.ensure_future(work)
     watcher = asyncio.create_task(_wait_disconnect(receive))
     try:
         await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
+        if not task.done() and answered():
+            await asyncio.wait({task})
     finally:
         watcher.cancel()
         gone = not task.done()
@@ -239,6 +357,19 @@ async def until_disconnect(receive: Receive, work: Awaitable[None]) -> bool:
 
 async def _discard(chunks: list[bytes]) -> None:
     return None
+
+
+async def _aclose(batches: AsyncIterator[list[Frame]]) -> None:
+    aclose = getattr(batches, "aclose", None)
+    if aclose is not None:
+        with contextlib.suppress(Exception):
+            await aclose()
+
+
+def error_text(error: Error) -> str:
+    """An error event in one line: its code (or type) and its message."""
+    kind = error.code or error.error_type
+    return f"{kind}: {error.message}" if kind else error.message
 
 
 class _BurstWriter:

@@ -25,10 +25,11 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, QSortFilterProxyModel
 
+from streamscope.capture.outcome import Outcome
 from streamscope.capture.store import FlowEvent, FlowStore
 from streamscope.gui.models.batcher import DEFAULT_INTERVAL_MS, UiBatcher
 from streamscope.gui.models.common import (
@@ -46,88 +47,35 @@ from streamscope.gui.models.common import (
     clock_text,
     number_text,
 )
+from streamscope.gui.models.outcomes import (
+    FAIL_MARK,
+    OK_MARK,
+    is_ok,
+    outcome_of,
+    outcome_text,
+    status_cell,
+    status_class,
+    status_text,
+    status_tooltip,
+)
 
 Summary = dict[str, Any]
-StatusClass = Literal["all", "ok", "errors"]
-TEXT_FIELDS = ("model", "upstream", "account", "verdict", "outcome")  # the free-text filter
+StatusClass = str  # "all", "ok", "errors", or an outcome (capture/outcome.py)
+STATUS_CLASSES = ("all", "ok", "errors", *(str(o) for o in Outcome))
+TEXT_FIELDS = ("model", "upstream", "account", "verdict", "outcome", "outcome_detail")
 LOAD_PAGE = 500
 _FILTER_CHANGE = hasattr(QSortFilterProxyModel, "endFilterChange") and hasattr(
     QSortFilterProxyModel, "beginFilterChange"
 )
 
 
-# Outcomes the proxy records (``Exchange.outcome``) that say the client did not get a
-# whole answer, whatever the status (a stream can break after its 200).
-_FAILED_OUTCOMES = ("error=", "upstream-status=", "idle", "internal-error", "client-")
-_OUTCOME_WORDS = {
-    "idle": "idle timeout",
-    "internal-error": "internal error",
-    "client-gone": "client gone",
-    "client-disconnected": "client disconnected",
-    "upstream-sent-a-body": "upstream sent a body",
-}
-
-
-def is_ok(summary: Summary) -> bool:
-    """The status class of a flow: a 2xx/3xx answer to the client, whose outcome is no
-    failure (an error after the stream began, an idle timeout, a client gone), is ``ok``."""
-    status = summary.get("status")
-    if not (isinstance(status, int) and 200 <= status < 400):
-        return False
-    outcome = str(summary.get("outcome") or "")
-    return not outcome.startswith(_FAILED_OUTCOMES)
-
-
-def outcome_text(summary: Summary) -> str:
-    """The outcome in short ("" for a plain success): the proxy's error code, the
-    upstream's status, or what happened in words."""
-    outcome = str(summary.get("outcome") or "")
-    if outcome in ("", "done"):
-        return ""
-    if outcome.startswith("error="):
-        return outcome.removeprefix("error=")
-    if outcome.startswith("upstream-status="):
-        upstream = outcome.removeprefix("upstream-status=")
-        return "from upstream" if upstream == str(summary.get("status")) else f"upstream {upstream}"
-    return _OUTCOME_WORDS.get(outcome, outcome.replace("-", " "))
-
-
-def status_text(summary: Summary) -> str:
-    """The Status cell: ``200``, ``503 no_account_available``, ``429 from upstream``,
-    ``200 idle timeout``; ``no answer`` (and why) when the client got no status at all."""
-    status = summary.get("status")
-    short = outcome_text(summary)
-    if status is None:
-        return f"no answer: {short}" if short else "no answer"
-    return f"{status} {short}" if short else str(status)
-
-
-OK_MARK, FAIL_MARK, WARN_MARK = "✓", "✗", "⚠"
+WARN_MARK = "⚠"
 _VERDICT_LEADS = (  # the verdict's lead (lint/report.py) -> a mark and a short word
     ("would render empty in ", FAIL_MARK, "empty in "),
     ("would fail in ", FAIL_MARK, "would fail in "),
     ("would lose content in ", WARN_MARK, "loses content in "),
     ("would work in ", WARN_MARK, "not clean in "),
 )
-
-
-def status_cell(summary: Summary) -> str:
-    """The Status cell: :func:`status_text` behind a mark: ``✓ 200``, ``✗ 503
-    no_account_available``, ``✗ 200 idle timeout``."""
-    return f"{OK_MARK if is_ok(summary) else FAIL_MARK} {status_text(summary)}"
-
-
-def status_tooltip(summary: Summary) -> str:
-    """The outcome in full: what the client got and what the proxy recorded."""
-    status = summary.get("status")
-    got = f"HTTP {status}" if status is not None else "no HTTP answer"
-    outcome = str(summary.get("outcome") or "")
-    verdict = "a whole answer" if is_ok(summary) else "no whole answer"
-    text = f"The client got {got}: {verdict}"
-    short = outcome_text(summary)
-    if short:
-        text += f" ({short})"
-    return f"{text}.\nOutcome recorded: {outcome}" if outcome else text + "."
 
 
 def verdict_cell(verdict: Any) -> str:
@@ -380,7 +328,7 @@ class FlowsModel(ColumnsModel):
                 return value or None  # the full name (the cell is elided)
             return None
         if role == FOREGROUND:
-            if column == self.STATUS and not is_ok(summary):
+            if column == self.STATUS and status_class(summary) == "errors":
                 return ERROR_FOREGROUND
             if column == self.ATTEMPTS and _retried(value):
                 return SEVERITY_FOREGROUND["warning"]
@@ -429,7 +377,9 @@ class FlowsFilter(QSortFilterProxyModel):
         self._refilter(lambda: setattr(self, "_text", text.strip().lower()))
 
     def set_status_class(self, status: StatusClass) -> None:
-        if status not in ("all", "ok", "errors"):
+        """``all``, ``ok`` (whole answers), ``errors`` (not whole, not cancelled by the
+        client), or one outcome (``upstream-error``, ``client-cancelled``…)."""
+        if status not in STATUS_CLASSES:
             raise ValueError(f"unknown status class {status!r}")
         self._refilter(lambda: setattr(self, "_status", status))
 
@@ -445,7 +395,11 @@ class FlowsFilter(QSortFilterProxyModel):
             self.invalidateRowsFilter()
 
     def accepts(self, summary: Summary) -> bool:
-        if self._status != "all" and is_ok(summary) != (self._status == "ok"):
+        wanted = self._status
+        if wanted in ("ok", "errors"):
+            if status_class(summary) != wanted:
+                return False
+        elif wanted != "all" and outcome_of(summary) != wanted:
             return False
         if not self._text:
             return True
@@ -462,13 +416,16 @@ class FlowsFilter(QSortFilterProxyModel):
 
 
 __all__ = [
+    "STATUS_CLASSES",
     "FlowsFilter",
     "FlowsModel",
     "attempts_text",
     "attempts_tooltip",
     "is_ok",
+    "outcome_of",
     "outcome_text",
     "status_cell",
+    "status_class",
     "status_text",
     "status_tooltip",
     "verdict_cell",
