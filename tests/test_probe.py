@@ -60,7 +60,7 @@ def test_probe_of_a_broken_stream_names_who_breaks(capsys: pytest.CaptureFixture
         assert main(argv) == 1
     out = capsys.readouterr().out
     assert "responses.missing-item-id" in out
-    assert "would render empty in Cherry Studio" in out
+    assert "would fail in Cherry Studio" in out
 
 
 def test_probe_of_an_error_is_exit_1(running: Running, capsys: pytest.CaptureFixture[str]) -> None:

@@ -127,7 +127,9 @@ async def test_a_body_leg_replays_as_the_protocols_response() -> None:
     assert result.response is not None and result.response.choices[0].text == "Hello"
     assert [(e.id, e.name, e.parsed) for e in session.tools] == [("t1", "f", True)]
     assert calls.statuses == ["replaying", "headers 200", "done"]
-    assert result.lint is None  # a body answer, nothing to lint
+    # A body answering a request for no stream is read as the protocol's response: fine.
+    assert result.lint is not None and result.lint.findings == []
+    assert result.lint.headline() == "ok"
     assert result.series.empty  # no frames to chart
     # The same body for a request that asked for a stream: the linter says what broke.
     streamed = await replay_session(leg, request_body={"model": "m", "stream": True}).run()

@@ -128,6 +128,57 @@ def _resp_item_not_done(items: list[Payload]) -> list[Payload]:
     return without(items, "response.output_item.done")
 
 
+LMS_RESP = "lmstudio/vercel_lmstudio-v1-responses_reasoning-text_function-call.1.jsonl"
+
+
+def _of(items: list[Payload], *kinds: str) -> list[Payload]:
+    """The payloads of these Responses event types (``response.`` may be left off)."""
+    full = {k if k == "error" or k.startswith("response.") else f"response.{k}" for k in kinds}
+    return [p for p in items if p.get("type") in full]
+
+
+def _ant_deltas_without_event() -> bytes:
+    return b"".join(
+        typed([p], event_lines=p["type"] != "content_block_delta") for p in payloads(ANT_TEXT)
+    )
+
+
+def _chat_late_name(items: list[Payload]) -> None:
+    # the second call's name arrives in its next delta (as vLLM streams it)
+    call = _chat_first_call(items, 1)
+    name = call["function"].pop("name")
+    later = [
+        c for d in deltas(items) for c in d.get("tool_calls") or [] if c["index"] == call["index"]
+    ]
+    later[1].setdefault("function", {})["name"] = name
+
+
+def _chat_index_from_1(items: list[Payload]) -> None:
+    for d in deltas(items):
+        for call in d.get("tool_calls") or []:
+            call["index"] += 1
+
+
+def _chat_refusal(items: list[Payload]) -> None:
+    for d in deltas(items):
+        if d.get("content"):
+            d["refusal"] = d.pop("content")
+
+
+def _resp_no_annotations(items: list[Payload]) -> None:
+    def strip(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "output_text":
+                node.pop("annotations", None)
+            for value in node.values():
+                strip(value)
+        elif isinstance(node, list):
+            for value in node:
+                strip(value)
+
+    strip(items)
+
+
 def _lms(items: list[Payload]) -> bytes:
     return typed(items)
 
@@ -533,6 +584,62 @@ CASES: list[Case] = [
         RESP_TEXT,
     ),
     Case("responses.done-sentinel", lambda: native(RESP_TEXT) + b"data: [DONE]\n\n", RESP_TEXT),
+    # -- one example for every rule with a client claim (proven by tests/realclients) --------
+    Case(
+        "anthropic.missing-event-line",
+        lambda: typed(payloads(ANT_TEXT), event_lines=False),
+        ANT_TEXT,
+    ),
+    Case("anthropic.frames-without-event-line", _ant_deltas_without_event, ANT_TEXT),
+    Case("chat.missing-choices", _chat_edit(CHAT_TEXT, lambda i: i[-1].pop("choices")), CHAT_TEXT),
+    Case("chat.tool-call-missing-name", _chat_edit(CHAT_TOOLS, _chat_late_name), CHAT_TOOLS),
+    Case("chat.tool-index-not-dense", _chat_edit(CHAT_TOOLS, _chat_index_from_1), CHAT_TOOLS),
+    Case("chat.refusal", _chat_edit(CHAT_TEXT, _chat_refusal), CHAT_TEXT),
+    Case("framing.single-newline", lambda: chat(payloads(CHAT_TEXT)).replace(b"\n\n", b"\n")),
+    Case(
+        "responses.missing-item-id",
+        _typed_edit(RESP_TEXT, lambda i: [p.pop("item_id") for p in _of(i, "output_text.delta")]),
+        RESP_TEXT,
+    ),
+    Case(
+        "responses.error-without-sequence-number",
+        _typed_edit(
+            RESP_ERROR,
+            lambda i: [p.pop("sequence_number") for p in _of(i, "error", "response.failed")],
+        ),
+        RESP_ERROR,
+    ),
+    Case(
+        "responses.item-id-changed",
+        _typed_edit(RESP_TEXT, lambda i: _of(i, "output_text.delta")[-1].update(item_id="msg_2")),
+        RESP_TEXT,
+    ),
+    Case("responses.missing-annotations", _typed_edit(RESP_TEXT, _resp_no_annotations), RESP_TEXT),
+    Case(
+        "responses.call-event-without-item-id",
+        _typed_edit(
+            RESP_CALL, lambda i: [p.pop("item_id") for p in _of(i, "function_call_arguments.delta")]
+        ),
+        RESP_CALL,
+    ),
+    Case(
+        "responses.missing-terminal",
+        _typed_edit(RESP_TEXT, lambda i: without(i, "response.completed")),
+        RESP_TEXT,
+    ),
+    Case("responses.nonstandard-reasoning", lambda: native(LMS_RESP), LMS_RESP),
+    Case(
+        "responses.partial-response-object",
+        _typed_edit(RESP_TEXT, lambda i: [p["response"].pop("tools") for p in _of(i, "created")]),
+        RESP_TEXT,
+    ),
+    Case(
+        "responses.response-id-changed",
+        _typed_edit(
+            RESP_TEXT, lambda i: first(i, "response.completed")["response"].update(id="resp_2")
+        ),
+        RESP_TEXT,
+    ),
     # -- LM Studio ----------------------------------------------------------------------------
     Case("lmstudio.missing-event-line", lambda: typed(payloads(LMS_DOC), event_lines=False)),
     Case("lmstudio.chat-start-order", _lms_edit(lambda i: without(i, "chat.start"))),
@@ -552,3 +659,8 @@ CASES: list[Case] = [
     ),
     Case("lmstudio.duplicate-error", _lms_edit(lambda i: i.insert(-1, clone(first(i, "error"))))),
 ]
+
+# The rules of what an answer says (an upstream's error, whole bodies): tests/lint/answers.py.
+from tests.lint.answers import answer_cases  # noqa: E402
+
+CASES += answer_cases()

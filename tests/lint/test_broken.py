@@ -65,9 +65,10 @@ def test_sample_yields_its_rule_and_names_the_client(name: str) -> None:
 def test_item_id_verdict_reads_as_the_issue_says() -> None:
     verdict = lint_file(BROKEN / "responses-no-item-id.sse").verdict("cherry")
     assert verdict == (
-        "would render empty in Cherry Studio (Vercel AI SDK) because "
-        "`response.output_text.delta` events carry no `item_id` (frame 4): it drops such "
-        "deltas silently: nothing renders, no error"
+        "would fail in Cherry Studio (Vercel AI SDK) because "
+        "`response.output_text.delta` events carry no `item_id` (frame 4): it rejects such "
+        'deltas with its schema ("Type validation failed"): an error part instead of the '
+        "text, and the finish becomes `error`"
     )
 
 

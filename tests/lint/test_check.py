@@ -82,7 +82,7 @@ def test_finding_text_and_json() -> None:
     assert str(finding).startswith("error: chat.missing-choices (frame 32): ")
     data = finding.to_json()
     assert data["frame"] == 32 and data["fix"].startswith('Send `"choices": []`')
-    assert set(data["breaks"]) == {"cherry", "openai-python"}
+    assert set(data["breaks"]) == {"cherry", "openai-python", "openai-node"}
     js = report.to_json("anthropic-sdk")
     assert js["findings"] == [] and js["verdicts"]["anthropic-sdk"].startswith("n/a")
 

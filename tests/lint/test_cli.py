@@ -39,8 +39,9 @@ def test_broken_stream_exits_1_with_findings_and_verdicts(
     assert code == 1
     first = out.splitlines()[0]
     assert first.startswith("error   responses.missing-item-id  frame 4: ")
-    assert "Cherry Studio (Vercel AI SDK) (empty)" in first
-    assert "would render empty in Cherry Studio (Vercel AI SDK) because" in out
+    # measured in the AI SDK (tests/realclients): a schema error part, not a silent drop
+    assert "Cherry Studio (Vercel AI SDK) (error)" in first
+    assert "would fail in Cherry Studio (Vercel AI SDK) because" in out
 
 
 def test_warnings_only_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
@@ -74,7 +75,10 @@ def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
     rules = {f["rule"] for f in report["findings"]}
     assert rules == {"responses.response-id-changed", "responses.item-id-changed"}
     finding = report["findings"][0]
-    assert set(finding) == {"rule", "severity", "frame", "message", "explanation", "breaks", "fix"}
+    assert set(finding) == {
+        *("rule", "severity", "frame", "message", "explanation", "breaks", "fix"),
+        *("shows", "excused"),  # what clients show of an upstream's error; not its fault
+    }
     assert finding["breaks"]["openai-python"]["effect"] == "error"
     assert set(report["verdicts"]) == {"cherry", "openai-python", "openai-node", "strict"}
 
@@ -85,13 +89,12 @@ def test_client_filters_findings_and_verdicts(capsys: pytest.CaptureFixture[str]
     assert code == 1
     assert {f["rule"] for f in report["findings"]} == {"responses.item-id-changed"}
     assert list(report["verdicts"]) == ["cherry"]
-    # openai-node is broken by nothing here: exit 0 although other clients break.
-    code, out, _ = run(capsys, "--client", "openai-node", str(COPILOT))
+    # a strict SSE client is broken by nothing here: exit 0 although other clients break.
+    code, out, _ = run(capsys, "--client", "strict", str(COPILOT))
     assert code == 0
-    assert out.strip().splitlines() == [
-        "responses: 0 findings, 0 errors",
-        "  ok: nothing in this stream is known to break openai-node",
-    ]
+    assert out.strip().splitlines()[-1] == (
+        "  ok: nothing in this stream is known to break a strict SSE client"
+    )
 
 
 def test_client_of_another_protocol(capsys: pytest.CaptureFixture[str]) -> None:

@@ -244,7 +244,7 @@ def test_the_envelope_claims_match_openai_python() -> None:
 # -- chat: a tool call without type "function" ---------------------------------------
 
 
-def test_a_tool_call_without_its_type_is_a_warning_openai_python_copes_with() -> None:
+def test_a_tool_call_without_its_type_breaks_only_openai_node() -> None:
     def untyped(items: list[Payload]) -> None:
         for d in deltas(items):
             for call in d.get("tool_calls") or []:
@@ -253,9 +253,11 @@ def test_a_tool_call_without_its_type_is_a_warning_openai_python_copes_with() ->
     body = chat(edited(CHAT_TOOLS, untyped))
     report = lint_bytes(body)
     hits = [f for f in report.findings if f.rule_id == "chat.tool-call-missing-type"]
-    assert len(hits) == 2 and hits[0].severity == "warning"  # one per call
+    assert len(hits) == 2 and hits[0].severity == "error"  # one per call
     assert 'has no type, not "function"' in hits[0].message
     assert report.verdict("openai-python") is None and report.verdict("cherry") is None
+    # measured (tests/realclients): openai-node raises "tool call snapshot missing `type`"
+    assert "missing `type`" in (report.verdict("openai-node") or "")
     assert sdk_clients.openai_chat(body) == sdk_clients.openai_chat(native(CHAT_TOOLS))
 
 

@@ -1,7 +1,7 @@
 """The other side of "no false alarms": what StreamScope's own strict encoders write keeps
 the contract, so every real recording translated into every protocol lints without an
 error-level finding. The only warnings allowed are what the source itself says (a tool
-call cut by max_tokens stays cut)."""
+call cut by max_tokens stays cut, an upstream's error stays the error the stream ends in)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from streamscope.recording import read_recording
 from streamscope.translate import translate_frames
 from tests.support import FIXTURES, fixture_files
 
-INHERITED = {"stream.truncated-tool-json", "chat.refusal"}
+INHERITED = {"stream.truncated-tool-json", "chat.refusal", "stream.upstream-error"}
 
 
 @pytest.mark.parametrize("target", list(PROTOCOLS))

@@ -77,6 +77,10 @@ def expected_breakers() -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {
         INDEX1: {"chat.tool-index-not-dense": "openai-python"},
         COPILOT: copilot_breakers(),
+        # stopped by max_tokens mid tool JSON: the AI SDK drops the call (tests/realclients)
+        "anthropic/ant-py_max-tokens-mid-tool-json_padded.sse": {
+            "stream.truncated-tool-json": "cherry"
+        },
     }
     for name in trimmed():
         path = FIXTURES / name
@@ -100,7 +104,7 @@ def test_the_expectations_come_from_the_data() -> None:
         "responses.response-id-changed",
         "responses.item-id-changed",
     }
-    assert len(expected_breakers()) == 3
+    assert len(expected_breakers()) == 4
 
 
 @pytest.mark.parametrize("path", fixture_files(), ids=rel)
@@ -132,7 +136,8 @@ def test_copilot_verdicts_name_both_clients_and_their_cause() -> None:
     assert python.startswith("would fail in openai-python because the `response.id` changes")
     assert "Lifecycle response identity changed" in python
     assert cherry.startswith("would fail in Cherry Studio (Vercel AI SDK) because an output item")
-    assert report.verdict("openai-node") is None
+    node = report.verdict("openai-node") or ""  # measured by tests/realclients
+    assert "Lifecycle response identity changed" in node
 
 
 def test_tool_index_from_1_names_openai_python() -> None:
@@ -148,4 +153,7 @@ def test_doc_examples_are_not_a_capture_and_lint_clean() -> None:
         FIXTURES / "lmstudio" / "DOC-EXAMPLES-NOT-CAPTURE_lmstudio-api-v1-chat_event-catalog.sse"
     )
     assert report.protocol == "lmstudio"
-    assert {f.severity for f in report.findings} <= {"info"}
+    # The catalogue shows every event, its `error` too: the upstream's error, quoted.
+    error = report.upstream_error
+    assert error is not None and error.message.startswith('"model" is required')
+    assert {f.severity for f in report.findings if f is not error} <= {"info"}

@@ -4,9 +4,11 @@ Each entry's response is linted as a leg of its own — in a StreamScope export,
 client and upstream legs are two entries; in a HAR of browser devtools, each request
 is one. The options are ``lint``'s (``--protocol``, ``--client``, ``--json``) and so is
 the exit status: 0 when no error-level finding is shown, 1 when one is, 2 when the file
-cannot be read as HAR. A whole (non-SSE) body is linted only when its request asked
-for a stream (a models list is no broken stream); an entry with nothing to lint (that,
-no response, or a body the linter cannot read) is listed as not linted.
+cannot be read as HAR. A whole (non-SSE) body answering a request for a stream is a
+stream that did not come; answering a request for no stream, it is read against its
+protocol's non-stream schema. A body whose request has no JSON body (a models list) is
+no answer to lint: that, and an entry without a response or with a body the linter cannot
+read, is listed as not linted.
 """
 
 from __future__ import annotations
@@ -20,12 +22,11 @@ from typing import Any
 
 from streamscope.capture.flow import Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har
-from streamscope.capture.view import leg_lint
-from streamscope.codecs import PROTOCOLS, get_codec
+from streamscope.capture.view import asked_to_stream, leg_lint, was_cancelled
+from streamscope.codecs import PROTOCOLS
 from streamscope.lint.cli import client_findings, finding_line
 from streamscope.lint.profiles import PROFILES
 from streamscope.lint.report import LintReport
-from streamscope.model.request import RequestError
 
 JSON = dict[str, Any]
 
@@ -57,22 +58,15 @@ def entry_legs(har: Any) -> list[tuple[JSON, RequestRecord, Leg]]:
     return out
 
 
-def asked_to_stream(request: RequestRecord, protocol: str) -> bool:
-    """Whether the request asked for a stream, as its protocol's codec reads it (any
-    protocol's, when the answer does not say which it is)."""
-    try:
-        body = json.loads(request.body) if request.body else None
-    except ValueError:
-        return False
-    if not isinstance(body, dict):
-        return False
-    for name in [protocol] if protocol in PROTOCOLS else PROTOCOLS:
-        try:
-            if get_codec(name).decode_request(body).stream:
-                return True
-        except RequestError:
-            continue
-    return False
+def _cancelled_flows(entries: list[JSON]) -> set[str]:
+    """The flows our export says the client cancelled (their client entry says so)."""
+    out: set[str] = set()
+    for entry in entries:
+        ext = entry.get(EXTENSION)
+        flow = ext.get("flow") if isinstance(ext, dict) else None
+        if isinstance(ext, dict) and isinstance(flow, dict) and was_cancelled(flow.get("outcome")):
+            out.add(str(ext.get("flow_id")))
+    return out
 
 
 def _describe(index: int, entry: JSON) -> JSON:
@@ -105,15 +99,18 @@ def _read(args: argparse.Namespace) -> list[tuple[JSON, LintReport | None]]:
     except (HarError, ValueError) as exc:
         raise _Unusable(f"{args.file}: not a HAR file ({exc})") from None
     out: list[tuple[JSON, LintReport | None]] = []
+    cancelled = _cancelled_flows([entry for entry, _, _ in legs])
     for index, (entry, request, leg) in enumerate(legs, 1):
         about = _describe(index, entry)
         if protocol is not None:
             leg = dataclasses.replace(leg, protocol=protocol)
-        if not leg.streamed and not asked_to_stream(request, leg.protocol):
-            about["not_linted"] = "a whole body answering a request for no stream"
+        asked = asked_to_stream(request, leg.protocol)
+        if not leg.streamed and asked is None:
+            about["not_linted"] = "a whole body answering a request with no JSON body"
             out.append((about, None))
             continue
-        report = leg_lint(leg)
+        gone = about["flow_id"] is not None and str(about["flow_id"]) in cancelled
+        report = leg_lint(leg, stream_asked=asked, cancelled=gone)
         if report is None:
             about["not_linted"] = "no response, or nothing the linter can read"
         out.append((about, report))

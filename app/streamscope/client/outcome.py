@@ -26,7 +26,9 @@ JSON = dict[str, Any]
 @dataclass(slots=True)
 class ClientResult:
     """The outcome of a session. ``response`` is None when nothing was answered;
-    ``lint`` None for a non-streaming answer (nothing to lint) or no answer at all.
+    ``lint`` None for no answer at all (a whole body is linted for what was asked: see
+    :func:`lint_leg`); for a session the user ``cancelled``, its lint knows that, so the
+    end the stream never got is not counted against it.
     ``series``: the leg as chart series, read with the timing (in the session's worker
     thread: for a long stream that decoding is too slow for the GUI thread)."""
 
@@ -42,6 +44,10 @@ class ClientResult:
     frames: int  # SSE frames decoded
     batches: int  # callback batches reported
     series: LegSeries = field(default_factory=LegSeries)
+
+    def __post_init__(self) -> None:
+        if self.cancelled and self.lint is not None and not self.lint.cancelled:
+            self.lint = self.lint.cancelled_by_client()
 
     @property
     def http_status(self) -> int | None:
@@ -67,14 +73,15 @@ def body_events(protocol: str, raw: bytes, status: int | None) -> tuple[list[Eve
         return [], f"cannot read the {protocol} response: {exc}"
 
 
-def lint_leg(leg: Leg, protocol: str, stream_asked: bool) -> LintReport | None:
-    """The leg's lint: None without an answer, or for a body when no stream was asked
-    for (a non-streaming answer breaks no stream rule)."""
+def lint_leg(
+    leg: Leg, protocol: str, stream_asked: bool, *, cancelled: bool = False
+) -> LintReport | None:
+    """The leg's lint (None without an answer): a stream's, or a whole body's read for
+    what was asked — the protocol's non-stream response when no stream was asked for, a
+    stream that did not come when one was. ``cancelled``: the user cancelled it."""
     if leg.status is None:
         return None
-    if leg.body is not None and leg.status < 400 and not stream_asked:
-        return None
-    return leg_lint(leg, protocol)
+    return leg_lint(leg, protocol, stream_asked=stream_asked, cancelled=cancelled)
 
 
 __all__ = ["ClientResult", "body_events", "lint_leg"]

@@ -5,8 +5,10 @@ The decoder's findings are mapped to rules (:mod:`streamscope.lint.codes`); the 
 ``checks_*`` add what a decoder does not see (a missing ``response.in_progress``,
 ``annotations``, the Content-Type and buffering headers, long silences, zero frames, a
 non-SSE body, an error body outside its protocol's envelope, the last frame's blank line,
-reasoning-only output, …). :func:`lint_bytes` reads a recording or body as bytes (raw
-SSE, JSON lines, or a whole JSON body) and lints it.
+reasoning-only output, the upstream's error the stream ends in, …). A whole body that
+answers a request for no stream is read against its protocol's non-stream schema
+(``checks_answer``). :func:`lint_bytes` reads a recording or body as bytes (raw SSE, JSON
+lines, or a whole JSON body) and lints it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,13 @@ from typing import Any
 
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.findings import Finding
-from streamscope.lint import checks_anthropic, checks_chat, checks_responses, checks_stream
+from streamscope.lint import (
+    checks_answer,
+    checks_anthropic,
+    checks_chat,
+    checks_responses,
+    checks_stream,
+)
 from streamscope.lint.checks_framing import (
     content_type_hits,
     final_blank_line,
@@ -34,7 +42,7 @@ from streamscope.lint.checks_transport import (
     long_silences,
 )
 from streamscope.lint.codes import rule_for
-from streamscope.lint.report import LintFinding, LintReport, sort_findings
+from streamscope.lint.report import ENDED_IN_ERROR, LintFinding, LintReport, sort_findings
 from streamscope.lint.rules import RULES
 from streamscope.lint.stream import Check, Hit, Observed, frame_payloads
 from streamscope.recording import RecordingError, detect_protocol, read_recording
@@ -51,6 +59,7 @@ STREAM_CHECKS: tuple[Check, ...] = (
     multiline_data,
     checks_stream.content,
     checks_stream.tool_json,
+    checks_answer.upstream_error,
 )
 
 
@@ -67,6 +76,7 @@ def lint(
     body: bytes | None = None,
     headers: Headers | None = None,
     silence_s: float | None = LONG_SILENCE_S,
+    stream_asked: bool | None = None,
 ) -> LintReport:
     """Lint one flow: its SSE ``frames`` (or, for an answer that was no stream, its whole
     ``body``), with the response's ``content_type``, ``status`` and ``headers`` when
@@ -76,6 +86,10 @@ def lint(
     The frames' arrival times are checked for gaps over ``silence_s`` seconds (None: not
     checked); frames without real times (a file read without timing) all have the same
     time, and no gap.
+
+    ``stream_asked``: whether the request asked for a stream (None: not known, as for a
+    file). A 200 ``body`` answering a request for no stream is read against the
+    protocol's non-stream schema; otherwise a body is a stream that did not come.
     """
     if protocol is not None and protocol not in PROTOCOLS:
         raise LintError(f"unknown protocol {protocol!r} (known: {', '.join(PROTOCOLS)})")
@@ -86,6 +100,13 @@ def lint(
         hits = [Hit("framing.http-error", None, f"HTTP status {status}")]
         if body is not None:
             hits += error_envelope(body, protocol)
+        return _report(protocol, hits)
+    if body is not None and stream_asked is False:
+        try:
+            parsed: Any = json.loads(body)
+        except ValueError:
+            parsed = None
+        protocol, hits = checks_answer.body(parsed, protocol)
         return _report(protocol, hits)
     if body is not None:
         return _lint_body(body, protocol, content_type)
@@ -145,7 +166,10 @@ def _report(protocol: str | None, hits: list[Hit]) -> LintReport:
         if (hit.rule, hit.frame) not in seen:
             seen.add((hit.rule, hit.frame))
             findings.append(LintFinding.of(RULES[hit.rule], hit.frame, hit.message, protocol))
-    return LintReport(protocol, sort_findings(findings))
+    report = LintReport(protocol, sort_findings(findings))
+    if report.upstream_error is not None:
+        report.excuse_end(ENDED_IN_ERROR)
+    return report
 
 
 # -- a whole body instead of a stream ------------------------------------------------------
@@ -190,12 +214,19 @@ def lint_bytes(
     status: int | None = None,
     is_body: bool = False,
     headers: Headers | None = None,
+    stream_asked: bool | None = None,
 ) -> LintReport:
     """Lint a response read as bytes: raw SSE, JSON lines (one payload per line, as SDK
     test suites record streams), or — with ``is_body``, or when the bytes are one JSON
     document that is no stream event, or text without SSE fields — a whole body. Bytes
-    carry no arrival times: silences are not checked."""
-    opts: dict[str, Any] = {"content_type": content_type, "status": status, "headers": headers}
+    carry no arrival times: silences are not checked. ``stream_asked``: as for
+    :func:`lint`."""
+    opts: dict[str, Any] = {
+        "content_type": content_type,
+        "status": status,
+        "headers": headers,
+        "stream_asked": stream_asked,
+    }
     if is_body:
         return lint([], protocol, body=data, **opts)
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]

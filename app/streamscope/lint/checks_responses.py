@@ -54,12 +54,20 @@ def check(obs: Observed) -> list[Hit]:
     ]
 
 
+_CALL_EVENTS = ("response.function_call_arguments.delta", "response.function_call_arguments.done")
+
+
 def item_ids(obs: Observed) -> list[Hit]:
     deltas = [i for i, p in obs.of_type(_TEXT_DELTA) if not isinstance(p.get("item_id"), str)]
     other = [i for i, p in obs.of_type(*_CONTENT_EVENTS) if not isinstance(p.get("item_id"), str)]
-    return counted(
-        "responses.missing-item-id", deltas, "response.output_text.delta without item_id"
-    ) + counted("responses.content-event-without-item-id", other, "content event without item_id")
+    # the AI SDK rejects function call argument events without item_id (measured)
+    calls = [i for i, p in obs.of_type(*_CALL_EVENTS) if not isinstance(p.get("item_id"), str)]
+    other = [i for i in other if i not in calls]
+    return (
+        counted("responses.missing-item-id", deltas, "response.output_text.delta without item_id")
+        + counted("responses.call-event-without-item-id", calls, "arguments event without item_id")
+        + counted("responses.content-event-without-item-id", other, "content event without item_id")
+    )
 
 
 def _is_index(value: Any) -> bool:

@@ -50,6 +50,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="only the findings that break this client, and its verdict",
     )
     p.add_argument("--json", action="store_true", help="write the report as JSON")
+    p.add_argument(
+        "--clients",
+        action="store_true",
+        help="also replay the stream into the installed real clients (streamscope.realclients) "
+        "and show what each assembled beside the linter's prediction",
+    )
 
 
 def client_findings(report: LintReport | None, client: str | None) -> list[LintFinding]:

@@ -9,19 +9,34 @@ is simply not listed there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from streamscope.realclients.specs import proven_with
 
 
 @dataclass(frozen=True, slots=True)
 class Profile:
     """A client: ``id`` for ``--client``, a display ``name`` for verdicts (and the
-    pronoun that stands for it), the protocols it speaks, and a sentence on what it is."""
+    pronoun that stands for it), the protocols it speaks, a sentence on what it is, and
+    the client packages (name -> version) its claims were proven against by running them
+    (``tests/realclients``; empty: no real client stands for it)."""
 
     id: str
     name: str
     protocols: frozenset[str]
     about: str
     pronoun: str = "it"
+    proven_with: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.proven_with:
+            object.__setattr__(self, "proven_with", proven_with(self.id))
+
+    @property
+    def proven(self) -> str:
+        """The versions as one line (``ai 6.0.326, …``), or ``""``."""
+        return ", ".join(f"{name} {v}" for name, v in self.proven_with.items())
 
 
 ALL_PROTOCOLS = frozenset({"openai-chat", "anthropic", "responses", "lmstudio"})
@@ -48,7 +63,8 @@ PROFILES: dict[str, Profile] = {
             "openai-node",
             "openai-node",
             frozenset({"openai-chat", "responses"}),
-            "The official `openai` Node SDK (no measured breakage recorded yet).",
+            "The official `openai` Node SDK's stream helpers (chat.completions.stream(), "
+            "responses.stream()).",
         ),
         Profile(
             "anthropic-sdk",

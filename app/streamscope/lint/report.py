@@ -1,15 +1,21 @@
 """The result of linting one flow: findings that explain themselves, and a verdict per
-client ("would render empty in Cherry Studio because …") computed from them."""
+client ("would render empty in Cherry Studio because …") computed from them.
+
+Not every finding is the stream's fault. A stream that ends in the upstream's error, or
+that the client cancelled, stops before its end: the findings only its missing end
+causes (:data:`END_RULES`) are *excused* — kept, with the reason, but counted as info
+and breaking no client — and the verdict says what ended the stream instead."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from streamscope.findings import Severity
 from streamscope.lint.profiles import PROFILES, Profile, profiles_for
-from streamscope.lint.rule import EFFECTS, Break, Rule
+from streamscope.lint.rule import BREAKING, EFFECTS, Break, Rule
 
 _LEAD = {
     "empty": "would render empty in {}",
@@ -18,6 +24,36 @@ _LEAD = {
     "degraded": "would work in {}, but not cleanly,",
 }
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+UPSTREAM_ERROR = "stream.upstream-error"
+END_RULES = frozenset(
+    {
+        "chat.missing-done",
+        "chat.missing-finish-reason",
+        "chat.text-in-unexpected-field",
+        "anthropic.missing-message-stop",
+        "responses.missing-terminal",
+        "responses.item-not-done",
+        "responses.missing-in-progress",
+        "lmstudio.missing-chat-end",
+        "stream.no-content",
+        "stream.reasoning-only",
+        "stream.truncated-tool-json",
+        "framing.zero-frames",
+        "framing.last-frame-lost",
+        "framing.no-final-blank-line",
+    }
+)
+"""Rules a stream stopped before its end breaks, whatever it had sent until then (found
+by linting every real recording cut short at many points)."""
+_END_RULES_AT_END = frozenset(
+    {"anthropic.block-order", "anthropic.message-order", "lmstudio.part-order"}
+    | {"lmstudio.tool-call-order"}
+)
+"""Rules that a missing end breaks only where the stream as a whole is judged (a block or
+part never closed); at a frame they name a real mistake."""
+ENDED_IN_ERROR = "the stream ends in the upstream's error"
+CANCELLED = "cancelled by the client"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,12 +65,32 @@ class LintFinding:
     frame: int | None
     message: str
     clients: Mapping[str, Break] = field(default_factory=dict)
+    shows: Mapping[str, str] = field(default_factory=dict)
+    """What each client shows when the stream breaks nothing (``Rule.shows``)."""
+    excused: str | None = None
+    """Why this is not the stream's fault (it was stopped before its end), or None."""
 
     @classmethod
     def of(cls, rule: Rule, frame: int | None, message: str, protocol: str | None) -> LintFinding:
         speakers = {p.id for p in profiles_for(protocol)}
         clients = {who: b for who, b in rule.breaks.items() if who in speakers}
-        return cls(rule, frame, message, clients)
+        shows = {
+            who: how
+            for who in speakers
+            if (how := rule.shows.get(f"{who}@{protocol}") or rule.shows.get(who))
+        }
+        return cls(rule, frame, message, clients, shows)
+
+    @property
+    def ends_stream(self) -> bool:
+        """Whether a stream stopped before its end would give this finding."""
+        return self.rule.id in END_RULES or (
+            self.frame is None and self.rule.id in _END_RULES_AT_END
+        )
+
+    def excuse(self, why: str) -> LintFinding:
+        """The finding, excused: it breaks no client and counts as info."""
+        return dataclasses.replace(self, clients={}, excused=why)
 
     @property
     def rule_id(self) -> str:
@@ -42,7 +98,7 @@ class LintFinding:
 
     @property
     def severity(self) -> Severity:
-        return self.rule.severity
+        return "info" if self.excused else self.rule.severity
 
     def breaks(self, profile: str) -> Break | None:
         return self.clients.get(profile)
@@ -62,12 +118,18 @@ class LintFinding:
                 who: {"client": PROFILES[who].name, "effect": b.effect, "how": b.how}
                 for who, b in self.clients.items()
             },
+            "shows": {
+                who: {"client": PROFILES[who].name, "how": h} for who, h in self.shows.items()
+            },
+            "excused": self.excused,
             "fix": self.rule.fix,
         }
 
     def __str__(self) -> str:
         who = ", ".join(f"{PROFILES[p].name}: {b.effect}" for p, b in self.clients.items())
         tail = f" [breaks {who}]" if who else ""
+        if self.excused:
+            tail += f" [not the stream's fault: {self.excused}]"
         return f"{self.severity}: {self.rule.id} ({self.at}): {self.message}{tail}"
 
 
@@ -78,10 +140,53 @@ class LintReport:
 
     protocol: str | None
     findings: list[LintFinding] = field(default_factory=list)
+    cancelled: bool = False
+    """The client cancelled the stream (its end is missing through no fault of its own)."""
 
     @property
     def errors(self) -> list[LintFinding]:
         return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def upstream_error(self) -> LintFinding | None:
+        """The finding of the upstream's error the stream ends in, if it does."""
+        return next((f for f in self.findings if f.rule.id == UPSTREAM_ERROR), None)
+
+    def excuse_end(self, why: str) -> None:
+        """Excuse the findings that only a stream stopped before its end gives."""
+        self.findings = [
+            f.excuse(why) if f.ends_stream and not f.excused else f for f in self.findings
+        ]
+
+    def cancelled_by_client(self) -> LintReport:
+        """This report for a stream the client cancelled: its missing end is excused."""
+        report = LintReport(self.protocol, list(self.findings), cancelled=True)
+        report.excuse_end("the client cancelled the stream before its end")
+        return report
+
+    def note(self) -> str | None:
+        """What ended the stream when that is no client's breakage: the upstream's error
+        (with its message), or the client's cancel; None otherwise."""
+        error = self.upstream_error
+        if error is not None:
+            return f"{ENDED_IN_ERROR}: {error.message}"
+        if self.cancelled:
+            return f"{CANCELLED}: the stream was stopped before its end, which is not its fault"
+        return None
+
+    def headline(self) -> str:
+        """One line for a flow: the first client it breaks (empty, error, lost content)
+        and why; else what ended it (the upstream's error, the client's cancel); else the
+        first client it does not suit cleanly; else ``ok``."""
+        # Profiles come in order of how many people use them: Cherry Studio first.
+        worst = [(p, self.breaking(p.id)) for p in self.profiles]
+        for breaking in (True, False):
+            if breaking is False and (note := self.note()) is not None:
+                return note
+            for p, hits in worst:
+                if hits and (hits[0][1].effect in BREAKING) == breaking:
+                    return self.verdict(p.id) or "ok"
+        return "ok"
 
     @property
     def profiles(self) -> list[Profile]:
@@ -111,11 +216,33 @@ class LintReport:
         return text
 
     def verdicts(self) -> dict[str, str]:
-        """A verdict for every client this flow concerns ("ok: …" when nothing breaks it)."""
-        return {
-            p.id: self.verdict(p.id) or f"ok: nothing in this stream is known to break {p.name}"
-            for p in self.profiles
-        }
+        """A verdict for every client this flow concerns: what breaks it; else what ended
+        the stream and what the client shows of it; else "ok: …"."""
+        out: dict[str, str] = {}
+        for p in self.profiles:
+            text = self.verdict(p.id)
+            if text is None:
+                text = self._noted(p)
+            out[p.id] = text or f"ok: nothing in this stream is known to break {p.name}"
+        return out
+
+    def _noted(self, prof: Profile) -> str | None:
+        error = self.upstream_error
+        if error is not None:
+            at = "" if error.frame is None else f", at {error.at}"
+            shows = error.shows.get(prof.id)
+            tail = (
+                f"; {prof.name} {shows}"
+                if shows
+                else f"; nothing before it is known to break {prof.name}"
+            )
+            return f"{ENDED_IN_ERROR}: {error.message}{at}{tail}"
+        if self.cancelled:
+            return (
+                f"{CANCELLED}: the stream was stopped before its end; nothing before that "
+                f"is known to break {prof.name}"
+            )
+        return None
 
     def to_json(self, profile: str | None = None) -> dict[str, Any]:
         """The report as JSON; for one client, only the findings that break it."""
@@ -129,6 +256,8 @@ class LintReport:
             "errors": sum(1 for f in findings if f.severity == "error"),
             "findings": [f.to_json() for f in findings],
             "verdicts": verdicts,
+            "verdict": self.headline(),
+            "cancelled": self.cancelled,
         }
 
 

@@ -60,6 +60,9 @@ class Rule:
     protocols: frozenset[str]
     breaks: Mapping[str, Break] = field(default_factory=dict)
     source: str = "WIRE-CONTRACT.md"
+    shows: Mapping[str, str] = field(default_factory=dict)
+    """What a client shows for a stream that breaks nothing (an upstream's error): profile
+    id, or ``profile@protocol`` where it differs by protocol -> a clause."""
 
 
 def rule(
@@ -72,6 +75,7 @@ def rule(
     *,
     protocols: frozenset[str] | None = None,
     source: str = "WIRE-CONTRACT.md",
+    shows: Mapping[str, str] | None = None,
 ) -> Rule:
     """A rule; its protocols follow from the id's prefix unless given."""
     return Rule(
@@ -83,4 +87,5 @@ def rule(
         protocols if protocols is not None else _PREFIX_PROTOCOLS[id.split(".", 1)[0]],
         {who: Break(effect, how) for who, (effect, how) in (breaks or {}).items()},
         source,
+        dict(shows or {}),
     )

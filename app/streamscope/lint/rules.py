@@ -2,13 +2,14 @@
 
 The rules themselves are data, one module per area (``rules_framing``,
 ``rules_transport``, ``rules_chat``,
-``rules_anthropic``, ``rules_responses``, ``rules_lmstudio``); see
+``rules_anthropic``, ``rules_responses``, ``rules_lmstudio``, ``rules_answer``); see
 :mod:`streamscope.lint.rule` for what a rule says.
 """
 
 from __future__ import annotations
 
 from streamscope.lint import (
+    rules_answer,
     rules_anthropic,
     rules_chat,
     rules_framing,
@@ -27,6 +28,7 @@ RULES: dict[str, Rule] = {
         rules_anthropic,
         rules_responses,
         rules_lmstudio,
+        rules_answer,
     )
     for r in module.RULES
 }

@@ -56,7 +56,7 @@ RULES: list[Rule] = [
         "`message_start` carries `message.usage` with `input_tokens`.",
         'Send `usage: {"input_tokens": n, "output_tokens": 0}` in `message_start`.',
         {
-            "cherry": ("empty", "gives an error part and no text"),
+            "cherry": ("error", "gives an error part and no text"),
             "anthropic-sdk": (
                 "error",
                 "fail in their accumulator at the first `message_delta` (AttributeError)",
@@ -74,17 +74,30 @@ RULES: list[Rule] = [
             "anthropic-sdk": (
                 "error",
                 "raise AttributeError in their accumulator at the `message_delta`",
-            )
+            ),
+            "cherry": (
+                "error",
+                "rejects the `message_delta` with its schema: an error part, and the finish "
+                "becomes `other`",
+            ),
         },
-        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+        source="WIRE-CONTRACT.md; measured (anthropic-python); real clients (tests/realclients)",
     ),
     rule(
         "anthropic.usage-fields",
-        "warning",
+        "error",
         "a usage object lacks `input_tokens` (message_start) or `output_tokens` (message_delta)",
         "`message_start` reports `usage.input_tokens`; `message_delta` reports "
         "`usage.output_tokens`.",
         "Send the token counts as integers.",
+        {
+            "cherry": (
+                "error",
+                "rejects a `message_start` without `input_tokens` with its schema and ends the "
+                "stream with APICallError: no text",
+            )
+        },
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
         "anthropic.delta-before-start",
@@ -92,8 +105,14 @@ RULES: list[Rule] = [
         "a block delta arrives before its `content_block_start`",
         "`content_block_start` (with `index`) comes before any delta of that block.",
         "Send `content_block_start` for every block before its deltas.",
-        {"anthropic-sdk": ("error", "raise IndexError: the block does not exist yet")},
-        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+        {
+            "anthropic-sdk": ("error", "raise IndexError: the block does not exist yet"),
+            "cherry": (
+                "error",
+                'reports an error part ("text part 0 not found"), though it shows the text',
+            ),
+        },
+        source="WIRE-CONTRACT.md; measured (anthropic-python); real clients (tests/realclients)",
     ),
     rule(
         "anthropic.missing-index",
@@ -101,8 +120,14 @@ RULES: list[Rule] = [
         "a block event has no `index`",
         "Every `content_block_*` event carries the block's `index`.",
         "Send `index` on every block event.",
-        {"anthropic-sdk": ("error", "raise TypeError (list indices must be integers)")},
-        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+        {
+            "anthropic-sdk": ("error", "raise TypeError (list indices must be integers)"),
+            "cherry": (
+                "error",
+                "rejects the block events with its schema: error parts and no text",
+            ),
+        },
+        source="WIRE-CONTRACT.md; measured (anthropic-python); real clients (tests/realclients)",
     ),
     rule(
         "anthropic.unknown-event-type",
@@ -157,19 +182,34 @@ RULES: list[Rule] = [
     ),
     rule(
         "anthropic.missing-field",
-        "warning",
+        "error",
         "an event lacks a field the contract requires (a tool_use block's `id`/`name`, "
         "`message`, `delta`, a block `type`)",
         "Anthropic events carry their documented objects and fields.",
         "Send the documented fields (a tool_use block starts with `id`, `name`, `input: {}`).",
+        {
+            "cherry": (
+                "error",
+                "rejects the block start with its schema: an error part, and the tool call is lost",
+            )
+        },
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
         "anthropic.missing-message-stop",
-        "warning",
+        "error",
         "the stream does not end with `message_stop`",
         "`message_delta` is followed by `message_stop`, the end of an Anthropic stream.",
         "Send `message_stop` last.",
-        {"cherry": ("degraded", "reports the finish as `other`")},
+        {
+            "cherry": ("partial", "reports the finish as `other` and loses the usage"),
+            "anthropic-sdk": (
+                "error",
+                '@anthropic-ai/sdk (Node) raises "stream ended without producing a Message with '
+                'role=assistant" (anthropic-python assembles the message)',
+            ),
+        },
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
         "anthropic.message-order",
@@ -204,10 +244,22 @@ RULES: list[Rule] = [
     ),
     rule(
         "anthropic.unexpected-content",
-        "warning",
+        "error",
         "`message_start` already carries content",
         "Content arrives in blocks; `message_start` has `content: []`.",
         "Send `content: []` in `message_start`.",
+        {
+            "cherry": (
+                "error",
+                "rejects the `message_start` with its schema and ends the stream with "
+                "APICallError: no text",
+            ),
+            "anthropic-sdk": (
+                "partial",
+                "put the content of `message_start` before the streamed text",
+            ),
+        },
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
         "anthropic.unknown-stop-reason",

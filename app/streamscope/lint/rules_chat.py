@@ -20,8 +20,9 @@ RULES: list[Rule] = [
                 "streams the text, then raises TypeError at the usage "
                 "chunk, so get_final_completion() never returns",
             ),
+            "openai-node": ("error", 'raises "chunk.choices is not iterable" at the usage chunk'),
         },
-        source="WIRE-CONTRACT.md; broken/README.md (measured)",
+        source="WIRE-CONTRACT.md; broken/README.md (measured); real clients (tests/realclients)",
     ),
     rule(
         "chat.unexpected-object",
@@ -43,8 +44,20 @@ RULES: list[Rule] = [
         "a choice has no integer `index`",
         "Each choice of a chunk needs its integer `index`.",
         "Send `index` (0 for a single choice) in every choice.",
-        {"openai-python": ("error", "raises TypeError (list indices must be integers)")},
-        source="WIRE-CONTRACT.md; measured (openai-python)",
+        {
+            "openai-python": ("error", "raises TypeError (list indices must be integers)"),
+            "cherry": (
+                "error",
+                "@ai-sdk/openai's .chat() (Cherry Studio's OpenAI provider type) rejects the "
+                "chunk with its schema: an error part instead of the text "
+                "(@ai-sdk/openai-compatible assembles it)",
+            ),
+            "openai-node": (
+                "error",
+                'raises "Chat completion stream contains an invalid choice index"',
+            ),
+        },
+        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "chat.malformed-chunk",
@@ -54,7 +67,16 @@ RULES: list[Rule] = [
         "types the schema gives them.",
         "Send the documented types: choices an array of objects, content a string, "
         "tool_calls an array of objects, finish_reason a string.",
-        {"cherry": ("error", _SCHEMA), "strict": ("error", "rejects the chunk")},
+        {
+            "cherry": ("error", _SCHEMA),
+            "strict": ("error", "rejects the chunk"),
+            "openai-node": (
+                "partial",
+                "adds the wrong-typed value to the message as it is (a number in `content` shows "
+                "as digits)",
+            ),
+        },
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
         "chat.tool-index-not-dense",
@@ -63,8 +85,11 @@ RULES: list[Rule] = [
         "`tool_calls[].index` must count 0, 1, 2… per choice (Anthropic's OpenAI-compatible "
         "endpoint starts at 1).",
         "Renumber tool calls from 0, densely, per choice.",
-        {"openai-python": ("error", "raises IndexError while merging the tool call deltas")},
-        source="WIRE-CONTRACT.md; measured (openai-python)",
+        {
+            "openai-python": ("error", "raises IndexError while merging the tool call deltas"),
+            "openai-node": ("error", "raises TypeError (reading 'id' of undefined)"),
+        },
+        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "chat.tool-call-missing-name",
@@ -74,8 +99,15 @@ RULES: list[Rule] = [
         "`function.name`.",
         "Hold the call until its name is known and send `id`, `type` and `function.name` "
         '(with `arguments: ""`) in its first delta.',
-        {"cherry": ("error", "throws on a new tool call without a name and ends the whole stream")},
-        source="WIRE-CONTRACT.md; broken/README.md",
+        {
+            "cherry": (
+                "error",
+                "@ai-sdk/openai's .chat() (Cherry Studio's OpenAI provider type) throws on a new "
+                "tool call without a name and ends the whole stream (@ai-sdk/openai-compatible "
+                "assembles the call)",
+            )
+        },
+        source="WIRE-CONTRACT.md; broken/README.md; real clients (tests/realclients)",
     ),
     rule(
         "chat.tool-call-missing-id",
@@ -86,11 +118,11 @@ RULES: list[Rule] = [
     ),
     rule(
         "chat.tool-call-missing-type",
-        "warning",
+        "error",
         'the first delta of a tool call has no `type: "function"`',
         'The first delta of each tool call must carry `type: "function"` (with `id` and '
-        "`function.name`): openai-python and the AI SDK accept a call without it, clients "
-        "that validate chunks against the documented schema may not.",
+        "`function.name`): openai-python and the AI SDK accept a call without it, the "
+        "openai Node SDK and clients that validate chunks against the schema do not.",
         'Send `"type": "function"` in the first delta of every tool call.',
         {
             "strict": (
@@ -98,35 +130,64 @@ RULES: list[Rule] = [
                 "may not take the call for a function call: the documented schema types "
                 'every tool call `"function"`',
             ),
+            "openai-node": ("error", 'raises "tool call snapshot missing `type`"'),
         },
         source="WIRE-CONTRACT.md; measured (openai-python assembles the call); "
-        "@ai-sdk/openai-compatible source (its chunk schema does not read `type`)",
+        "@ai-sdk/openai-compatible source (its chunk schema does not read `type`); "
+        "real clients (tests/realclients)",
     ),
     rule(
         "chat.tool-call-fields",
-        "warning",
+        "error",
         "a tool call delta lacks its `index`, or its arguments are not a string",
         "Tool call deltas are merged by `index`, and `function.arguments` is a string of JSON.",
         "Send an integer `index` on every tool call delta and arguments as a string.",
+        {
+            "cherry": ("error", "rejects the chunk with its schema: an error part"),
+            "openai-python": ("partial", "loses the arguments that are not a string"),
+            "openai-node": (
+                "partial",
+                "joins arguments that are not a string as `[object Object]`",
+            ),
+        },
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
         "chat.tool-index-reused",
-        "warning",
+        "error",
         "one tool call index is reused for a second call",
         "Each call needs its own index; clients merge deltas of one index into one call.",
         "Give every tool call its own index.",
+        {
+            "cherry": ("partial", "gives the first call's arguments to it and none to the second"),
+            "openai-python": (
+                "partial",
+                "merges both calls into one (names and arguments run together)",
+            ),
+            "openai-node": ("partial", "merges both calls into one"),
+        },
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
         "chat.missing-finish-reason",
-        "warning",
+        "error",
         "a choice never gets a `finish_reason`",
         "The last content chunk of each choice must carry `finish_reason`.",
         "Send `finish_reason` on the last chunk of every choice.",
         {
-            "cherry": ("degraded", "reports the finish as `other` / interrupted"),
             "openai-python": ("degraded", "assembles the answer with finish_reason None"),
+            "cherry": (
+                "error",
+                '@ai-sdk/openai-compatible reports an error part ("Response stream ended without '
+                "a finish reason\") and the finish `error` after the text; @ai-sdk/openai's "
+                ".chat() reports the finish as `other`",
+            ),
+            "openai-node": (
+                "error",
+                'raises "missing finish_reason for choice 0" from finalChatCompletion()',
+            ),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python)",
+        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "chat.missing-done",
@@ -190,8 +251,12 @@ RULES: list[Rule] = [
         "a chunk's choice carries `message` instead of `delta`",
         "Stream chunks carry `delta`; `message` belongs to non-streaming responses.",
         "Send the choice's new content as `delta`.",
-        {"openai-python": ("error", "raises AttributeError on a chunk choice without `delta`")},
-        source="measured (openai-python)",
+        {
+            "openai-python": ("error", "raises AttributeError on a chunk choice without `delta`"),
+            "cherry": ("partial", "drops that chunk's content silently"),
+            "openai-node": ("error", 'raises "missing role for choice 0"'),
+        },
+        source="measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "chat.content-after-finish",

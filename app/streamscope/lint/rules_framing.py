@@ -17,12 +17,17 @@ RULES: list[Rule] = [
         "Send the stream's frames, or answer with an error status and a JSON error body "
         "when there is nothing to stream.",
         {
-            "cherry": ("empty", "receives nothing to render"),
+            "cherry": (
+                "empty",
+                "receives nothing to render (@ai-sdk/openai-compatible adds an error part: "
+                '"Response stream ended without a finish reason")',
+            ),
             "openai-python": ("error", _NO_CHUNK.format("AssertionError / RuntimeError")),
             "anthropic-sdk": ("error", _NO_EVENT),
             "strict": ("empty", "dispatches no event"),
+            "openai-node": ("error", 'raises "request ended without sending any chunks"'),
         },
-        source="measured (Python SDKs)",
+        source="measured (Python SDKs); real clients (tests/realclients)",
     ),
     rule(
         "framing.non-sse-body",
@@ -41,8 +46,17 @@ RULES: list[Rule] = [
             ),
             "anthropic-sdk": ("error", _NO_EVENT),
             "strict": ("error", "fails the connection: the body is not text/event-stream"),
+            "cherry": (
+                "error",
+                '@ai-sdk/openai-compatible reports an error part ("Response stream ended without '
+                'a finish reason") and no text; @ai-sdk/openai renders nothing (finish `other`)',
+            ),
+            "openai-node": (
+                "error",
+                'raises "request ended without sending any chunks" (or events)',
+            ),
         },
-        source="broken/README.md (measured); SSE spec",
+        source="broken/README.md (measured); SSE spec; real clients (tests/realclients)",
     ),
     rule(
         "framing.http-error",
@@ -86,8 +100,9 @@ RULES: list[Rule] = [
                 "that fails to parse: an error part instead of the text",
             ),
             "strict": ("error", "joins them into one event whose data is not JSON"),
+            "openai-node": ("error", 'raises "malformed server-sent event JSON" and shows nothing'),
         },
-        source="broken/README.md (measured)",
+        source="broken/README.md (measured); real clients (tests/realclients)",
     ),
     rule(
         "framing.no-final-blank-line",
@@ -131,10 +146,15 @@ RULES: list[Rule] = [
         {
             "cherry": ("error", "turns the chunk into an error part and the finish into `error`"),
             "openai-python": ("error", "raises json.JSONDecodeError at that frame"),
-            "anthropic-sdk": ("error", "raises json.JSONDecodeError at that frame"),
+            "anthropic-sdk": (
+                "error",
+                "raise json.JSONDecodeError at that frame (when it has an `event:` line other "
+                "than `ping`: they drop the others unread)",
+            ),
             "strict": ("error", "cannot parse the payload"),
+            "openai-node": ("error", 'raises "malformed server-sent event JSON" and shows nothing'),
         },
-        source="WIRE-CONTRACT.md; measured (Python SDKs)",
+        source="WIRE-CONTRACT.md; measured (Python SDKs); real clients (tests/realclients)",
     ),
     rule(
         "framing.comment-as-data",
@@ -147,8 +167,9 @@ RULES: list[Rule] = [
             "strict": ("error", "crashes on data that is not JSON"),
             "openai-python": ("error", "raises json.JSONDecodeError at that frame"),
             "cherry": ("error", "turns the chunk into an error part"),
+            "openai-node": ("error", 'raises "malformed server-sent event JSON" and shows nothing'),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python)",
+        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "framing.multiline-data",
@@ -168,10 +189,12 @@ RULES: list[Rule] = [
     ),
     rule(
         "framing.missing-type",
-        "warning",
+        "error",
         "a payload has no `type`",
         "A typed-event payload lacks its `type` field and can only be read by its `event:` name.",
         "Put the event's `type` in every payload.",
+        {"cherry": ("error", "rejects the payload with its schema: an error part")},
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
         "framing.data-after-terminator",
@@ -231,12 +254,20 @@ RULES: list[Rule] = [
     ),
     rule(
         "stream.truncated-tool-json",
-        "warning",
+        "error",
         "a tool call's arguments are not complete JSON",
         "A tool call ends with arguments that do not parse as JSON (cut off, by max tokens "
         "or a broken upstream).",
         "Stream the whole arguments JSON before closing the call; when output is cut, say so "
         "with a length / max_tokens finish.",
+        {
+            "cherry": (
+                "error",
+                'reports the call with an error part ("Invalid input for tool …: JSON parsing '
+                'failed"), or drops it when its block never stops (Anthropic)',
+            )
+        },
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
 ]
 

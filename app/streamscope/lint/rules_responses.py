@@ -11,16 +11,41 @@ RULES: list[Rule] = [
         "`response.output_text.delta` events carry no `item_id`",
         "Text deltas name their item with `item_id` (and `output_index`, `content_index`).",
         "Send the item's `id` as `item_id` on every delta.",
-        {"cherry": ("empty", "drops such deltas silently: nothing renders, no error")},
-        source="WIRE-CONTRACT.md; broken/README.md",
+        {
+            "cherry": (
+                "error",
+                'rejects such deltas with its schema ("Type validation failed"): an error '
+                "part instead of the text, and the finish becomes `error`",
+            ),
+            "openai-node": ("error", 'raises "expected a non-empty item_id for …"'),
+        },
+        source="real clients (tests/realclients), where WIRE-CONTRACT.md had it silent",
+    ),
+    rule(
+        "responses.call-event-without-item-id",
+        "error",
+        "`response.function_call_arguments.*` events carry no `item_id`",
+        "Function call argument events name their item with `item_id`; the AI SDK's chunk "
+        "schema requires it.",
+        "Send the function_call item's `id` as `item_id` on every arguments event.",
+        {
+            "cherry": (
+                "error",
+                'rejects the event with its schema ("Type validation failed"): an error part, '
+                "and the finish becomes `error`",
+            ),
+            "openai-node": ("error", 'raises "expected a non-empty item_id for …"'),
+        },
+        source="real clients (tests/realclients)",
     ),
     rule(
         "responses.content-event-without-item-id",
-        "warning",
-        "content events other than text deltas carry no `item_id`",
-        "Every content event (parts, text done, reasoning, function call arguments) names its "
-        "item with `item_id`.",
+        "error",
+        "content events other than deltas and function call arguments carry no `item_id`",
+        "Every content event (parts, text done, reasoning) names its item with `item_id`.",
         "Send the item's `id` as `item_id` on every content event.",
+        {"openai-node": ("error", 'raises "expected a non-empty item_id for …"')},
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
         "responses.error-without-sequence-number",
@@ -68,9 +93,11 @@ RULES: list[Rule] = [
             "openai-python": (
                 "error",
                 'raises RuntimeError "Lifecycle response identity changed." in responses.stream()',
-            )
+            ),
+            "openai-node": ("error", 'raises "Lifecycle response identity changed."'),
         },
-        source="WIRE-CONTRACT.md; SOURCES.md (GitHub Copilot recording); measured",
+        source="WIRE-CONTRACT.md; SOURCES.md (GitHub Copilot recording); measured; "
+        "real clients (tests/realclients)",
     ),
     rule(
         "responses.item-id-changed",
@@ -83,9 +110,11 @@ RULES: list[Rule] = [
                 "error",
                 "throws TypeError (summaryParts) on the rotated ids: "
                 "@ai-sdk/openai tracks items by id",
-            )
+            ),
+            "openai-node": ("error", 'raises "expected item_id …, got …"'),
         },
-        source="SOURCES.md (GitHub Copilot recording, @ai-sdk/openai 3.0.141)",
+        source="SOURCES.md (GitHub Copilot recording, @ai-sdk/openai 3.0.141); "
+        "real clients (tests/realclients)",
     ),
     rule(
         "responses.missing-created",
@@ -97,9 +126,10 @@ RULES: list[Rule] = [
             "openai-python": (
                 "error",
                 'raises RuntimeError "Expected to have received `response.created` before …"',
-            )
+            ),
+            "openai-node": ("error", "raises: it expects `response.created` first"),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python)",
+        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "responses.missing-in-progress",
@@ -112,11 +142,18 @@ RULES: list[Rule] = [
     ),
     rule(
         "responses.lifecycle-fields",
-        "warning",
+        "error",
         "a lifecycle event lacks `response.id`, a numeric `created_at` or `model`",
         "`response.created` carries `response.id`, `created_at` (a number) and `model`; every "
         "lifecycle event carries the response object.",
         "Send the full response object with id, created_at and model.",
+        {
+            "cherry": (
+                "error",
+                "rejects the event with its schema: an error part, and the finish becomes `error`",
+            )
+        },
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
         "responses.content-before-item",
@@ -129,9 +166,14 @@ RULES: list[Rule] = [
                 "error",
                 'raises RuntimeError "Received a content event for '
                 'output index … before receiving its output item"',
-            )
+            ),
+            "cherry": (
+                "error",
+                'reports an error part ("text part … not found"), though it shows the text',
+            ),
+            "openai-node": ("error", 'raises "missing output at index 0"'),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python)",
+        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "responses.delta-before-content-part",
@@ -140,8 +182,11 @@ RULES: list[Rule] = [
         "For text, `response.content_part.added` comes before the first "
         "`response.output_text.delta`.",
         "Send `content_part.added` (an `output_text` part) before the part's deltas.",
-        {"openai-python": ("error", "raises IndexError: the part does not exist yet")},
-        source="WIRE-CONTRACT.md; measured (openai-python)",
+        {
+            "openai-python": ("error", "raises IndexError: the part does not exist yet"),
+            "openai-node": ("error", 'raises "missing content at index 0"'),
+        },
+        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "responses.delta-without-index",
@@ -166,9 +211,11 @@ RULES: list[Rule] = [
                 "requires it) and skips it, so the arguments only arrive with "
                 "`output_item.done`",
             ),
+            "openai-node": ("error", 'raises "missing content at index undefined"'),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); @ai-sdk/openai source "
-        "(its Responses chunk schema)",
+        source="WIRE-CONTRACT.md; measured (openai-python); "
+        "@ai-sdk/openai source (its Responses chunk schema); "
+        "real clients (tests/realclients)",
     ),
     rule(
         "responses.missing-annotations",
@@ -209,9 +256,15 @@ RULES: list[Rule] = [
                 'raises RuntimeError "Completed output item identity '
                 'changed." when the done item differs from the added one (measured: '
                 "call_id missing when added)",
-            )
+            ),
+            "cherry": (
+                "error",
+                "rejects the item with its schema (measured: call_id missing): an error part, and "
+                "the finish becomes `error`",
+            ),
+            "openai-node": ("error", 'raises "expected a non-empty output item call_id …"'),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python)",
+        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "responses.item-not-done",
@@ -223,9 +276,10 @@ RULES: list[Rule] = [
             "openai-python": (
                 "error",
                 'raises RuntimeError "Cannot complete response with unfinished output items."',
-            )
+            ),
+            "openai-node": ("error", 'raises "Cannot complete response with unfinished …"'),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python)",
+        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "responses.duplicate-output-index",
@@ -233,15 +287,20 @@ RULES: list[Rule] = [
         "an `output_index` is added twice",
         "Each output item is added once, with its own `output_index`.",
         "Give every output item its own `output_index` and add it once.",
-        {"openai-python": ("error", 'raises RuntimeError "Duplicate response output index …."')},
-        source="measured (openai-python)",
+        {
+            "openai-python": ("error", 'raises RuntimeError "Duplicate response output index …."'),
+            "openai-node": ("error", 'raises "Duplicate response output index …"'),
+        },
+        source="measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "responses.done-before-added",
-        "warning",
+        "error",
         "an `output_item.done` arrives for an item never added",
         "Items are added (`output_item.added`) before they are done.",
         "Send `output_item.added` before the item's other events.",
+        {"openai-node": ("error", 'raises "missing output at index 0"')},
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
         "responses.missing-terminal",
@@ -309,10 +368,12 @@ RULES: list[Rule] = [
     ),
     rule(
         "responses.unknown-event",
-        "warning",
+        "error",
         "the stream carries an event type OpenAI does not define",
         "Clients ignore event types they do not know, with whatever they carry.",
         "Send only documented event types.",
+        {"openai-node": ("error", 'raises "Unhandled response stream event"')},
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
         "responses.done-mismatch",

@@ -1,0 +1,107 @@
+"""Lint rules of what an answer says rather than how it is framed: a stream that ends in
+the upstream's own error (``stream.upstream-error``), and a whole JSON body answering a
+request that asked for no stream, read against its protocol's non-stream schema
+(``framing.body-*``).
+
+What the Python SDKs do was measured by running them over such bytes (openai 3.57,
+anthropic 2.14; ``tests/lint/test_answer.py`` keeps running them). The Node clients are
+not claimed here: nothing was run against them for these rules.
+"""
+
+from __future__ import annotations
+
+from streamscope.lint.rule import Rule, rule
+
+_MEASURED = "measured: openai-python 3.57, anthropic-python 2.14"
+
+RULES: list[Rule] = [
+    rule(
+        "stream.upstream-error",
+        "warning",
+        "the stream ends in the upstream's error",
+        "The upstream reported an error inside the stream (an `error` event or an `error` "
+        "object in a chunk, or `response.failed`): the answer stops there, and clients "
+        "show that error rather than an empty answer.",
+        "Nothing to fix in the stream: the upstream failed; its message says why (retry, "
+        "or fix what the message names).",
+        shows={
+            "openai-python@openai-chat": "raises openai.APIError with the upstream's message "
+            "(after yielding the text that came before it)",
+            "openai-python@responses": "raises openai.APIError with the upstream's message "
+            "when the `error` event nests an `error` object (as OpenAI sends it); for the "
+            "flat `error` event (`code`, `message`) it raises nothing, and "
+            "responses.stream()'s get_final_response() raises RuntimeError (\"Didn't "
+            'receive a `response.completed` event.")',
+            "anthropic-sdk": "raise APIStatusError carrying the upstream's error body (after "
+            "the text that came before it; measured in Python)",
+        },
+        source=_MEASURED,
+    ),
+    rule(
+        "framing.body-not-a-response",
+        "error",
+        "the 200 answer is not the protocol's response body",
+        "A request that asked for no stream was answered with status 200 and a body that "
+        "lacks what the protocol's response must carry (`choices` with a `message`, "
+        "`content`, `output`), so clients get an answer object with nothing in it.",
+        "Answer with the protocol's whole response object (`chat.completion`, `message`, "
+        "`response`), or with an error status and the error envelope.",
+        {
+            "openai-python": (
+                "error",
+                "returns an object whose `choices` (or `output`) is missing or empty: "
+                "reading the answer raises TypeError or IndexError",
+            ),
+            "anthropic-sdk": (
+                "error",
+                "return a message whose `content` is None: reading it raises TypeError "
+                "(measured in Python)",
+            ),
+            "strict": ("error", "cannot read an answer from the body"),
+        },
+        source=_MEASURED,
+    ),
+    rule(
+        "framing.error-body-ok-status",
+        "error",
+        "the upstream's error came as a 200 answer",
+        "A request that asked for no stream was answered with status 200 and an error "
+        "envelope: clients raise errors only for error statuses, so they read the error "
+        "as an empty answer and never show its message.",
+        "Answer errors with their HTTP status (4xx, 5xx) and the error envelope.",
+        {
+            "openai-python": (
+                "error",
+                "raises no error for it: reading the answer raises TypeError, and the "
+                "upstream's message is not shown",
+            ),
+            "anthropic-sdk": (
+                "error",
+                "raise no error for it: reading the message raises TypeError, and the "
+                "upstream's message is not shown (measured in Python)",
+            ),
+            "strict": ("error", "reads an error as an answer"),
+        },
+        source=_MEASURED,
+    ),
+    rule(
+        "framing.body-wrong-type",
+        "warning",
+        "the body's `object` / `type` is not the protocol's response type",
+        "The body carries the protocol's fields but names another type (a "
+        "`chat.completion.chunk` as a whole answer, say); the Python SDKs do not check it, "
+        "clients that tell answers apart by it may not read it.",
+        "Send `object: chat.completion` (Chat), `type: message` (Anthropic) or `object: "
+        "response` (Responses).",
+        source=_MEASURED,
+    ),
+    rule(
+        "framing.body-without-usage",
+        "info",
+        "the body has no token usage",
+        "The whole answer carries no `usage`: the SDKs give `usage` as None and clients "
+        "show no token counts.",
+        "Send `usage` with the prompt and completion (input and output) token counts.",
+        source=_MEASURED,
+    ),
+]
