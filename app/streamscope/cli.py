@@ -21,6 +21,7 @@ from streamscope import __version__, doctor_cli, probe_cli
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.findings import Finding
 from streamscope.lint import cli as lint_cli
+from streamscope.realclients import cli as realclients_cli
 from streamscope.wire import FrameTooLarge
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     tr.add_argument("-q", "--quiet", action="store_true", help="do not print findings")
     tr.add_argument("file", help="the recording ('-' for stdin)")
     lint_cli.add_parser(sub)
+    realclients_cli.add_parser(sub)
     probe_cli.add_parser(sub)
     _proxy_options(doctor_cli.add_parser(sub))
     return parser
@@ -249,6 +251,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "translate":
             return _translate(args)
+        if args.command == "lint" and args.clients:
+            args.only, args.timeout = None, 30.0
+            return realclients_cli.run_file(args)
+        if args.command == "clients":
+            return realclients_cli.run(args)
         if args.command == "lint":
             from streamscope.capture import har_lint
 

@@ -1,0 +1,129 @@
+"""The Python SDKs' stream helpers, pointed at a base URL, in a worker thread.
+
+Each runner is what an application does with the official SDK: ``stream()`` and the final
+assembled object (``get_final_completion()``, ``get_final_response()``,
+``get_final_message()``), no retries. The SDKs are the optional extra
+``streamscope[clients]`` and are imported only here, when a run needs them.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+KEY = "sk-streamscope-replay"
+MODEL = "replay"
+PROMPT = "hi"
+
+Result = dict[str, Any]
+"""``{"text", "reasoning", "tool_calls": [[name, args]], "finish", "usage", "error"}``."""
+
+
+def _blank() -> Result:
+    return {
+        "text": "",
+        "reasoning": "",
+        "tool_calls": [],
+        "finish": None,
+        "usage": None,
+        "error": None,
+    }
+
+
+def _args(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def openai_chat(base_url: str, timeout: float, out: Result) -> None:
+    import openai
+
+    client = openai.OpenAI(api_key=KEY, base_url=base_url, max_retries=0, timeout=timeout)
+    with client.chat.completions.stream(
+        model=MODEL,
+        messages=[{"role": "user", "content": PROMPT}],
+        stream_options={"include_usage": True},
+    ) as stream:
+        final: Any
+        try:
+            final = stream.get_final_completion()
+        except openai.LengthFinishReasonError as exc:
+            # refuses to "parse" a completion cut by max_tokens, yet hands it over
+            final = exc.completion
+    choice = final.choices[0] if final.choices else None
+    if choice is not None:
+        msg = choice.message
+        extra = msg.model_extra or {}
+        out["text"] = msg.content or ""
+        out["reasoning"] = extra.get("reasoning_content") or extra.get("reasoning") or ""
+        out["tool_calls"] = [
+            [tc.function.name, _args(tc.function.arguments)] for tc in msg.tool_calls or []
+        ]
+        out["finish"] = choice.finish_reason
+    if final.usage is not None:
+        out["usage"] = [final.usage.prompt_tokens, final.usage.completion_tokens]
+
+
+def openai_responses(base_url: str, timeout: float, out: Result) -> None:
+    import openai
+
+    client = openai.OpenAI(api_key=KEY, base_url=base_url, max_retries=0, timeout=timeout)
+    with client.responses.stream(model=MODEL, input=PROMPT) as stream:
+        final = None
+        for event in stream:
+            # openai-python keeps a final response only for response.completed
+            # (openai/openai-python#3538); response.incomplete carries the full one too.
+            if event.type in ("response.completed", "response.incomplete"):
+                final = event.response
+        if final is None:
+            final = stream.get_final_response()  # raises the SDK's own error
+    out["text"] = final.output_text
+    for item in final.output:
+        if item.type == "reasoning":
+            out["reasoning"] += "".join(s.text for s in item.summary or [])
+            out["reasoning"] += "".join(c.text for c in item.content or [])
+        elif item.type == "function_call":
+            out["tool_calls"].append([item.name, _args(item.arguments)])
+    out["finish"] = final.status
+    if final.usage is not None:
+        out["usage"] = [final.usage.input_tokens, final.usage.output_tokens]
+
+
+def anthropic_messages(base_url: str, timeout: float, out: Result) -> None:
+    import anthropic
+
+    client = anthropic.Anthropic(api_key=KEY, base_url=base_url, max_retries=0, timeout=timeout)
+    with client.messages.stream(
+        model=MODEL, max_tokens=1024, messages=[{"role": "user", "content": PROMPT}]
+    ) as stream:
+        final = stream.get_final_message()
+    for block in final.content:
+        if block.type == "text":
+            out["text"] += block.text
+        elif block.type == "thinking":
+            out["reasoning"] += block.thinking
+        elif block.type == "tool_use":
+            out["tool_calls"].append([block.name, _args(block.input)])
+    out["finish"] = final.stop_reason
+    out["usage"] = [final.usage.input_tokens, final.usage.output_tokens]
+
+
+RUNNERS: dict[str, Callable[[str, float, Result], None]] = {
+    "openai-python-chat": openai_chat,
+    "openai-python-responses": openai_responses,
+    "anthropic-python": anthropic_messages,
+}
+
+
+def run_python_client(client: str, base_url: str, timeout: float) -> Result:
+    """What the client assembled from the stream at ``base_url``; an exception
+    becomes ``error`` ("TypeName: message"), with whatever was assembled before it."""
+    out = _blank()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pydantic's serializer warns on wrong-typed fields
+        try:
+            RUNNERS[client](base_url, timeout, out)
+        except Exception as exc:  # noqa: BLE001 - the client's failure is the result
+            out["error"] = f"{type(exc).__name__}: {exc}"[:2000]
+    return out

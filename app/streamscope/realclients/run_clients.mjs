@@ -1,0 +1,225 @@
+// StreamScope's real-client runner: streams from a loopback server through real Node
+// clients and prints what each one assembled.
+//
+//   node run_clients.mjs < jobs.json
+//
+// stdin: {"timeout_ms": 30000, "jobs": [{"id", "client", "baseURL"}, ...]}
+// stdout: one JSON line per job, as each finishes:
+//   {"id", "text", "reasoning", "tool_calls": [[name, args]], "finish", "usage": [in, out] | null,
+//    "error": null | str, "duration_ms"}
+//
+// A client's error is reported in "error" (exit status 0): what the client showed is the
+// result. StreamScope copies this file next to the node_modules that
+// `streamscope clients install` made (ES modules resolve packages from the importing
+// file's folder), so the packages come from that folder and nothing is fetched here.
+
+const KEY = "sk-streamscope-replay";
+const MODEL = "replay";
+const PROMPT = "hi";
+
+const result = () => ({
+  text: "",
+  reasoning: "",
+  tool_calls: [],
+  finish: null,
+  usage: null,
+  error: null,
+});
+
+function describe(err) {
+  if (err == null) return "unknown error";
+  if (typeof err !== "object") return String(err);
+  const name = err.name ?? err.constructor?.name ?? "Error";
+  let message = err.message ?? String(err);
+  if (err.cause && err.cause.message && !message.includes(err.cause.message)) {
+    message += ` (${err.cause.message})`;
+  }
+  return `${name}: ${message}`.slice(0, 2000);
+}
+
+const args = (text) => {
+  if (typeof text !== "string") return JSON.stringify(text ?? {});
+  return text;
+};
+
+// -- the official SDKs ------------------------------------------------------------------
+
+function options(job, signal) {
+  return { baseURL: job.baseURL, apiKey: KEY, maxRetries: 0, timeout: job.timeout_ms, fetchOptions: { signal } };
+}
+
+async function openaiChat(job, out, signal) {
+  const { default: OpenAI } = await import("openai");
+  const client = new OpenAI(options(job, signal));
+  const stream = client.chat.completions.stream({
+    model: MODEL,
+    messages: [{ role: "user", content: PROMPT }],
+    stream_options: { include_usage: true },
+  });
+  const final = await stream.finalChatCompletion();
+  const choice = final.choices[0];
+  const msg = choice?.message ?? {};
+  out.text = msg.content ?? "";
+  out.reasoning = msg.reasoning_content ?? msg.reasoning ?? "";
+  out.tool_calls = (msg.tool_calls ?? []).map((c) => [c.function?.name ?? "", args(c.function?.arguments)]);
+  out.finish = choice?.finish_reason ?? null;
+  if (final.usage) out.usage = [final.usage.prompt_tokens ?? null, final.usage.completion_tokens ?? null];
+}
+
+async function openaiResponses(job, out, signal) {
+  const { default: OpenAI } = await import("openai");
+  const client = new OpenAI(options(job, signal));
+  const stream = client.responses.stream({ model: MODEL, input: PROMPT });
+  const final = await stream.finalResponse();
+  out.text = final.output_text ?? "";
+  for (const item of final.output ?? []) {
+    if (item.type === "reasoning") {
+      out.reasoning += (item.summary ?? []).map((s) => s.text).join("");
+      out.reasoning += (item.content ?? []).map((s) => s.text).join("");
+    } else if (item.type === "function_call") {
+      out.tool_calls.push([item.name ?? "", args(item.arguments)]);
+    }
+  }
+  out.finish = final.status ?? null;
+  if (final.usage) out.usage = [final.usage.input_tokens ?? null, final.usage.output_tokens ?? null];
+}
+
+async function anthropicMessages(job, out, signal) {
+  const { default: Anthropic } = await import("@anthropic-ai/sdk");
+  const client = new Anthropic(options(job, signal));
+  const stream = client.messages.stream({
+    model: MODEL,
+    max_tokens: 1024,
+    messages: [{ role: "user", content: PROMPT }],
+  });
+  const final = await stream.finalMessage();
+  for (const block of final.content ?? []) {
+    if (block.type === "text") out.text += block.text;
+    else if (block.type === "thinking") out.reasoning += block.thinking;
+    else if (block.type === "tool_use") out.tool_calls.push([block.name, JSON.stringify(block.input ?? {})]);
+  }
+  out.finish = final.stop_reason ?? null;
+  if (final.usage) out.usage = [final.usage.input_tokens ?? null, final.usage.output_tokens ?? null];
+}
+
+// -- the Vercel AI SDK (what Cherry Studio's provider types run on) ----------------------
+
+async function aiModel(job) {
+  switch (job.client) {
+    case "ai-openai-compatible": {
+      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+      const provider = createOpenAICompatible({
+        name: "streamscope",
+        baseURL: job.baseURL,
+        apiKey: KEY,
+        includeUsage: true, // Cherry Studio sends stream_options.include_usage
+      });
+      return provider.chatModel(MODEL);
+    }
+    case "ai-openai-chat": {
+      const { createOpenAI } = await import("@ai-sdk/openai");
+      return createOpenAI({ baseURL: job.baseURL, apiKey: KEY }).chat(MODEL);
+    }
+    case "ai-openai-responses": {
+      const { createOpenAI } = await import("@ai-sdk/openai");
+      return createOpenAI({ baseURL: job.baseURL, apiKey: KEY }).responses(MODEL);
+    }
+    case "ai-anthropic": {
+      const { createAnthropic } = await import("@ai-sdk/anthropic");
+      return createAnthropic({ baseURL: job.baseURL, apiKey: KEY })(MODEL);
+    }
+    default:
+      throw new Error(`unknown client ${job.client}`);
+  }
+}
+
+// Any tool the stream calls is one the app offered (Cherry Studio passes its MCP tools):
+// a tool set that has every name, with no execute, so the call is reported, not run.
+async function anyTools() {
+  const { dynamicTool, jsonSchema } = await import("ai");
+  const made = {};
+  const make = (name) =>
+    (made[name] ??= dynamicTool({ description: name, inputSchema: jsonSchema({ type: "object" }) }));
+  return new Proxy(
+    {},
+    {
+      get: (_, name) => (typeof name === "string" ? make(name) : undefined),
+      has: () => true,
+      ownKeys: () => [],
+      getOwnPropertyDescriptor: () => undefined,
+    },
+  );
+}
+
+async function aiStream(job, out, signal) {
+  const { streamText } = await import("ai");
+  const result = streamText({
+    model: await aiModel(job),
+    prompt: PROMPT,
+    tools: await anyTools(),
+    maxRetries: 0,
+    abortSignal: signal,
+    onError: () => {}, // errors are read from the stream below
+  });
+  const errors = [];
+  for await (const part of result.fullStream) {
+    if (part.type === "text-delta") out.text += part.text;
+    else if (part.type === "reasoning-delta") out.reasoning += part.text;
+    else if (part.type === "tool-call") out.tool_calls.push([part.toolName, args(part.input)]);
+    else if (part.type === "finish") {
+      out.finish = part.finishReason ?? null;
+      const u = part.totalUsage ?? {};
+      if (u.inputTokens != null || u.outputTokens != null) out.usage = [u.inputTokens ?? null, u.outputTokens ?? null];
+    } else if (part.type === "error") errors.push(part.error);
+    else if (part.type === "tool-error") errors.push(part.error);
+  }
+  if (errors.length) out.error = describe(errors[0]);
+}
+
+const CLIENTS = {
+  "openai-node-chat": openaiChat,
+  "openai-node-responses": openaiResponses,
+  "anthropic-node": anthropicMessages,
+  "ai-openai-compatible": aiStream,
+  "ai-openai-chat": aiStream,
+  "ai-openai-responses": aiStream,
+  "ai-anthropic": aiStream,
+};
+
+async function run(job) {
+  const out = { id: job.id, ...result() };
+  const start = performance.now();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error(`no result after ${job.timeout_ms} ms`)), job.timeout_ms);
+  try {
+    const fn = CLIENTS[job.client];
+    if (fn == null) throw new Error(`unknown client ${job.client}`);
+    await fn(job, out, controller.signal);
+  } catch (err) {
+    out.error = describe(err);
+  } finally {
+    clearTimeout(timer);
+  }
+  out.duration_ms = performance.now() - start;
+  return out;
+}
+
+async function readStdin() {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+}
+
+const input = await readStdin();
+const timeout_ms = input.timeout_ms ?? 30000;
+const jobs = input.jobs.map((j) => ({ timeout_ms, ...j }));
+const limit = Math.max(1, input.concurrency ?? 8);
+let next = 0;
+async function worker() {
+  while (next < jobs.length) {
+    const job = jobs[next++];
+    const out = await run(job);
+    process.stdout.write(JSON.stringify(out) + "\n");
+  }
+}
+await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
