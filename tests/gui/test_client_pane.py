@@ -81,7 +81,7 @@ async def test_a_broken_stream_shows_its_findings_and_who_breaks() -> None:
     async with _window(mode="passthrough") as win:
         pane = win.client
         await _send(win, "responses", "replay/broken/responses-no-item-id")
-        assert "would render empty in Cherry Studio" in pane.verdict.text()
+        assert "would fail in Cherry Studio" in pane.verdict.text()
         rules = [
             pane.findings_model.index(r, 1).data(Qt.ItemDataRole.DisplayRole)
             for r in range(pane.findings_model.rowCount())

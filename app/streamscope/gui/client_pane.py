@@ -54,6 +54,7 @@ from streamscope.client.models import fetch_models
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.gui.leg_view import LegView
 from streamscope.gui.proxy_control import ProxyControl
+from streamscope.gui.real_clients import RealClientsPanel
 from streamscope.gui.widgets import ProxyPrompt, elide_combo
 
 PROTOCOL_NAMES = {
@@ -195,6 +196,10 @@ class ClientPane(QWidget):
         request_layout.addWidget(self.status)
         # -- the answer
         self.view = LegView()
+        # "Run in real clients": a tab of the answer side, with its own Run button
+        self.real_clients = RealClientsPanel(run_button=True)
+        self.run_clients = self.real_clients.run_button
+        self.view.tabs.addTab(self.real_clients, "Real clients")
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(request)
         self.splitter.addWidget(self.view)
@@ -210,6 +215,7 @@ class ClientPane(QWidget):
         # -- behaviour
         self.send.clicked.connect(self.start)
         self.cancel.clicked.connect(self.stop)
+        self.real_clients.run_requested.connect(self.start_real_clients)
         QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.start)
         QShortcut(QKeySequence("Ctrl+Enter"), self, activated=self.start)
         QShortcut(QKeySequence("Esc"), self, activated=self.stop)
@@ -384,6 +390,24 @@ class ClientPane(QWidget):
         self.result = result
         return result
 
+    def start_real_clients(self) -> asyncio.Task[Any] | None:
+        """Run the current session's leg in the real clients (the Real clients tab)."""
+        result = self.result
+        if result is None or (self._task is not None and not self._task.done()):
+            self.real_clients.reveal()
+            self.real_clients.status.setText("Send a request and let it finish first.")
+            return None
+        return self.real_clients.start(
+            result.leg,
+            label="this answer",
+            stream_asked=bool(result.request_body and result.request_body.get("stream")),
+            report=result.lint,
+        )
+
+    async def run_real_clients(self) -> None:
+        if (task := self.start_real_clients()) is not None:
+            await task
+
     def _fill_from_body(self, protocol: str, body: dict[str, Any] | None) -> None:
         """The compose fields a replayed flow's request shows (protocol, model, stream),
         read by the protocol's codec; a body it rejects changes nothing but the protocol."""
@@ -469,6 +493,7 @@ class ClientPane(QWidget):
 
     def close_pane(self) -> None:
         self.stop()
+        self.real_clients.cancel()
         self.view.stop()
 
 

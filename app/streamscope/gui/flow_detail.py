@@ -53,12 +53,13 @@ from streamscope.capture.flow import Flow, Leg, RequestRecord
 from streamscope.capture.har import to_har
 from streamscope.capture.sse import export_sse, export_timing
 from streamscope.capture.store import FlowStore
-from streamscope.capture.view import leg_lint, verdict
+from streamscope.capture.view import flow_verdict
 from streamscope.client import replay_session
 from streamscope.client.analysis import Analyser
 from streamscope.codecs import PROTOCOLS
 from streamscope.gui.leg_view import LegView, monospace
 from streamscope.gui.models.common import clock_text
+from streamscope.gui.real_clients import RealClientsPanel, RunButton
 from streamscope.timing import leg_timing
 
 log = logging.getLogger("streamscope.gui")
@@ -97,7 +98,7 @@ def header_text(flow: Flow, summary: JSON) -> str:
         f"account {flow.account or '—'}",
         f"status {status if status is not None else 'none'}",
     ]
-    if flow.outcome and flow.outcome != "done":
+    if flow.outcome and flow.outcome not in ("done", "complete"):
         parts[-1] += f" ({flow.outcome})"
     ttft = summary.get("ttft_ms")
     parts.append(f"TTFT {ttft:,.0f} ms" if isinstance(ttft, int | float) else "TTFT —")
@@ -167,7 +168,7 @@ def _analyse(store: FlowStore | None, flow_id: str, flow: Flow | None) -> tuple[
         flow = store.get(flow_id)
     summary = (store.summary(flow_id) if store is not None else None) or {}
     if flow is not None and summary.get("verdict") is None:
-        summary = {**summary, "verdict": verdict(leg_lint(flow.client))}
+        summary = {**summary, "verdict": flow_verdict(flow)}
     if flow is not None and summary.get("ttft_ms") is None:
         summary = {**summary, "ttft_ms": leg_timing(flow.client).first_content_ms}
     return flow, summary
@@ -239,6 +240,9 @@ class FlowDetail(QWidget):
         self.export_client_button = QPushButton("Export client .sse…")
         self.export_upstream_button = QPushButton("Export upstream .sse…")
         self.replay_button = QPushButton("Replay into client pane")
+        self.run_clients_button = RunButton()  # "Run in real clients": client or upstream leg
+        self.real_clients = RealClientsPanel()  # under the legs, once run
+        self.real_clients.hide()
         self._buttons = (
             self.export_har_button,
             self.export_client_button,
@@ -251,6 +255,7 @@ class FlowDetail(QWidget):
         bar.addWidget(self.header, 1)
         for button in self._buttons:
             bar.addWidget(button)
+        bar.addWidget(self.run_clients_button)
         self.attempts = QTableWidget(0, 7)
         self.attempts.setHorizontalHeaderLabels(
             ["#", "Account", "Class (rule)", "Action", "Status", "When", "Message"]
@@ -275,6 +280,7 @@ class FlowDetail(QWidget):
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
         body.addWidget(legs)
+        body.addWidget(self.real_clients)
         body.setSizes([220, 640])
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
@@ -285,6 +291,7 @@ class FlowDetail(QWidget):
         self.export_client_button.clicked.connect(lambda: self._ask_leg_path("client"))
         self.export_upstream_button.clicked.connect(lambda: self._ask_leg_path("upstream"))
         self.replay_button.clicked.connect(self.request_replay)
+        self.run_clients_button.chosen.connect(self.start_real_clients)
 
     @staticmethod
     def _titled(title: str, widget: QWidget) -> QWidget:
@@ -368,6 +375,7 @@ class FlowDetail(QWidget):
             else:
                 replays.append(pane.replay(leg, request_body(record), self.analyser))
         self.replay_button.setEnabled(missing_reason(flow.client, "client") is None)
+        self.run_clients_button.set_legs(flow.client, flow.upstream)
         await asyncio.gather(*replays)
         self.loaded.emit()
 
@@ -377,6 +385,7 @@ class FlowDetail(QWidget):
             self.task.cancel()
         self.client_view.stop()
         self.upstream_view.stop()
+        self.real_clients.cancel()
 
     # -- exports and replay -------------------------------------------------------------
 
@@ -408,6 +417,25 @@ class FlowDetail(QWidget):
         path.write_bytes(export_sse(leg))
         timing.write_bytes(export_timing(leg))
         return path, timing
+
+    def start_real_clients(self, which: str) -> None:
+        """Run a leg in the real clients (a task on the loop the flow was read on)."""
+        loop = self.task.get_loop() if self.task is not None else None
+        self.real_clients.start(self.leg(which), loop=loop, **self._leg_run(which))
+
+    async def run_real_clients(self, which: str = "client") -> None:
+        """Replay the ``client`` or ``upstream`` leg's exact bytes into the real clients
+        and show what each assembled beside the linter's prediction (:attr:`real_clients`)."""
+        await self.real_clients.start(self.leg(which), **self._leg_run(which))
+
+    def _leg_run(self, which: str) -> JSON:
+        flow = self._flow()
+        record = flow.request if which == "client" else flow.upstream_request
+        body = request_body(record)
+        # what was asked, read as the leg views read it (replay_session), so the
+        # prediction is the verdict they show
+        asked = bool(body and body.get("stream"))
+        return {"label": f"the {which} leg of flow {self.flow_id}", "stream_asked": asked}
 
     def request_replay(self) -> None:
         """Hand the client leg and its request body to whoever replays it."""

@@ -295,7 +295,10 @@ class LegView(QWidget):
         self.frames_model.set_findings(frame_severities(report))
         verdicts = [report.verdict(p.id) for p in report.profiles]
         broken = [v for v in verdicts if v is not None]
-        self.verdict.setText("\n".join(broken) if broken else "No client is known to break on it.")
+        # Nothing breaks: what ended the stream, when that was no client's breakage (the
+        # upstream's error, the user's cancel), is said instead.
+        quiet = report.note() or "No client is known to break on it."
+        self.verdict.setText("\n".join(broken) if broken else quiet)
         self.verdict.setStyleSheet("color: #d04040; font-weight: bold" if broken else "")
         if broken:
             self.tabs.setTabText(3, f"Lint ({self.findings_model.rowCount()})")
