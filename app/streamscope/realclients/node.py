@@ -174,6 +174,11 @@ async def _run(cmd: list[str], cwd: Path | None, seconds: float) -> tuple[int, s
         proc.kill()
         await proc.wait()
         return -1, f"timed out after {seconds:.0f} s: {' '.join(cmd)}"
+    except asyncio.CancelledError:
+        if proc.returncode is None:
+            proc.kill()
+            await asyncio.shield(proc.wait())
+        raise
     return proc.returncode or 0, out.decode("utf-8", "replace")
 
 
@@ -215,6 +220,11 @@ async def run_node_jobs(
         proc.kill()
         await proc.wait()
         out, err = b"", f"node did not finish within {limit:.0f} s".encode()
+    except asyncio.CancelledError:  # the run was cancelled: no node left behind
+        if proc.returncode is None:
+            proc.kill()
+            await asyncio.shield(proc.wait())
+        raise
     results: dict[str, dict[str, Any]] = {}
     for line in out.decode("utf-8", "replace").splitlines():
         try:

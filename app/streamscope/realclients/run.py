@@ -170,8 +170,13 @@ async def run_many(
                 out["duration_ms"] = (time.perf_counter() - start) * 1000
                 results[job_id] = out
 
-        await asyncio.gather(*(one(*p) for p in python))
-        results.update(await node_task)
+        try:
+            await asyncio.gather(*(one(*p) for p in python))
+            results.update(await node_task)
+        finally:
+            if not node_task.done():  # cancelled: the node process is killed, and reaped
+                node_task.cancel()
+                await asyncio.wait([node_task])
     out: list[list[ClientRun]] = []
     for n, specs_of in enumerate(plan):
         runs: list[ClientRun] = []
