@@ -37,6 +37,7 @@ from streamscope.recording import read_recording  # noqa: E402
 from streamscope.resources import resource_path  # noqa: E402
 
 OUT = Path(__file__).resolve().parent
+NODE_CLIENTS = Path("~/.cache/streamscope-tests/realclients").expanduser()
 # The window's own default size (MainWindow resizes itself to it): what a user sees first.
 
 
@@ -142,17 +143,40 @@ async def shoot(window: MainWindow, theme: Theme) -> None:
             except openai.AuthenticationError:
                 pass
 
+    def failing() -> None:  # demo-error: the upstream ends its stream in an error
+        with openai.OpenAI(base_url=url, api_key=window.control.key, max_retries=0) as client:
+            try:
+                with client.chat.completions.stream(
+                    model="demo-error", messages=[{"role": "user", "content": "hi"}]
+                ) as stream:
+                    stream.get_final_completion()
+            except openai.APIError:
+                pass
+
     await asyncio.to_thread(broken)
+    await asyncio.to_thread(failing)
     await asyncio.to_thread(wrong_key)
     traffic = window.traffic
     window.tabs.setCurrentWidget(traffic)
-    await until(lambda: traffic.model.rowCount() >= 3)
+    await until(lambda: traffic.model.rowCount() >= 4)
     await asyncio.sleep(0.5)  # verdicts are read in a worker thread
     await save(window, "traffic")
+    # The failed flow (the newest): its outcome and the upstream's error.
     detail = traffic.open_flow(traffic.model.summary_at(0)["id"])
     if detail.task is not None:
         await detail.task
+    await save(window, "flow-failed")
+    traffic.tabs.setCurrentIndex(0)
+    # The broken replay: both legs side by side, then its upstream leg's bytes run in the
+    # real clients (the Node ones from the test suite's install, when there is one).
+    detail = traffic.open_flow(traffic.model.summary_at(1)["id"])
+    if detail.task is not None:
+        await detail.task
     await save(window, "flow-detail")
+    if NODE_CLIENTS.is_dir():  # noqa: ASYNC240 - one stat
+        detail.real_clients.data_dir = NODE_CLIENTS
+    await detail.run_real_clients("upstream")
+    await save(window, "real-clients")
     # The account pool after the exhausted account's 429.
     window.tabs.setCurrentWidget(window.pool)
     await save(window, "account-pool")

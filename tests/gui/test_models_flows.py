@@ -13,9 +13,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from streamscope.analysis.view import summarize
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowEvent, FlowStore
-from streamscope.capture.view import summarize
 from streamscope.gui.models.common import ERROR_FOREGROUND, SORT_ROLE, clock_text
 from streamscope.gui.models.flows import (
     FlowsFilter,
@@ -373,6 +373,9 @@ def test_verdicts_are_short_with_a_mark_and_whole_in_the_tooltip() -> None:
     assert verdict_cell("would lose content in X because x") == "⚠ loses content in X"
     long = "would work in Cherry Studio (Vercel AI SDK), but not cleanly, because a: b"
     assert verdict_cell(long) == "⚠ not clean in Cherry Studio (Vercel AI SDK)"
+    errored = "the stream ends in the upstream's error: overloaded (server_error), at frame 7"
+    assert verdict_cell(errored) == "⚠ upstream error"
+    assert verdict_cell("cancelled by the client, after 3 frames") == "⊘ cancelled"
 
 
 def test_the_filter_narrows_by_outcome(qapp: QApplication) -> None:

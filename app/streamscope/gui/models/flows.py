@@ -58,6 +58,7 @@ from streamscope.gui.models.outcomes import (
     status_text,
     status_tooltip,
 )
+from streamscope.lint.report import CANCELLED, ENDED_IN_ERROR
 
 Summary = dict[str, Any]
 StatusClass = str  # "all", "ok", "errors", or an outcome (capture/outcome.py)
@@ -89,6 +90,10 @@ def verdict_cell(verdict: Any) -> str:
         return f"{OK_MARK} ok"
     if text == "not linted":
         return "– not linted"
+    if text.startswith(ENDED_IN_ERROR):  # the upstream's message is in the tooltip
+        return f"{WARN_MARK} upstream error"
+    if text.startswith(CANCELLED):
+        return "⊘ cancelled"
     lead = text.split(" because ", 1)[0].rstrip(",")
     for prefix, mark, word in _VERDICT_LEADS:
         if lead.startswith(prefix):
