@@ -25,7 +25,6 @@ each client really sent, found by a nonce in its prompt.
 from __future__ import annotations
 
 import base64
-import fcntl
 import hashlib
 import json
 import os
@@ -33,8 +32,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +40,7 @@ from typing import Any
 import httpx
 import pytest
 
+from streamscope.realclients.node import locked
 from tests.proxy.harness import Running
 
 HERE = Path(__file__).resolve().parent
@@ -89,18 +88,6 @@ def _digest(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:12]
 
 
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive lock on ``path`` (two pytest runs never install into one folder)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _tail(text: str, lines: int = 25) -> str:
     kept = [ln for ln in text.splitlines() if not ln.startswith("WARNING: Location")]
     return "\n".join(kept[-lines:])
@@ -140,7 +127,7 @@ def python_venv(group: str) -> Installed:
     pins = PYTHON_PINS[group]
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     path = CACHE / f"clients-{_digest(version, pins)}"
-    with _locked(CACHE / f"{path.name}.lock"):
+    with locked(CACHE / f"{path.name}.lock"):
         marker = _marker(path)
         if marker is not None and marker.get("pins") == list(pins):
             return Installed(path, float(marker["install_seconds"]), cold=False)
@@ -168,7 +155,7 @@ def node_modules() -> Installed:
         pytest.skip("node and npm are needed for the Node clients and are not on PATH")
     node, npm = tools
     path = CACHE / f"node-{_digest(NODE_PINS)}"
-    with _locked(CACHE / f"{path.name}.lock"):
+    with locked(CACHE / f"{path.name}.lock"):
         marker = _marker(path)
         if marker is None or marker.get("pins") != NODE_PINS:
             shutil.rmtree(path, ignore_errors=True)

@@ -92,7 +92,7 @@ def missing(spec: ClientSpec, data_dir: Path | None = None) -> str | None:
 
 
 @contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def locked(path: Path) -> Iterator[None]:
     """An exclusive lock on ``path``: two installs never share a folder (POSIX; on
     Windows the marker alone guards against a half-made install)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -129,7 +129,7 @@ async def install_node_clients(
     if tools is None:
         raise InstallError(f"node and npm are not on PATH: {NODE_MISSING}")
     path = node_dir(data_dir)
-    with _locked(path.parent / "node.lock"):
+    with locked(path.parent / "node.lock"):
         have = installed(data_dir)
         if have is not None:
             return have
