@@ -257,7 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "clients":
             return realclients_cli.run(args)
         if args.command == "lint":
-            from streamscope.capture import har_lint
+            from streamscope.analysis import har_lint
 
             return har_lint.run(args) if har_lint.is_har(args.file) else lint_cli.run(args)
         if args.command == "probe":

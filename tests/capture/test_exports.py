@@ -28,11 +28,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from streamscope.analysis.timing import leg_timing, proxy_overhead_ms
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har, to_har
 from streamscope.capture.sse import export_sse, export_timing, import_sse, leg_frames
 from streamscope.recording import RecordingError, read_recording
-from streamscope.timing import leg_timing, proxy_overhead_ms
 from streamscope.translate import translate_frames
 from tests.proxy.demo_support import ask, demo_config
 from tests.proxy.harness import Running, proxied

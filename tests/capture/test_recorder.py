@@ -15,8 +15,8 @@ import anthropic
 import httpx
 import pytest
 
+from streamscope.analysis.view import leg_events
 from streamscope.capture.flow import Flow
-from streamscope.capture.view import leg_events
 from streamscope.config import Config
 from streamscope.proxy.server import ProxyServer
 from streamscope.wire import SSEDecoder

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from streamscope.analysis.timing import LegTiming
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.capture.raw import pack_leg, unpack_leg
 from streamscope.client.analysis import Analyser, analyse_leg
-from streamscope.timing import LegTiming
 from tests.client.test_replay import big_leg
 from tests.support import fixture_files, load
 

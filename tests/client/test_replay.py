@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from streamscope.analysis.timing import leg_series
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.capture.sse import leg_frames
 from streamscope.client import NO_FRAME, replay_session
@@ -16,7 +17,6 @@ from streamscope.codecs import get_codec
 from streamscope.model.assemble import assemble
 from streamscope.model.events import Event, Finish, MessageStart, TextDelta, Usage
 from streamscope.model.response import Choice, Response, TextOut, ToolCallOut
-from streamscope.timing import leg_series
 from streamscope.wire.frame import Frame
 from tests.support import FIXTURES, load
 

@@ -48,7 +48,9 @@ async def _send_and_see(window: MainWindow, protocol: str) -> None:
     line = next(x for x in lines if x.startswith("First content token (TTFT)"))
     assert ttft is not None and line.endswith(f" {ttft:,.1f} ms")
     series = pane.view.chart.series
-    assert series is not None and series.tokens and len(series.gaps) == pane.result.timing.frames
+    # gaps are between network reads (chunks); frames count the table's rows
+    assert series is not None and series.tokens and len(series.gaps) == pane.result.timing.chunks
+    assert pane.result.timing.frames == pane.frames_model.rowCount()
     assert pane.verdict.text() == "No client is known to break on it."
     pane.frames.selectRow(0)
     assert pane.raw.toPlainText()  # the first frame's exact bytes

@@ -12,9 +12,9 @@ import pytest
 from PySide6.QtGui import QColor, QImage, QPalette
 from pytestqt.qtbot import QtBot
 
+from streamscope.analysis.timing import LegSeries, leg_series
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.gui.timing_chart import TimingChart, column_bounds, nice_ceiling, ticks
-from streamscope.timing import LegSeries, leg_series
 from tests.support import FIXTURES, load
 
 MS = 1_000_000

@@ -19,8 +19,8 @@ import httpx2
 import openai
 import pytest
 
+from streamscope.analysis.view import asked_to_stream, leg_lint, was_cancelled
 from streamscope.capture.flow import CapturedFrame, Leg, RequestRecord
-from streamscope.capture.view import asked_to_stream, leg_lint, was_cancelled
 from streamscope.lint import RULES, lint_bytes
 from streamscope.lint.cli import run as lint_cli
 from streamscope.lint.report import END_RULES

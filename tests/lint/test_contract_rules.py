@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from streamscope.analysis.view import leg_lint
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.capture.sse import import_sse
-from streamscope.capture.view import leg_lint
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.lint import LintFinding, LintReport, lint, lint_bytes
 from streamscope.lint.checks_transport import Headers, envelope

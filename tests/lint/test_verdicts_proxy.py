@@ -17,7 +17,7 @@ import httpx
 import openai
 import pytest
 
-from streamscope.capture.view import flow_verdict
+from streamscope.analysis.view import flow_verdict
 from tests.proxy.demo_support import demo_config
 from tests.proxy.harness import KEY, Running, proxied
 

@@ -1,4 +1,4 @@
-"""Timing of a leg (app/streamscope/timing.py): legs built by hand from real recordings'
+"""Timing of a leg (app/streamscope/analysis/timing.py): legs built by hand from real recordings'
 frames at chosen times, so every expected value is known exactly. The chart series
 (``leg_series``) are checked the same way, and against ``leg_timing`` on every recording."""
 
@@ -13,8 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamscope.capture.flow import CapturedFrame, Flow, Leg
-from streamscope.timing import (
+from streamscope.analysis.timing import (
     LegSeries,
     LegTiming,
     leg_series,
@@ -23,6 +22,7 @@ from streamscope.timing import (
     proxy_overhead_ms,
     timing_and_series,
 )
+from streamscope.capture.flow import CapturedFrame, Flow, Leg
 from streamscope.wire.frame import Frame
 from tests.support import FIXTURES, fixture_files, load
 

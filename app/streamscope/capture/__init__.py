@@ -3,6 +3,7 @@
 ``flow`` is the data model, ``recorder`` the proxy's cheap hooks (lists appended on the
 hot path), ``store`` the SQLite store written in a background thread with retention
 limits, ``har`` and ``sse`` the exports and imports, ``imports`` a file given back (HAR
-or a raw stream) read as flows for the store, ``har_lint`` the linter over a HAR file's
-entries. No Qt: the GUI reads flows through the store's change events.
+or a raw stream) read as flows for the store. Capture only stores: what a leg means
+(events, timing, lint, the verdicts) is read in ``streamscope.analysis``. No Qt: the GUI
+reads flows through the store's change events.
 """

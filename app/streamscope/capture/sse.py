@@ -20,7 +20,7 @@ given (the first frame's offset is the time since the leg's first byte, the flow
 at that first byte); without one every frame is at 0.
 
 :func:`leg_frames` is the one way to read a captured leg as SSE frames with their times
-(``streamscope.timing`` and the HAR export use it too).
+(``streamscope.analysis.decode`` reads every leg through it, and the HAR export).
 """
 
 from __future__ import annotations

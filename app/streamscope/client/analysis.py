@@ -28,11 +28,11 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from streamscope.analysis.reading import LegReading
+from streamscope.analysis.timing import LegSeries, LegTiming
 from streamscope.capture.flow import Leg
 from streamscope.capture.raw import RawFlow, RawLeg, pack_leg, unpack_leg
-from streamscope.client.outcome import lint_leg
 from streamscope.lint.report import LintReport
-from streamscope.timing import LegSeries, LegTiming, timing_and_series
 
 JSON = dict[str, Any]
 Analysis = tuple[LegTiming, LintReport | None, LegSeries]
@@ -40,9 +40,10 @@ T = TypeVar("T")
 
 
 def analyse_leg(leg: Leg, protocol: str, stream_asked: bool) -> Analysis:
-    """Timing, lint and chart series of a leg (what a client session ends with)."""
-    timing, series = timing_and_series(leg)
-    return timing, lint_leg(leg, protocol, stream_asked), series
+    """Timing, lint and chart series of a leg (what a client session ends with), from one
+    reading of it."""
+    reading = LegReading(leg, protocol, stream_asked=stream_asked)
+    return reading.timing, reading.lint, reading.series
 
 
 def _analyse_packed(packed: RawLeg, protocol: str, stream_asked: bool) -> Analysis:
@@ -53,7 +54,7 @@ Summarize = Callable[[RawFlow, JSON], JSON]
 
 
 def _summarize_raw(raw: RawFlow, summary: JSON) -> JSON:
-    from streamscope.capture.view import summarize  # the worker's own import
+    from streamscope.analysis.view import summarize  # the worker's own import
 
     return summarize(raw, summary)
 
@@ -121,7 +122,7 @@ class Analyser:
         )
 
     async def summarize(self, raw: RawFlow, summary: JSON) -> JSON:
-        """A stored flow's verdict fields (``capture.view.summarize``), in the worker."""
+        """A stored flow's verdict fields (``analysis.view.summarize``), in the worker."""
         return await self._run(_summarize_raw, (raw, summary), lambda: _summarize_raw(raw, summary))
 
     def close(self) -> None:

@@ -10,7 +10,10 @@ Nothing is reported per frame: frames and events wait in the pending batch until
 the session flushes once per network read (or per coalescing window), a replay once
 per few hundred frames. The per-frame work is a decode and a few appends.
 
-Frame indexes count SSE frames from 0 (the indexes the linter's findings use); events
+Frames are read by the one frame -> event driver
+(:class:`streamscope.analysis.decode.FrameReader`), so a frame's index is its number in
+every view of the leg (the frames table's row, the linter's findings, the timing's
+longest silence), counted from 0 over all SSE frames, comments included; events
 that come from no frame — those of the decoder's end of stream, or of a whole body
 that was no stream — carry :data:`NO_FRAME`.
 """
@@ -19,9 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from streamscope.analysis.decode import FrameReader
 from streamscope.client.parts import PartsTracker
 from streamscope.client.tools import Key, ToolCallTracker
-from streamscope.codecs import get_codec
 from streamscope.model.assemble import Assembler
 from streamscope.model.events import Error, Event, ToolCallDelta, ToolCallEnd, ToolCallStart
 from streamscope.wire import SSEDecoder
@@ -52,11 +55,10 @@ class StreamFeed:
     ) -> None:
         self.protocol = protocol
         self.wire = SSEDecoder()
-        self.decoder = get_codec(protocol).stream_decoder()
+        self.reader = FrameReader(protocol)
         self.assembler = Assembler()
         self.tools = ToolCallTracker()
         self.parts = PartsTracker()
-        self.frame_count = 0
         self.event_count = 0
         self.batches = 0  # flushes that reported something
         self.error: Error | None = None  # the first error event
@@ -67,6 +69,11 @@ class StreamFeed:
         self._events: list[tuple[int, Event]] = []
         self._tool_items: list[tuple[int, float, Event]] = []
         self._ended = False
+
+    @property
+    def frame_count(self) -> int:
+        """The SSE frames read so far."""
+        return self.reader.count
 
     @property
     def pending(self) -> int:
@@ -85,7 +92,7 @@ class StreamFeed:
             return
         self._ended = True
         self._take(self.wire.flush(t_ns), t_ms)
-        for ev in self.decoder.finish():
+        for ev in self.reader.finish():
             self._event(NO_FRAME, t_ms, ev)
 
     def events(self, events: Iterable[Event], t_ms: float, frame: int = NO_FRAME) -> None:
@@ -94,12 +101,11 @@ class StreamFeed:
             self._event(frame, t_ms, ev)
 
     def _take(self, frames: list[Frame], t_ms: float) -> None:
-        decode = self.decoder.decode
+        read = self.reader.read
         for frame in frames:
-            index = self.frame_count
-            self.frame_count += 1
+            index, events = read(frame)
             self._frames.append((index, t_ms, frame))
-            for ev in decode(frame):
+            for ev in events:
                 self._event(index, t_ms, ev)
 
     def _event(self, index: int, t_ms: float, ev: Event) -> None:

@@ -11,14 +11,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from streamscope.analysis.reading import LegReading
+from streamscope.analysis.timing import LegSeries, LegTiming
 from streamscope.capture.flow import Leg
-from streamscope.capture.view import leg_lint
 from streamscope.codecs import get_codec
 from streamscope.lint.report import LintReport
 from streamscope.model.assemble import to_events
 from streamscope.model.events import Event
 from streamscope.model.response import Response
-from streamscope.timing import LegSeries, LegTiming
 
 JSON = dict[str, Any]
 
@@ -79,9 +79,7 @@ def lint_leg(
     """The leg's lint (None without an answer): a stream's, or a whole body's read for
     what was asked — the protocol's non-stream response when no stream was asked for, a
     stream that did not come when one was. ``cancelled``: the user cancelled it."""
-    if leg.status is None:
-        return None
-    return leg_lint(leg, protocol, stream_asked=stream_asked, cancelled=cancelled)
+    return LegReading(leg, protocol, stream_asked=stream_asked, cancelled=cancelled).lint
 
 
 __all__ = ["ClientResult", "body_events", "lint_leg"]

@@ -49,18 +49,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from streamscope.analysis.view import flow_reading, verdict
 from streamscope.capture.flow import Flow, Leg, RequestRecord
 from streamscope.capture.har import to_har
 from streamscope.capture.sse import export_sse, export_timing
 from streamscope.capture.store import FlowStore
-from streamscope.capture.view import flow_verdict
 from streamscope.client import replay_session
 from streamscope.client.analysis import Analyser
 from streamscope.codecs import PROTOCOLS
 from streamscope.gui.leg_view import LegView, monospace
 from streamscope.gui.models.common import clock_text
 from streamscope.gui.real_clients import RealClientsPanel, RunButton
-from streamscope.timing import leg_timing
 
 log = logging.getLogger("streamscope.gui")
 JSON = dict[str, Any]
@@ -167,10 +166,12 @@ def _analyse(store: FlowStore | None, flow_id: str, flow: Flow | None) -> tuple[
     if flow is None and store is not None:
         flow = store.get(flow_id)
     summary = (store.summary(flow_id) if store is not None else None) or {}
-    if flow is not None and summary.get("verdict") is None:
-        summary = {**summary, "verdict": flow_verdict(flow)}
-    if flow is not None and summary.get("ttft_ms") is None:
-        summary = {**summary, "ttft_ms": leg_timing(flow.client).first_content_ms}
+    if flow is not None and (summary.get("verdict") is None or summary.get("ttft_ms") is None):
+        client = flow_reading(flow, "client")  # one decoding for both
+        if summary.get("verdict") is None:
+            summary = {**summary, "verdict": verdict(client.lint)}
+        if summary.get("ttft_ms") is None:
+            summary = {**summary, "ttft_ms": client.timing.first_content_ms}
     return flow, summary
 
 

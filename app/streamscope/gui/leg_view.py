@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from streamscope.analysis.timing import LegTiming
 from streamscope.client import ClientResult, ClientSession
 from streamscope.client.parts import Part
 from streamscope.client.tools import Key, ToolCallEntry
@@ -44,7 +45,6 @@ from streamscope.gui.models.frames import FramesModel
 from streamscope.gui.timing_chart import TimingChart
 from streamscope.gui.widgets import ElideMiddleDelegate, tool_calls_note
 from streamscope.lint.report import LintReport
-from streamscope.timing import LegTiming
 from streamscope.wire.frame import Frame
 
 FrameItem = tuple[int, float, Frame]

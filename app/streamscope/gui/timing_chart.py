@@ -2,7 +2,7 @@
 below, on one time axis that starts at the request.
 
 Drawn with QPainter (QtCharts is not in PySide6-Essentials). The data is a core
-:class:`~streamscope.timing.LegSeries`; the widget only draws it:
+:class:`~streamscope.analysis.timing.LegSeries`; the widget only draws it:
 
 - top: cumulative output tokens (counted from the deltas) as a line — its first point is
   the time to the first token, its slope the tokens/s;
@@ -29,7 +29,7 @@ from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen, QPolygonF
 from PySide6.QtWidgets import QWidget
 
-from streamscope.timing import LegSeries
+from streamscope.analysis.timing import LegSeries
 
 EMPTY_TEXT = "No timing to show yet: send a streamed request."
 TOKENS_SHARE = 0.58  # of the plots' height, the rest for the gaps

@@ -13,10 +13,10 @@ lines, or a whole JSON body) and lints it.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
+from streamscope.analysis.decode import Decoded, decode_frames
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.findings import Finding
 from streamscope.lint import (
@@ -77,6 +77,7 @@ def lint(
     headers: Headers | None = None,
     silence_s: float | None = LONG_SILENCE_S,
     stream_asked: bool | None = None,
+    decoded: Decoded | None = None,
 ) -> LintReport:
     """Lint one flow: its SSE ``frames`` (or, for an answer that was no stream, its whole
     ``body``), with the response's ``content_type``, ``status`` and ``headers`` when
@@ -90,6 +91,9 @@ def lint(
     ``stream_asked``: whether the request asked for a stream (None: not known, as for a
     file). A 200 ``body`` answering a request for no stream is read against the
     protocol's non-stream schema; otherwise a body is a stream that did not come.
+
+    ``decoded``: ``frames`` already decoded (``analysis.decode``), used when it was with
+    the protocol the stream is linted as (else the frames are decoded here).
     """
     if protocol is not None and protocol not in PROTOCOLS:
         raise LintError(f"unknown protocol {protocol!r} (known: {', '.join(PROTOCOLS)})")
@@ -127,26 +131,14 @@ def lint(
         return _report(protocol, hits)
     assert protocol is not None
     obs.payloads = frame_payloads(frames)
-    hits += _decode(obs)
+    if decoded is None or decoded.protocol != protocol or decoded.frames is not frames:
+        decoded = decode_frames(frames, protocol)
+    obs.events = list(decoded.events)
+    hits += _mapped(protocol, decoded.findings, frames)
     for check in (*STREAM_CHECKS, PROTOCOL_CHECKS.get(protocol)):
         if check is not None:
             hits += check(obs)
     return _report(protocol, hits)
-
-
-def _decode(obs: Observed) -> list[Hit]:
-    """Run the protocol's decoder: its events go into ``obs``, its findings become hits
-    (those of ``finish()`` concern the stream as a whole)."""
-    decoder = get_codec(obs.protocol).stream_decoder()
-    for index, frame in enumerate(obs.frames):
-        obs.events += [(index, e) for e in decoder.decode(frame)]
-    during = len(decoder.findings)
-    obs.events += [(None, e) for e in decoder.finish()]
-    findings = [
-        f if n < during else dataclasses.replace(f, frame=None)
-        for n, f in enumerate(decoder.findings)
-    ]
-    return _mapped(obs.protocol, findings, obs.frames)
 
 
 def _mapped(protocol: str, findings: list[Finding], frames: list[Frame]) -> list[Hit]:

@@ -33,13 +33,13 @@ import asyncio
 import json
 from urllib.parse import parse_qs
 
+from streamscope.analysis.view import flow_view
 from streamscope.capture.flow import Flow
 from streamscope.capture.har import to_har
 from streamscope.capture.imports import UnreadableImport, read_flows
 from streamscope.capture.outcome import Outcome
 from streamscope.capture.sse import export_sse, export_timing
 from streamscope.capture.store import FlowStore
-from streamscope.capture.view import flow_view
 from streamscope.codecs import PROTOCOLS
 from streamscope.pool.pool import AccountPool
 from streamscope.proxy import errors

@@ -41,10 +41,10 @@ from typing import Any
 
 import httpx
 
+from streamscope.analysis.view import summarize
 from streamscope.capture.outcome import Outcome, short_detail
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
-from streamscope.capture.view import summarize
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, Config
 from streamscope.demo.upstream import DemoUpstream

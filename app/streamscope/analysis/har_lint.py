@@ -20,9 +20,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from streamscope.analysis.view import asked_to_stream, leg_lint, was_cancelled
 from streamscope.capture.flow import Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har
-from streamscope.capture.view import asked_to_stream, leg_lint, was_cancelled
 from streamscope.codecs import PROTOCOLS
 from streamscope.lint.cli import client_findings, finding_line
 from streamscope.lint.profiles import PROFILES

@@ -1,7 +1,8 @@
 """What a flow looks like to someone reading it: the stored flow plus the views computed
 from its frames — each leg's decoded canonical events (with the frame each came from),
-its timing and its lint report (findings, who breaks, the verdict). Raw bytes stay the
-source; all of this is derived.
+its timing and its lint report (findings, who breaks, the verdict), all from one reading
+of the leg (:class:`~streamscope.analysis.reading.LegReading`), so they number frames
+alike. Raw bytes stay the source; all of this is derived.
 
 A leg is linted for what its request asked: a whole body answering a request for no
 stream is read against its protocol's non-stream schema, not called a missing stream;
@@ -11,18 +12,16 @@ was cancelled by the client).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
+from streamscope.analysis.reading import LegReading
+from streamscope.analysis.timing import overhead_ms
 from streamscope.capture.flow import Flow, Leg, RequestRecord
 from streamscope.capture.raw import RawFlow, to_flow
-from streamscope.capture.sse import leg_frames
 from streamscope.codecs import PROTOCOLS, get_codec
-from streamscope.lint.check import LintError, lint
 from streamscope.lint.report import LintReport
 from streamscope.model.request import RequestError
-from streamscope.timing import leg_timing, proxy_overhead_ms
 
 JSON = dict[str, Any]
 
@@ -56,17 +55,10 @@ def asked_to_stream(request: RequestRecord | None, protocol: str) -> bool | None
 
 
 def leg_events(leg: Leg) -> list[JSON]:
-    """The leg's canonical events, each with the index of the frame it came from."""
+    """The leg's canonical events, each with the number of the frame it came from."""
     if leg.protocol not in PROTOCOLS or not leg.streamed:
         return []
-    decoder = get_codec(leg.protocol).stream_decoder()
-    out: list[JSON] = []
-    for index, (_, frame) in enumerate(leg_frames(leg)):
-        for ev in decoder.decode(frame):
-            out.append({"frame": index, **dataclasses.asdict(ev)})
-    for ev in decoder.finish():
-        out.append({"frame": None, **dataclasses.asdict(ev)})
-    return out
+    return LegReading(leg).events_json()
 
 
 def leg_lint(
@@ -81,47 +73,29 @@ def leg_lint(
 
     ``stream_asked``: whether its request asked for a stream (None: not known; a body
     is then linted as a stream that did not come). ``cancelled``: the client cancelled
-    it, so its missing end is not its fault.
-
-    The leg's headers are linted only when they are the real ones, which a leg with the
-    time its headers came has (a captured or HAR-imported leg); an imported ``.sse``
-    file has only a stand-in Content-Type. Frame times are checked for long silences
-    (an imported file without timing has every frame at 0: no silence).
+    it, so its missing end is not its fault. (:attr:`LegReading.lint`.)
     """
-    if leg.status is None:
-        return None
-    content_type = next((v for k, v in leg.headers if k.lower() == "content-type"), None)
-    headers = leg.headers if leg.headers_ns is not None else None
-    if protocol is None:
-        protocol = leg.protocol if leg.protocol in PROTOCOLS else None
-    frames = [f for _, f in leg_frames(leg)]  # none for a body
-    try:
-        report = lint(
-            frames,
-            protocol,
-            content_type=content_type,
-            status=leg.status,
-            body=leg.body,
-            headers=headers,
-            stream_asked=stream_asked,
-        )
-    except LintError:
-        return None
-    return report.cancelled_by_client() if cancelled else report
+    return LegReading(leg, protocol, stream_asked=stream_asked, cancelled=cancelled).lint
+
+
+def flow_reading(flow: Flow, name: str = "client") -> LegReading:
+    """A flow's leg (``client`` or ``upstream``) read once, for what its request asked
+    and how the flow ended."""
+    if name == "client":
+        leg, request = flow.client, flow.request
+    else:
+        leg, request = flow.upstream, flow.upstream_request or flow.request
+    return LegReading(
+        leg,
+        stream_asked=asked_to_stream(request, leg.protocol),
+        cancelled=was_cancelled(flow.outcome),
+    )
 
 
 def flow_leg_lint(flow: Flow, name: str = "client") -> LintReport | None:
     """A flow's leg (``client`` or ``upstream``) linted for what its request asked and
     how the flow ended."""
-    if name == "client":
-        leg, request = flow.client, flow.request
-    else:
-        leg, request = flow.upstream, flow.upstream_request or flow.request
-    return leg_lint(
-        leg,
-        stream_asked=asked_to_stream(request, leg.protocol),
-        cancelled=was_cancelled(flow.outcome),
-    )
+    return flow_reading(flow, name).lint
 
 
 def verdict(report: LintReport | None) -> str:
@@ -140,13 +114,14 @@ def flow_verdict(flow: Flow) -> str:
 def summarize(raw: RawFlow, summary: JSON) -> JSON:
     """The store's summary hook: the client leg's verdict and counts (writer thread)."""
     flow = to_flow(raw)
-    report = flow_leg_lint(flow, "client")
-    upstream = flow_leg_lint(flow, "upstream")
+    client = flow_reading(flow, "client")
+    report = client.lint
+    upstream = flow_reading(flow, "upstream").lint
     counts = {"errors": 0, "warnings": 0}
     if report is not None:
         counts["errors"] = len(report.errors)
         counts["warnings"] = sum(f.severity == "warning" for f in report.findings)
-    timing = leg_timing(flow.client)
+    timing = client.timing
     # The proxy's count is the upstream's usage; without one, the client leg's timing
     # counts output tokens from its usage, else from its deltas (an estimate).
     tokens, estimated = summary.get("tokens"), False
@@ -167,12 +142,17 @@ def flow_view(flow: Flow) -> JSON:
     timing and lint report, and the proxy's own overhead (client first frame minus
     upstream first frame)."""
     data = flow.to_json()
-    for name, leg in (("upstream", flow.upstream), ("client", flow.client)):
-        data["legs"][name]["events"] = leg_events(leg)
-        data["legs"][name]["timing"] = leg_timing(leg).to_json()
-        report = flow_leg_lint(flow, name)
-        data["legs"][name]["lint"] = report.to_json() if report is not None else None
-    data["proxy_overhead_ms"] = proxy_overhead_ms(flow)
+    timings = {}
+    for name in ("upstream", "client"):
+        reading = flow_reading(flow, name)
+        leg = data["legs"][name]
+        known = reading.leg.protocol in PROTOCOLS and reading.leg.streamed
+        leg["events"] = reading.events_json() if known else []
+        timings[name] = reading.timing
+        leg["timing"] = reading.timing.to_json()
+        report = reading.lint
+        leg["lint"] = report.to_json() if report is not None else None
+    data["proxy_overhead_ms"] = overhead_ms(timings["upstream"], timings["client"])
     return data
 
 
@@ -180,6 +160,7 @@ __all__ = [
     "CANCELLED_OUTCOMES",
     "asked_to_stream",
     "flow_leg_lint",
+    "flow_reading",
     "flow_verdict",
     "flow_view",
     "leg_events",

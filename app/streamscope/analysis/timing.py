@@ -1,9 +1,12 @@
 """Timing of one leg of a flow: time to first token, tokens/s, gaps, keepalives.
 
-Computed from the captured frames alone (no I/O, no clock): the leg's chunks are read
-as SSE frames (:func:`streamscope.capture.sse.leg_frames`; a frame arrived with the
-chunk that completed it) and decoded with the leg's protocol's codec. All times are in
-milliseconds since the flow started, like the capture's; ``None`` means unknown.
+Computed from the captured frames alone (no I/O, no clock), from the leg decoded once
+(:func:`streamscope.analysis.decode.decode_leg`: its chunks read as SSE frames, a frame
+arriving with the chunk that completed it, decoded with the protocol's codec). All times
+are in milliseconds since the flow started, like the capture's; ``None`` means unknown.
+
+- ``frames``: the SSE frames (comments and keepalives included): the frames table's
+  rows; ``chunks``: the captured chunks (network reads), which the gaps are between;
 
 - ``headers_ms``: the response headers arrived (upstream leg) / were sent (client leg);
 - ``first_byte_ms``: the first chunk; ``first_data_ms``: the first frame with ``data``
@@ -21,7 +24,8 @@ milliseconds since the flow started, like the capture's; ``None`` means unknown.
   between ranks, as numpy's default does), None with fewer than two chunks;
 - ``longest_silence_ms`` and ``longest_silence_frame``: the longest wait the reader of
   this leg sat through once the headers were in: the headers -> first chunk wait, or an
-  inter-chunk gap; the frame is the index in ``leg.frames`` of the chunk that ended it;
+  inter-chunk gap; the frame is the number (the frames table's row) of the first SSE
+  frame completed by the chunk that ended it;
 - ``keepalives``: comment-only frames (``: keepalive``).
 
 A leg with a whole body (not a stream) has headers and total times only, and its output
@@ -30,19 +34,22 @@ tokens from the usage in the body (as its protocol's ``decode_response`` reads i
 :func:`leg_series` gives the same leg as series for a chart: the cumulative output
 tokens over time (counted from the deltas exactly as the estimate above counts them),
 the gap before every captured chunk, and the keepalives' times. Both functions read the
-leg through one pass (``_scan``), so the chart and the figures always agree.
+leg through one pass (``scan``) over the decoded leg, so the chart and the figures
+always agree; :class:`streamscope.analysis.reading.LegReading` shares that decoding with
+the lint and the events.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from streamscope.analysis.decode import Decoded, decode_leg
 from streamscope.capture.flow import Flow, Leg
-from streamscope.capture.sse import leg_frames
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.model.assemble import merge_usage
 from streamscope.model.events import (
@@ -62,7 +69,7 @@ class LegTiming:
     """The timing of one leg (see the module docstring for each field)."""
 
     streamed: bool
-    frames: int  # captured chunks
+    frames: int  # SSE frames: the frames table's rows
     headers_ms: float | None = None
     first_byte_ms: float | None = None
     first_data_ms: float | None = None
@@ -80,6 +87,7 @@ class LegTiming:
     longest_silence_ms: float | None = None
     longest_silence_frame: int | None = None
     keepalives: int = 0
+    chunks: int = 0  # captured chunks (network reads): what the gaps are between
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -109,7 +117,7 @@ def delta_tokens(event: Event) -> int:
 
 
 @dataclass(slots=True)
-class _Scan:
+class Scan:
     """What one pass over a streamed leg's SSE frames found (times in ns)."""
 
     first_data: int | None = None
@@ -143,21 +151,25 @@ class _Scan:
         return sum(n for _, n in self.token_frames)
 
 
-def _scan(leg: Leg) -> _Scan:
-    """Read a streamed leg (with frames) once: its SSE frames decoded with its codec."""
-    decoder = get_codec(leg.protocol).stream_decoder() if leg.protocol in PROTOCOLS else None
-    scan = _Scan()
-    for _, frame in leg_frames(leg):
+def scan(leg: Leg, decoded: Decoded) -> Scan:
+    """One pass over a streamed leg's (with frames) decoded SSE frames and events."""
+    out = Scan()
+    frames, events = decoded.frames, decoded.events
+    at, count = 0, len(events)
+    for index, frame in enumerate(frames):
         t = frame.arrival_ns
         if frame.is_comment_only:
-            scan.keepalives.append(t)
-        if frame.data is not None and scan.first_data is None:
-            scan.first_data = t
-        if decoder is not None:
-            scan.take(decoder.decode(frame), t)
-    if decoder is not None:
-        scan.take(decoder.finish(), leg.frames[-1].t_ns)
-    return scan
+            out.keepalives.append(t)
+        if frame.data is not None and out.first_data is None:
+            out.first_data = t
+        start = at
+        while at < count and events[at][0] == index:
+            at += 1
+        if at > start:
+            out.take([ev for _, ev in events[start:at]], t)
+    if decoded.protocol is not None:
+        out.take([ev for n, ev in events[at:] if n is None], leg.frames[-1].t_ns)
+    return out
 
 
 def _chunk_gaps(leg: Leg) -> list[int]:
@@ -169,25 +181,29 @@ def _chunk_gaps(leg: Leg) -> list[int]:
 
 
 def leg_timing(leg: Leg) -> LegTiming:
-    """The timing of ``leg`` (a stream's, or a whole body's)."""
+    """The timing of ``leg`` (a stream's, or a whole body's), decoding it (a view that
+    needs more than the timing reads the leg once: ``analysis.reading.LegReading``)."""
+    if leg.body is not None or not leg.frames:
+        return timing_of(leg, Decoded(None))
+    return timing_of(leg, decode_leg(leg))
+
+
+def timing_of(leg: Leg, decoded: Decoded, found: Scan | None = None) -> LegTiming:
+    """The timing of ``leg`` from its decoding (and its :func:`scan`, when done)."""
     if leg.body is not None:
         return _body_timing(leg)
     if not leg.frames:
         return LegTiming(
             streamed=True, frames=0, headers_ms=_ms(leg.headers_ns), total_ms=_ms(leg.ended_ns)
         )
-    return _timing_of(leg, _scan(leg))
-
-
-def _timing_of(leg: Leg, scan: _Scan) -> LegTiming:
-    """A streamed leg's (with frames) timing from its scan."""
+    scan_ = scan(leg, decoded) if found is None else found
     last = leg.frames[-1].t_ns
-    usage = scan.usage
+    usage = scan_.usage
     if usage is not None and usage.output_tokens is not None:
         tokens, estimated = usage.output_tokens, False
     else:
-        tokens, estimated = scan.delta_count, True
-    token_frames = scan.token_frames
+        tokens, estimated = scan_.delta_count, True
+    token_frames = scan_.token_frames
     window = token_frames[-1][0] - token_frames[0][0] if token_frames else None
     rate = None
     if window is not None and window > 0 and tokens >= 2:
@@ -198,17 +214,22 @@ def _timing_of(leg: Leg, scan: _Scan) -> LegTiming:
     silences = [(g, i) for i, g in enumerate(waits)]
     if leg.headers_ns is None:
         silences = silences[1:]  # no headers time: no first wait to count
-    silence, silence_frame = max(silences, key=lambda s: s[0]) if silences else (None, None)
+    silence, chunk = max(silences, key=lambda s: s[0]) if silences else (None, None)
+    # the silence ended with a chunk: its frame is the first SSE frame that chunk completed
+    silence_frame = None
+    if chunk is not None:
+        row = bisect_left(decoded.chunks, chunk)
+        silence_frame = row if row < len(decoded.frames) else None
     gaps_ms = [g / 1e6 for g in gaps]
     return LegTiming(
         streamed=True,
-        frames=len(leg.frames),
+        frames=len(decoded.frames),
         headers_ms=_ms(leg.headers_ns),
         first_byte_ms=_ms(leg.frames[0].t_ns),
-        first_data_ms=_ms(scan.first_data),
-        first_reasoning_ms=_ms(scan.first_reasoning),
-        first_content_ms=_ms(scan.first_content),
-        first_tool_call_ms=_ms(scan.first_tool),
+        first_data_ms=_ms(scan_.first_data),
+        first_reasoning_ms=_ms(scan_.first_reasoning),
+        first_content_ms=_ms(scan_.first_content),
+        first_tool_call_ms=_ms(scan_.first_tool),
         total_ms=_ms(leg.ended_ns if leg.ended_ns is not None else last),
         output_tokens=tokens,
         tokens_estimated=estimated,
@@ -219,7 +240,8 @@ def _timing_of(leg: Leg, scan: _Scan) -> LegTiming:
         gap_max_ms=max(gaps_ms) if gaps_ms else None,
         longest_silence_ms=_ms(silence),
         longest_silence_frame=silence_frame,
-        keepalives=len(scan.keepalives),
+        keepalives=len(scan_.keepalives),
+        chunks=len(leg.frames),
     )
 
 
@@ -258,24 +280,28 @@ class LegSeries:
 def leg_series(leg: Leg) -> LegSeries:
     """``leg`` as chart series (see :class:`LegSeries`); empty for a body or no frames."""
     if leg.body is not None or not leg.frames:
-        return LegSeries(total_ms=_ms(leg.ended_ns) if leg.body is None else None)
-    return _series_of(leg, _scan(leg))
+        return series_of(leg, Decoded(None))
+    return series_of(leg, decode_leg(leg))
 
 
 def timing_and_series(leg: Leg) -> tuple[LegTiming, LegSeries]:
-    """``(leg_timing(leg), leg_series(leg))`` from one reading of the leg: decoding a
+    """``(leg_timing(leg), leg_series(leg))`` from one decoding of the leg: decoding a
     long stream is most of the cost of either (~10 us a frame)."""
     if leg.body is not None or not leg.frames:
         return leg_timing(leg), leg_series(leg)
-    scan = _scan(leg)
-    return _timing_of(leg, scan), _series_of(leg, scan)
+    decoded = decode_leg(leg)
+    found = scan(leg, decoded)
+    return timing_of(leg, decoded, found), series_of(leg, decoded, found)
 
 
-def _series_of(leg: Leg, scan: _Scan) -> LegSeries:
-    """A streamed leg's (with frames) series from its scan."""
+def series_of(leg: Leg, decoded: Decoded, found: Scan | None = None) -> LegSeries:
+    """``leg`` as chart series from its decoding (and its :func:`scan`, when done)."""
+    if leg.body is not None or not leg.frames:
+        return LegSeries(total_ms=_ms(leg.ended_ns) if leg.body is None else None)
+    scan_ = scan(leg, decoded) if found is None else found
     tokens: list[tuple[float, int]] = []
     count = 0
-    for t, n in scan.token_frames:
+    for t, n in scan_.token_frames:
         count += n
         if tokens and tokens[-1][0] == t / 1e6:  # frames of one chunk: one point
             tokens[-1] = (t / 1e6, count)
@@ -283,7 +309,7 @@ def _series_of(leg: Leg, scan: _Scan) -> LegSeries:
             tokens.append((t / 1e6, count))
     gaps = [(f.t_ns / 1e6, g / 1e6) for f, g in zip(leg.frames, _chunk_gaps(leg), strict=True)]
     end = leg.ended_ns if leg.ended_ns is not None else leg.frames[-1].t_ns
-    return LegSeries(tokens, gaps, [t / 1e6 for t in scan.keepalives], end / 1e6)
+    return LegSeries(tokens, gaps, [t / 1e6 for t in scan_.keepalives], end / 1e6)
 
 
 def _body_timing(leg: Leg) -> LegTiming:
@@ -308,15 +334,14 @@ def _body_timing(leg: Leg) -> LegTiming:
 def proxy_overhead_ms(flow: Flow) -> float | None:
     """What the proxy added before the first data frame: the client leg's first data
     frame minus the upstream leg's (None when either leg has none)."""
-    client = _first_data_ns(flow.client)
-    upstream = _first_data_ns(flow.upstream)
-    if client is None or upstream is None:
+    return overhead_ms(leg_timing(flow.upstream), leg_timing(flow.client))
+
+
+def overhead_ms(upstream: LegTiming, client: LegTiming) -> float | None:
+    """:func:`proxy_overhead_ms` from the two legs' timings."""
+    if client.first_data_ms is None or upstream.first_data_ms is None:
         return None
-    return (client - upstream) / 1e6
-
-
-def _first_data_ns(leg: Leg) -> int | None:
-    return next((f.arrival_ns for _, f in leg_frames(leg) if f.data is not None), None)
+    return client.first_data_ms - upstream.first_data_ms
 
 
 __all__ = [
@@ -325,7 +350,12 @@ __all__ = [
     "delta_tokens",
     "leg_series",
     "leg_timing",
+    "overhead_ms",
+    "Scan",
     "percentile",
     "proxy_overhead_ms",
+    "scan",
+    "series_of",
     "timing_and_series",
+    "timing_of",
 ]
