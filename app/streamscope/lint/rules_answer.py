@@ -32,10 +32,14 @@ RULES: list[Rule] = [
             "flat `error` event (`code`, `message`) it raises nothing, and "
             "responses.stream()'s get_final_response() raises RuntimeError (\"Didn't "
             'receive a `response.completed` event.")',
-            "anthropic-sdk": "raise APIStatusError carrying the upstream's error body (after "
-            "the text that came before it; measured in Python)",
+            "anthropic-sdk": "raise their status error carrying the upstream's error body "
+            "(APIStatusError in Python, APIError in Node), after the text that came before it",
+            "cherry": "reports an error with the upstream's message: an error part and finish "
+            "`error` after the text that came before it (for Responses, AI_APICallError)",
+            "openai-node": "throws an Error with the upstream's message",
         },
-        source=_MEASURED,
+        source=_MEASURED + "; ai 6.0.326 with @ai-sdk/openai-compatible, @ai-sdk/openai, "
+        "@ai-sdk/anthropic; openai 7.57.0 and @anthropic-ai/sdk 1.14.0 (Node)",
     ),
     rule(
         "framing.body-not-a-response",
