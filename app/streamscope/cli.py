@@ -142,7 +142,13 @@ def _translate(args: argparse.Namespace) -> int:
 def _load(args: argparse.Namespace) -> tuple[Path, Config, str | None]:
     """The config file named by the options (with ``--host``/``--port`` applied), and
     the local key generated for it when it had none."""
-    from streamscope.config import ConfigError, default_config_path, ensure_local_key, load_config
+    from streamscope.config import (
+        ConfigError,
+        default_config_path,
+        ensure_local_key,
+        keys_exposed,
+        load_config,
+    )
 
     path: Path = args.config or default_config_path()
     try:
@@ -155,8 +161,13 @@ def _load(args: argparse.Namespace) -> tuple[Path, Config, str | None]:
         config.proxy.port = args.port
     try:
         new_key = ensure_local_key(config, path)
+    except ConfigError as exc:
+        raise CliError(f"cannot save a generated key: {exc}") from None
     except OSError as exc:
         raise CliError(f"cannot save a generated key to {path}: {exc.strerror or exc}") from None
+    warning = keys_exposed(config, path)
+    if warning:
+        print(f"streamscope: warning: {warning}", file=sys.stderr, flush=True)
     return path, config, new_key
 
 

@@ -245,6 +245,9 @@ def load_config(path: Path) -> Config:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return Config()
+    except UnicodeDecodeError as exc:
+        where = f"byte {exc.start}: {exc.reason}"
+        raise ConfigError(f"{path}: not UTF-8 text ({where}); save it as UTF-8") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
     return parse_config(text, str(path))
@@ -262,31 +265,36 @@ def ensure_local_key(config: Config, path: Path) -> str | None:
     """Give a config without local keys a generated one, saved into the file.
 
     Returns the new key (for the caller to print once), or None if keys were configured.
-    The file keeps its comments: the key is inserted under ``[proxy]`` (which is created
-    if missing) instead of rewriting the document.
+    The file is edited as a TOML document (:func:`~streamscope.config_save.save_config`),
+    so its comments and layout stay and whatever way it spells ``[proxy]`` (a header with
+    a comment or spaces, dotted keys, an inline table, none at all) it keeps its meaning.
+    Only the key is added: what ``config`` holds beyond the file (``--port``, say) is not
+    written. Raises :class:`ConfigError` when the file cannot be edited, ``OSError`` when
+    it cannot be written.
     """
     if config.proxy.api_keys:
         return None
+    from streamscope.config_save import save_config
+
     key = generate_local_key()
+    saved = load_config(path)  # the file's own values, not the command line's
+    saved.proxy.api_keys = [SecretStr(key)]
+    save_config(saved, path)  # 0600: it now holds a key
     config.proxy.api_keys = [SecretStr(key)]
-    line = f'api_keys = ["{key}"]\n'
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    lines = text.splitlines(keepends=True)
-    for i, existing in enumerate(lines):
-        if existing.strip() == "[proxy]":
-            lines.insert(i + 1, line)
-            break
-    else:
-        lines = ["[proxy]\n", line, "\n", *lines]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text("".join(lines), encoding="utf-8")
-    os.chmod(tmp, 0o600)
-    tmp.replace(path)
     return key
+
+
+def keys_exposed(config: Config, path: Path) -> str | None:
+    """A warning when the config file holds keys and other users may read it, else None."""
+    keys = list(config.proxy.api_keys) + [a.api_key for u in config.upstreams for a in u.accounts]
+    if not any(k.get_secret_value() for k in keys):
+        return None
+    from streamscope.private import exposed
+
+    why = exposed(path)
+    if why is None:
+        return None
+    return f"{path} holds API keys and other users can read it ({why}); run: chmod 600 {path}"
 
 
 def mask(secret: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ def _window(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.Popen
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        umask=0o002,  # a permissive one: the files stay private all the same
     )
 
 
@@ -46,6 +48,11 @@ def test_streamscope_opens_the_window_with_the_proxy(tmp_path: Path, stop: int) 
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     assert (tmp_path / "window.ini").is_file()  # the state was saved on the way out
+    # Private: the data dir, the window's state, the capture, the config with its key.
+    assert stat.S_IMODE(tmp_path.stat().st_mode) == 0o700
+    written = {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir() if p.is_file()}
+    assert {"window.ini", "flows.sqlite3", "c.toml", "c.pool.sqlite3"} <= set(written)
+    assert {name: m for name, m in written.items() if m & 0o077} == {}
 
 
 def test_without_a_display_it_points_at_serve(tmp_path: Path) -> None:

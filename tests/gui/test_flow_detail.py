@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -115,8 +117,16 @@ async def test_a_flow_opens_with_both_legs_attempts_exports_and_replay(tmp_path:
         assert upstream.answer.toPlainText() == answer
         assert client.timing.toPlainText() and upstream.timing.toPlainText()
 
-        # Exports, written where asked (no dialog).
-        har = json.loads(detail.export_har(tmp_path / "flow.har").read_text("utf-8"))
+        # Exports, written where asked (no dialog), readable by their owner only.
+        old_umask = os.umask(0o022)
+        try:
+            har_path = detail.export_har(tmp_path / "flow.har")
+            exported = detail.export_leg("client", tmp_path / "private.sse")
+        finally:
+            os.umask(old_umask)
+        for written in (har_path, *exported):
+            assert stat.S_IMODE(written.stat().st_mode) == 0o600, written
+        har = json.loads(har_path.read_text("utf-8"))
         entries = har["log"]["entries"]
         assert [e["_streamscope"]["leg"] for e in entries] == ["client", "upstream"]
         sse, timing = detail.export_leg("client", tmp_path / "client.sse")

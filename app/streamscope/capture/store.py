@@ -31,9 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from streamscope import private
 from streamscope.capture.flow import Flow, RequestRecord
 from streamscope.capture.raw import RawFlow, RawLeg, from_flow, to_flow
 from streamscope.capture.recorder import FlowRecorder, mask_flow
+from streamscope.private import private_dir
 from streamscope.redact import Redactor
 
 log = logging.getLogger("streamscope.capture")
@@ -95,22 +97,19 @@ class FlowStore:
         self._hurry = 0  # > 0 while a flush or the close waits for the queue
         self._queued_bytes = 0  # roughly: the bytes of flows waiting for a lull
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(path.parent)  # the data dir: every prompt is in there
         self.path = path
         self.redactor = redactor
         self.max_flows = max_flows
         self.max_bytes = max_bytes
         self.summarize = summarize
-        self._db = sqlite3.connect(
-            str(path) if path is not None else ":memory:",
-            check_same_thread=False,
-            isolation_level=None,
+        self._db = (
+            private.connect(path)  # 0600, its WAL too
+            if path is not None
+            else sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         )
         self._lock = threading.Lock()
         with self._lock:
-            if path is not None:
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
         self._queue: queue.Queue[Any] = queue.Queue()
         self._listeners: list[Listener] = []

@@ -7,7 +7,14 @@ import ipaddress
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from streamscope.config import Config, ConfigError, UpstreamConfig, load_config, mask
+from streamscope.config import (
+    Config,
+    ConfigError,
+    UpstreamConfig,
+    keys_exposed,
+    load_config,
+    mask,
+)
 from streamscope.doctor.check import Check, count
 
 KEYED_KINDS = ("openai", "anthropic", "responses")  # kinds whose providers want a key
@@ -25,10 +32,17 @@ def check_config(path: Path) -> tuple[list[Check], Config | None]:
         return [Check("config", "ok", detail)], config
     ups = config.upstreams
     if not ups:
-        return [Check("config", "ok", f"{path} parsed: no upstreams, so the demo is used")], config
+        detail = f"{path} parsed: no upstreams, so the demo is used"
+        return [Check("config", "ok", detail), *_exposure(config, path)], config
     accounts = sum(len(u.accounts) for u in ups)
     detail = f"{path} parsed: {count(len(ups), 'upstream')}, {count(accounts, 'account')}"
-    return [Check("config", "ok", detail)], config
+    return [Check("config", "ok", detail), *_exposure(config, path)], config
+
+
+def _exposure(config: Config, path: Path) -> list[Check]:
+    """A warning when the file holds keys that other users of the machine can read."""
+    warning = keys_exposed(config, path)
+    return [] if warning is None else [Check("config", "warn", warning, f"chmod 600 {path}")]
 
 
 def config_warnings(config: Config) -> list[Check]:

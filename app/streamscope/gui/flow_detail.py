@@ -60,6 +60,7 @@ from streamscope.codecs import PROTOCOLS
 from streamscope.gui.leg_view import LegView, monospace
 from streamscope.gui.models.common import clock_text
 from streamscope.gui.real_clients import RealClientsPanel, RunButton
+from streamscope.private import write_private
 
 log = logging.getLogger("streamscope.gui")
 JSON = dict[str, Any]
@@ -406,7 +407,7 @@ class FlowDetail(QWidget):
         """Write the flow as HAR 1.2 (both exchanges) to ``path``."""
         path = Path(path)
         data = json.dumps(to_har([self._flow()]), ensure_ascii=False, indent=1)
-        path.write_text(data, encoding="utf-8")
+        write_private(path, data)  # 0600: it holds the prompts
         return path
 
     def export_leg(self, which: str, path: Path | str) -> tuple[Path, Path]:
@@ -415,8 +416,8 @@ class FlowDetail(QWidget):
         leg = self.leg(which)
         path = Path(path)
         timing = path.with_name(path.name + ".timing")
-        path.write_bytes(export_sse(leg))
-        timing.write_bytes(export_timing(leg))
+        write_private(path, export_sse(leg))
+        write_private(timing, export_timing(leg))
         return path, timing
 
     def start_real_clients(self, which: str) -> None:

@@ -38,6 +38,7 @@ from streamscope.gui.refusals import RefusalCounter, RefusalFeed
 from streamscope.gui.settings import SettingsDialog
 from streamscope.gui.theme import MODES, Mode, Theme
 from streamscope.gui.traffic import TrafficView
+from streamscope.private import private_dir, private_file
 
 
 class ProxyBar(QWidget):
@@ -222,6 +223,9 @@ class MainWindow(QMainWindow):
     # -- state across restarts ---------------------------------------------------------
 
     def _settings(self) -> QSettings:
+        # 0600 in a 0700 dir (it keeps the last request): Qt's rewrite keeps the mode
+        private_dir(self.state_file.parent)
+        private_file(self.state_file)
         return QSettings(str(self.state_file), QSettings.Format.IniFormat)
 
     def save_state(self) -> None:
@@ -234,6 +238,7 @@ class MainWindow(QMainWindow):
         if self.theme is not None:
             s.setValue("window/theme", self.theme.mode)
         s.sync()
+        private_file(self.state_file)
 
     def restore_state(self) -> None:
         s = self._settings()

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from streamscope import private
 from streamscope.pool.state import AccountState
 
 SCHEMA = """
@@ -42,11 +42,8 @@ def fingerprint(key: str) -> str:
 class PoolStore:
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db = private.connect(path)  # 0600, its WAL too: it names the accounts
         self._db.execute(SCHEMA)
 
     def load(self) -> dict[tuple[str, str], tuple[str, AccountState]]:
