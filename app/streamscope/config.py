@@ -125,6 +125,11 @@ class ProxyConfig(_Model):
     connect_timeout_seconds: float = Field(default=10.0, gt=0)
     first_byte_timeout_seconds: float = Field(default=300.0, gt=0)
     idle_timeout_seconds: float = Field(default=300.0, gt=0)
+    # Limits against local exhaustion (proxy/limits.py): bytes of a request head (431
+    # beyond), seconds to send a complete head, open connections at once.
+    max_header_bytes: int = Field(default=64 * 1024, ge=1024)
+    header_timeout_seconds: float = Field(default=10.0, gt=0)
+    max_connections: int = Field(default=1000, ge=1)
 
 
 class PoolConfig(_Model):

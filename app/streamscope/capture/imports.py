@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from streamscope import strictjson
 from streamscope.capture.flow import Flow
 from streamscope.capture.har import HarError, from_har
 from streamscope.capture.sse import import_sse
@@ -33,6 +34,8 @@ def _har(data: bytes) -> dict[str, object] | None:
         parsed = json.loads(data.decode("utf-8-sig"))
     except ValueError:  # JSON lines, say (UnicodeDecodeError is a ValueError too)
         return None
+    except RecursionError:
+        raise UnreadableImport("JSON nested too deeply") from None
     return parsed if isinstance(parsed, dict) and "log" in parsed else None
 
 
@@ -48,11 +51,16 @@ def read_flows(
     if har is None and media == HAR_TYPE:
         raise UnreadableImport("not a HAR file: no JSON object with a log")
     try:
-        return from_har(har) if har is not None else [import_sse(data, protocol=protocol)]
+        flows = from_har(har) if har is not None else [import_sse(data, protocol=protocol)]
+        if strictjson.maybe_surrogates(data):  # they could not be stored or exported
+            strictjson.check_text([flow.to_json() for flow in flows])
     except UnicodeDecodeError:
         raise UnreadableImport("not UTF-8 text") from None
+    except RecursionError:
+        raise UnreadableImport("JSON nested too deeply") from None
     except (HarError, RecordingError, FrameTooLarge, ValueError) as exc:
         raise UnreadableImport(str(exc)) from None
+    return flows
 
 
 __all__ = ["UnreadableImport", "read_flows"]

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 import logging
 import uuid
 from pathlib import Path
@@ -41,6 +40,7 @@ from typing import Any
 
 import httpx
 
+from streamscope import strictjson
 from streamscope.analysis.view import summarize
 from streamscope.capture.outcome import Outcome, short_detail
 from streamscope.capture.recorder import FlowRecorder
@@ -68,11 +68,6 @@ log = logging.getLogger("streamscope.proxy")
 
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 CORS_METHODS = b"GET, POST, OPTIONS"
-
-
-def _reject_constant(name: str) -> Any:
-    # Python's json takes NaN/Infinity; they are not JSON and no upstream would accept them.
-    raise ValueError(f"{name} is not a JSON value")
 
 
 class Refused(ProxyError):
@@ -363,8 +358,8 @@ class ProxyApp:
         limit = self.config.proxy.max_body_bytes
         raw = await read_body(receive, limit, header(scope, b"content-length"))
         try:
-            body = json.loads(raw, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
+            body = strictjson.loads(raw)  # also: lone surrogates, nesting too deep
+        except ValueError as exc:
             error = errors.bad_request(f"the request body is not valid JSON ({exc})")
             raise Refused("not-json", protocol, error) from None
         if ex.recorder is not None:  # raw header pairs: decoded by the writer

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import logging
 import socket
 from collections.abc import Generator
 from pathlib import Path
@@ -26,6 +27,10 @@ import uvicorn
 
 from streamscope.config import Config
 from streamscope.proxy.app import ProxyApp
+from streamscope.proxy.limits import AcceptErrorFilter, Limits, protocol_class
+
+# One per process: asyncio logs each failed accept() under EMFILE with a traceback.
+_ACCEPT_FILTER = AcceptErrorFilter()
 
 
 def tune_gc() -> None:
@@ -94,6 +99,10 @@ class ProxyServer:
         self._server: uvicorn.Server | None = None
         self._task: asyncio.Task[None] | None = None
         self._socket: socket.socket | None = None
+        proxy = config.proxy
+        self.limits = Limits(
+            proxy.max_header_bytes, proxy.header_timeout_seconds, proxy.max_connections
+        )
 
     @property
     def port(self) -> int:
@@ -109,9 +118,12 @@ class ProxyServer:
     async def start(self) -> None:
         proxy = self.config.proxy
         self._socket = bind(proxy.host, proxy.port)
+        asyncio_log = logging.getLogger("asyncio")
+        if _ACCEPT_FILTER not in asyncio_log.filters:
+            asyncio_log.addFilter(_ACCEPT_FILTER)
         uv_config = uvicorn.Config(
             self.app,
-            http="httptools",
+            http=protocol_class(self.limits),  # httptools, with the limits (limits.py)
             ws="none",
             lifespan="on" if self.lifespan else "off",
             log_level="warning",
