@@ -119,10 +119,14 @@ class ProxyConfig(_Model):
     host: str = "127.0.0.1"
     port: int = Field(default=8787, ge=0, le=65535)
     api_keys: list[SecretStr] = Field(default_factory=list)
+    # When set, /admin accepts only these (and the client endpoints do not, unless a key
+    # is in api_keys too); when empty, the local keys grant /admin as well.
+    admin_keys: list[SecretStr] = Field(default_factory=list)
     keepalive_seconds: float = Field(default=15.0, ge=0)
     allowed_hosts: list[str] = Field(default_factory=list)
     max_body_bytes: int = Field(default=32 * 1024 * 1024, gt=0)
     connect_timeout_seconds: float = Field(default=10.0, gt=0)
+    # One budget per request for the first byte, shared by every account tried.
     first_byte_timeout_seconds: float = Field(default=300.0, gt=0)
     idle_timeout_seconds: float = Field(default=300.0, gt=0)
     # Limits against local exhaustion (proxy/limits.py): bytes of a request head (431
@@ -291,7 +295,8 @@ def ensure_local_key(config: Config, path: Path) -> str | None:
 
 def keys_exposed(config: Config, path: Path) -> str | None:
     """A warning when the config file holds keys and other users may read it, else None."""
-    keys = list(config.proxy.api_keys) + [a.api_key for u in config.upstreams for a in u.accounts]
+    keys = list(config.proxy.api_keys) + list(config.proxy.admin_keys)
+    keys += [a.api_key for u in config.upstreams for a in u.accounts]
     if not any(k.get_secret_value() for k in keys):
         return None
     from streamscope.private import exposed

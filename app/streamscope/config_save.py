@@ -110,7 +110,7 @@ def _old_data(doc: tomlkit.TOMLDocument) -> Data:
 
 
 def _holds_keys(config: Config) -> bool:
-    keys = list(config.proxy.api_keys)
+    keys = list(config.proxy.api_keys) + list(config.proxy.admin_keys)
     keys += [a.api_key for u in config.upstreams for a in u.accounts]
     return any(k.get_secret_value() for k in keys)
 

@@ -25,6 +25,7 @@ class Redactor:
     @classmethod
     def for_config(cls, config: Config) -> Redactor:
         keys = [k.get_secret_value() for k in config.proxy.api_keys]
+        keys += [k.get_secret_value() for k in config.proxy.admin_keys]
         for upstream in config.upstreams:
             keys += [a.api_key.get_secret_value() for a in upstream.accounts]
         return cls(keys)

@@ -1,4 +1,5 @@
-"""The admin API under ``/admin``, guarded by the same local keys as the rest.
+"""The admin API under ``/admin``, guarded by ``[proxy] admin_keys`` when set, else by
+the local keys; never for a web page (the app refuses those first).
 
     GET  /admin/pool                               every upstream and account (keys masked
                                                    to their last 4 characters), the

@@ -15,6 +15,9 @@ Each endpoint also answers without its ``/v1`` (``/chat/completions``, ``/messag
 ``/responses``, ``/models``), and a path that is none gets a 404 in the envelope of the
 protocol it looks like, naming what it probably meant (:mod:`~streamscope.proxy.paths`).
 The local key is accepted as ``Authorization: Bearer``, ``x-api-key`` or ``api-key``.
+``/admin`` answers no request a web page made (``Origin`` or ``Sec-Fetch-Site``, a CORS
+preflight included: 403, and never a CORS header), and with ``[proxy] admin_keys`` set it
+takes only those keys (a client key gets 403), which the client endpoints do not take.
 
 A request turned away at the door (no key, a wrong key, a refused Host, an unknown path
 or method, a body that is not JSON) is not a flow: it is counted in :attr:`ProxyApp.
@@ -127,6 +130,7 @@ class ProxyApp:
         for name in ("streamscope.proxy", "streamscope.pool"):
             logging.getLogger(name).addFilter(self._log_filter)
         self._keys = [k.get_secret_value().encode() for k in self.config.proxy.api_keys]
+        self._admin_keys = [k.get_secret_value().encode() for k in self.config.proxy.admin_keys]
         self._allowed_hosts = {h.lower() for h in self.config.proxy.allowed_hosts}
         self.refusals = RefusalLog()  # requests turned away before they became flows
 
@@ -177,7 +181,7 @@ class ProxyApp:
         started = False
         origin = header(scope, b"origin")
         extra: list[tuple[bytes, bytes]] = [(b"x-request-id", exchange.request_id.encode())]
-        if origin is not None:
+        if origin is not None and not _is_admin(scope["path"]):  # /admin: no CORS at all
             extra += [
                 (b"access-control-allow-origin", origin.encode("latin-1")),
                 (b"access-control-expose-headers", b"x-request-id"),
@@ -298,18 +302,30 @@ class ProxyApp:
             ),
         )
 
-    def _check_key(self, scope: Scope, protocol: str) -> None:
+    def _check_key(self, scope: Scope, protocol: str, admin: bool = False) -> None:
+        """The key a request sent: one of ``[proxy] admin_keys`` on /admin when any is
+        set, else one of the local keys (``api_keys``)."""
         given = _sent_key(scope)
+        only_admin = admin and bool(self._admin_keys)
         if not given:
+            which = "[proxy] admin_keys" if only_admin else "the proxy's local keys"
             raise Refused(
                 "no-key",
                 protocol,
                 errors.unauthorized(
-                    "no API key: send one of the proxy's local keys as "
+                    f"no API key: send one of {which} as "
                     "'Authorization: Bearer <key>', 'x-api-key: <key>' or 'api-key: <key>'"
                 ),
             )
         key = given.encode()
+        if only_admin:
+            if any(hmac.compare_digest(key, k) for k in self._admin_keys):
+                return
+            if any(hmac.compare_digest(key, k) for k in self._keys):
+                message = "this key is a client key; /admin needs one of [proxy] admin_keys"
+                raise Refused("client-key", protocol, errors.forbidden(message))
+            message = "this API key is not one of the proxy's [proxy] admin_keys"
+            raise Refused("wrong-key", protocol, errors.unauthorized(message))
         if not any(hmac.compare_digest(key, k) for k in self._keys):
             raise Refused(
                 "wrong-key",
@@ -337,11 +353,15 @@ class ProxyApp:
         path = endpoint(raw_path)
         protocol = ENDPOINTS.get(path or "", "openai-chat")
         self._check_host(scope, protocol)
+        admin = _is_admin(raw_path)
+        if admin and _from_browser(scope):  # a web page (or its preflight): never /admin
+            message = "/admin answers no browser request (this one came from a web page)"
+            raise Refused("admin-origin", protocol, errors.forbidden(message))
         if method == "OPTIONS" and header(scope, b"origin") is not None:
             await self._preflight(scope, send)  # preflights carry no credentials (SOP)
             return
-        self._check_key(scope, protocol)
-        if raw_path.startswith("/admin/") or raw_path == "/admin":
+        self._check_key(scope, protocol, admin)
+        if admin:
             await handle_admin(self.pool, self.flows, self.refusals, scope, receive, send)
             return
         if path is None:
@@ -392,6 +412,17 @@ class ProxyApp:
         protocol = "anthropic" if header(scope, b"anthropic-version") is not None else "openai-chat"
         body = get_codec(protocol).models_body(await self.router.all_models())
         await send_json(send, 200, body)
+
+
+def _is_admin(path: str) -> bool:
+    return path == "/admin" or path.startswith("/admin/")
+
+
+def _from_browser(scope: Scope) -> bool:
+    """A request a web page made: browsers send ``Origin`` on every cross-origin request
+    and preflight, and ``Sec-Fetch-Site`` (other than ``none``, the address bar) on all."""
+    site = (header(scope, b"sec-fetch-site") or "none").lower()
+    return header(scope, b"origin") is not None or site != "none"
 
 
 def _sent_key(scope: Scope) -> str | None:

@@ -2,11 +2,11 @@
 
 "My client shows nothing" is often a request that never got past the door: no key, a
 wrong key, a Host the DNS-rebinding guard refused, a base URL that lands on no endpoint,
-a body that is not JSON. Those are not flows (a flood of them must never push real flows
-out of the capture's retention), but the user has to see them. :class:`RefusalLog`
-counts them by reason and keeps a short ring of the latest, with what identifies the
-client (``Origin``, ``User-Agent``) and the masked suffix of the key it sent. It never
-keeps a body.
+a body that is not JSON, a web page or a client key at ``/admin``. Those are not flows
+(a flood of them must never push real flows out of the capture's retention), but the
+user has to see them. :class:`RefusalLog` counts them by reason and keeps a short ring
+of the latest, with what identifies the client (``Origin``, ``User-Agent``) and the
+masked suffix of the key it sent. It never keeps a body.
 
 Listeners (the window, through a Qt signal) are called on the proxy's event loop with
 each new :class:`Refusal`; :meth:`RefusalLog.subscribe` returns the unsubscribe.
@@ -20,11 +20,22 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-Reason = Literal["no-key", "wrong-key", "host", "unknown-path", "method", "not-json"]
+Reason = Literal[
+    "no-key",
+    "wrong-key",
+    "client-key",
+    "admin-origin",
+    "host",
+    "unknown-path",
+    "method",
+    "not-json",
+]
 
 REASONS: dict[str, str] = {
     "no-key": "no API key",
     "wrong-key": "wrong API key",
+    "client-key": "client key on /admin",
+    "admin-origin": "browser request to /admin",
     "host": "Host refused",
     "unknown-path": "unknown path",
     "method": "method not allowed",
