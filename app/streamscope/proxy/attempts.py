@@ -10,11 +10,17 @@ rules classify a failure:
 - no HTTP answer (refused, reset, timeout, a connection that dies before its first body
   byte) is the ``network`` class.
 
-The client has received nothing while this runs: for a stream, the first batch of frames
-is read before the attempt counts as a success, so an upstream that accepts and then
-drops the connection is retried too. Only a first frame slower than the keepalive
-interval commits to the account without a byte in hand (the client must then be kept
-alive). After that, there is no retry: a later failure is the stream's error frame.
+For a stream, the first batch of frames is read before the attempt counts as a success,
+so an upstream that accepts and then drops the connection is retried too.
+
+One first-byte budget (``first_byte_timeout_seconds``) bounds the whole loop: every
+account's headers and a stream's first frame share it, each attempt gets what is left,
+and when it is spent the answer is a 504 ``upstream_timeout``. A streaming client that
+has heard nothing for the keepalive interval gets its stream started early (SSE headers,
+then keepalive comments; :class:`EarlyStart`), also while an upstream keeps its headers
+back. Accounts may still be tried after that (the client only sees keepalives), but any
+failure becomes the stream's error frame instead of an HTTP status, and an upstream
+that sent its headers is committed to once the stream has started.
 
 An upstream without accounts gets one attempt and its failure as it is (a 502, a 504 or
 the upstream's error); with accounts, running out of them is a 503 that names each
@@ -42,7 +48,6 @@ from streamscope.proxy.asgi import Send, start_sse
 from streamscope.proxy.errors import (
     ProxyError,
     UpstreamUnreachable,
-    gateway_timeout,
     unreachable,
 )
 from streamscope.proxy.relay import Exchange
@@ -75,6 +80,7 @@ class Attempts:
         self.redactor = redactor
         self.name = upstream.config.name
         self.account: AccountConfig | None = None  # the account committed to
+        self._budget: float | None = None  # the first-byte budget of the running open()
 
     async def open(
         self,
@@ -95,13 +101,43 @@ class Attempts:
         declared (a non-streaming passthrough answer). ``early``: starts the client's
         stream if the upstream's first frames are slow; once it has, the account is
         committed to (a failure after that is the stream's error, not a retry).
-        ``first_frame``: seconds a stream's first frame may take (then a 504
-        ``upstream_timeout``, or once committed the stream's timeout).
+        ``first_frame``: the first-byte budget, seconds for the whole loop (every
+        account's headers and a stream's first frame, shared: each attempt gets what is
+        left); spent, it is a 504 ``upstream_timeout`` (once committed, the stream's
+        timeout). ``early`` is armed for the whole loop, so a streaming client hears a
+        keepalive also while an upstream keeps its headers back.
         """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + first_frame if first_frame is not None else None
+        self._budget = first_frame
+        timer = early.arm() if early is not None else None
+        try:
+            return await self._open(
+                stack, body, protocol, stream, forward, buffered, read_limit, early, deadline
+            )
+        finally:
+            if early is not None and timer is not None:
+                await early.stop(timer)
+
+    async def _open(
+        self,
+        stack: AsyncExitStack,
+        body: JSON,
+        protocol: str,
+        stream: bool,
+        forward: dict[str, str],
+        buffered: bool,
+        read_limit: int,
+        early: EarlyStart | None,
+        deadline: float | None,
+    ) -> UpstreamResponse:
         pooled = self.pool.has_accounts(self.name)
         limit = self.upstream.config.max_retries if pooled else 1
         tried: list[Attempt] = []
+        loop = asyncio.get_running_loop()
         while len(tried) < limit:
+            if deadline is not None and loop.time() >= deadline:
+                raise self._budget_spent(tried)
             account = None
             if pooled:
                 account = self.pool.select(self.name, {a.account for a in tried if a.account})
@@ -116,15 +152,16 @@ class Attempts:
                 rec.upstream_request(url, list(headers.items()), body, protocol)
             attempt_stack = AsyncExitStack()
             try:
-                response = await attempt_stack.enter_async_context(
-                    self.upstream.open(
-                        body, stream=stream, account=account, forward=forward, protocol=protocol
+                async with _within(deadline, self._budget):
+                    response = await attempt_stack.enter_async_context(
+                        self.upstream.open(
+                            body, stream=stream, account=account, forward=forward, protocol=protocol
+                        )
                     )
-                )
-                if rec is not None:
-                    rec.upstream_response(response.status, response.headers.items())
+                    if rec is not None:
+                        rec.upstream_response(response.status, response.headers.items())
+                    raw = await response.read(MAX_ERROR_BODY) if response.status >= 400 else b""
                 if response.status >= 400:
-                    raw = await response.read(MAX_ERROR_BODY)
                     if rec is not None:
                         rec.upstream_body_whole(raw)
                     await attempt_stack.aclose()
@@ -141,12 +178,15 @@ class Attempts:
                 response = await (
                     _buffer(response, read_limit)
                     if whole
-                    else _prefetch(response, early, first_frame)
+                    else _prefetch(response, early, _left(deadline), self._budget)
                 )
             except UpstreamUnreachable as exc:
                 await attempt_stack.aclose()
                 verdict = classify(self.pool.rules, NETWORK_STATUS)
                 self._fail(account, verdict, NETWORK_STATUS, exc.error.message)
+                if isinstance(exc, BudgetSpent):
+                    tried.append(self.exchange.attempts[-1])
+                    raise self._budget_spent(tried, exc.error.message) from None
                 if verdict.action == "return" or not pooled:
                     exc.error.message = self.redactor.text(exc.error.message)
                     raise
@@ -204,6 +244,19 @@ class Attempts:
     def _release(self, account: AccountConfig | None) -> None:
         if account is not None:
             self.pool.release(self.name, account.name)
+
+    def _budget_spent(self, tried: list[Attempt], cause: str = "") -> BudgetSpent:
+        why = "; ".join(
+            f"{a.account or self.name}: {a.failure_class} "
+            f"({a.status if a.status != NETWORK_STATUS else 'no answer'})"
+            for a in tried
+        )
+        budget = self._budget or 0.0
+        cause = cause or f"no first byte within the first-byte budget of {budget:g} s"
+        message = f"upstream {self.name}: {cause}" + (
+            f" (tried {len(tried)}: {why})" if tried else ""
+        )
+        return BudgetSpent(message)
 
     def _none_left(self, tried: list[Attempt]) -> ProxyError:
         now = self.pool.clock()
@@ -363,12 +416,15 @@ class FirstFrameTimeout(TimeoutError):
 
 
 async def _prefetch(
-    response: UpstreamResponse, early: EarlyStart | None, first_frame: float | None = None
+    response: UpstreamResponse,
+    early: EarlyStart | None,
+    first_frame: float | None = None,
+    budget: float | None = None,
 ) -> _Prefetched:
     """Wait for the stream's first batch of frames, in this task (no extra task or loop
-    turn between its arrival and the client's first byte), at most ``first_frame`` s."""
+    turn between its arrival and the client's first byte), at most ``first_frame`` s
+    (what is left of the first-byte ``budget``)."""
     frames = response.batches()
-    timer = early.arm() if early is not None else None
     first: Awaitable[list[Frame]]
     try:
         async with asyncio.timeout(first_frame):
@@ -376,18 +432,42 @@ async def _prefetch(
     except StopAsyncIteration:
         first = _ended()
     except TimeoutError:
-        message = f"the upstream sent no frame for {first_frame:g} s"
+        message = (
+            f"the upstream sent no frame for {budget or first_frame:g} s (the first-byte budget)"
+        )
         if early is None or not early.started:
-            raise gateway_timeout(message) from None
+            raise BudgetSpent(message) from None
         first = _raise(FirstFrameTimeout(message))  # committed: the stream's timeout
     except httpx.HTTPError as exc:
         if early is None or not early.started:
             raise _dropped(exc) from None
         first = _raise(exc)  # committed: the relay reports it as the stream's failure
-    finally:
-        if early is not None and timer is not None:
-            await early.stop(timer)
     return _Prefetched(response, frames, first)
+
+
+class BudgetSpent(UpstreamUnreachable):
+    """The request's first-byte budget ran out before an upstream's first byte (a 504
+    ``upstream_timeout``: the outcome ``proxy-timeout``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(504, message, "api_error", "upstream_timeout")
+
+
+@contextlib.asynccontextmanager
+async def _within(deadline: float | None, budget: float | None) -> AsyncGenerator[None, None]:
+    """The block, cut off at ``deadline`` (loop time; None: no limit) as :class:`BudgetSpent`."""
+    try:
+        async with asyncio.timeout_at(deadline):
+            yield
+    except TimeoutError:
+        message = f"the upstream sent no headers for {budget or 0.0:g} s (the first-byte budget)"
+        raise BudgetSpent(message) from None
+
+
+def _left(deadline: float | None) -> float | None:
+    if deadline is None:
+        return None
+    return max(0.0, deadline - asyncio.get_running_loop().time())
 
 
 async def _raise(exc: BaseException) -> list[Frame]:
@@ -406,4 +486,4 @@ async def _ended() -> list[Frame]:
     raise StopAsyncIteration
 
 
-__all__ = ["Attempts", "EarlyStart", "FirstFrameTimeout", "UpstreamRejected"]
+__all__ = ["Attempts", "BudgetSpent", "EarlyStart", "FirstFrameTimeout", "UpstreamRejected"]

@@ -122,7 +122,6 @@ async def handle_exchange(
         request=request,
     )
     forward = _forward_headers(scope, client_protocol, protocol)
-    tokens, broken = 0, None
     # A streaming client must hear something within the keepalive interval, even while
     # the account loop still waits for the upstream's first frame.
     early = (
@@ -130,22 +129,98 @@ async def handle_exchange(
         if request.stream and proxy.keepalive_seconds > 0
         else None
     )
+    try:
+        await _exchange(
+            send,
+            exchange,
+            client_protocol,
+            request,
+            attempts,
+            proxy,
+            early,
+            _Plan(protocol, upstream_body, stream_upstream, passthrough, options, forward),
+        )
+    except (ProxyError, UpstreamRejected) as exc:
+        if early is None or not early.started:
+            raise
+        # The client's stream began before the failure: its error frame, not a status.
+        await _stream_error(exc, exchange, protocol, client_protocol, options, send)
+
+
+@dataclasses.dataclass
+class _Plan:
+    protocol: str
+    body: JSON
+    stream: bool
+    passthrough: bool
+    options: EncodeOptions
+    forward: dict[str, str]
+
+
+async def _stream_error(
+    exc: ProxyError | UpstreamRejected,
+    exchange: Exchange,
+    protocol: str,
+    client_protocol: str,
+    options: EncodeOptions,
+    send: Send,
+) -> None:
+    """A failure after an early-started stream: the client protocol's error frame and
+    terminator (the answer a failure mid-stream gets)."""
+    if isinstance(exc, UpstreamRejected):
+        raw = exc.body
+        try:
+            parsed: Any = json.loads(raw)
+        except ValueError:
+            parsed = raw.decode("utf-8", errors="replace")
+        error = get_codec(protocol).decode_error(parsed)
+        error = dataclasses.replace(error, message=f"upstream {exchange.upstream}: {error.message}")
+        outcome = Outcome.ERROR_ANSWER
+        detail = f"upstream {exchange.upstream} answered {exc.status}: {error_text(error)}"
+    else:
+        error = exc.error
+        timeout = (error.code or error.error_type) == "upstream_timeout"
+        outcome = Outcome.PROXY_TIMEOUT if timeout else Outcome.ERROR_ANSWER
+        detail = f"{exc.status} {error.code or error.error_type}: {error.message}"
+    pipeline = StreamPipeline(client_protocol, client_protocol, passthrough=False, options=options)
+    body = b"".join(pipeline.fail(error))
+    exchange.outcome, exchange.outcome_detail = outcome, detail
+    await send({"type": "http.response.body", "body": body, "more_body": True})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _exchange(
+    send: Send,
+    exchange: Exchange,
+    client_protocol: str,
+    request: Request,
+    attempts: Attempts,
+    proxy: ProxyConfig,
+    early: EarlyStart | None,
+    plan: _Plan,
+) -> None:
+    config = attempts.upstream.config
+    protocol, passthrough, options = plan.protocol, plan.passthrough, plan.options
+    stream_upstream = plan.stream
+    tokens, broken = 0, None
     limit = proxy.max_body_bytes * 4
     relay: StreamRelay | None = None
     async with contextlib.AsyncExitStack() as stack:
         try:
             response = await attempts.open(
                 stack,
-                upstream_body,
+                plan.body,
                 protocol=protocol,
                 stream=stream_upstream,
-                forward=forward,
+                forward=plan.forward,
                 buffered=passthrough and not stream_upstream,
                 read_limit=limit,
                 early=early,
                 first_frame=proxy.first_byte_timeout_seconds,
             )
         except UpstreamRejected as rejected:
+            if early is not None and early.started:
+                raise  # the stream's error frame (handle_exchange)
             detail = await _upstream_error(
                 rejected, config.name, protocol, client_protocol, passthrough, send
             )
@@ -159,11 +234,14 @@ async def handle_exchange(
                 if exchange.recorder is not None:
                     exchange.recorder.upstream_body_whole(raw)
                 tokens = _tokens(_usage_of(protocol, raw))
-                if passthrough:  # the upstream's body, byte for byte
+                started = early is not None and early.started
+                if passthrough and not started:  # the upstream's body, byte for byte
                     await send_bytes(send, response.status, raw, response.content_type.encode())
                     exchange.outcome = Outcome.COMPLETE
                     return
-                await _body_as_answer(raw, protocol, client_protocol, request, options, send)
+                await _body_as_answer(
+                    raw, protocol, client_protocol, request, options, send, started
+                )
                 exchange.outcome = Outcome.COMPLETE
                 exchange.outcome_detail = "the upstream sent a whole body for a stream request"
                 return
@@ -226,6 +304,7 @@ async def _body_as_answer(
     request: Request,
     options: EncodeOptions,
     send: Send,
+    started: bool = False,
 ) -> None:
     """Repair mode, a whole body where a stream was asked for. Either a non-streaming
     response (some upstreams ignore ``stream: true``), decoded as such, or SSE under a
@@ -254,7 +333,8 @@ async def _body_as_answer(
         return
     encoder = client.stream_encoder(options)
     out = [chunk for ev in events for chunk in encoder.encode(ev)]
-    await start_sse(send, [])
+    if not started:  # (an early-started stream has its headers and keepalives out)
+        await start_sse(send, [])
     body = b"".join(out + encoder.finish())
     await send({"type": "http.response.body", "body": body, "more_body": True})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
