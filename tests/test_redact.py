@@ -2,7 +2,9 @@
 
 Covers: ``Redactor.for_config`` masks every local key and every account key in text and
 in bytes (to the last four characters), longest first when one secret contains another,
-ignores secrets shorter than 8 characters, and leaves other text alone; and
+masks secrets shorter than 8 characters only as whole tokens (never inside a word),
+masks before it truncates and masks a secret's fragment at a cut edge, takes the
+password of a ``base_url`` as a secret, and leaves other text alone; and
 ``RedactingFilter`` masks a log message built from ``%`` args and the traceback text of
 a logged exception, both through a handler writing to a ``StringIO`` and with ``caplog``.
 """
@@ -77,18 +79,51 @@ def test_every_configured_secret_is_masked_in_bytes(redactor: Redactor) -> None:
 
 
 def test_text_without_secrets_is_untouched(redactor: Redactor) -> None:
-    text = "nothing secret here: sk-proj-A1b2 is only a prefix, 'short' is too short"
+    text = "nothing secret here: sk-proj-A1b2 is only a prefix, 'shorter' holds a key"
     assert redactor.text(text) == text
     assert redactor.data(text.encode()) == text.encode()
 
 
-def test_secrets_shorter_than_eight_characters_are_ignored() -> None:
+def test_secrets_shorter_than_eight_characters_are_masked_as_whole_tokens() -> None:
     assert MIN_SECRET == 8
-    redactor = Redactor(["short", "1234567", "12345678"])
-    assert redactor.text("short 1234567 12345678") == "short 1234567 …5678"
-    assert redactor.data(b"short 1234567 12345678") == "short 1234567 …5678".encode()
-    # an account key of five characters in the config is not used for masking either
-    assert Redactor.for_config(parse_config(CONFIG)).text("a short answer") == "a short answer"
+    redactor = Redactor(["short", "1234567", "12345678", "pw1"])
+    assert redactor.text("short 1234567 12345678") == "… … …5678"
+    assert redactor.data(b"short 1234567 12345678") == "… … …5678".encode()
+    # Same length: *s only (a short key shows none of its characters).
+    assert redactor.same_length(b'{"k":"short"}') == b'{"k":"*****"}'
+    assert redactor.same_length_text("key=pw1;") == "key=***;"
+    # Inside a word or a longer token it is left alone: words are not mangled.
+    text = "shorter shortly 12345670 x1234567 sk-pw1 pw1_x"
+    assert redactor.text(text) == text
+    assert redactor.same_length(text.encode()) == text.encode()
+    # an account key of five characters in the config is masked where it stands alone
+    config = Redactor.for_config(parse_config(CONFIG))
+    assert config.text("a shortcut, key=short.") == "a shortcut, key=…."
+
+
+def test_masking_comes_before_truncation() -> None:
+    redactor = Redactor([ACCOUNT_A])
+    text = "Incorrect API key provided: " + ACCOUNT_A + " (see the docs)"
+    for limit in range(len(text) + 1):
+        cut = redactor.cut(text, limit)
+        assert len(cut) <= limit + 1
+        assert ACCOUNT_A[:MIN_SECRET] not in cut, limit
+    # A text someone else cut: a prefix (or suffix) of 8+ characters at its edge.
+    assert redactor.text("key: " + ACCOUNT_A[:31]) == "key: …"
+    assert redactor.text(ACCOUNT_A[-20:] + " was wrong") == "… was wrong"
+    assert redactor.text("key: " + ACCOUNT_A[:7]) == "key: " + ACCOUNT_A[:7]
+
+
+def test_a_base_url_password_is_a_secret_and_masked_in_urls() -> None:
+    config = parse_config(
+        CONFIG.replace("https://api.openai.com/v1", "http://bob:hunter2-pw@127.0.0.1:9/v1")
+    )
+    redactor = Redactor.for_config(config)
+    assert redactor.text("pw was hunter2-pw!") == "pw was …2-pw!"
+    assert redactor.url("http://bob:hunter2-pw@127.0.0.1:9/v1/x?y=1") == (
+        "http://bob:***@127.0.0.1:9/v1/x?y=1"
+    )
+    assert redactor.url("http://bob@host/a") == "http://bob@host/a"
 
 
 def test_the_longest_secret_is_masked_first() -> None:
@@ -163,8 +198,9 @@ def test_filter_with_caplog(redactor: Redactor, caplog: pytest.LogCaptureFixture
     try:
         with caplog.at_level(logging.WARNING, logger="streamscope.test_redact.caplog"):
             log = logging.getLogger("streamscope.test_redact.caplog")
+            empty: dict[str, str] = {}
             try:
-                {}[ACCOUNT_A]
+                empty[ACCOUNT_A]
             except KeyError:
                 log.warning("lookup of %s failed", ACCOUNT_A, exc_info=True)
     finally:

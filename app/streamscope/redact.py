@@ -3,24 +3,67 @@
 Upstreams sometimes echo the key they were sent ("Incorrect API key provided: sk-...");
 a :class:`Redactor` replaces every configured secret with its masked form (its last four
 characters) before such text is logged, stored or sent to a client.
+
+Secrets of :data:`MIN_SECRET` characters or more are masked wherever they occur. Shorter
+ones are masked too, but only as whole tokens (not next to a letter, digit, ``-`` or
+``_``), so a four-letter key does not mangle every word that contains it; they are masked
+whole (no characters shown). :meth:`Redactor.cut` masks before it truncates, and
+:meth:`Redactor.text` also masks a fragment of a secret (:data:`MIN_SECRET` characters
+or more) left at either edge of a text someone else truncated.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
+from urllib.parse import unquote, urlsplit
 
 from streamscope.config import Config, mask
 
-MIN_SECRET = 8  # shorter values would mask ordinary words
+MIN_SECRET = 8  # shorter secrets are masked only as whole tokens
+_WORD = "A-Za-z0-9_\\-"
+
+
+def _short_pattern(secrets: list[str]) -> str:
+    alternatives = "|".join(re.escape(s) for s in secrets)
+    return f"(?<![{_WORD}])(?:{alternatives})(?![{_WORD}])"
+
+
+def url_password(url: str) -> str | None:
+    """The password in ``url``'s userinfo (``http://user:pw@host``), if any."""
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        return None
+    return unquote(password) if password else None
+
+
+def mask_userinfo(url: str) -> str:
+    """``url`` with the password of its userinfo replaced by ``***``."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    authority, slash, tail = rest.partition("/")
+    userinfo, at, host = authority.rpartition("@")
+    if not at or ":" not in userinfo:
+        return url
+    user = userinfo.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}{slash}{tail}"
 
 
 class Redactor:
     def __init__(self, secrets: Iterable[str]) -> None:
-        unique = {s for s in secrets if len(s) >= MIN_SECRET}
+        unique = {s for s in secrets if s}
         # Longest first, so a key that contains another is masked whole.
-        self._secrets = sorted(unique, key=len, reverse=True)
+        self._secrets = sorted((s for s in unique if len(s) >= MIN_SECRET), key=len, reverse=True)
         self._bytes = [(s.encode(), mask(s).encode()) for s in self._secrets]
+        short = sorted((s for s in unique if len(s) < MIN_SECRET), key=len, reverse=True)
+        self._short: re.Pattern[str] | None = None
+        self._short_bytes: re.Pattern[bytes] | None = None
+        if short:
+            self._short = re.compile(_short_pattern(short))
+            self._short_bytes = re.compile(_short_pattern(short).encode())
 
     @classmethod
     def for_config(cls, config: Config) -> Redactor:
@@ -28,21 +71,48 @@ class Redactor:
         keys += [k.get_secret_value() for k in config.proxy.admin_keys]
         for upstream in config.upstreams:
             keys += [a.api_key.get_secret_value() for a in upstream.accounts]
+            password = url_password(upstream.base_url)
+            if password:
+                keys.append(password)
         return cls(keys)
 
     def text(self, value: str) -> str:
         for secret in self._secrets:
             if secret in value:
                 value = value.replace(secret, mask(secret))
+        if self._short is not None:
+            value = self._short.sub("…", value)
+        return self._edges(value)
+
+    def _edges(self, value: str) -> str:
+        """``value`` with a secret's prefix at its end, or suffix at its start, masked
+        (MIN_SECRET characters or more: what a truncation left of a secret)."""
+        for secret in self._secrets:
+            for n in range(len(secret) - 1, MIN_SECRET - 1, -1):
+                if value.endswith(secret[:n]):
+                    value = value[:-n] + "…"
+                    break
+            for n in range(len(secret) - 1, MIN_SECRET - 1, -1):
+                if value.startswith(secret[-n:]):
+                    value = "…" + value[n:]
+                    break
         return value
 
+    def cut(self, value: str, limit: int) -> str:
+        """``value`` masked, then cut to ``limit`` characters (a secret the cut would
+        split is masked before it is split, so no part of it is left)."""
+        return self._edges(self.text(value)[:limit])
+
     def same_length(self, value: bytes) -> bytes:
-        """Bytes with each secret replaced by ``*``s and its last 4 characters: the same
-        length, so frame sizes and offsets into captured bytes stay true, and a secret
-        split across two frames is masked too. The same object when nothing matched."""
+        """Bytes with each secret replaced by ``*``s and its last 4 characters (a short
+        secret: ``*``s only): the same length, so frame sizes and offsets into captured
+        bytes stay true, and a secret split across two frames is masked too. The same
+        object when nothing matched."""
         for secret, _ in self._bytes:
             if secret in value:
                 value = value.replace(secret, b"*" * (len(secret) - 4) + secret[-4:])
+        if self._short_bytes is not None and self._short_bytes.search(value):
+            value = self._short_bytes.sub(lambda m: b"*" * len(m.group()), value)
         return value
 
     def same_length_text(self, value: str) -> str:
@@ -50,13 +120,21 @@ class Redactor:
         for secret in self._secrets:
             if secret in value:
                 value = value.replace(secret, "*" * (len(secret) - 4) + secret[-4:])
+        if self._short is not None and self._short.search(value):
+            value = self._short.sub(lambda m: "*" * len(m.group()), value)
         return value
 
     def data(self, value: bytes) -> bytes:
         for secret, masked in self._bytes:
             if secret in value:
                 value = value.replace(secret, masked)
+        if self._short_bytes is not None and self._short_bytes.search(value):
+            value = self._short_bytes.sub("…".encode(), value)
         return value
+
+    def url(self, value: str) -> str:
+        """A URL as it may be stored or shown: secrets and its userinfo password masked."""
+        return mask_userinfo(self.text(value))
 
 
 class RedactingFilter(logging.Filter):
@@ -78,4 +156,4 @@ class RedactingFilter(logging.Filter):
         return True
 
 
-__all__ = ["RedactingFilter", "Redactor"]
+__all__ = ["RedactingFilter", "Redactor", "mask_userinfo", "url_password"]

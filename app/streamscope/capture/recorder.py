@@ -43,12 +43,16 @@ SECRET_PARAMS = {"key", "apikey", "auth", "password", "passwd", "signature", "si
 SECRET_PARAM_ENDINGS = ("_key", "-key", "token", "secret")
 
 
-def mask_headers(headers: Iterable[tuple[str, str]]) -> Headers:
+def mask_headers(headers: Iterable[tuple[str, str]], redactor: Redactor | None = None) -> Headers:
+    """Headers with credential headers masked by name and, given a ``redactor``, any
+    value holding a configured secret masked too (``x-debug-key``, ``set-cookie``…)."""
     out: Headers = []
     for name, value in headers:
         if name.lower() in SECRET_HEADERS:
             scheme, _, token = value.partition(" ")
             value = f"{scheme} {mask(token)}" if token else mask(value)
+        if redactor is not None:  # (after: 4 characters may be all of a short key)
+            value = redactor.text(value)
         out.append((name, value))
     return out
 
@@ -86,11 +90,11 @@ def mask_flow(raw: RawFlow, redactor: Redactor) -> None:
     red = redactor.same_length
     for r in (raw.request, raw.upstream_request):
         if r is not None:
-            r.url = mask_query(redactor.text(r.url))
-            r.headers = mask_headers(r.headers)
+            r.url = mask_query(redactor.url(r.url))
+            r.headers = mask_headers(r.headers, redactor)
             r.body = red(r.body)
     for leg in (raw.upstream, raw.client):
-        leg.headers = mask_headers(leg.headers)
+        leg.headers = mask_headers(leg.headers, redactor)
         leg.data = red(leg.data)
 
 
@@ -236,7 +240,7 @@ class FlowRecorder:
         upstream = RawLeg(
             protocol=self.upstream_protocol,
             status=self.upstream_status,
-            headers=mask_headers(self.upstream_response_headers),
+            headers=mask_headers(self.upstream_response_headers, redactor),
             sent_ns=rel(self.upstream_sent_ns),
             headers_ns=rel(self.upstream_headers_ns),
             truncated=self.truncated,
@@ -257,7 +261,7 @@ class FlowRecorder:
         client = RawLeg(
             protocol=self.client_protocol,
             status=self.client_status,
-            headers=mask_headers(self.client_headers),
+            headers=mask_headers(self.client_headers, redactor),
             headers_ns=rel(self.client_headers_ns),
             ended_ns=rel(self.ended_ns),
             truncated=self.truncated,
@@ -281,8 +285,8 @@ class FlowRecorder:
             data = body if isinstance(body, bytes) else json_body(body)
             upstream_request = RequestRecord(
                 "POST",
-                mask_query(redactor.text(self.upstream_url)),
-                mask_headers(_text_pairs(self.upstream_headers)),
+                mask_query(redactor.url(self.upstream_url)),
+                mask_headers(_text_pairs(self.upstream_headers), redactor),
                 red(data),
             )
         info = {**info, "attempts": [_json(a) for a in info.get("attempts") or []]}
@@ -292,8 +296,8 @@ class FlowRecorder:
             info=info,
             request=RequestRecord(
                 self.method,
-                mask_query(redactor.text(self._url())),
-                mask_headers(_text_pairs(self.request_headers)),
+                mask_query(redactor.url(self._url())),
+                mask_headers(_text_pairs(self.request_headers), redactor),
                 red(self.request_body),
             ),
             upstream_request=upstream_request,

@@ -68,6 +68,19 @@ from streamscope.proxy.upstream import HttpUpstream, Upstream, new_client, reque
 from streamscope.redact import RedactingFilter, Redactor
 
 log = logging.getLogger("streamscope.proxy")
+# Loggers whose records are redacted at the source (a logger's filters do not apply to
+# its children's records, so httpcore's are named); the root logger's handlers get the
+# filter too, for anything else that logs through them.
+LOGGERS = (
+    "streamscope.proxy",
+    "streamscope.pool",
+    "httpx",
+    "httpcore",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+)
 
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 CORS_METHODS = b"GET, POST, OPTIONS"
@@ -127,8 +140,11 @@ class ProxyApp:
         self._flow_limit = int(capture.max_flow_megabytes * 1024 * 1024)
         self._in_flight = 0  # proxied requests under way (capture writes wait for a lull)
         self._log_filter = RedactingFilter(self.redactor)
-        for name in ("streamscope.proxy", "streamscope.pool"):
+        for name in LOGGERS:
             logging.getLogger(name).addFilter(self._log_filter)
+        self._filtered = list(logging.getLogger().handlers)
+        for handler in self._filtered:
+            handler.addFilter(self._log_filter)
         self._keys = [k.get_secret_value().encode() for k in self.config.proxy.api_keys]
         self._admin_keys = [k.get_secret_value().encode() for k in self.config.proxy.admin_keys]
         self._allowed_hosts = {h.lower() for h in self.config.proxy.allowed_hosts}
@@ -156,8 +172,10 @@ class ProxyApp:
         await self.pool.close()
         if self.flows is not None:
             await asyncio.to_thread(self.flows.close)
-        for name in ("streamscope.proxy", "streamscope.pool"):
+        for name in LOGGERS:
             logging.getLogger(name).removeFilter(self._log_filter)
+        for handler in self._filtered:
+            handler.removeFilter(self._log_filter)
         if self.client is not None:
             await self.client.aclose()
 
@@ -189,15 +207,23 @@ class ProxyApp:
             ]
         path = endpoint(scope["path"])
         protocol = ENDPOINTS.get(path or "", "openai-chat")
+        red = self.redactor.same_length
 
         async def tracked(message: Any) -> None:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
                 exchange.status = message["status"]
-                message["headers"] = list(message.get("headers", [])) + extra
-            elif not message.get("more_body", False):
-                exchange.answered = True  # the response is complete
+                message["headers"] = [(k, red(v)) for k, v in message.get("headers", [])] + extra
+            else:
+                # Every client-bound byte (stream, whole body, error) leaves masked: the
+                # same length, so Content-Length stays true.
+                body = message.get("body", b"")
+                masked = red(body) if body else body
+                if masked is not body:  # (the same object when nothing matched)
+                    message = {**message, "body": masked}
+                if not message.get("more_body", False):
+                    exchange.answered = True  # the response is complete
             if exchange.recorder is not None:
                 exchange.recorder.client_message(message)
             await send(message)

@@ -226,7 +226,7 @@ class Attempts:
             action,
             status,
             self.pool.clock(),
-            self.redactor.text(message)[:MESSAGE_LIMIT],
+            self.redactor.cut(message, MESSAGE_LIMIT),
         )
         self.exchange.attempts.append(attempt)
         return attempt

@@ -32,6 +32,7 @@ from streamscope.proxy.attempts import Attempts, EarlyStart, UpstreamRejected
 from streamscope.proxy.errors import ProxyError, bad_gateway
 from streamscope.proxy.relay import Exchange, StreamRelay, error_text
 from streamscope.proxy.routing import Route
+from streamscope.redact import Redactor
 from streamscope.wire import decode_all
 
 JSON = dict[str, Any]
@@ -240,7 +241,14 @@ async def _exchange(
                     exchange.outcome = Outcome.COMPLETE
                     return
                 await _body_as_answer(
-                    raw, protocol, client_protocol, request, options, send, started
+                    raw,
+                    protocol,
+                    client_protocol,
+                    request,
+                    options,
+                    send,
+                    started,
+                    attempts.redactor,
                 )
                 exchange.outcome = Outcome.COMPLETE
                 exchange.outcome_detail = "the upstream sent a whole body for a stream request"
@@ -305,6 +313,7 @@ async def _body_as_answer(
     options: EncodeOptions,
     send: Send,
     started: bool = False,
+    redactor: Redactor | None = None,
 ) -> None:
     """Repair mode, a whole body where a stream was asked for. Either a non-streaming
     response (some upstreams ignore ``stream: true``), decoded as such, or SSE under a
@@ -320,9 +329,12 @@ async def _body_as_answer(
     else:
         frames = decode_all(raw)
         if not any(f.data is not None for f in frames):
+            # Masked before it is cut: a key cut short would escape exact matching.
+            text = raw.decode("utf-8", errors="replace")
+            preview = redactor.cut(text, 80) if redactor is not None else text[:80]
             raise bad_gateway(
                 f"the upstream answered a stream request with a body that is neither SSE "
-                f"nor a {protocol} response ({raw[:80]!r})",
+                f"nor a {protocol} response ({preview!r})",
                 "upstream_not_sse",
             )
         events = codec.stream_decoder().decode_stream(frames)
