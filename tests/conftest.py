@@ -39,31 +39,29 @@ class OutsideRepositoryError(PermissionError):
     """A test (or the code it runs) opened or listed a path beside the repository."""
 
 
-def _guarded_areas() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """(guarded, allowed, always_guarded) path prefixes, each ending in a separator.
+def guarded_areas(repo: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(guarded, allowed) path prefixes for a checkout at ``repo``, each ending in a
+    separator.
 
-    Beside the repository is its parent folder, minus the repository. When that parent
-    is also where legitimate files live (``/``, the home folder, the temp folder, or a
-    folder holding one of these, as with a clone at ``/tmp/main``), only the sibling
-    ``shared`` folder is guarded. sys.prefix, sys.base_prefix and the temp folder stay
-    readable wherever they are; the sibling ``shared`` folder never is.
+    Beside the repository is its parent folder, minus the repository itself. When that
+    parent is also where legitimate files live (``/``, the home folder, the temp folder,
+    or a folder holding one of these, as with a clone at ``/tmp/main``), nothing can be
+    guarded there without refusing the system's own files, so nothing is. sys.prefix,
+    sys.base_prefix and the temp folder stay readable wherever they are.
     """
 
     def forms(path: str | Path) -> set[str]:
         return {os.path.join(os.path.abspath(path), ""), os.path.join(os.path.realpath(path), "")}
 
-    repo = forms(REPO) | forms(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    parent = forms(REPO.parent)
+    parent = forms(repo.parent)
     busy = forms("/") | forms(os.path.expanduser("~")) | forms(tempfile.gettempdir())
-    crowded = any(b.startswith(p) for b in busy for p in parent)
-    shared = forms(REPO.parent / "shared")
-    guarded = shared if crowded else parent
+    if any(b.startswith(p) for b in busy for p in parent):
+        return (), ()
     exempt = forms(sys.prefix) | forms(sys.base_prefix) | forms(tempfile.gettempdir())
-    allowed = repo | {e for e in exempt if not any(g.startswith(e) for g in guarded)}
-    return tuple(guarded), tuple(allowed - shared), tuple(shared)
+    return tuple(parent), tuple(forms(repo) | exempt)
 
 
-_GUARDED, _ALLOWED, _SHARED = _guarded_areas()
+_GUARDED, _ALLOWED = guarded_areas(REPO)
 _GUARDED_EVENTS = frozenset({"open", "os.listdir", "os.scandir"})
 # Paths read beside the repository during the run; each test fails on its own.
 OUTSIDE_READS: list[str] = []
@@ -72,8 +70,6 @@ OUTSIDE_READS: list[str] = []
 def _outside_repository(path: str) -> bool:
     """Whether ``path`` (absolute, normalised) is beside the repository."""
     probe = path + os.sep
-    if probe.startswith(_SHARED):
-        return True
     return probe.startswith(_GUARDED) and not probe.startswith(_ALLOWED)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import guarded_areas
 from tests.packaging.support import clean_checkout
 from tests.support import FIXTURES, REPO
 
@@ -31,8 +32,20 @@ def test_fixtures_are_in_the_repository() -> None:
     assert (FIXTURES / "SOURCES.md").is_file()
 
 
+def test_the_guard_covers_the_folder_beside_a_checkout() -> None:
+    """Where a clone sits next to other folders, everything beside it is guarded and the
+    clone itself is not; a clone in a folder the system uses (the temp folder) guards
+    nothing there rather than refuse the system's own files."""
+    guarded, allowed = guarded_areas(Path("/srv/ci/run-7/main"))
+    assert "/srv/ci/run-7/" in guarded and "/srv/ci/run-7/main/" in allowed
+    assert guarded_areas(Path(tempfile.gettempdir()) / "main") == ((), ())
+    assert guarded_areas(Path("/main")) == ((), ())
+
+
 def test_reading_beside_the_repository_is_refused(outside_reads: list[str]) -> None:
-    beside = REPO.parent / "shared" / "README.md"  # need not exist: the guard comes first
+    if not guarded_areas(REPO)[0]:
+        pytest.skip(f"the checkout's folder {REPO.parent} is one the system uses: not guarded")
+    beside = REPO.parent / f"next-to-{REPO.name}" / "README.md"  # the guard comes first
     with pytest.raises(PermissionError, match="tests must not read outside the repository"):
         beside.read_text()
     with (
@@ -41,8 +54,8 @@ def test_reading_beside_the_repository_is_refused(outside_reads: list[str]) -> N
     ):
         pass
     with pytest.raises(PermissionError, match="outside the repository"):
-        list((REPO / ".." / "shared").iterdir())
-    assert outside_reads and all(p.startswith(str(REPO.parent / "shared")) for p in outside_reads)
+        list((REPO / ".." / beside.parent.name).iterdir())
+    assert outside_reads and all(p.startswith(str(beside.parent)) for p in outside_reads)
     outside_reads.clear()  # refused on purpose: this test must not fail for it
 
 
