@@ -17,15 +17,8 @@ from streamscope.analysis.view import summarize
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowEvent, FlowStore
 from streamscope.gui.models.common import ERROR_FOREGROUND, SORT_ROLE, clock_text
-from streamscope.gui.models.flows import (
-    FlowsFilter,
-    FlowsModel,
-    attempts_text,
-    is_ok,
-    outcome_text,
-    status_text,
-    verdict_cell,
-)
+from streamscope.gui.models.flows import FlowsFilter, FlowsModel, attempts_text, verdict_cell
+from streamscope.gui.models.outcomes import is_ok, outcome_text, status_text
 from streamscope.redact import Redactor
 
 M = FlowsModel

@@ -50,9 +50,7 @@ from streamscope.gui.models.common import (
 from streamscope.gui.models.outcomes import (
     FAIL_MARK,
     OK_MARK,
-    is_ok,
     outcome_of,
-    outcome_text,
     status_cell,
     status_class,
     status_text,
@@ -421,17 +419,9 @@ class FlowsFilter(QSortFilterProxyModel):
 
 
 __all__ = [
-    "STATUS_CLASSES",
     "FlowsFilter",
     "FlowsModel",
     "attempts_text",
     "attempts_tooltip",
-    "is_ok",
-    "outcome_of",
-    "outcome_text",
-    "status_cell",
-    "status_class",
-    "status_text",
-    "status_tooltip",
     "verdict_cell",
 ]
