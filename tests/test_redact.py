@@ -3,7 +3,8 @@
 Covers: ``Redactor.for_config`` masks every local key and every account key in text and
 in bytes (to the last four characters), longest first when one secret contains another,
 masks secrets shorter than 8 characters only as whole tokens (never inside a word),
-masks before it truncates and masks a secret's fragment at a cut edge, takes the
+masks before it truncates and masks a secret's fragment at a cut edge, masks both parts
+of a secret split across two frames (a property over every split), takes the
 password of a ``base_url`` as a secret, and leaves other text alone; and
 ``RedactingFilter`` masks a log message built from ``%`` args and the traceback text of
 a logged exception, both through a handler writing to a ``StringIO`` and with ``caplog``.
@@ -79,7 +80,7 @@ def test_every_configured_secret_is_masked_in_bytes(redactor: Redactor) -> None:
 
 
 def test_text_without_secrets_is_untouched(redactor: Redactor) -> None:
-    text = "nothing secret here: sk-proj-A1b2 is only a prefix, 'shorter' holds a key"
+    text = "nothing secret here: sk-proj is a key's first 7 characters, 'shorter' holds a key"
     assert redactor.text(text) == text
     assert redactor.data(text.encode()) == text.encode()
 
@@ -219,3 +220,29 @@ def test_the_filter_masks_stack_text() -> None:
     record.stack_info = f'Stack (most recent call last):\n  call(key="{secret}")'
     assert RedactingFilter(Redactor([secret])).filter(record)
     assert record.stack_info == 'Stack (most recent call last):\n  call(key="…cdef")'
+
+
+@given(
+    secret=st.sampled_from(SECRETS),
+    cut=st.integers(min_value=MIN_SECRET, max_value=40),
+    before=st.text(alphabet=" abc.,", max_size=12),
+    after=st.text(alphabet=" abc.,", max_size=12),
+)
+def test_a_secret_split_across_two_frames_is_masked_in_both_parts(
+    secret: str, cut: int, before: str, after: str
+) -> None:
+    # Two stream deltas, each with one part of the key: a client joining them would
+    # have it whole. Each part of 8 characters or more is masked, sizes unchanged.
+    cut = min(cut, len(secret) - MIN_SECRET)
+    redactor = Redactor(SECRETS)
+    head, tail = secret[:cut], secret[cut:]
+    first = f'data: {{"delta":"{before}{head}"}}\n\n'.encode()
+    second = f'data: {{"delta":"{tail}{after}"}}\n\n'.encode()
+    one, two = redactor.same_length(first), redactor.same_length(second)
+    assert len(one) == len(first) and len(two) == len(second)
+    assert head.encode() not in one and tail.encode() not in two
+    joined = one.split(b'"delta":"')[1] + two.split(b'"delta":"')[1]
+    assert secret.encode() not in joined
+    assert before.encode() in one and after.encode() in two  # the rest left alone
+    text = redactor.same_length_text(first.decode())
+    assert head not in text and len(text) == len(first)

@@ -10,6 +10,13 @@ ones are masked too, but only as whole tokens (not next to a letter, digit, ``-`
 whole (no characters shown). :meth:`Redactor.cut` masks before it truncates, and
 :meth:`Redactor.text` also masks a fragment of a secret (:data:`MIN_SECRET` characters
 or more) left at either edge of a text someone else truncated.
+
+A secret split in two (across two stream deltas, say: each frame holds a part, and a
+client that joins the deltas would have it whole) is masked in its parts:
+:meth:`Redactor.same_length` masks every run of :data:`MIN_SECRET` characters or more
+that begins a secret or ends one, wherever it stands. Of a split secret, then, at most
+7 characters stay visible in each part (its first ones, or its last ones; a secret
+under 16 characters may be split into two such parts).
 """
 
 from __future__ import annotations
@@ -58,6 +65,12 @@ class Redactor:
         # Longest first, so a key that contains another is masked whole.
         self._secrets = sorted((s for s in unique if len(s) >= MIN_SECRET), key=len, reverse=True)
         self._bytes = [(s.encode(), mask(s).encode()) for s in self._secrets]
+        # (secret, its first MIN_SECRET characters, its last ones): to find its parts.
+        self._parts = [
+            (b, b[:MIN_SECRET], b[-MIN_SECRET:])
+            for b in (s.encode() for s in self._secrets)
+            if len(b) > MIN_SECRET
+        ]
         short = sorted((s for s in unique if len(s) < MIN_SECRET), key=len, reverse=True)
         self._short: re.Pattern[str] | None = None
         self._short_bytes: re.Pattern[bytes] | None = None
@@ -82,7 +95,7 @@ class Redactor:
                 value = value.replace(secret, mask(secret))
         if self._short is not None:
             value = self._short.sub("…", value)
-        return self._edges(value)
+        return self._parts_text(self._edges(value))
 
     def _edges(self, value: str) -> str:
         """``value`` with a secret's prefix at its end, or suffix at its start, masked
@@ -111,6 +124,9 @@ class Redactor:
         for secret, _ in self._bytes:
             if secret in value:
                 value = value.replace(secret, b"*" * (len(secret) - 4) + secret[-4:])
+        for secret, head, tail in self._parts:
+            if head in value or tail in value:
+                value = _mask_parts(value, secret, head, tail)
         if self._short_bytes is not None and self._short_bytes.search(value):
             value = self._short_bytes.sub(lambda m: b"*" * len(m.group()), value)
         return value
@@ -120,14 +136,26 @@ class Redactor:
         for secret in self._secrets:
             if secret in value:
                 value = value.replace(secret, "*" * (len(secret) - 4) + secret[-4:])
+        value = self._parts_text(value)
         if self._short is not None and self._short.search(value):
             value = self._short.sub(lambda m: "*" * len(m.group()), value)
+        return value
+
+    def _parts_text(self, value: str) -> str:
+        """:func:`_mask_parts` of every secret in text (``*`` for each character)."""
+        for secret, head, tail in self._parts:
+            if head.decode() in value or tail.decode() in value:
+                raw = _mask_parts(value.encode(), secret, head, tail)
+                value = raw.decode("utf-8", errors="replace")
         return value
 
     def data(self, value: bytes) -> bytes:
         for secret, masked in self._bytes:
             if secret in value:
                 value = value.replace(secret, masked)
+        for secret, head, tail in self._parts:
+            if head in value or tail in value:
+                value = _mask_parts(value, secret, head, tail)
         if self._short_bytes is not None and self._short_bytes.search(value):
             value = self._short_bytes.sub("…".encode(), value)
         return value
@@ -135,6 +163,29 @@ class Redactor:
     def url(self, value: str) -> str:
         """A URL as it may be stored or shown: secrets and its userinfo password masked."""
         return mask_userinfo(self.text(value))
+
+
+def _mask_parts(value: bytes, secret: bytes, head: bytes, tail: bytes) -> bytes:
+    """``value`` with every part of ``secret`` of ``len(head)`` characters or more that
+    begins it (found by ``head``) or ends it (by ``tail``) replaced by ``*``s."""
+    out = bytearray(value)
+    size, n = len(secret), len(head)
+    i = value.find(head)
+    while i != -1:
+        k = n
+        while k < size and i + k < len(value) and value[i + k] == secret[k]:
+            k += 1
+        out[i : i + k] = b"*" * k
+        i = value.find(head, i + k)
+    j = value.find(tail)
+    while j != -1:
+        end = j + n
+        k = n
+        while k < size and end - k - 1 >= 0 and value[end - k - 1] == secret[size - k - 1]:
+            k += 1
+        out[end - k : end] = b"*" * k
+        j = value.find(tail, end)
+    return bytes(out)
 
 
 class RedactingFilter(logging.Filter):

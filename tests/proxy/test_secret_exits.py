@@ -1,5 +1,6 @@
 """One redactor at every exit: a hostile upstream echoes the account key everywhere it can
-(whole 200 bodies in both modes, a key split across two stream deltas, a body that is no
+(whole 200 bodies in both modes, a key split across two stream deltas — streamed, and
+assembled into a whole answer — a body that is no
 response, response headers, a ``set-cookie``), the client sends it in a header of its own,
 and a short key and a ``base_url`` password are echoed too. Then every byte that left the
 proxy is searched: the client's answers, the capture (``flows.get`` and the SQLite file
@@ -123,6 +124,20 @@ def _found(data: bytes, secret: str) -> bool:
     )
 
 
+def _joined_deltas(content: bytes) -> bytes:
+    """The text a client shows of a Chat stream: every delta's content, joined."""
+    text = ""
+    for line in content.split(b"\n"):
+        if line.startswith(b"data: {"):
+            try:
+                chunk = json.loads(line[6:])
+            except ValueError:  # not a stream (a JSON body quoting one)
+                continue
+            for choice in chunk.get("choices") or []:
+                text += (choice.get("delta") or {}).get("content") or ""
+    return text.encode()
+
+
 def _disk(capture: Path) -> bytes:
     out = b""
     for path in capture.parent.iterdir():
@@ -143,6 +158,8 @@ def test_an_echoed_key_leaves_through_no_exit(
         up.route("POST", "/v1/chat/completions", _hostile)
         with _proxy(_config(up.url, mode, key), capture) as server:
             cases = [("body", False), ("body", True), ("split", False)]
+            if len(key) >= 16:  # split in two parts of 8 characters or more: masked
+                cases.append(("split", True))
             if mode == "repair":
                 cases.append(("not-sse", True))
             ids = []
@@ -153,7 +170,7 @@ def test_an_echoed_key_leaves_through_no_exit(
                 assert r.status_code in (200, 502), r.text
                 if how == "not-sse":
                     assert r.status_code == 502 and "upstream_not_sse" in r.text
-                seen += [r.content, str(r.headers).encode()]
+                seen += [r.content, str(r.headers).encode(), _joined_deltas(r.content)]
                 ids.append(r.headers["x-request-id"])
             flows = server.app.flows
             assert flows is not None

@@ -168,10 +168,11 @@ class Attempts:
                     verdict = classify(
                         self.pool.rules, response.status, raw, response.headers, self.pool.clock()
                     )
-                    message = get_codec(protocol).decode_error_body(raw).message
+                    masked = self.redactor.data(raw)  # before anything cuts it
+                    message = get_codec(protocol).decode_error_body(masked).message
                     self._fail(account, verdict, response.status, message)
                     if verdict.action == "return" or not pooled:
-                        raise UpstreamRejected(response, self.redactor.data(raw))
+                        raise UpstreamRejected(response, masked)
                     tried.append(self.exchange.attempts[-1])
                     continue
                 whole = buffered or "json" in response.content_type.lower()
