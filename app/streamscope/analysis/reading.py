@@ -49,13 +49,17 @@ class LegReading:
         *,
         stream_asked: bool | None = None,
         cancelled: bool = False,
+        cut: str = "",
     ) -> None:
+        """``cut``: what the capture did not keep of the flow, and why (a truncated
+        leg with none was cut at the capture's size limit)."""
         if protocol is None and leg.protocol in PROTOCOLS:
             protocol = leg.protocol
         self.leg = leg
         self.protocol = protocol
         self.stream_asked = stream_asked
         self.cancelled = cancelled
+        self.cut = cut
         self.decoded: Decoded = decode_leg(leg, protocol)
 
     @property
@@ -115,7 +119,12 @@ class LegReading:
             )
         except LintError:
             return None
-        return report.cancelled_by_client() if self.cancelled else report
+        if self.cancelled:
+            report = report.cancelled_by_client()
+        if leg.truncated:
+            why = self.cut or "the flow outgrew the capture's size limit"
+            report = report.cut_by_capture(why, streamed=leg.body is None)
+        return report
 
 
 def read_leg(

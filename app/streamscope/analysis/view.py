@@ -89,6 +89,7 @@ def flow_reading(flow: Flow, name: str = "client") -> LegReading:
         leg,
         stream_asked=asked_to_stream(request, leg.protocol),
         cancelled=was_cancelled(flow.outcome),
+        cut=flow.capture_note,
     )
 
 

@@ -83,6 +83,7 @@ class Flow:
     client: Leg = field(default_factory=Leg)
     duration_ns: int | None = None
     imported: bool = False  # read from a file (HAR, .sse), not captured by this proxy
+    capture_note: str = ""  # what the capture did not keep of it, and why
 
     # -- JSON (storage, the admin API, import) --------------------------------------------
 
@@ -99,6 +100,7 @@ class Flow:
             "outcome_detail": self.outcome_detail,
             "duration_ns": self.duration_ns,
             "imported": self.imported,
+            "capture_note": self.capture_note,
             "request": _request_json(self.request),
             "upstream_request": (
                 _request_json(self.upstream_request) if self.upstream_request else None
@@ -122,6 +124,7 @@ class Flow:
             mode=data.get("mode"),
             outcome=str(data.get("outcome") or ""),
             outcome_detail=str(data.get("outcome_detail") or ""),
+            capture_note=str(data.get("capture_note") or ""),
             duration_ns=data.get("duration_ns"),
             request=_request_from(data.get("request") or {}),
             upstream_request=_request_from(upstream_request) if upstream_request else None,

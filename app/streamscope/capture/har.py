@@ -28,7 +28,7 @@ What HAR has no field for is in a custom field (HAR allows names starting with `
         "frames": [{"t_ns": 1200000, "t_ms": 1.2, "size": 97, "sources": [0]}, …],
         "request_recorded": true,       # upstream entry only; false: no upstream request
         "flow": {"started": 1715000000.123, "client_protocol": …, "model": …, "upstream": …,
-                 "account": …, "mode": …, "outcome": …, "outcome_detail": …,
+                 "account": …, "mode": …, "outcome": …, "outcome_detail": …, "capture_note": …,
                  "duration_ns": …},  # client entry only
         "attempts": [...],              # client entry only
     }
@@ -75,6 +75,7 @@ _FLOW_FIELDS = (
     "mode",
     "outcome",
     "outcome_detail",
+    "capture_note",
     "duration_ns",
 )
 _LEG_FIELDS = ("status", "sent_ns", "headers_ns", "ended_ns", "truncated")

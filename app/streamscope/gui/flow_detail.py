@@ -105,7 +105,9 @@ def header_text(flow: Flow, summary: JSON) -> str:
     duration = flow.duration_ns
     parts.append(f"{duration / 1e6:,.0f} ms" if duration is not None else "duration —")
     parts.append(f"verdict: {summary.get('verdict') or 'not linted'}")
-    if flow.client.truncated or flow.upstream.truncated:
+    if flow.capture_note:
+        parts.append(f"capture {flow.capture_note}")
+    elif flow.client.truncated or flow.upstream.truncated:
         parts.append("truncated capture")
     return "  ·  ".join(parts)
 

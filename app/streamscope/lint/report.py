@@ -54,6 +54,7 @@ _END_RULES_AT_END = frozenset(
 part never closed); at a frame they name a real mistake."""
 ENDED_IN_ERROR = "the stream ends in the upstream's error"
 CANCELLED = "cancelled by the client"
+CUT = "not judged whole: the capture kept only part of it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +143,8 @@ class LintReport:
     findings: list[LintFinding] = field(default_factory=list)
     cancelled: bool = False
     """The client cancelled the stream (its end is missing through no fault of its own)."""
+    cut: str = ""
+    """Why the capture did not keep all of this leg (empty: it kept it all)."""
 
     @property
     def errors(self) -> list[LintFinding]:
@@ -164,6 +167,18 @@ class LintReport:
         report.excuse_end("the client cancelled the stream before its end")
         return report
 
+    def cut_by_capture(self, why: str, streamed: bool) -> LintReport:
+        """This report for a leg the capture kept only the start of (``why``): a
+        stream's missing end is excused, and a body's every finding (what is kept of a
+        body is not the body)."""
+        report = LintReport(self.protocol, list(self.findings), self.cancelled, why)
+        excuse = f"the capture did not keep all of it ({why})"
+        if streamed:
+            report.excuse_end(excuse)
+        else:
+            report.findings = [f if f.excused else f.excuse(excuse) for f in report.findings]
+        return report
+
     def note(self) -> str | None:
         """What ended the stream when that is no client's breakage: the upstream's error
         (with its message), or the client's cancel; None otherwise."""
@@ -172,6 +187,8 @@ class LintReport:
             return f"{ENDED_IN_ERROR}: {error.message}"
         if self.cancelled:
             return f"{CANCELLED}: the stream was stopped before its end, which is not its fault"
+        if self.cut:
+            return f"{CUT}: {self.cut}"
         return None
 
     def headline(self) -> str:
@@ -242,6 +259,8 @@ class LintReport:
                 f"{CANCELLED}: the stream was stopped before its end; nothing before that "
                 f"is known to break {prof.name}"
             )
+        if self.cut:
+            return f"{CUT} ({self.cut}); nothing kept is known to break {prof.name}"
         return None
 
     def to_json(self, profile: str | None = None) -> dict[str, Any]:
@@ -258,6 +277,7 @@ class LintReport:
             "verdicts": verdicts,
             "verdict": self.headline(),
             "cancelled": self.cancelled,
+            "capture_cut": self.cut,
         }
 
 
