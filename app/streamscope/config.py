@@ -153,6 +153,9 @@ class CaptureConfig(_Model):
     max_megabytes: float = Field(default=500.0, gt=0)
     # One leg's bytes kept per flow at most; beyond it the flow is marked truncated.
     max_flow_megabytes: float = Field(default=64.0, gt=0)
+    # Flows waiting to be written, at most; beyond it (a disk or a machine that cannot
+    # keep up) a flow is stored without its parts over 64 KiB, and the log says so.
+    backlog_megabytes: float = Field(default=64.0, gt=0)
 
 
 class Config(_Model):

@@ -141,6 +141,7 @@ class FlowRecorder:
         self.client_sends: list[tuple[bytes, int]] = []  # (body chunk, send time)
         self.client_size = 0
         self.truncated = False
+        self.shed_reason = ""  # why the bytes were dropped before the flow was stored
         self.ended_ns: int | None = None
 
     # -- hot path -------------------------------------------------------------------------
@@ -202,6 +203,61 @@ class FlowRecorder:
             self.truncated = True
             return False
         return True
+
+    def size(self) -> int:
+        """The bytes this recorder holds, near enough: bodies, upstream frames, client
+        chunks (a request the demo got as JSON counts as its body's size again)."""
+        frames = self.upstream_size + sum(map(len, map(_RAW, self.frames[self._checked :])))
+        chunks = sum(len(body) for body, _ in self.client_sends)
+        body = self.upstream_body
+        if body is None:
+            sent = 0
+        else:
+            sent = len(body) if isinstance(body, bytes | bytearray) else len(self.request_body)
+        whole = len(self.upstream_whole or b"")
+        return len(self.request_body) + sent + whole + frames + chunks
+
+    def shed(self, keep: int, why: str) -> int:
+        """Drop the parts bigger than ``keep`` bytes (a body; the two legs' frames, which
+        link to each other, together); what is known of the flow stays (status, headers,
+        times, the proxy's info, the small parts) and the flow notes which parts went,
+        and ``why``. The bytes dropped."""
+        gone: list[str] = []
+        freed = 0
+
+        def drop(name: str, size: int) -> None:
+            nonlocal freed
+            gone.append(f"{name} ({size / 1024:.0f} KiB)")
+            freed += size
+
+        size = len(self.request_body)
+        if size > keep:
+            self.request_body = b""
+            drop("request body", size)
+        body = self.upstream_body
+        if isinstance(body, bytes | bytearray) and len(body) > keep:
+            self.upstream_body = b""
+            drop("upstream request body", len(body))
+        elif body is not None and not isinstance(body, bytes | bytearray) and size > keep:
+            self.upstream_body = b""  # the demo's request (counted as the body's size)
+            drop("upstream request body", size)
+        whole = len(self.upstream_whole or b"")
+        if whole > keep:
+            self.upstream_whole = b""
+            drop("upstream body", whole)
+        frames = self.upstream_size + sum(map(len, map(_RAW, self.frames[self._checked :])))
+        chunks = sum(len(body) for body, _ in self.client_sends)
+        if frames + chunks > keep:
+            self.frames, self.outs, self.marks, self.client_sends = [], [], [], []
+            self.entry_frames, self.entry_chunks = array("I"), array("I")
+            self.entry_marks = array("I")
+            self._checked = self._sends_checked = 0
+            self.upstream_size = self.client_size = 0
+            self.truncated = True
+            drop("both legs' frames", frames + chunks)
+        if gone:
+            self.shed_reason = f"not kept: {', '.join(gone)}: {why}"
+        return freed
 
     def client_chunks(self, chunks: list[bytes]) -> None:
         """Chunks the proxy writes of its own (keepalives, closing frames): no source."""
@@ -290,6 +346,8 @@ class FlowRecorder:
                 red(data),
             )
         info = {**info, "attempts": [_json(a) for a in info.get("attempts") or []]}
+        if self.shed_reason:
+            info["capture_note"] = self.shed_reason
         return RawFlow(
             id=self.flow_id,
             started=self.started,

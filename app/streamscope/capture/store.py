@@ -2,14 +2,22 @@
 
 The proxy hands a finished :class:`~streamscope.capture.recorder.FlowRecorder` to
 :meth:`FlowStore.submit` (a queue put: nothing else on the hot path). The writer thread
-waits for a lull (no request in flight, at most a few seconds), then builds the compact
-flow and stores it. Its lint verdict is computed when a summary is first read, and kept.
+waits for a lull (no request in flight), at most ``max_delay`` (half a second) after a
+flow was handed over, then builds every flow waiting and stores them in one transaction:
+a flow is in the database (committed, so a crash of the process keeps it) within about
+a second. Its lint verdict is computed when a summary is first read, and kept.
 
-Bytes are stored once: every body and every leg's frame bytes (concatenated, with an
-index of offsets and times) go to a content-addressed ``blobs`` table, so the same
-request body sent on to the upstream unchanged, or a recording replayed twice, costs its
-size once. Retention: beyond ``max_flows`` flows or ``max_bytes`` of blobs, the oldest
-flows go first, and blobs no flow uses any more with them.
+Memory and lag: the flows waiting are bounded in bytes (``max_backlog_bytes``) and in
+time (the oldest waits at most :data:`MAX_LAG`). A flow handed over while something
+waits and either bound is passed is stored without its parts over 64 KiB (a body; the
+legs' frames, then marked truncated), noting which went and why, and a warning is
+logged (at most one every 10 s): cheap to write, so the writer catches up, and a crash
+loses only what came in the last second. The database file deleted or replaced under
+the running store is noticed (within a second, or at the next write), reopened, and
+said once in the log.
+
+How a flow is stored (each body's bytes once) is ``capture.rows``. Retention: beyond
+``max_flows`` flows or ``max_bytes`` of bytes, the oldest flows go first.
 
 Change events (``added`` with the summary, ``deleted`` with ids, ``cleared``) go to
 listeners; with a ``loop`` they are delivered on that loop's thread.
@@ -18,7 +26,6 @@ listeners; with a ``loop`` they are delivered on that loop's thread.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import queue
@@ -26,46 +33,41 @@ import sqlite3
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamscope import private
-from streamscope.capture.flow import Flow, RequestRecord
-from streamscope.capture.raw import RawFlow, RawLeg, from_flow, to_flow
+from streamscope.capture.dbfile import CaptureDb
+from streamscope.capture.flow import Flow
+from streamscope.capture.raw import RawFlow, from_flow, to_flow
 from streamscope.capture.recorder import FlowRecorder, mask_flow
-from streamscope.private import private_dir
+from streamscope.capture.rows import (
+    SCHEMA,
+    Tally,
+    blob_hashes,
+    brief_attempts,
+    insert,
+    restore,
+    retain,
+    stored_form,
+)
 from streamscope.redact import Redactor
 
 log = logging.getLogger("streamscope.capture")
 
 JSON = dict[str, Any]
-BACKLOG = 2000  # flows waiting for a lull at most, before they are written anyway
-BACKLOG_BYTES = 128 * 1024 * 1024  # ... and their bytes
+MAX_DELAY = 0.5  # seconds a flow waits for a lull at most, before it is written anyway
+MIB = 1024 * 1024
+MAX_BACKLOG_BYTES = 64 * MIB  # the bytes of flows waiting to be written, at most
 QUIET = 0.05  # seconds without a request in flight that make a lull
+WATCH = 1.0  # seconds between two looks at the database file, when nothing is written
+SHED_WARN_EVERY = 10.0  # seconds between two warnings of flows stored without bytes
+CHUNK_BYTES = 4 * 1024 * 1024  # flows' bytes per transaction, at most (one flow may be more)
+MAX_LAG = 0.75  # seconds the oldest unwritten flow may wait before new ones are shed
+SHED_KEEP = 64 * 1024  # with the backlog full, a flow's parts up to this size are kept
 Summarize = Callable[["RawFlow", JSON], JSON]
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS flows (
-    seq      INTEGER PRIMARY KEY AUTOINCREMENT,
-    id       TEXT UNIQUE NOT NULL,
-    started  REAL NOT NULL,
-    size     INTEGER NOT NULL,
-    summary  TEXT NOT NULL,
-    detail   TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS blobs (
-    hash  TEXT PRIMARY KEY,
-    data  BLOB NOT NULL,
-    refs  INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS flow_blobs (
-    flow  TEXT NOT NULL,
-    hash  TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS flow_blobs_flow ON flow_blobs (flow);
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,41 +90,87 @@ class FlowStore:
         max_bytes: int = 500 * 1024 * 1024,
         summarize: Summarize | None = None,
         busy: Callable[[], bool] | None = None,
-        max_delay: float = 5.0,
+        max_delay: float = MAX_DELAY,
+        max_backlog_bytes: int = MAX_BACKLOG_BYTES,
     ) -> None:
         """``path`` None: an in-memory database (tests, a session that keeps nothing).
         ``busy``: True while the proxy has requests in flight (writes wait for a lull)."""
         self.busy = busy
         self.max_delay = max_delay
+        self.max_backlog_bytes = max_backlog_bytes
         self._hurry = 0  # > 0 while a flush or the close waits for the queue
-        self._queued_bytes = 0  # roughly: the bytes of flows waiting for a lull
-        if path is not None:
-            private_dir(path.parent)  # the data dir: every prompt is in there
+        self._submitted = 0  # bytes handed over (the proxy's thread adds)
+        self._written = 0  # ... and taken off the queue (the writer's thread adds)
+        self._open: deque[float] = deque()  # when each flow not yet committed came
+        self.shed = 0  # flows stored without their big parts, the backlog being full
+        self._shed_warned = 0.0
+        self._shed_since_warning = 0
         self.path = path
         self.redactor = redactor
         self.max_flows = max_flows
         self.max_bytes = max_bytes
         self.summarize = summarize
-        self._db = (
-            private.connect(path)  # 0600, its WAL too
-            if path is not None
-            else sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        )
+        self._file = CaptureDb(path, SCHEMA)
+        self._tally = Tally.read(self._file.db)
         self._lock = threading.Lock()
-        with self._lock:
-            self._db.executescript(SCHEMA)
         self._queue: queue.Queue[Any] = queue.Queue()
         self._listeners: list[Listener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread = threading.Thread(target=self._work, name="flow-store", daemon=True)
         self._thread.start()
 
+    @property
+    def _db(self) -> sqlite3.Connection:
+        return self._file.db
+
+    @property
+    def backlog_bytes(self) -> int:
+        """The bytes of the flows handed over and not yet taken to be written."""
+        return self._submitted - self._written
+
     # -- writing --------------------------------------------------------------------------
 
     def submit(self, recorder: FlowRecorder, info: JSON) -> None:
-        """Store a finished flow, later (``info``: what the proxy knows of it)."""
-        self._queued_bytes += recorder.client_size + recorder.upstream_size
-        self._queue.put((recorder, info, time.monotonic()))
+        """Store a finished flow, soon (``info``: what the proxy knows of it). With the
+        backlog full, its bytes are dropped first (see the module docstring)."""
+        size = recorder.size()
+        lag = self.lag()
+        waiting = self.backlog_bytes
+        if waiting and (waiting + size > self.max_backlog_bytes or lag > MAX_LAG):
+            freed = recorder.shed(
+                SHED_KEEP,
+                f"the flows before it were still being written ({waiting / MIB:.0f} MiB, the"
+                f" oldest handed over {lag:.1f} s before): the disk or the machine was not"
+                " keeping up",
+            )
+            if freed:
+                size -= freed
+                self._note_shed()
+        self._submitted += size
+        now = time.monotonic()
+        self._open.append(now)
+        self._queue.put((recorder, info, now, size))
+
+    def lag(self) -> float:
+        """Seconds since the oldest flow not yet in the database was handed over."""
+        try:
+            return time.monotonic() - self._open[0]
+        except IndexError:
+            return 0.0
+
+    def _note_shed(self) -> None:
+        self.shed += 1
+        self._shed_since_warning += 1
+        now = time.monotonic()
+        if now - self._shed_warned >= SHED_WARN_EVERY:
+            log.warning(
+                "capture: %d flow(s) stored without their big bodies or streams: the disk or"
+                " the machine is not keeping up (%d MiB waiting, the bound is %d MiB)",
+                self._shed_since_warning,
+                self.backlog_bytes // (1024 * 1024),
+                self.max_backlog_bytes // (1024 * 1024),
+            )
+            self._shed_warned, self._shed_since_warning = now, 0
 
     def flush(self, timeout: float = 10.0) -> None:
         """Wait until every request under way has ended and its flow is stored (tests,
@@ -141,40 +189,96 @@ class FlowStore:
 
     def _work(self) -> None:
         while True:
-            item = self._queue.get()
-            if item is _STOP:
+            try:
+                first = self._queue.get(timeout=WATCH)
+            except queue.Empty:
+                self._watch_file()
+                continue
+            if isinstance(first, tuple):
+                self._wait_for_quiet(first[2] + self.max_delay)
+            batch = [first]
+            while True:  # everything handed over meanwhile goes in the same transaction
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            if not self._write(batch):
                 return
-            if isinstance(item, threading.Event):
+
+    def _write(self, batch: list[Any]) -> bool:
+        """Store the flows of ``batch``, a transaction per few MiB of them (built one by
+        one: the batch's compact forms are never all in memory at once), answering the
+        flushes in it after the flows before them; False at the stop."""
+        built: list[tuple[RawFlow, JSON]] = []
+        held = taken = 0
+        for i, item in enumerate(batch):
+            batch[i] = None  # the recorder's bytes go once its flow is built
+            if item is _STOP or isinstance(item, threading.Event):
+                self._store(built, taken)
+                built, held, taken = [], 0, 0
+                if item is _STOP:
+                    return False
                 item.set()
                 continue
-            recorder, info, submitted = item
-            self._wait_for_quiet(submitted + self.max_delay)
-            self._queued_bytes -= recorder.client_size + recorder.upstream_size
+            recorder, info, _, size = item
+            self._written += size
+            taken += 1
             try:
                 raw = recorder.build(info, self.redactor)
-                summary = self._summary(raw)
-                self._insert(raw, summary)
+                built.append((raw, self._summary(raw)))
             except Exception:  # one bad flow must not stop the capture
                 log.exception("cannot store flow %s", recorder.flow_id)
-                continue
+            held += size
+            if held >= CHUNK_BYTES:
+                self._store(built, taken)
+                built, held, taken = [], 0, 0
+        self._store(built, taken)
+        return True
+
+    def _store(self, built: list[tuple[RawFlow, JSON]], taken: int) -> None:
+        """Insert ``built`` (the flows of the ``taken`` handed over that could be built)."""
+        try:
+            if built:
+                self._watch_file()
+                self._insert(built)
+        except Exception:
+            log.exception("cannot store %d flow(s)", len(built))
+            return
+        finally:
+            for _ in range(taken):
+                self._open.popleft()
+        for _, summary in built:
             self._emit(FlowEvent("added", summary))
+
+    def _watch_file(self) -> None:
+        """Reopen the database when its file was deleted or replaced (one warning); the
+        flows shown go, as after a clear (they were in the old file)."""
+        how = self._file.moved()
+        if how is None:
+            return
+        log.warning(
+            "capture: the database %s was %s while open; opened it again (the flows"
+            " stored before are not in it)",
+            self.path,
+            how,
+        )
+        with self._lock:
+            self._file.reopen()
+            self._tally = Tally.read(self._file.db)
+        self._emit(FlowEvent("cleared"))
 
     def _wait_for_quiet(self, deadline: float) -> None:
         """Wait for a lull (``QUIET`` seconds with no request in flight): this thread's
         work competes with the event loop for the interpreter, and a request that ends is
         often followed by the next at once (a tool loop, a retry). Bounded: ``max_delay``
-        seconds after the flow was submitted, or a backlog of flows."""
+        seconds after the flow was submitted, or half the backlog's memory bound."""
         busy = self.busy
         if busy is None or self._hurry:
             return
         now = time.monotonic()
         quiet_since = now
-        while (
-            now < deadline
-            and self._queue.qsize() < BACKLOG
-            and self._queued_bytes < BACKLOG_BYTES
-            and not self._hurry
-        ):
+        half = self.max_backlog_bytes // 2
+        while now < deadline and self.backlog_bytes < half and not self._hurry:
             if busy():
                 quiet_since = now
             elif now - quiet_since >= QUIET:
@@ -205,79 +309,21 @@ class FlowStore:
         }
         return summary
 
-    def _insert(self, raw: RawFlow, summary: JSON) -> None:
-        blobs: dict[str, bytes] = {}
-
-        def put(data: bytes) -> str:
-            digest = hashlib.sha256(data).hexdigest()
-            blobs[digest] = data
-            return digest
-
-        def request(r: RequestRecord | None) -> JSON | None:
-            if r is None:
-                return None
-            return {"method": r.method, "url": r.url, "headers": r.headers, "body": put(r.body)}
-
-        detail = {
-            "id": raw.id,
-            "started": raw.started,
-            "info": raw.info,
-            "duration_ns": raw.duration_ns,
-            "request": request(raw.request),
-            "upstream_request": request(raw.upstream_request),
-            "legs": {
-                name: {**leg.meta(), "data": put(leg.data), "arrays": put(leg.arrays())}
-                for name, leg in (("upstream", raw.upstream), ("client", raw.client))
-            },
-        }
-        size = sum(len(b) for b in blobs.values())
+    def _insert(self, built: list[tuple[RawFlow, JSON]]) -> None:
+        """Store flows with their summaries, in one transaction; then the limits."""
+        rows = [(raw, summary, *stored_form(raw)) for raw, summary in built]
         with self._lock:
             db = self._db
             db.execute("BEGIN")
             try:
-                for digest, data in blobs.items():
-                    db.execute(
-                        "INSERT INTO blobs (hash, data, refs) VALUES (?, ?, 1)"
-                        " ON CONFLICT (hash) DO UPDATE SET refs = refs + 1",
-                        (digest, data),
-                    )
-                    db.execute(
-                        "INSERT INTO flow_blobs (flow, hash) VALUES (?, ?)", (raw.id, digest)
-                    )
-                db.execute(
-                    "INSERT OR REPLACE INTO flows (id, started, size, summary, detail)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (raw.id, raw.started, size, json.dumps(summary), json.dumps(detail)),
-                )
-                dropped = self._retain(db)
+                insert(db, rows, self._tally)
+                dropped = retain(db, self.max_flows, self.max_bytes, self._tally)
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
         if dropped:
             self._emit(FlowEvent("deleted", ids=tuple(dropped)))
-
-    def _retain(self, db: sqlite3.Connection) -> list[str]:
-        """Drop the oldest flows beyond the limits; the ids dropped."""
-        dropped: list[str] = []
-        while True:
-            (count,) = db.execute("SELECT COUNT(*) FROM flows").fetchone()
-            (total,) = db.execute("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM blobs").fetchone()
-            if count <= 1 or (count <= self.max_flows and total <= self.max_bytes):
-                return dropped
-            (oldest,) = db.execute("SELECT id FROM flows ORDER BY seq LIMIT 1").fetchone()
-            self._delete(db, oldest)
-            dropped.append(oldest)
-
-    @staticmethod
-    def _delete(db: sqlite3.Connection, flow_id: str) -> None:
-        for (digest,) in db.execute(
-            "SELECT hash FROM flow_blobs WHERE flow = ?", (flow_id,)
-        ).fetchall():
-            db.execute("UPDATE blobs SET refs = refs - 1 WHERE hash = ?", (digest,))
-        db.execute("DELETE FROM blobs WHERE refs <= 0")
-        db.execute("DELETE FROM flow_blobs WHERE flow = ?", (flow_id,))
-        db.execute("DELETE FROM flows WHERE id = ?", (flow_id,))
 
     def add(self, flows: list[Flow]) -> list[JSON]:
         """Store flows read from files (``imports.read_flows``) now, marked ``imported``,
@@ -292,7 +338,7 @@ class FlowStore:
                 raw.id = uuid.uuid4().hex
             mask_flow(raw, self.redactor)
             summary = self._summary(raw)
-            self._insert(raw, summary)
+            self._insert([(raw, summary)])
             self._emit(FlowEvent("added", summary))
             out.append(summary)
         return out
@@ -370,14 +416,15 @@ class FlowStore:
             row = self._db.execute("SELECT detail FROM flows WHERE id = ?", (flow_id,)).fetchone()
             if row is None:
                 return None
+            detail = json.loads(row[0])
+            hashes = sorted(blob_hashes(detail))
             blobs = dict(
                 self._db.execute(
-                    "SELECT b.hash, b.data FROM blobs b JOIN flow_blobs f ON b.hash = f.hash"
-                    " WHERE f.flow = ?",
-                    (flow_id,),
+                    f"SELECT hash, data FROM blobs WHERE hash IN ({','.join('?' * len(hashes))})",
+                    hashes,
                 ).fetchall()
             )
-        return _restore(json.loads(row[0]), blobs)
+        return restore(detail, blobs)
 
     def get(self, flow_id: str) -> Flow | None:
         """The readable flow (frames split and linked now, not at capture)."""
@@ -389,18 +436,15 @@ class FlowStore:
             (count,) = self._db.execute("SELECT COUNT(*) FROM flows").fetchone()
             self._db.execute("BEGIN")
             self._db.execute("DELETE FROM flows")
-            self._db.execute("DELETE FROM flow_blobs")
             self._db.execute("DELETE FROM blobs")
             self._db.execute("COMMIT")
+            self._tally = Tally()
         self._emit(FlowEvent("cleared"))
         return int(count)
 
     def stored_bytes(self) -> int:
         with self._lock:
-            (total,) = self._db.execute(
-                "SELECT COALESCE(SUM(LENGTH(data)), 0) FROM blobs"
-            ).fetchone()
-        return int(total)
+            return self._tally.bytes
 
     # -- events and lifecycle -------------------------------------------------------------
 
@@ -433,13 +477,6 @@ class FlowStore:
 
 
 _STOP: Any = object()
-ATTEMPT_FIELDS = ("account", "failure_class", "action", "status")
-
-
-def brief_attempts(attempts: Any) -> list[JSON]:
-    """A flow's attempts as a list shows them: which rule (failure class and action)
-    fired on which account, and the status; the messages stay in the flow."""
-    return [{k: a.get(k) for k in ATTEMPT_FIELDS} for a in attempts or [] if isinstance(a, dict)]
 
 
 def _safely(listener: Listener, event: FlowEvent) -> None:
@@ -447,35 +484,6 @@ def _safely(listener: Listener, event: FlowEvent) -> None:
         listener(event)
     except Exception:
         log.exception("flow listener failed")
-
-
-def _restore(detail: JSON, blobs: dict[str, bytes]) -> RawFlow:
-    """A stored flow's compact form (the inverse of ``_insert``)."""
-
-    def request(d: JSON | None) -> RequestRecord | None:
-        if d is None:
-            return None
-        headers = [(str(k), str(v)) for k, v in d["headers"]]
-        return RequestRecord(d["method"], d["url"], headers, blobs.get(d["body"], b""))
-
-    legs = {}
-    for name in ("upstream", "client"):
-        d = dict(detail["legs"][name])
-        data, arrays = blobs.get(d.pop("data"), b""), blobs.get(d.pop("arrays"), b"")
-        d["headers"] = [(str(k), str(v)) for k, v in d["headers"]]
-        legs[name] = RawLeg.restore(d, data, arrays)
-    req = request(detail["request"])
-    assert req is not None
-    return RawFlow(
-        id=detail["id"],
-        started=detail["started"],
-        info=detail["info"],
-        request=req,
-        upstream_request=request(detail["upstream_request"]),
-        upstream=legs["upstream"],
-        client=legs["client"],
-        duration_ns=detail["duration_ns"],
-    )
 
 
 __all__ = ["FlowEvent", "FlowStore", "brief_attempts"]

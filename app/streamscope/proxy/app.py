@@ -133,6 +133,7 @@ class ProxyApp:
                 max_bytes=int(capture.max_megabytes * 1024 * 1024),
                 busy=lambda: self._in_flight > 0,
                 summarize=summarize,
+                max_backlog_bytes=int(capture.backlog_megabytes * 1024 * 1024),
             )
             if capture.enabled
             else None
