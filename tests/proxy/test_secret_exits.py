@@ -281,3 +281,30 @@ def test_a_base_url_password_stays_out_of_logs_and_captured_urls(
 def _around(data: bytes, secret: str) -> bytes:
     at = data.find(secret.encode())
     return data[max(0, at - 150) : at + 50]
+
+
+def test_a_cookie_one_upstream_answer_sets_is_never_sent_for_another(tmp_path: Path) -> None:
+    # One upstream client serves every account and every local client: a session cookie
+    # set in the answer to account a's request must not ride along with account b's.
+    def answer(req: RecordedRequest) -> Script:
+        body = {
+            "id": "chatcmpl-x",
+            "object": "chat.completion",
+            "created": 1700000000,
+            "model": MODEL,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}}],
+        }
+        key = req.headers.get("authorization", "")[-6:]
+        return Script(body_json=body, headers={"set-cookie": f"sess={key}; Path=/"})
+
+    with run_in_thread() as up:
+        up.route("POST", "/v1/chat/completions", answer)
+        config = _config(up.url, "repair", LONG)
+        upstream = config.upstreams[0]
+        upstream.accounts.append(upstream.accounts[0].model_copy(update={"name": "b"}))
+        upstream.strategy = "round_robin"
+        with _proxy(config, tmp_path / "flows.sqlite3") as server:
+            for _ in range(3):
+                assert _chat(server.url, "body", False).status_code == 200
+    assert len(up.requests) == 3
+    assert [r.headers.get("cookie") for r in up.requests] == [None, None, None]

@@ -24,6 +24,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any, Protocol
 
 import httpx
@@ -290,7 +291,11 @@ def new_client(proxy: ProxyConfig) -> httpx.AsyncClient:
         pool=proxy.connect_timeout_seconds,
     )
     limits = httpx.Limits(max_connections=200, max_keepalive_connections=50)
-    return httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False)
+    # No cookie jar: one client serves every account and every local client, so a cookie
+    # an upstream set for one would be sent on behalf of the others (a session of one
+    # account's key, say). A jar whose policy allows no domain keeps none.
+    jar = CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
+    return httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False, cookies=jar)
 
 
 __all__ = [
