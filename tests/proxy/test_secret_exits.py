@@ -242,6 +242,32 @@ def test_an_imported_har_is_masked_by_value(tmp_path: Path) -> None:
         assert LONG.encode() not in _disk(capture)
 
 
+def test_an_imported_sse_recording_is_masked_and_its_export_too(tmp_path: Path) -> None:
+    # A recording made elsewhere, with the key whole in one delta and split across two.
+    capture = tmp_path / "flows.sqlite3"
+    half = len(LONG) // 2
+    sse = _delta(f"key {LONG}") + _delta(LONG[:half]) + _delta(LONG[half:]) + b"data: [DONE]\n\n"
+    with run_in_thread() as up, _proxy(_config(up.url, "repair", LONG), capture) as server:
+        auth = {"authorization": f"Bearer {KEY}"}
+        r = httpx.post(server.url + "/admin/flows/import", content=sse, headers=auth)
+        assert r.status_code == 201, r.text
+        (summary,) = r.json()["flows"]
+        flows = server.app.flows
+        assert flows is not None
+        flows.flush()
+        flow = flows.get(summary["id"])
+        assert flow is not None and len(flow.client.frames) == 4
+        exported = b"".join(
+            httpx.get(f"{server.url}/admin/flows/{summary['id']}/{leg}.sse", headers=auth).content
+            for leg in ("client", "upstream")
+        )
+        assert len(flow.client.raw()) == len(sse)  # masked in place: sizes stay true
+        seen = [flow.client.raw(), exported, _joined_deltas(flow.client.raw()), _disk(capture)]
+    for data in seen:
+        assert LONG.encode() not in data
+        assert LONG[: half - 1].encode() not in data and LONG[half + 1 :].encode() not in data
+
+
 def test_a_base_url_password_stays_out_of_logs_and_captured_urls(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
