@@ -11,12 +11,13 @@ whole (no characters shown). :meth:`Redactor.cut` masks before it truncates, and
 :meth:`Redactor.text` also masks a fragment of a secret (:data:`MIN_SECRET` characters
 or more) left at either edge of a text someone else truncated.
 
-A secret split in two (across two stream deltas, say: each frame holds a part, and a
-client that joins the deltas would have it whole) is masked in its parts:
-:meth:`Redactor.same_length` masks every run of :data:`MIN_SECRET` characters or more
-that begins a secret or ends one, wherever it stands. Of a split secret, then, at most
-7 characters stay visible in each part (its first ones, or its last ones; a secret
-under 16 characters may be split into two such parts).
+A secret split in two (across two stream deltas: each frame holds a part, and a client
+that joins the deltas would have it whole) is masked in its parts by
+:meth:`Redactor.same_length` (the wire's bytes, the capture's): a run of
+:data:`MIN_SECRET` characters or more that begins a secret and ends a JSON string, or
+ends a secret and begins one — where a split leaves them — for secrets of 16 characters
+or more (every split of one leaves a part that long). Of a split secret at most 7
+characters stay visible.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ class Redactor:
         self._parts = [
             (b, b[:MIN_SECRET], b[-MIN_SECRET:])
             for b in (s.encode() for s in self._secrets)
-            if len(b) > MIN_SECRET
+            if len(b) >= 2 * MIN_SECRET  # (every split leaves a part of 8 or more)
         ]
         short = sorted((s for s in unique if len(s) < MIN_SECRET), key=len, reverse=True)
         self._short: re.Pattern[str] | None = None
@@ -95,7 +96,7 @@ class Redactor:
                 value = value.replace(secret, mask(secret))
         if self._short is not None:
             value = self._short.sub("…", value)
-        return self._parts_text(self._edges(value))
+        return self._edges(value)
 
     def _edges(self, value: str) -> str:
         """``value`` with a secret's prefix at its end, or suffix at its start, masked
@@ -165,9 +166,27 @@ class Redactor:
         return mask_userinfo(self.text(value))
 
 
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+QUOTE = ord('"')
+
+
+def _edge_of_string(value: bytes, start: int, end: int, at_end: bool) -> bool:
+    """Whether ``value[start:end]`` ends a string (``at_end``: a ``"`` or the end of the
+    bytes follows) or begins one (a ``"`` or the start precedes), and stands as a token
+    of its own on its other side (no word character there)."""
+    before = value[start - 1] if start > 0 else None
+    after = value[end] if end < len(value) else None
+    if at_end:
+        return after in (None, QUOTE) and before not in _WORD_BYTES
+    return before in (None, QUOTE) and after not in _WORD_BYTES
+
+
 def _mask_parts(value: bytes, secret: bytes, head: bytes, tail: bytes) -> bytes:
-    """``value`` with every part of ``secret`` of ``len(head)`` characters or more that
-    begins it (found by ``head``) or ends it (by ``tail``) replaced by ``*``s."""
+    """``value`` with the parts of ``secret`` that a split leaves at the edges of two
+    strings replaced by ``*``s: ``len(head)`` characters or more that begin it and end a
+    string (the first delta's text), or that end it and begin a string (the next one's).
+    Only there: a run of a key's characters elsewhere (inside a longer word or number,
+    or a key whose first characters spell a word) is ordinary text."""
     out = bytearray(value)
     size, n = len(secret), len(head)
     i = value.find(head)
@@ -175,16 +194,20 @@ def _mask_parts(value: bytes, secret: bytes, head: bytes, tail: bytes) -> bytes:
         k = n
         while k < size and i + k < len(value) and value[i + k] == secret[k]:
             k += 1
-        out[i : i + k] = b"*" * k
-        i = value.find(head, i + k)
+        if _edge_of_string(value, i, i + k, at_end=True):
+            out[i : i + k] = b"*" * k
+        i = value.find(head, i + 1)
     j = value.find(tail)
     while j != -1:
         end = j + n
         k = n
         while k < size and end - k - 1 >= 0 and value[end - k - 1] == secret[size - k - 1]:
             k += 1
-        out[end - k : end] = b"*" * k
-        j = value.find(tail, end)
+        if _edge_of_string(value, end - k, end, at_end=False):
+            out[end - k : end] = b"*" * k
+        j = value.find(tail, j + 1)
+    if out == value:
+        return value
     return bytes(out)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from streamscope.capture.flow import Flow
 from streamscope.capture.har import to_har
 from streamscope.config import Config
 from streamscope.proxy.server import ProxyServer
@@ -194,6 +195,20 @@ def test_an_echoed_key_leaves_through_no_exit(
     assert leaks == [], [_around(seen[i], key) for i in leaks]
 
 
+def _imported(server: ProxyServer, content: bytes, content_type: str) -> Flow:
+    """The one flow ``content`` gives when imported through the admin API, as stored."""
+    auth = {"authorization": f"Bearer {KEY}", "content-type": content_type}
+    r = httpx.post(server.url + "/admin/flows/import", content=content, headers=auth)
+    assert r.status_code == 201, r.text
+    (summary,) = r.json()["flows"]
+    flows = server.app.flows
+    assert flows is not None
+    flows.flush()
+    flow = flows.get(summary["id"])
+    assert flow is not None
+    return flow
+
+
 def test_an_imported_har_is_masked_by_value(tmp_path: Path) -> None:
     capture = tmp_path / "flows.sqlite3"
     entry = {
@@ -228,15 +243,7 @@ def test_an_imported_har_is_masked_by_value(tmp_path: Path) -> None:
         {"log": {"version": "1.2", "creator": {"name": "x", "version": "1"}, "entries": [entry]}}
     )
     with run_in_thread() as up, _proxy(_config(up.url, "repair", LONG), capture) as server:
-        auth = {"authorization": f"Bearer {KEY}", "content-type": "application/har+json"}
-        r = httpx.post(server.url + "/admin/flows/import", content=har, headers=auth)
-        assert r.status_code == 201, r.text
-        (summary,) = r.json()["flows"]
-        flows = server.app.flows
-        assert flows is not None
-        flows.flush()
-        flow = flows.get(summary["id"])
-        assert flow is not None
+        flow = _imported(server, har.encode(), "application/har+json")
         text = json.dumps(flow.to_json()) + json.dumps(to_har([flow]))
         assert LONG not in text and LONG[-4:] in text
         assert LONG.encode() not in _disk(capture)
@@ -248,17 +255,11 @@ def test_an_imported_sse_recording_is_masked_and_its_export_too(tmp_path: Path) 
     half = len(LONG) // 2
     sse = _delta(f"key {LONG}") + _delta(LONG[:half]) + _delta(LONG[half:]) + b"data: [DONE]\n\n"
     with run_in_thread() as up, _proxy(_config(up.url, "repair", LONG), capture) as server:
+        flow = _imported(server, sse, "text/event-stream")
+        assert len(flow.client.frames) == 4
         auth = {"authorization": f"Bearer {KEY}"}
-        r = httpx.post(server.url + "/admin/flows/import", content=sse, headers=auth)
-        assert r.status_code == 201, r.text
-        (summary,) = r.json()["flows"]
-        flows = server.app.flows
-        assert flows is not None
-        flows.flush()
-        flow = flows.get(summary["id"])
-        assert flow is not None and len(flow.client.frames) == 4
         exported = b"".join(
-            httpx.get(f"{server.url}/admin/flows/{summary['id']}/{leg}.sse", headers=auth).content
+            httpx.get(f"{server.url}/admin/flows/{flow.id}/{leg}.sse", headers=auth).content
             for leg in ("client", "upstream")
         )
         assert len(flow.client.raw()) == len(sse)  # masked in place: sizes stay true
