@@ -69,6 +69,7 @@ NODE_PINS: dict[str, str] = {
     "@ai-sdk/anthropic": "4.0.105",
     "@ai-sdk/openai-compatible": "3.0.92",
     "@ai-sdk/azure": "4.0.85",
+    "zod": "4.6.7",  # openai-node's strict tool helpers (openai/helpers/zod)
 }
 INSTALL_TIMEOUT = 900  # seconds, for one cold install
 

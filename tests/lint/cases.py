@@ -110,6 +110,14 @@ def _chat_truncated_args(items: list[Payload]) -> list[Payload]:
     return [p for p in items if p not in frags[-2:]]
 
 
+def _chat_no_args(items: list[Payload]) -> None:
+    # The only call's arguments all "": a call with no arguments sent as "" (not "{}").
+    for d in deltas(items):
+        for c in d.get("tool_calls") or []:
+            if "function" in c and "arguments" in c["function"]:
+                c["function"]["arguments"] = ""
+
+
 def _ant_usage(items: list[Payload]) -> None:
     del first(items, "message_start")["message"]["usage"]
 
@@ -292,6 +300,11 @@ CASES: list[Case] = [
     Case(
         "stream.truncated-tool-json",
         _chat_edit("openai-chat/oai-py_tool-call-single.sse", _chat_truncated_args),
+        "openai-chat/oai-py_tool-call-single.sse",
+    ),
+    Case(
+        "stream.empty-tool-arguments",
+        _chat_edit("openai-chat/oai-py_tool-call-single.sse", _chat_no_args),
         "openai-chat/oai-py_tool-call-single.sse",
     ),
     # -- OpenAI Chat --------------------------------------------------------------------------

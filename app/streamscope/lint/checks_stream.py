@@ -1,5 +1,6 @@
 """Checks of what a stream says as a whole, from its canonical events: nothing at all to
-show, reasoning and no answer, tool call arguments that are not complete JSON."""
+show, reasoning and no answer, tool call arguments that are not complete JSON (or are
+no JSON at all: ``""``)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ from streamscope.model.events import (
 )
 
 _ANSWER = (RefusalDelta, ToolCallStart, ServerTool)
+# Protocols whose calls carry their arguments as a string of JSON ("{}" when there are
+# none); Anthropic's ``input`` starts as an object, and LM Studio's ends as one.
+NO_ARGS_AS_OBJECT = frozenset({"openai-chat", "responses"})
 
 
 def content(obs: Observed) -> list[Hit]:
@@ -65,6 +69,15 @@ def tool_json(obs: Observed) -> list[Hit]:
     for index, key in ended:
         text = "".join(args.pop(key, []))
         if not text.strip():
+            if obs.protocol in NO_ARGS_AS_OBJECT:
+                name = names.get(key, "")
+                hits.append(
+                    Hit(
+                        "stream.empty-tool-arguments",
+                        index,
+                        f'tool call {name!r} ends with arguments {text!r}, not "{{}}"',
+                    )
+                )
             continue
         try:
             json.loads(text)

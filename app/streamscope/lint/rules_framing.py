@@ -269,6 +269,30 @@ RULES: list[Rule] = [
         },
         source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
+    rule(
+        "stream.empty-tool-arguments",
+        "warning",
+        'a tool call ends with arguments "" instead of "{}"',
+        'A tool call with no arguments ends with `arguments: ""` where OpenAI sends `"{}"`: '
+        '`""` is no JSON, and the strict tool helpers of the SDKs parse the arguments (an '
+        "empty Anthropic `input_json_delta` translated as it is gives this).",
+        'Send `"{}"` as the arguments of a call without arguments (a delta or the '
+        "`function_call_arguments.done` event).",
+        {
+            "openai-python": (
+                "degraded",
+                "streams it, but its strict tool helpers (`pydantic_function_tool` with "
+                "`.stream()` or `.parse()`) raise \"Invalid JSON: EOF while parsing\"",
+            ),
+            "openai-node": (
+                "degraded",
+                "streams it, but its strict tool helpers (`zodFunction`, "
+                '`zodResponsesFunction`) throw "invalid structured output JSON"',
+            ),
+        },
+        protocols=frozenset({"openai-chat", "responses"}),
+        source="issue 18; tests/proxy/test_no_argument_tools.py runs both helpers",
+    ),
 ]
 
 RULES.append(

@@ -82,6 +82,8 @@ def roundtrip(events: list[Event], options: EncodeOptions | None = None) -> list
             want["finish"] = "tool_calls" if want["calls"] else "stop"
         if want["usage"] is None:
             want["usage"] = (0, 0)
+        # A call with no arguments goes out with "{}", as OpenAI sends it.
+        want["calls"] = [(i, name, args or "{}") for i, name, args in want["calls"]]
         assert content(got) == want
     else:
         assert got.error is not None and got.error.message == src.error.message

@@ -67,12 +67,13 @@ def _frame(data: JSON) -> bytes:
 
 
 class _Tool:
-    __slots__ = ("id", "name", "state")
+    __slots__ = ("id", "name", "state", "said")
 
     def __init__(self, tid: str, name: str) -> None:
         self.id = tid
         self.name = name
         self.state = "pending"  # -> "open" -> "closed"
+        self.said = False  # an input_json_delta went out
 
 
 class AnthropicStreamEncoder(StreamEncoder):
@@ -146,7 +147,10 @@ class AnthropicStreamEncoder(StreamEncoder):
                 )
             )
         elif self._open == "tool" and self._tool is not None:
-            self._tools[self._tool].state = "closed"
+            tool = self._tools[self._tool]
+            if not tool.said:  # a call with no arguments: Anthropic sends one empty delta
+                out.append(self._delta({"type": "input_json_delta", "partial_json": ""}))
+            tool.state = "closed"
             self._tool = None
         out.append(_frame({"type": "content_block_stop", "index": index}))
         self._open = None
@@ -299,6 +303,7 @@ class AnthropicStreamEncoder(StreamEncoder):
             )
             return
         if arguments:
+            tool.said = True
             out.append(self._delta({"type": "input_json_delta", "partial_json": arguments}))
 
     def _on_opaque(self, event: ServerTool | Citation, out: list[bytes]) -> None:

@@ -123,7 +123,8 @@ def _choice_json(choice: Choice) -> JSON:
             {
                 "id": c.id or "call_" + uuid.uuid4().hex[:24],
                 "type": "function",
-                "function": {"name": c.name, "arguments": c.arguments},
+                # No arguments: "{}", as OpenAI sends them ("" is no JSON).
+                "function": {"name": c.name, "arguments": c.arguments or "{}"},
             }
             for c in calls
         ]

@@ -33,6 +33,7 @@ from streamscope.model.events import (
     ServerTool,
     TextDelta,
     ToolCallDelta,
+    ToolCallEnd,
     ToolCallStart,
     Usage,
 )
@@ -43,13 +44,14 @@ _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 class _Choice:
-    __slots__ = ("prefix", "finished", "tools", "made_calls")
+    __slots__ = ("prefix", "finished", "tools", "made_calls", "silent")
 
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix  # '{"index":N,"delta":'
         self.finished = False
         self.tools: dict[int, int] = {}  # source key -> dense wire index
         self.made_calls = False
+        self.silent: set[int] = set()  # tool calls (source keys) with no arguments yet
 
 
 class OpenAIChatEncoder(StreamEncoder):
@@ -134,6 +136,8 @@ class OpenAIChatEncoder(StreamEncoder):
         state = self._choice(index, out)
         if state.finished:
             return
+        for key in sorted(state.silent):
+            self._no_arguments(state, key, out)
         state.finished = True
         head = self._head or self._header()
         out.append(
@@ -156,6 +160,7 @@ class OpenAIChatEncoder(StreamEncoder):
             return out
         dense = len(state.tools)
         state.tools[key] = dense
+        state.silent.add(key)
         state.made_calls = True
         if not call_id:
             call_id = "call_" + uuid.uuid4().hex[:24]
@@ -264,7 +269,25 @@ class OpenAIChatEncoder(StreamEncoder):
                 f"{kind.replace('_', ' ')} has no OpenAI Chat form and was dropped",
             )
             return []
-        return []  # part_end, tool_call_end: OpenAI Chat has no block boundaries
+        if kind == "tool_call_end":
+            assert isinstance(event, ToolCallEnd)
+            out = []
+            state = self._choices.get(event.choice)
+            if state is not None and event.index in state.silent and not state.finished:
+                self._no_arguments(state, event.index, out)
+            return out
+        return []  # part_end: OpenAI Chat has no block boundaries
+
+    def _no_arguments(self, state: _Choice, key: int, out: list[bytes]) -> None:
+        """A tool call that ends with no arguments gets ``{}``, as OpenAI sends them: an
+        empty string is no JSON, and strict clients' parsers throw on it."""
+        state.silent.discard(key)
+        out.append(
+            self._chunk(
+                state,
+                f'{{"tool_calls":[{{"index":{state.tools[key]},"function":{{"arguments":"{{}}"}}}}]}}',
+            )
+        )
 
     def _tool_delta(self, event: ToolCallDelta) -> list[bytes]:
         out: list[bytes] = []
@@ -280,6 +303,7 @@ class OpenAIChatEncoder(StreamEncoder):
         if state is None:
             return out
         if event.arguments:
+            state.silent.discard(event.index)
             dense = state.tools[event.index]
             out.append(
                 self._chunk(

@@ -117,13 +117,18 @@ class ItemEncoder(StreamEncoder):
         return out
 
     def _close_call(self, it: Item) -> list[bytes]:
+        out: list[bytes] = []
         args = "".join(it.pieces)
+        if not args:  # no arguments: "{}", as OpenAI sends them ("" is no JSON)
+            args = "{}"
+            delta = {**self._ref(it), "delta": args}
+            out.append(self._frame("response.function_call_arguments.delta", delta))
         it.pieces = []
         it.item["arguments"] = args
         done = self._frame(
             "response.function_call_arguments.done", {**self._ref(it), "arguments": args}
         )
-        return [done, self._item_done(it)]
+        return [*out, done, self._item_done(it)]
 
     def _close_calls(self) -> list[bytes]:
         out: list[bytes] = []
