@@ -123,6 +123,10 @@ class ProxyConfig(_Model):
     # is in api_keys too); when empty, the local keys grant /admin as well.
     admin_keys: list[SecretStr] = Field(default_factory=list)
     keepalive_seconds: float = Field(default=15.0, ge=0)
+    # A streaming client's stream starts (SSE headers, a keepalive) when the upstream has
+    # sent no frame this long (or keepalive_seconds, if shorter): the proxy then commits
+    # to the stream, and a first frame that never comes is the stream's error, not a retry.
+    commit_window_seconds: float = Field(default=2.0, ge=0)
     allowed_hosts: list[str] = Field(default_factory=list)
     max_body_bytes: int = Field(default=32 * 1024 * 1024, gt=0)
     connect_timeout_seconds: float = Field(default=10.0, gt=0)

@@ -89,6 +89,8 @@ class StreamPipeline:
         encode = self._encoder.encode
         for ev in events:
             out += encode(ev)
+        if not out and events:  # (the stream opened, and no content yet: open it now)
+            out = self._encoder.opening()
         if self.decoder.terminated or self._assembler.response.error is not None:
             out += self._encoder.finish()
             self.closed = True

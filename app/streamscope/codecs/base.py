@@ -229,6 +229,15 @@ class StreamEncoder(FindingLog, ABC):
         """End of stream: close whatever is open and write the terminator, so the output
         is a complete, valid stream even when the events stopped early."""
 
+    def opening(self) -> list[bytes]:
+        """The stream's opening (a role chunk, ``message_start``, ``response.created``,
+        ``chat.start``) if a MessageStart was encoded and nothing went out yet; else
+        nothing. Encoders open lazily, at the first event after MessageStart that is not
+        its Usage (which the opening carries); the proxy calls this once an upstream
+        frame's events are all encoded, so a client sees the stream open when the
+        upstream's does, not a token later."""
+        return []
+
 
 class Codec(ABC):
     """One protocol: its stream decoder/encoder, request/response translation, and its

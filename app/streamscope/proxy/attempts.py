@@ -373,19 +373,20 @@ class _Resumed:
 
 class EarlyStart:
     """The client's stream started before the upstream's first frame, when that frame is
-    slower than the keepalive interval: the SSE headers, then a keepalive comment every
-    interval, until the relay takes over. Armed as a timer, so a fast first frame (the
-    usual case) costs no task and no loop turn."""
+    slower than the commit ``window``: the SSE headers, then a keepalive comment every
+    ``interval`` (0: none), until the relay takes over. Armed as a timer, so a fast first
+    frame (the usual case) costs no task and no loop turn."""
 
-    def __init__(self, send: Send, interval: float) -> None:
+    def __init__(self, send: Send, interval: float, window: float | None = None) -> None:
         self.send = send
         self.interval = interval
+        self.window = interval if window is None else window
         self.started = False  # the client has had bytes: no retry from here on
         self._task: asyncio.Task[None] | None = None
 
     def arm(self) -> asyncio.TimerHandle:
         loop = asyncio.get_running_loop()
-        return loop.call_later(self.interval, self._fire, loop)
+        return loop.call_later(self.window, self._fire, loop)
 
     def _fire(self, loop: asyncio.AbstractEventLoop) -> None:
         self._task = loop.create_task(self._run())
@@ -393,7 +394,7 @@ class EarlyStart:
     async def _run(self) -> None:
         self.started = True  # set before the first await: the headers may be out at once
         await start_sse(self.send, [])
-        while True:
+        while self.interval > 0:
             await self.send(
                 {
                     "type": "http.response.body",

@@ -125,11 +125,10 @@ async def handle_exchange(
     forward = _forward_headers(scope, client_protocol, protocol)
     # A streaming client must hear something within the keepalive interval, even while
     # the account loop still waits for the upstream's first frame.
-    early = (
-        EarlyStart(send, proxy.keepalive_seconds)
-        if request.stream and proxy.keepalive_seconds > 0
-        else None
-    )
+    window = proxy.commit_window_seconds
+    if proxy.keepalive_seconds > 0:
+        window = min(window, proxy.keepalive_seconds)
+    early = EarlyStart(send, proxy.keepalive_seconds, window) if request.stream else None
     try:
         await _exchange(
             send,

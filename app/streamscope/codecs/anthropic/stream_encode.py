@@ -115,6 +115,13 @@ class AnthropicStreamEncoder(StreamEncoder):
             End: self._on_end,
         }
 
+    def opening(self) -> list[bytes]:
+        if self._id is None or self._started or self._done:
+            return []
+        out: list[bytes] = []
+        self._start(out)  # message_start, with the usage known so far
+        return out
+
     # -- blocks -------------------------------------------------------------------------
 
     def _start(self, out: list[bytes]) -> None:

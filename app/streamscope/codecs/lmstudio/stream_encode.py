@@ -166,6 +166,13 @@ class LMStudioStreamEncoder(StreamEncoder):
     def _model_name(self) -> str:
         return self.options.model or self._model or "unknown"
 
+    def opening(self) -> list[bytes]:
+        if self._id is None or self._started or self._terminated:
+            return []
+        out: list[bytes] = []
+        self._ensure_started(out)  # chat.start
+        return out
+
     def _ensure_started(self, out: list[bytes]) -> None:
         if not self._started:
             self._started = True

@@ -65,6 +65,13 @@ class OpenAIChatEncoder(StreamEncoder):
         self._usage: Usage | None = None
         self._done = False
 
+    def opening(self) -> list[bytes]:
+        if self._start is None or self._choices or self._done:
+            return []
+        out: list[bytes] = []
+        self._choice(0, out)  # its role chunk
+        return out
+
     # -- helpers ----------------------------------------------------------------------
 
     def _open_choice(self, index: int, out: list[bytes]) -> _Choice | None:

@@ -80,6 +80,11 @@ class ResponsesEncoder(ItemEncoder):
             **kw,
         )
 
+    def opening(self) -> list[bytes]:
+        if self._start is None or self._started or self._done:
+            return []
+        return self._ensure_started()  # response.created, response.in_progress
+
     # -- lifecycle ------------------------------------------------------------------------
 
     def _ensure_started(self) -> list[bytes]:
