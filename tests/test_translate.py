@@ -56,6 +56,30 @@ def parse_args(text: str, partial: bool) -> Any:
         return jiter.from_json(text.encode(), partial_mode=True) if partial else text
 
 
+class _Estimate:
+    """A token count the upstream did not send, which a protocol requiring numbers gets
+    estimated (``model.estimate``): any integer."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, int)
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "<estimated>"
+
+
+ESTIMATED = _Estimate()
+NUMBERS_REQUIRED = ("anthropic", "responses", "lmstudio")
+
+
+def _count(value: int | None, target: str) -> Any:
+    if value is not None:
+        return value
+    return ESTIMATED if target in NUMBERS_REQUIRED else 0
+
+
 def expected(resp: Response, target: str) -> dict[str, Any]:
     c = resp.choice(0)
     refusal_as_text = target == "anthropic"
@@ -68,7 +92,10 @@ def expected(resp: Response, target: str) -> dict[str, Any]:
             (tc.name, parse_args(tc.arguments, partial=target == "anthropic"))
             for tc in c.tool_calls
         ],
-        "usage": ((u.input_tokens or 0) if u else 0, (u.output_tokens or 0) if u else 0),
+        "usage": (
+            _count(u.input_tokens if u else None, target),
+            _count(u.output_tokens if u else None, target),
+        ),
     }
 
 

@@ -47,6 +47,8 @@ def _paced(request: RecordedRequest) -> Script:
     # The pause after the first frame is the one that tells: a proxy holding the
     # opening sends it with what follows, a pace late (the rest come at once).
     first, *rest = case.chunks
+    while first.startswith(b":") and rest:  # (a comment of the translation: with the frame)
+        first += rest.pop(0)
     return Script(chunks=[first, PACE, *rest])
 
 

@@ -15,7 +15,8 @@ are in milliseconds since the flow started, like the capture's; ``None`` means u
   brought the first reasoning (or redacted reasoning), the first answer text or refusal,
   the first tool call start;
 - ``total_ms``: the leg ended (``ended_ns``; else its last chunk);
-- ``output_tokens``: the stream's final usage (``tokens_estimated`` False); without one,
+- ``output_tokens``: the stream's final usage (``tokens_estimated`` False, unless the
+  proxy marked it estimated with its comment: ``model.estimate``); without one,
   one token per non-empty text, reasoning, refusal or tool-argument delta (True);
 - ``tokens_per_second``: over the generation window, from the first output delta
   (reasoning, text, refusal or tool arguments) to the last: ``(tokens - 1) / window``,
@@ -52,6 +53,7 @@ from streamscope.analysis.decode import Decoded, decode_leg
 from streamscope.capture.flow import Flow, Leg
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.model.assemble import merge_usage
+from streamscope.model.estimate import is_note
 from streamscope.model.events import (
     Event,
     ReasoningDelta,
@@ -127,6 +129,7 @@ class Scan:
     # (time, tokens) for each SSE frame (or the decoder's end) that added output tokens
     token_frames: list[tuple[int, int]] = field(default_factory=list)
     usage: Usage | None = None
+    usage_estimated: bool = False  # StreamScope's proxy estimated it (model.estimate)
     keepalives: list[int] = field(default_factory=list)
 
     def take(self, events: list[Event], t: int) -> None:
@@ -156,17 +159,26 @@ def scan(leg: Leg, decoded: Decoded) -> Scan:
     out = Scan()
     frames, events = decoded.frames, decoded.events
     at, count = 0, len(events)
+    noted = False  # the proxy's note that the next frame's usage is estimated
     for index, frame in enumerate(frames):
         t = frame.arrival_ns
         if frame.is_comment_only:
-            out.keepalives.append(t)
+            if any(is_note(c) for c in frame.comments):
+                noted = True
+            else:
+                out.keepalives.append(t)
+            continue
         if frame.data is not None and out.first_data is None:
             out.first_data = t
         start = at
         while at < count and events[at][0] == index:
             at += 1
         if at > start:
-            out.take([ev for _, ev in events[start:at]], t)
+            taken = [ev for _, ev in events[start:at]]
+            out.take(taken, t)
+            if any(isinstance(ev, Usage) and ev.output_tokens is not None for ev in taken):
+                out.usage_estimated = noted  # (the last output count decides)
+        noted = False
     if decoded.protocol is not None:
         out.take([ev for n, ev in events[at:] if n is None], leg.frames[-1].t_ns)
     return out
@@ -200,7 +212,7 @@ def timing_of(leg: Leg, decoded: Decoded, found: Scan | None = None) -> LegTimin
     last = leg.frames[-1].t_ns
     usage = scan_.usage
     if usage is not None and usage.output_tokens is not None:
-        tokens, estimated = usage.output_tokens, False
+        tokens, estimated = usage.output_tokens, scan_.usage_estimated
     else:
         tokens, estimated = scan_.delta_count, True
     token_frames = scan_.token_frames

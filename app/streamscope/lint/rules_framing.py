@@ -282,7 +282,7 @@ RULES: list[Rule] = [
             "openai-python": (
                 "degraded",
                 "streams it, but its strict tool helpers (`pydantic_function_tool` with "
-                "`.stream()` or `.parse()`) raise \"Invalid JSON: EOF while parsing\"",
+                '`.stream()` or `.parse()`) raise "Invalid JSON: EOF while parsing"',
             ),
             "openai-node": (
                 "degraded",

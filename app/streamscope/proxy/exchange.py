@@ -202,7 +202,7 @@ async def _exchange(
     config = attempts.upstream.config
     protocol, passthrough, options = plan.protocol, plan.passthrough, plan.options
     stream_upstream = plan.stream
-    tokens, broken = 0, None
+    tokens, output, broken = 0, None, None
     limit = proxy.max_body_bytes * 4
     relay: StreamRelay | None = None
     async with contextlib.AsyncExitStack() as stack:
@@ -233,7 +233,8 @@ async def _exchange(
                 raw = await response.read(limit)
                 if exchange.recorder is not None:
                     exchange.recorder.upstream_body_whole(raw)
-                tokens = _tokens(_usage_of(protocol, raw))
+                usage = _usage_of(protocol, raw)
+                tokens, output = _tokens(usage), usage.output_tokens if usage else None
                 started = early is not None and early.started
                 if passthrough and not started:  # the upstream's body, byte for byte
                     await send_bytes(send, response.status, raw, response.content_type.encode())
@@ -270,14 +271,15 @@ async def _exchange(
             finally:
                 # Not ``pipeline.assembler``: in passthrough it would decode the whole
                 # stream after the fact, at full speed a quarter of the proxy's time.
-                tokens = _tokens(pipeline.usage)
+                usage = pipeline.usage
+                tokens, output = _tokens(usage), usage.output_tokens if usage else None
                 failed = pipeline.error
                 broken = failed.message if failed is not None else None
             if not request.stream:
                 await _whole_answer(pipeline, exchange, client_protocol, options, send)
         finally:
-            exchange.tokens = tokens or None
-            attempts.finish(tokens, broken)
+            exchange.tokens = output  # the upstream's output count (None: it sent none)
+            attempts.finish(tokens, broken)  # the pool counts input and output
         # The client has its answer: the upstream's frames after the end of the client's
         # stream (after an error event, say) go on into the capture.
         if relay is not None:

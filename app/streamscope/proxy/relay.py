@@ -76,7 +76,7 @@ class Exchange:
     answered: bool = False  # the client has its whole answer (stream terminated or body)
     attempts: list[Attempt] = field(default_factory=list)  # one per account tried
     mode: str | None = None  # repair | passthrough
-    tokens: int | None = None
+    tokens: int | None = None  # output tokens, as the upstream's usage counted them
     recorder: FlowRecorder | None = None  # capture's hooks, when capture is on
 
     def line(self) -> str:

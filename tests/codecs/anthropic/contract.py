@@ -10,6 +10,7 @@ from typing import Any
 
 from streamscope.codecs import get_codec
 from streamscope.model.assemble import assemble
+from streamscope.model.estimate import NOTE
 from streamscope.model.events import Event
 from streamscope.model.response import Response
 from streamscope.recording import Recording, read_recording
@@ -92,6 +93,9 @@ def check_wire(body: bytes) -> list[dict[str, Any]]:
     assert body.endswith(b"\n\n")
     payloads: list[dict[str, Any]] = []
     for f in frames:
+        if f.is_comment_only:  # only the note that usage was estimated (model.estimate)
+            assert [c.strip() for c in f.comments] == [NOTE], f.raw
+            continue
         assert f.event is not None, f.raw
         assert f.data is not None and f.raw.count(b"\ndata:") + f.raw.startswith(b"data:") == 1
         data = json.loads(f.data)

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from streamscope.codecs.lmstudio import CODEC
+from streamscope.model.estimate import NOTE
 from streamscope.model.events import Event
 from streamscope.model.response import Response
 from streamscope.wire import SSEDecoder
@@ -61,6 +62,9 @@ def parse(data: bytes) -> list[tuple[str | None, dict[str, Any]]]:
     assert not sse.findings, sse.findings
     out = []
     for frame in frames:
+        if frame.is_comment_only:  # only the note that usage was estimated (model.estimate)
+            assert [c.strip() for c in frame.comments] == [NOTE], frame.raw
+            continue
         assert frame.raw.count(b"\ndata:") + frame.raw.startswith(b"data:") == 1, frame.raw
         assert frame.data is not None
         payload = json.loads(frame.data)

@@ -9,6 +9,7 @@ import openai
 import pytest
 
 from streamscope.model.assemble import assemble
+from streamscope.model.estimate import DELTAS
 from streamscope.model.events import (
     End,
     Error,
@@ -145,4 +146,5 @@ def test_recording_reencoded_assembles_in_the_sdk(path: Path) -> None:
     assert got["text"] == c.text and got["reasoning"] == c.reasoning
     assert got["refusal"] == c.refusal
     assert got["tool_calls"] == [(t.name, t.parsed_arguments()) for t in c.tool_calls]
-    assert got["usage"] == ((u.input_tokens, u.output_tokens) if u else (0, 0))
+    deltas = sum(e.type in DELTAS for e in events)  # none sent: estimated (model.estimate)
+    assert got["usage"] == ((u.input_tokens, u.output_tokens) if u else (0, deltas))

@@ -14,6 +14,7 @@ from streamscope.codecs import EncodeOptions
 from streamscope.codecs.responses import CODEC
 from streamscope.findings import errors
 from streamscope.model.assemble import assemble
+from streamscope.model.estimate import DELTAS, input_estimate
 from streamscope.model.events import (
     Citation,
     End,
@@ -80,8 +81,9 @@ def roundtrip(events: list[Event], options: EncodeOptions | None = None) -> list
             want["finish"] = "length"
         elif want["finish"] != "content_filter":
             want["finish"] = "tool_calls" if want["calls"] else "stop"
-        if want["usage"] is None:
-            want["usage"] = (0, 0)
+        if want["usage"] is None:  # none sent: estimated (model.estimate)
+            request = options.request if options is not None else None
+            want["usage"] = (input_estimate(request), sum(e.type in DELTAS for e in events))
         # A call with no arguments goes out with "{}", as OpenAI sends it.
         want["calls"] = [(i, name, args or "{}") for i, name, args in want["calls"]]
         assert content(got) == want

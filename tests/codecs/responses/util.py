@@ -12,6 +12,7 @@ from streamscope.codecs import EncodeOptions
 from streamscope.codecs.responses import CODEC
 from streamscope.codecs.responses.stream_decode import ResponsesDecoder
 from streamscope.codecs.responses.stream_encode import ResponsesEncoder
+from streamscope.model.estimate import NOTE
 from streamscope.model.events import Event
 from streamscope.recording import read_recording
 from streamscope.wire import SSEDecoder
@@ -72,6 +73,9 @@ def parse(data: bytes) -> list[tuple[str | None, JSON]]:
     assert data.endswith(b"\n\n")
     out = []
     for f in frames:
+        if f.is_comment_only:  # only the note that usage was estimated (model.estimate)
+            assert [c.strip() for c in f.comments] == [NOTE]
+            continue
         assert f.data is not None and "\n" not in f.data  # one-line JSON
         out.append((f.event, json.loads(f.data)))
     return out

@@ -22,6 +22,7 @@ Choices made where the canonical stream does not say:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +36,7 @@ from streamscope.codecs.anthropic.common import (
 )
 from streamscope.codecs.base import EncodeOptions, StreamEncoder
 from streamscope.model.assemble import merge_usage
+from streamscope.model.estimate import DELTAS, NOTE_BYTES, input_estimate
 from streamscope.model.events import (
     JSON,
     Citation,
@@ -84,6 +86,7 @@ class AnthropicStreamEncoder(StreamEncoder):
         self._id: str | None = None
         self._model: str | None = None
         self._usage: Usage | None = None
+        self._deltas = 0  # content deltas: the output estimate when no usage comes
         self._started = False
         self._done = False
         self._next = 0  # next wire block index
@@ -136,6 +139,11 @@ class AnthropicStreamEncoder(StreamEncoder):
             "stop_sequence": None,
             "usage": usage_to_wire(self._usage),
         }
+        if self._usage is None or self._usage.input_tokens is None:  # estimated, said so
+            known = self._usage or Usage()
+            estimate = input_estimate(self.options.request)
+            message["usage"] = usage_to_wire(dataclasses.replace(known, input_tokens=estimate))
+            out.append(NOTE_BYTES)
         out.append(_frame({"type": "message_start", "message": message}))
         out.append(_PING)
 
@@ -196,6 +204,8 @@ class AnthropicStreamEncoder(StreamEncoder):
         if self._done:
             self.note_once("event-after-end", "info", "events after the stream ended ignored")
             return []
+        if event.type in DELTAS:
+            self._deltas += 1
         if getattr(event, "choice", 0):
             self.note_once(
                 "dropped-choices", "warning", "Anthropic has one choice; other choices dropped"
@@ -348,7 +358,11 @@ class AnthropicStreamEncoder(StreamEncoder):
             reason = "tool_use" if self._tools else "end_turn"
             self._finish = (reason, None)
         usage = usage_to_wire(self._usage, with_output=False)
-        wire: JSON = {"output_tokens": (self._usage.output_tokens if self._usage else None) or 0}
+        output = self._usage.output_tokens if self._usage else None
+        if output is None:  # estimated (one token per delta), said so
+            output = self._deltas
+            out.append(NOTE_BYTES)
+        wire: JSON = {"output_tokens": output}
         if self._usage is not None and self._usage.input_tokens is not None:
             wire.update(usage)
         if self._usage is not None and self._usage.reasoning_tokens is not None:

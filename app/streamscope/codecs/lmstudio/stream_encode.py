@@ -35,6 +35,7 @@ from streamscope.codecs.lmstudio.common import (
     response_id_for,
 )
 from streamscope.model.assemble import merge_usage
+from streamscope.model.estimate import DELTAS, NOTE_BYTES, with_estimates
 from streamscope.model.events import (
     JSON,
     Citation,
@@ -93,6 +94,7 @@ class LMStudioStreamEncoder(StreamEncoder):
         self._calls: dict[int, _Call] = {}  # source index -> call (choice 0)
         self._call: int | None = None  # source index of the open call
         self._usage: Usage | None = None
+        self._deltas = 0  # content deltas: the output estimate when no usage comes
         self._stages: dict[Stage, Phase] = {}  # progress stage -> last phase written
         self._load_started: float | None = None
         self._load_time: float | None = None
@@ -108,6 +110,8 @@ class LMStudioStreamEncoder(StreamEncoder):
             self.note_once("dropped-choices", "warning", "LM Studio has one choice; others dropped")
             return []
         out: list[bytes] = []
+        if event.type in DELTAS:
+            self._deltas += 1
         match event:
             case MessageStart():
                 if self._id is None:
@@ -194,7 +198,9 @@ class LMStudioStreamEncoder(StreamEncoder):
 
     def _chat_end(self, out: list[bytes]) -> None:
         now = time.monotonic()
-        usage = self._usage or Usage()
+        usage, estimated = with_estimates(self._usage, self.options.request, self._deltas)
+        if estimated:  # said so, in a comment every client ignores
+            out.append(NOTE_BYTES)
         output_tokens = usage.output_tokens or 0
         ttft = tps = 0.0
         if self._t_first is not None and self._t0 is not None:

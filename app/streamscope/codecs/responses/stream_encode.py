@@ -6,7 +6,8 @@ Every frame has ``event:`` = its type and a ``sequence_number`` counting from 0;
 every lifecycle event the same ``response.id``. ``response.created`` waits for the first
 event after MessageStart that is not Usage. The stream ends with ``response.completed``
 (or ``response.incomplete`` for length / content-filter stops) listing every item with
-numeric usage, or, on Error, with an ``error`` event and ``response.failed``.
+numeric usage (estimated where the upstream sent none, and said so: ``model.estimate``),
+or, on Error, with an ``error`` event and ``response.failed``.
 Items themselves are written by :mod:`~streamscope.codecs.responses.encode_items`.
 """
 
@@ -25,6 +26,7 @@ from streamscope.codecs.responses.objects import (
     usage_object,
 )
 from streamscope.model.assemble import merge_usage
+from streamscope.model.estimate import DELTAS, NOTE_BYTES, with_estimates
 from streamscope.model.events import (
     JSON,
     Citation,
@@ -67,6 +69,7 @@ class ResponsesEncoder(ItemEncoder):
         self._created = 0
         self._settings: JSON = {}
         self._usage: Usage | None = None
+        self._deltas = 0  # content deltas: the output estimate when no usage comes
         self._finish: Finish | None = None
         self.final_object: JSON | None = None  # the last response object written
 
@@ -111,7 +114,10 @@ class ResponsesEncoder(ItemEncoder):
         finish = self._finish
         reason = finish.reason if finish else ("tool_calls" if self._any_call else "stop")
         incomplete = INCOMPLETE.get(reason)
-        usage = usage_object(self._usage)
+        counts, estimated = with_estimates(self._usage, self.options.request, self._deltas)
+        if estimated:  # said so, in a comment every client ignores
+            out.append(NOTE_BYTES)
+        usage = usage_object(counts)
         if incomplete is not None:
             obj = self._obj(
                 "incomplete",
@@ -160,6 +166,8 @@ class ResponsesEncoder(ItemEncoder):
         if getattr(event, "choice", 0) != 0:
             self.note_once("dropped-choices", "warning", "Responses has one choice; others dropped")
             return []
+        if event.type in DELTAS:
+            self._deltas += 1
         if isinstance(event, MessageStart):
             if self._start is None and not self._started:
                 self._start = event

@@ -1,0 +1,65 @@
+"""Token counts where a protocol requires numbers and the upstream sent none.
+
+Anthropic's ``message_start``/``message_delta``, Responses' ``response.completed`` and LM
+Studio's ``chat.end`` carry usage whose counts their clients require (the Anthropic SDKs
+and Cherry Studio fail without them; see the linter's ``anthropic.usage-fields``). When
+the upstream sent no usage, the encoders used to write zeros: a count nobody measured,
+shown as if it were one. Now a count the upstream did not send is estimated — input: the
+request's characters / 4 (the usual rule of thumb for English text), output: one token
+per content delta (the capture's own estimate) — and the frame that carries it is
+preceded by the SSE comment :data:`NOTE`, which every client ignores and the capture
+reads back (``tokens_estimated``). OpenAI Chat's usage chunk is optional: without
+usage from the upstream it is left out, not invented.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from streamscope.model.events import Usage
+from streamscope.model.request import Request
+
+DELTAS = frozenset({"text_delta", "reasoning_delta", "refusal_delta", "tool_call_delta"})
+"""The event types one output token each is counted for."""
+NOTE = "usage estimated by StreamScope: the upstream sent none"
+NOTE_BYTES = f": {NOTE}\n\n".encode()
+
+
+def input_estimate(request: Request | None) -> int:
+    """The request's characters (every string in it but the model's name) / 4, rounded
+    up; 0 without a request."""
+    if request is None:
+        return 0
+    chars = _chars(dataclasses.asdict(request)) - len(request.model)
+    return math.ceil(chars / 4)
+
+
+def _chars(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(_chars(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return sum(_chars(v) for v in value)
+    return 0
+
+
+def with_estimates(usage: Usage | None, request: Request | None, deltas: int) -> tuple[Usage, bool]:
+    """``usage`` with the input and output counts it lacks estimated; and whether any
+    was (the caller then writes :data:`NOTE_BYTES` before the frame carrying it)."""
+    u = usage or Usage()
+    if u.input_tokens is not None and u.output_tokens is not None:
+        return u, False
+    inp = u.input_tokens if u.input_tokens is not None else input_estimate(request)
+    out = u.output_tokens if u.output_tokens is not None else deltas
+    return dataclasses.replace(u, input_tokens=inp, output_tokens=out), True
+
+
+def is_note(comment: str) -> bool:
+    """Whether an SSE comment is :data:`NOTE` (as a frame's comment line, stripped)."""
+    return comment.strip() == NOTE
+
+
+__all__ = ["DELTAS", "NOTE", "NOTE_BYTES", "input_estimate", "is_note", "with_estimates"]
