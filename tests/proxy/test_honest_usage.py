@@ -140,3 +140,22 @@ def test_the_client_legs_timing_knows_an_estimate_from_a_count(
     timing = flow_reading(flow, "client").timing
     assert timing.tokens_estimated is estimated
     assert timing.output_tokens == (DELTAS if estimated else 30)
+
+
+@pytest.mark.parametrize("client", list(PATHS))
+def test_a_whole_answer_says_its_estimates_in_a_header(running: Running, client: str) -> None:
+    headers = {"authorization": f"Bearer {KEY}"}
+    body = body_for(client, "no-usage", stream=False)
+    r = httpx.post(running.url + PATHS[client], json=body, headers=headers)
+    assert r.status_code == 200 and r.headers["x-streamscope-usage"] == "estimated"
+    answer = r.json()
+    usage = answer.get("usage") or answer.get("stats") or answer["result"]["stats"]
+    counts = [v for k, v in usage.items() if k in ("input_tokens", "output_tokens")]
+    counts += [v for k, v in usage.items() if k == "total_output_tokens"]  # LM Studio's
+    assert len(counts) == 2 and all(n > 0 for n in counts), usage
+    r = httpx.post(
+        running.url + PATHS[client],
+        json=body_for(client, "with-usage", stream=False),
+        headers=headers,
+    )
+    assert r.status_code == 200 and "x-streamscope-usage" not in r.headers

@@ -8,8 +8,9 @@ shown as if it were one. Now a count the upstream did not send is estimated — 
 request's characters / 4 (the usual rule of thumb for English text), output: one token
 per content delta (the capture's own estimate) — and the frame that carries it is
 preceded by the SSE comment :data:`NOTE`, which every client ignores and the capture
-reads back (``tokens_estimated``). OpenAI Chat's usage chunk is optional: without
-usage from the upstream it is left out, not invented.
+reads back (``tokens_estimated``). A whole answer (no comments in JSON) gets its output
+estimated from its characters / 4 and the response header :data:`HEADER`. OpenAI Chat's
+usage is optional: without usage from the upstream it is left out, not invented.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from streamscope.model.events import Usage
 from streamscope.model.request import Request
+from streamscope.model.response import Response
 
 DELTAS = frozenset({"text_delta", "reasoning_delta", "refusal_delta", "tool_call_delta"})
 """The event types one output token each is counted for."""
@@ -57,9 +59,45 @@ def with_estimates(usage: Usage | None, request: Request | None, deltas: int) ->
     return dataclasses.replace(u, input_tokens=inp, output_tokens=out), True
 
 
+REQUIRED = frozenset({"anthropic", "responses", "lmstudio"})
+"""Client protocols whose answers must carry token counts."""
+HEADER = (b"x-streamscope-usage", b"estimated")
+"""A whole answer's flag (a JSON body has no comments): its usage holds estimates."""
+
+
+def answer_with_estimates(response: Response, request: Request | None) -> tuple[Response, bool]:
+    """A whole answer with the counts its usage lacks estimated — input as for a stream,
+    output: its characters (text, reasoning, refusal, tool arguments) / 4 — and whether
+    any was."""
+    u = response.usage or Usage()
+    if u.input_tokens is not None and u.output_tokens is not None:
+        return response, False
+    chars = sum(
+        len(c.text)
+        + len(c.reasoning)
+        + len(c.refusal)
+        + sum(len(t.arguments) for t in c.tool_calls)
+        for c in response.choices
+    )
+    inp = u.input_tokens if u.input_tokens is not None else input_estimate(request)
+    out = u.output_tokens if u.output_tokens is not None else math.ceil(chars / 4)
+    usage = dataclasses.replace(u, input_tokens=inp, output_tokens=out)
+    return dataclasses.replace(response, usage=usage), True
+
+
 def is_note(comment: str) -> bool:
     """Whether an SSE comment is :data:`NOTE` (as a frame's comment line, stripped)."""
     return comment.strip() == NOTE
 
 
-__all__ = ["DELTAS", "NOTE", "NOTE_BYTES", "input_estimate", "is_note", "with_estimates"]
+__all__ = [
+    "DELTAS",
+    "HEADER",
+    "NOTE",
+    "NOTE_BYTES",
+    "REQUIRED",
+    "answer_with_estimates",
+    "input_estimate",
+    "is_note",
+    "with_estimates",
+]

@@ -23,6 +23,7 @@ from typing import Any
 from streamscope.capture.outcome import Outcome
 from streamscope.codecs import EncodeOptions, get_codec
 from streamscope.config import ProxyConfig
+from streamscope.model import estimate
 from streamscope.model.assemble import assemble, to_events
 from streamscope.model.events import Usage
 from streamscope.model.request import Request
@@ -298,7 +299,11 @@ async def _whole_answer(
     result = pipeline.assembler.response
     client = get_codec(client_protocol)
     if result.error is None:
-        await send_json(send, 200, client.encode_response(result, options))
+        flag: list[tuple[bytes, bytes]] = []
+        if client_protocol in estimate.REQUIRED:  # counts it must carry: none invented
+            result, estimated = estimate.answer_with_estimates(result, options.request)
+            flag = [estimate.HEADER] if estimated else []
+        await send_json(send, 200, client.encode_response(result, options), flag)
         return
     err = result.error
     status = 504 if exchange.outcome == Outcome.PROXY_TIMEOUT else 502
