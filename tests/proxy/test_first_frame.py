@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from streamscope.proxy.paths import ENDPOINTS
 from streamscope.wire import SSEDecoder
 from tests.proxy.harness import KEY, Running, make_config, proxied
 from tests.proxy.matrix_support import KIND_PATH, Case
@@ -28,12 +29,7 @@ from tests.upstream_server import RecordedRequest, Script, run_in_thread
 PACE = 0.6  # seconds between the upstream's first frame and the next
 SOURCE = "openai-chat/oai-py_text_usage_done.sse"
 KINDS = ("openai", "anthropic", "responses", "lmstudio")
-CLIENTS = {
-    "openai-chat": "/v1/chat/completions",
-    "anthropic": "/v1/messages",
-    "responses": "/v1/responses",
-    "lmstudio": "/api/v1/chat",
-}
+CLIENTS = {protocol: path for path, protocol in ENDPOINTS.items()}  # client -> endpoint
 CASES = {
     kind: Case(kind, kind, f"up-{kind}", SOURCE, f"paced-{kind}", f"paced-{kind}", ())
     for kind in KINDS

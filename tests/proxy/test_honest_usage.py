@@ -25,6 +25,7 @@ import openai
 import pytest
 
 from streamscope.model.estimate import NOTE
+from streamscope.proxy.paths import ENDPOINTS
 from tests.proxy.harness import KEY, Running, make_config, proxied
 from tests.proxy.test_streaming import body_for
 from tests.support import FIXTURES
@@ -34,7 +35,7 @@ SOURCE = FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse"
 FRAMES = [f + b"\n\n" for f in SOURCE.read_bytes().split(b"\n\n") if f.strip()]
 WITHOUT_USAGE = [f for f in FRAMES if b'"usage":{' not in f]
 DELTAS = sum(b'"content":"' in f and b'"content":""' not in f for f in WITHOUT_USAGE)
-PATHS = {"anthropic": "/v1/messages", "responses": "/v1/responses", "lmstudio": "/api/v1/chat"}
+PATHS = {p: path for path, p in ENDPOINTS.items() if p != "openai-chat"}  # counts required
 
 
 def _upstream(request: RecordedRequest) -> Script:
