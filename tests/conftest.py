@@ -58,6 +58,10 @@ def guarded_areas(repo: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if any(b.startswith(p) for b in busy for p in parent):
         return (), ()
     exempt = forms(sys.prefix) | forms(sys.base_prefix) | forms(tempfile.gettempdir())
+    # A folder that holds the parent (the temp folder, for a clone at /tmp/ci/main) is no
+    # exemption: it would exempt everything beside the clone. Tests' own temp folders
+    # are elsewhere in it, and not guarded anyway.
+    exempt = {e for e in exempt if not any(p.startswith(e) for p in parent)}
     return tuple(parent), tuple(forms(repo) | exempt)
 
 

@@ -40,6 +40,13 @@ def test_the_guard_covers_the_folder_beside_a_checkout() -> None:
     assert "/srv/ci/run-7/" in guarded and "/srv/ci/run-7/main/" in allowed
     assert guarded_areas(Path(tempfile.gettempdir()) / "main") == ((), ())
     assert guarded_areas(Path("/main")) == ((), ())
+    # A clone one folder down in the temp folder: its folder is guarded, whole (the temp
+    # folder's exemption would have let everything beside it be read).
+    ci = Path(tempfile.gettempdir()) / "ci-9"
+    guarded, allowed = guarded_areas(ci / "main")
+    beside = os.path.join(str(ci / "next-to-main"), "")
+    assert any(beside.startswith(g) for g in guarded)
+    assert not any(beside.startswith(a) for a in allowed)
 
 
 def test_reading_beside_the_repository_is_refused(outside_reads: list[str]) -> None:

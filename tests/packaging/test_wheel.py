@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from streamscope import __version__
+from streamscope.model.estimate import NOTE
 from tests.packaging.support import ROOT, clean_checkout
 
 pytestmark = pytest.mark.timeout(600)
@@ -123,5 +124,6 @@ def test_the_installed_cli_translates_a_shipped_recording(installed: Path) -> No
         installed, "-m", "streamscope", "translate", "-q", "--to", "anthropic", str(recording)
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("event: message_start\n")
+    # (Chat's usage comes last: message_start's input count is an estimate, said so.)
+    assert out.stdout.startswith(f": {NOTE}\n\nevent: message_start\n")
     assert "event: message_stop\n" in out.stdout

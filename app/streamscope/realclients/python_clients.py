@@ -8,9 +8,10 @@ assembled object (``get_final_completion()``, ``get_final_response()``,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 KEY = "sk-streamscope-replay"
@@ -120,10 +121,20 @@ def run_python_client(client: str, base_url: str, timeout: float) -> Result:
     """What the client assembled from the stream at ``base_url``; an exception
     becomes ``error`` ("TypeName: message"), with whatever was assembled before it."""
     out = _blank()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pydantic's serializer warns on wrong-typed fields
-        try:
-            RUNNERS[client](base_url, timeout, out)
-        except Exception as exc:  # noqa: BLE001 - the client's failure is the result
-            out["error"] = f"{type(exc).__name__}: {exc}"[:2000]
+    try:
+        RUNNERS[client](base_url, timeout, out)
+    except Exception as exc:  # noqa: BLE001 - the client's failure is the result
+        out["error"] = f"{type(exc).__name__}: {exc}"[:2000]
     return out
+
+
+@contextlib.contextmanager
+def quiet_clients() -> Iterator[None]:
+    """Around every run of the Python clients (one context, in the caller's thread):
+    pydantic's serializer warns on wrong-typed fields, which a broken stream has on
+    purpose. Not per client run: the warnings filters are the process's, and a
+    ``catch_warnings`` in each of several threads restores them under the others (a
+    client then failed on the warning as if it were an error, now and then)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Pydantic serializer warnings")
+        yield

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from streamscope.realclients import node
-from streamscope.realclients.python_clients import run_python_client
+from streamscope.realclients.python_clients import quiet_clients, run_python_client
 from streamscope.realclients.server import Replay, ReplayServer
 from streamscope.realclients.specs import BY_ID, CLIENTS, ClientSpec, availability
 
@@ -171,7 +171,8 @@ async def run_many(
                 results[job_id] = out
 
         try:
-            await asyncio.gather(*(one(*p) for p in python))
+            with quiet_clients():
+                await asyncio.gather(*(one(*p) for p in python))
             results.update(await node_task)
         finally:
             if not node_task.done():  # cancelled: the node process is killed, and reaped
