@@ -58,9 +58,9 @@ def content(resp: Response, target: str) -> dict[str, Any]:
 
 
 def _unknown_usage(target: str) -> tuple[Any, Any]:
-    """What a body without usage reads back as: Responses' (written by its stream
-    encoder) has estimates (model.estimate); the others none, read as zeros."""
-    return (ESTIMATED, ESTIMATED) if target == "responses" else (0, 0)
+    """What a body without usage reads back as: estimates where the protocol requires
+    counts (model.estimate); else none, read as zeros."""
+    return (ESTIMATED, ESTIMATED) if get_codec(target).requires_usage else (0, 0)
 
 
 def _is_json(text: str) -> bool:

@@ -17,6 +17,7 @@ import jiter
 import openai
 import pytest
 
+from streamscope.codecs import get_codec
 from streamscope.findings import errors
 from streamscope.model.response import Response
 from streamscope.model.stop import TO_ANTHROPIC, TO_OPENAI_CHAT
@@ -71,13 +72,12 @@ class _Estimate:
 
 
 ESTIMATED = _Estimate()
-NUMBERS_REQUIRED = ("anthropic", "responses", "lmstudio")
 
 
 def _count(value: int | None, target: str) -> Any:
     if value is not None:
         return value
-    return ESTIMATED if target in NUMBERS_REQUIRED else 0
+    return ESTIMATED if get_codec(target).requires_usage else 0
 
 
 def expected(resp: Response, target: str) -> dict[str, Any]:

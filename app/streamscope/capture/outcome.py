@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from streamscope.codecs.preview_text import short
+
 
 class Outcome(StrEnum):
     COMPLETE = "complete"
@@ -99,8 +101,7 @@ def legacy_detail(value: object) -> str:
 
 def short_detail(text: str) -> str:
     """A detail as it is recorded: one line, at most :data:`DETAIL_LIMIT` characters."""
-    line = " ".join(text.split())
-    return line if len(line) <= DETAIL_LIMIT else line[: DETAIL_LIMIT - 1] + "…"
+    return short(" ".join(text.split()), DETAIL_LIMIT)
 
 
 __all__ = [

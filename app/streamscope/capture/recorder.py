@@ -206,58 +206,50 @@ class FlowRecorder:
 
     def size(self) -> int:
         """The bytes this recorder holds, near enough: bodies, upstream frames, client
-        chunks (a request the demo got as JSON counts as its body's size again)."""
-        frames = self.upstream_size + sum(map(len, map(_RAW, self.frames[self._checked :])))
-        chunks = sum(len(body) for body, _ in self.client_sends)
+        chunks."""
+        whole = len(self.upstream_whole or b"")
+        return len(self.request_body) + self._sent_bytes() + whole + self._stream_bytes()
+
+    def _sent_bytes(self) -> int:
+        """The upstream request body's bytes (the demo's, given as JSON: its body's)."""
         body = self.upstream_body
         if body is None:
-            sent = 0
-        else:
-            sent = len(body) if isinstance(body, bytes | bytearray) else len(self.request_body)
-        whole = len(self.upstream_whole or b"")
-        return len(self.request_body) + sent + whole + frames + chunks
+            return 0
+        return len(body) if isinstance(body, bytes | bytearray) else len(self.request_body)
+
+    def _stream_bytes(self) -> int:
+        """Both legs' frames and chunks held."""
+        frames = self.upstream_size + sum(map(len, map(_RAW, self.frames[self._checked :])))
+        return frames + sum(len(body) for body, _ in self.client_sends)
 
     def shed(self, keep: int, why: str) -> int:
         """Drop the parts bigger than ``keep`` bytes (a body; the two legs' frames, which
         link to each other, together); what is known of the flow stays (status, headers,
         times, the proxy's info, the small parts) and the flow notes which parts went,
         and ``why``. The bytes dropped."""
+        request, sent = len(self.request_body), self._sent_bytes()
+        whole, streams = len(self.upstream_whole or b""), self._stream_bytes()
         gone: list[str] = []
-        freed = 0
-
-        def drop(name: str, size: int) -> None:
-            nonlocal freed
-            gone.append(f"{name} ({size / 1024:.0f} KiB)")
-            freed += size
-
-        size = len(self.request_body)
-        if size > keep:
+        if request > keep:
             self.request_body = b""
-            drop("request body", size)
-        body = self.upstream_body
-        if isinstance(body, bytes | bytearray) and len(body) > keep:
+            gone.append(f"request body ({request / 1024:.0f} KiB)")
+        if sent > keep:
             self.upstream_body = b""
-            drop("upstream request body", len(body))
-        elif body is not None and not isinstance(body, bytes | bytearray) and size > keep:
-            self.upstream_body = b""  # the demo's request (counted as the body's size)
-            drop("upstream request body", size)
-        whole = len(self.upstream_whole or b"")
+            gone.append(f"upstream request body ({sent / 1024:.0f} KiB)")
         if whole > keep:
             self.upstream_whole = b""
-            drop("upstream body", whole)
-        frames = self.upstream_size + sum(map(len, map(_RAW, self.frames[self._checked :])))
-        chunks = sum(len(body) for body, _ in self.client_sends)
-        if frames + chunks > keep:
+            gone.append(f"upstream body ({whole / 1024:.0f} KiB)")
+        if streams > keep:
             self.frames, self.outs, self.marks, self.client_sends = [], [], [], []
             self.entry_frames, self.entry_chunks = array("I"), array("I")
             self.entry_marks = array("I")
             self._checked = self._sends_checked = 0
             self.upstream_size = self.client_size = 0
             self.truncated = True
-            drop("both legs' frames", frames + chunks)
+            gone.append(f"both legs' frames ({streams / 1024:.0f} KiB)")
         if gone:
             self.shed_reason = f"not kept: {', '.join(gone)}: {why}"
-        return freed
+        return sum(n for n in (request, sent, whole, streams) if n > keep)
 
     def client_chunks(self, chunks: list[bytes]) -> None:
         """Chunks the proxy writes of its own (keepalives, closing frames): no source."""

@@ -64,7 +64,7 @@ MAX_BACKLOG_BYTES = 64 * MIB  # the bytes of flows waiting to be written, at mos
 QUIET = 0.05  # seconds without a request in flight that make a lull
 WATCH = 1.0  # seconds between two looks at the database file, when nothing is written
 SHED_WARN_EVERY = 10.0  # seconds between two warnings of flows stored without bytes
-CHUNK_BYTES = 4 * 1024 * 1024  # flows' bytes per transaction, at most (one flow may be more)
+CHUNK_BYTES = 4 * MIB  # flows' bytes per transaction, at most (one flow may be more)
 MAX_LAG = 0.75  # seconds the oldest unwritten flow may wait before new ones are shed
 SHED_KEEP = 64 * 1024  # with the backlog full, a flow's parts up to this size are kept
 Summarize = Callable[["RawFlow", JSON], JSON]
@@ -167,8 +167,8 @@ class FlowStore:
                 "capture: %d flow(s) stored without their big bodies or streams: the disk or"
                 " the machine is not keeping up (%d MiB waiting, the bound is %d MiB)",
                 self._shed_since_warning,
-                self.backlog_bytes // (1024 * 1024),
-                self.max_backlog_bytes // (1024 * 1024),
+                self.backlog_bytes // MIB,
+                self.max_backlog_bytes // MIB,
             )
             self._shed_warned, self._shed_since_warning = now, 0
 

@@ -246,6 +246,9 @@ class Codec(ABC):
 
     name: ClassVar[str]
     title: ClassVar[str]
+    requires_usage: ClassVar[bool] = False
+    """Its answers carry token counts its clients require (where the upstream sent none,
+    its encoders write estimates, and say so: ``model.estimate``)."""
     decoder: ClassVar[type[StreamDecoder]]
     encoder: ClassVar[type[StreamEncoder]]
     forwarded_headers: ClassVar[tuple[str, ...]] = ()

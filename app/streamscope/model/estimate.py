@@ -29,6 +29,11 @@ NOTE = "usage estimated by StreamScope: the upstream sent none"
 NOTE_BYTES = f": {NOTE}\n\n".encode()
 
 
+def lacks(usage: Usage | None) -> bool:
+    """Whether ``usage`` lacks the input or the output count."""
+    return usage is None or usage.input_tokens is None or usage.output_tokens is None
+
+
 def input_estimate(request: Request | None) -> int:
     """The request's characters (every string in it but the model's name) / 4, rounded
     up; 0 without a request."""
@@ -52,15 +57,13 @@ def with_estimates(usage: Usage | None, request: Request | None, deltas: int) ->
     """``usage`` with the input and output counts it lacks estimated; and whether any
     was (the caller then writes :data:`NOTE_BYTES` before the frame carrying it)."""
     u = usage or Usage()
-    if u.input_tokens is not None and u.output_tokens is not None:
+    if not lacks(u):
         return u, False
     inp = u.input_tokens if u.input_tokens is not None else input_estimate(request)
     out = u.output_tokens if u.output_tokens is not None else deltas
     return dataclasses.replace(u, input_tokens=inp, output_tokens=out), True
 
 
-REQUIRED = frozenset({"anthropic", "responses", "lmstudio"})
-"""Client protocols whose answers must carry token counts."""
 HEADER = (b"x-streamscope-usage", b"estimated")
 """A whole answer's flag (a JSON body has no comments): its usage holds estimates."""
 
@@ -70,7 +73,7 @@ def answer_with_estimates(response: Response, request: Request | None) -> tuple[
     output: its characters (text, reasoning, refusal, tool arguments) / 4 — and whether
     any was."""
     u = response.usage or Usage()
-    if u.input_tokens is not None and u.output_tokens is not None:
+    if not lacks(u):
         return response, False
     chars = sum(
         len(c.text)
@@ -95,9 +98,9 @@ __all__ = [
     "HEADER",
     "NOTE",
     "NOTE_BYTES",
-    "REQUIRED",
     "answer_with_estimates",
     "input_estimate",
     "is_note",
+    "lacks",
     "with_estimates",
 ]

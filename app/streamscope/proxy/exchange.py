@@ -299,10 +299,8 @@ async def _whole_answer(
     result = pipeline.assembler.response
     client = get_codec(client_protocol)
     if result.error is None:
-        flag: list[tuple[bytes, bytes]] = []
-        if client_protocol in estimate.REQUIRED:  # counts it must carry: none invented
-            result, estimated = estimate.answer_with_estimates(result, options.request)
-            flag = [estimate.HEADER] if estimated else []
+        # The codec estimates the counts its clients require; the header says so.
+        flag = [estimate.HEADER] if client.requires_usage and estimate.lacks(result.usage) else []
         await send_json(send, 200, client.encode_response(result, options), flag)
         return
     err = result.error

@@ -18,6 +18,7 @@ ANTHROPIC_VERSION = "2023-06-01"  # the API version header every request carries
 
 class AnthropicCodec(Codec):
     name = PROTOCOL
+    requires_usage = True
     title = "Anthropic Messages"
 
     forwarded_headers = ("anthropic-beta", "anthropic-version")

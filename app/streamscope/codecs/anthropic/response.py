@@ -21,6 +21,7 @@ from streamscope.codecs.anthropic.common import (
 )
 from streamscope.codecs.base import EncodeOptions
 from streamscope.codecs.validate import as_str
+from streamscope.model.estimate import answer_with_estimates
 from streamscope.model.events import JSON
 from streamscope.model.response import (
     Choice,
@@ -112,8 +113,10 @@ def _block(part: OutputPart) -> JSON | None:
 
 
 def encode_response(response: Response, options: EncodeOptions | None = None) -> JSON:
-    """A message object, or the error body when the response is an error."""
+    """A message object, or the error body when the response is an error (counts the
+    response lacks: estimated, ``model.estimate``)."""
     options = options or EncodeOptions()
+    response, _ = answer_with_estimates(response, options.request)
     if response.error is not None and not any(c.parts for c in response.choices):
         return {
             "type": "error",

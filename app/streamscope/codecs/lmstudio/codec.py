@@ -17,6 +17,7 @@ from streamscope.model.events import JSON
 
 class LMStudioCodec(Codec):
     name = PROTOCOL
+    requires_usage = True
     title = "LM Studio native (/api/v1/chat)"
 
     decoder = LMStudioStreamDecoder

@@ -27,6 +27,7 @@ from streamscope.codecs.lmstudio.common import (
     response_id_for,
     usage_from_stats,
 )
+from streamscope.model.estimate import answer_with_estimates
 from streamscope.model.events import JSON, Error, Usage
 from streamscope.model.response import (
     Choice,
@@ -121,6 +122,7 @@ def _output(parts: list[OutputPart]) -> list[JSON]:
 
 def encode_response(response: Response, options: EncodeOptions | None = None) -> JSON:
     options = options or EncodeOptions()
+    response, _ = answer_with_estimates(response, options.request)  # (model.estimate)
     if response.error is not None:
         e = response.error
         return {"error": error_body(e.message, e.error_type, e.code, e.param)}

@@ -20,6 +20,7 @@ from streamscope.model.events import JSON, Error
 
 class ResponsesCodec(Codec):
     name = "responses"
+    requires_usage = True
     title = "OpenAI Responses"
 
     decoder = ResponsesDecoder

@@ -15,6 +15,7 @@ from streamscope.codecs.base import EncodeOptions
 from streamscope.codecs.responses.stream_decode import ResponsesDecoder
 from streamscope.codecs.responses.stream_encode import ResponsesEncoder
 from streamscope.model.assemble import assemble, to_events
+from streamscope.model.estimate import answer_with_estimates
 from streamscope.model.events import JSON, Event
 from streamscope.model.response import Response
 
@@ -60,7 +61,9 @@ def decode_response(body: JSON) -> Response:
 
 
 def encode_response(response: Response, options: EncodeOptions | None = None) -> JSON:
-    """A non-streaming Responses body for a canonical response."""
+    """A non-streaming Responses body for a canonical response (counts it lacks:
+    estimated as for any whole answer, ``model.estimate``)."""
+    response, _ = answer_with_estimates(response, options.request if options else None)
     encoder = ResponsesEncoder(options)
     for ev in to_events(response):
         encoder.encode(ev)
