@@ -33,6 +33,7 @@ from streamscope.doctor.config import check_config, config_warnings
 from streamscope.doctor.port import check_port
 from streamscope.doctor.upstreams import check_upstream
 from streamscope.pool.rules import DEFAULT_RULES
+from streamscope.proxy.http1 import Http1Client
 from streamscope.proxy.upstream import new_client
 from streamscope.redact import Redactor
 
@@ -62,18 +63,20 @@ async def run_checks(options: Options) -> list[Check]:
     full = config.with_defaults()
     client = new_client(config.proxy)
     client.timeout = httpx.Timeout(options.timeout)
+    wire = Http1Client(connect_timeout=options.timeout, read_timeout=options.timeout)
     async with client:
         checks.append(await check_port(config.proxy, client))
-        listings = await asyncio.gather(*(check_upstream(u, client) for u in full.upstreams))
+        listings = await asyncio.gather(*(check_upstream(u, client, wire) for u in full.upstreams))
         checks += [r.check for r in listings]
         http = [(u, r) for u, r in zip(full.upstreams, listings, strict=True) if u.kind != "demo"]
         if not options.accounts:
             checks.append(accounts_opt_in(sum(len(u.accounts) for u, _ in http)))
         else:
             rules = (*full.pool.rules, *DEFAULT_RULES)  # the pool's table: user rules first
-            jobs = [check_accounts(u, r, client, rules) for u, r in http]
+            jobs = [check_accounts(u, r, client, wire, rules) for u, r in http]
             for found in await asyncio.gather(*jobs):
                 checks += found
+    await wire.aclose()
     redactor = Redactor.for_config(full)
     return [replace(c, detail=redactor.text(c.detail), fix=redactor.text(c.fix)) for c in checks]
 

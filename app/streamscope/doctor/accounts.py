@@ -16,6 +16,7 @@ from streamscope.doctor.check import Check, Status, count, one_line
 from streamscope.doctor.upstreams import Listing
 from streamscope.pool.rules import NETWORK_STATUS, Rule, Verdict, classify
 from streamscope.proxy.errors import UpstreamUnreachable
+from streamscope.proxy.http1 import Http1Client
 from streamscope.proxy.upstream import HttpUpstream
 
 
@@ -32,7 +33,11 @@ def accounts_opt_in(accounts: int) -> Check:
 
 
 async def check_accounts(
-    u: UpstreamConfig, listing: Listing, client: httpx.AsyncClient, rules: tuple[Rule, ...]
+    u: UpstreamConfig,
+    listing: Listing,
+    client: httpx.AsyncClient,
+    wire: Http1Client,
+    rules: tuple[Rule, ...],
 ) -> list[Check]:
     """Each account of ``u`` tried with the first configured model, else the first one
     ``listing`` found; skipped when there is none or the upstream did not answer."""
@@ -46,7 +51,7 @@ async def check_accounts(
         why = f"no model to ask: upstream {u.name} listed none and its config names none"
         fix = f'set models = ["..."] for upstream {u.name}'
         return [Check(n, "skip", why, fix) for n in names]
-    upstream = HttpUpstream(u, client)
+    upstream = HttpUpstream(u, client, wire)
     jobs = [
         _try_account(upstream, a, n, model, rules) for a, n in zip(u.accounts, names, strict=True)
     ]

@@ -12,6 +12,7 @@ import httpx
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, UpstreamConfig, mask
 from streamscope.doctor.check import Check, count, one_line
+from streamscope.proxy.http1 import Http1Client
 from streamscope.proxy.upstream import HttpUpstream
 
 
@@ -24,14 +25,16 @@ class Listing:
     answered: bool = True
 
 
-async def check_upstream(u: UpstreamConfig, client: httpx.AsyncClient) -> Listing:
+async def check_upstream(
+    u: UpstreamConfig, client: httpx.AsyncClient, wire: Http1Client
+) -> Listing:
     """One model listing, sent by the proxy's own ``HttpUpstream`` (URL and auth), with
     its status kept: any HTTP answer means reachable."""
     name = f"upstream {u.name}"
     if u.kind == "demo":
         return Listing(Check(name, "ok", "built in (demo): no network needed"))
     account = next((a for a in u.accounts if a.api_key.get_secret_value()), None)
-    upstream = HttpUpstream(u, client)
+    upstream = HttpUpstream(u, client, wire)
     url = upstream.models_url
     try:
         answer = await upstream.get_models(account)

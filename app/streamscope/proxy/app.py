@@ -60,11 +60,12 @@ from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send
 from streamscope.proxy.attempts import Attempts
 from streamscope.proxy.errors import ProxyError
 from streamscope.proxy.exchange import handle_exchange
+from streamscope.proxy.http1 import Http1Client
 from streamscope.proxy.paths import ENDPOINTS, MODELS, endpoint, miss
 from streamscope.proxy.refusals import Reason, RefusalLog
 from streamscope.proxy.relay import Exchange, until_disconnect
 from streamscope.proxy.routing import ModelCatalog, Router
-from streamscope.proxy.upstream import HttpUpstream, Upstream, new_client, request_sent
+from streamscope.proxy.upstream import HttpUpstream, Upstream, new_client, new_wire, request_sent
 from streamscope.redact import RedactingFilter, Redactor
 
 log = logging.getLogger("streamscope.proxy")
@@ -118,6 +119,7 @@ class ProxyApp:
         keeps either in memory)."""
         self.config = config.with_defaults()
         self.client: httpx.AsyncClient | None = None
+        self.wire: Http1Client | None = None  # reads upstream answers (the hot path)
         self.upstreams = upstreams if upstreams is not None else self._build_upstreams()
         self.pool = AccountPool(
             self.config, PoolStore(state_path) if state_path is not None else None
@@ -157,7 +159,7 @@ class ProxyApp:
             out[u.name] = (
                 DemoUpstream(u, keepalive_seconds=self.config.proxy.keepalive_seconds)
                 if u.kind == "demo"
-                else HttpUpstream(u, self._http())
+                else HttpUpstream(u, self._http(), self._wire())
             )
         return out
 
@@ -165,6 +167,11 @@ class ProxyApp:
         if self.client is None:
             self.client = new_client(self.config.proxy)
         return self.client
+
+    def _wire(self) -> Http1Client:
+        if self.wire is None:
+            self.wire = new_wire(self.config.proxy)
+        return self.wire
 
     async def start(self) -> None:
         await self.pool.start(self._probe)
@@ -179,6 +186,8 @@ class ProxyApp:
             handler.removeFilter(self._log_filter)
         if self.client is not None:
             await self.client.aclose()
+        if self.wire is not None:
+            await self.wire.aclose()
 
     async def _probe(self, upstream: str, account: AccountConfig) -> bool:
         """A switched-off account answers a model listing: it is usable again."""

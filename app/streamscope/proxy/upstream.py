@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import time
+import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
@@ -32,6 +32,7 @@ import httpx
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, ProxyConfig, UpstreamConfig
 from streamscope.proxy.errors import bad_gateway, gateway_timeout, unreachable
+from streamscope.proxy.http1 import Http1Client, Http1Response
 from streamscope.redact import Redactor
 from streamscope.wire import SSEDecoder
 from streamscope.wire.frame import Frame
@@ -129,23 +130,22 @@ class _HttpResponse:
     ever holds the key. The mask keeps the length (``****…`` and the last 4 characters):
     captured sizes stay true. It costs one substring test per frame."""
 
-    def __init__(self, response: httpx.Response, secret: str | None = None) -> None:
+    def __init__(self, response: Http1Response, secret: str | None = None) -> None:
         self._response = response
         self._redactor = Redactor([secret]) if secret else None
         self._secret = secret.encode() if self._redactor is not None and secret else None
         self.status = response.status_code
         self.headers: Mapping[str, str] = response.headers
         self.content_type = response.headers.get("content-type", "")
-        encoded = response.headers.get("content-encoding", "identity") != "identity"
-        # Raw bytes skip httpx's decoder layers; only a compressed body needs them.
-        self._chunks = response.aiter_bytes() if encoded else response.aiter_raw()
+        # Raw bytes; only a compressed body needs decoding.
+        self._chunks = decoded(response.stamped(), response.headers.get("content-encoding"))
 
     async def batches(self) -> AsyncGenerator[list[Frame], None]:
         decoder = SSEDecoder()
         secret, redactor = self._secret, self._redactor
-        async for chunk in self._chunks:
-            # The arrival time is taken when the bytes arrive, before any parsing.
-            frames = decoder.feed(chunk, time.monotonic_ns())
+        async for chunk, arrived in self._chunks:
+            # The arrival time was taken when the bytes arrived, before any parsing.
+            frames = decoder.feed(chunk, arrived)
             if frames:
                 if secret is not None and redactor is not None:
                     frames = [_masked(f, redactor) if secret in f.raw else f for f in frames]
@@ -165,7 +165,7 @@ class _HttpResponse:
         size = 0
         try:
             async with asyncio.timeout(seconds):
-                async for chunk in self._chunks:
+                async for chunk, _ in self._chunks:
                     size += len(chunk)
                     if size > limit:
                         return
@@ -175,7 +175,7 @@ class _HttpResponse:
     async def read(self, limit: int = MAX_ERROR_BODY) -> bytes:
         out = bytearray()
         try:
-            async for chunk in self._response.aiter_bytes():
+            async for chunk, _ in self._chunks:
                 out += chunk
                 if len(out) > limit:
                     break
@@ -184,6 +184,31 @@ class _HttpResponse:
         except httpx.HTTPError as exc:
             raise unreachable(f"the upstream's answer broke off ({exc!r})") from None
         return bytes(out[:limit])
+
+
+async def decoded(
+    pieces: AsyncIterator[tuple[bytes, int]], encoding: str | None
+) -> AsyncIterator[tuple[bytes, int]]:
+    """``pieces`` of a body, decompressed when its ``content-encoding`` says gzip or
+    deflate (the proxy asks for ``identity``; some servers compress anyway)."""
+    coding = (encoding or "identity").strip().lower()
+    if coding == "identity":
+        async for piece in pieces:
+            yield piece
+        return
+    if coding not in ("gzip", "x-gzip", "deflate"):
+        raise httpx.DecodingError(f"the upstream answered in an unsupported encoding: {coding}")
+    inflate = zlib.decompressobj(zlib.MAX_WBITS | 16 if "gzip" in coding else zlib.MAX_WBITS)
+    try:
+        async for data, arrived in pieces:
+            out = inflate.decompress(data)
+            if out:
+                yield out, arrived
+        rest = inflate.flush()
+    except zlib.error as exc:
+        raise httpx.DecodingError(f"the upstream's {coding} body is corrupt: {exc}") from None
+    if rest:
+        yield rest, 0
 
 
 def _masked(frame: Frame, redactor: Redactor) -> Frame:
@@ -204,11 +229,16 @@ def auth_headers(config: UpstreamConfig, account: AccountConfig | None) -> dict[
 
 
 class HttpUpstream:
-    """An upstream reached over HTTP (every kind but ``demo``)."""
+    """An upstream reached over HTTP (every kind but ``demo``). Its answers are read by
+    ``wire`` (:class:`~streamscope.proxy.http1.Http1Client`, the hot path); model listings
+    go through ``client`` (httpx)."""
 
-    def __init__(self, config: UpstreamConfig, client: httpx.AsyncClient) -> None:
+    def __init__(
+        self, config: UpstreamConfig, client: httpx.AsyncClient, wire: Http1Client
+    ) -> None:
         self.config = config
         self.client = client
+        self.wire = wire
 
     @property
     def url(self) -> str:
@@ -246,13 +276,16 @@ class HttpUpstream:
     ) -> AsyncIterator[_HttpResponse]:
         _, headers = self.describe(stream=stream, account=account, forward=forward)
         data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
-        request = self.client.build_request("POST", self.url, content=data, headers=headers)
-        sent = request_sent.get()
-        if sent is not None:
-            sent(str(request.url), request.headers.raw, data)
         name = self.config.name
         try:
-            response = await self.client.send(request, stream=True)
+            head, pairs = Http1Client.request_head("POST", self.url, list(headers.items()), data)
+        except httpx.HTTPError as exc:
+            raise bad_gateway(f"cannot send to upstream {name}: {exc}") from None
+        sent = request_sent.get()
+        if sent is not None:
+            sent(self.url, pairs, data)
+        try:
+            response = await self.wire.send("POST", self.url, head, data)
         except httpx.TimeoutException as exc:
             raise gateway_timeout(f"upstream {name} did not answer in time ({exc!r})") from None
         except httpx.HTTPError as exc:
@@ -281,6 +314,15 @@ class HttpUpstream:
         return get_codec(self.config.protocol).model_ids(body)
 
 
+def new_wire(proxy: ProxyConfig) -> Http1Client:
+    """The shared client that reads upstream answers (the same timeouts as
+    :func:`new_client`)."""
+    return Http1Client(
+        connect_timeout=proxy.connect_timeout_seconds,
+        read_timeout=max(proxy.first_byte_timeout_seconds, proxy.idle_timeout_seconds) + 5,
+    )
+
+
 def new_client(proxy: ProxyConfig) -> httpx.AsyncClient:
     """The shared upstream client. ``read`` bounds the wait for headers and for each
     chunk; the relay's own idle watchdog is usually the one that fires first."""
@@ -305,5 +347,6 @@ __all__ = [
     "UpstreamResponse",
     "auth_headers",
     "new_client",
+    "new_wire",
     "request_sent",
 ]

@@ -1,0 +1,409 @@
+"""A lean HTTP/1.1 client for the upstream's answers, parsed by httptools (llhttp, in C).
+
+The upstream's stream is the proxy's hot path: tens of thousands of HTTP chunks a
+second. httpx parses them with h11, in Python, chunk by chunk; profiled, that was a third
+of the proxy's time on a bulk stream (README, "Speed"). Here the socket is an asyncio
+protocol, httptools parses every read in one C call, and the body of one read is handed
+on as one piece, stamped with the time it arrived.
+
+What it does: POST/GET with a body in memory, over plain TCP or TLS, keep-alive
+connections pooled per origin (a stale one is replaced once, before any byte of an
+answer), bodies sized, chunked or ended by close, flow control both ways (reading pauses
+while more than :data:`HIGH_WATER` bytes wait for the relay). What it does not: proxies
+from the environment (the upstream client has ``trust_env`` off anyway), HTTP/2,
+redirects, cookies (none are kept, on purpose), decompression (the proxy asks for
+``identity``; a compressed answer is :func:`decoded` by the caller).
+
+Failures are httpx's own exception classes, so everything above handles one family:
+:class:`httpx.ConnectError`/:class:`httpx.ConnectTimeout` before a connection,
+:class:`httpx.ReadTimeout`/:class:`httpx.WriteTimeout`, :class:`httpx.ReadError` (the
+connection dropped), :class:`httpx.RemoteProtocolError` (not HTTP, or cut mid-message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import ssl
+import time
+from collections.abc import AsyncIterator
+from urllib.parse import urlsplit
+
+import httptools
+import httpx
+
+from streamscope import __version__
+
+HIGH_WATER = 256 * 1024  # body bytes waiting for the reader before the socket pauses
+MAX_IDLE = 50  # idle keep-alive connections kept, over all origins
+USER_AGENT = f"streamscope/{__version__}".encode()
+
+Origin = tuple[str, str, int]  # scheme, host, port
+HeaderPairs = list[tuple[bytes, bytes]]
+
+
+class _Connection(asyncio.Protocol):
+    """One socket and the answer being read on it (one at a time)."""
+
+    def __init__(self, origin: Origin) -> None:
+        self.origin = origin
+        self.transport: asyncio.Transport | None = None
+        self.closed = False
+        self._can_write: asyncio.Future[None] | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self.parser = httptools.HttpResponseParser(self)
+        self.status = 0
+        self.header_pairs: HeaderPairs = []
+        self.head_done = False
+        self.keep_alive = False
+        self.complete = False
+        self.error: httpx.HTTPError | None = None
+        self.got_bytes = False
+        self.pieces: collections.deque[tuple[bytes, int]] = collections.deque()
+        self.buffered = 0
+        self._body: list[bytes] = []
+        self._paused = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    # -- asyncio.Protocol ---------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.got_bytes = True
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            self._fail(httpx.RemoteProtocolError("the upstream switched protocols"))
+        except httptools.HttpParserError as exc:
+            self._fail(httpx.RemoteProtocolError(f"not a valid HTTP/1.1 answer: {exc}"))
+        body = self._body
+        if body:
+            piece = body[0] if len(body) == 1 else b"".join(body)
+            body.clear()
+            self.pieces.append((piece, time.monotonic_ns()))
+            self.buffered += len(piece)
+            if self.buffered > HIGH_WATER and not self._paused and self.transport is not None:
+                self._paused = True
+                self.transport.pause_reading()
+        self._wake()
+
+    def eof_received(self) -> bool | None:
+        return None  # close the transport: connection_lost follows
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        if self.complete or self.error is not None:
+            pass
+        elif exc is not None:  # reset, or a TLS failure: as httpx says it
+            self.error = httpx.ReadError(f"the connection broke: {exc!r}")
+        elif self.head_done and self._ends_by_close():
+            self.complete = True  # no length, not chunked: the body ends with the socket
+        elif self.head_done:
+            self.error = httpx.RemoteProtocolError(
+                "the upstream closed the connection before the answer was complete"
+            )
+        else:
+            self.error = httpx.RemoteProtocolError(
+                "the upstream closed the connection without sending an answer"
+            )
+        self._wake()
+        if self._can_write is not None and not self._can_write.done():
+            self._can_write.set_result(None)
+
+    def pause_writing(self) -> None:
+        self._can_write = asyncio.get_running_loop().create_future()
+
+    def resume_writing(self) -> None:
+        if self._can_write is not None and not self._can_write.done():
+            self._can_write.set_result(None)
+        self._can_write = None
+
+    # -- httptools callbacks ------------------------------------------------------------
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.header_pairs.append((name, value))
+
+    def on_headers_complete(self) -> None:
+        status = self.parser.get_status_code()
+        if 100 <= status < 200:  # an interim answer (100 Continue): the real one follows
+            self.header_pairs = []
+            return
+        self.status = status
+        self.head_done = True
+        # (asked now: after the message is complete llhttp no longer says)
+        self.keep_alive = self.parser.should_keep_alive()
+
+    def on_body(self, body: bytes) -> None:
+        self._body.append(body)
+
+    def on_message_complete(self) -> None:
+        if self.head_done:
+            self.complete = True
+
+    # -- for the client and its responses -----------------------------------------------
+
+    def _fail(self, error: httpx.HTTPError) -> None:
+        self.error = error
+        if self.transport is not None:
+            self.transport.close()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _ends_by_close(self) -> bool:
+        names = {name.lower() for name, _ in self.header_pairs}
+        return b"content-length" not in names and b"transfer-encoding" not in names
+
+    async def wait(self, seconds: float, what: str) -> None:
+        """Until the socket brings something (bytes, an end, an error)."""
+        self._waiter = asyncio.get_running_loop().create_future()
+        try:
+            async with asyncio.timeout(seconds):
+                await self._waiter
+        except TimeoutError:
+            raise httpx.ReadTimeout(f"no {what} from the upstream for {seconds:g} s") from None
+        finally:
+            self._waiter = None
+
+    def take(self) -> tuple[bytes, int]:
+        piece = self.pieces.popleft()
+        self.buffered -= len(piece[0])
+        if self._paused and self.buffered <= HIGH_WATER // 4 and self.transport is not None:
+            self._paused = False
+            self.transport.resume_reading()
+        return piece
+
+    async def drained(self, seconds: float) -> None:
+        if self._can_write is None:
+            return
+        try:
+            async with asyncio.timeout(seconds):
+                await self._can_write
+        except TimeoutError:
+            raise httpx.WriteTimeout(f"the upstream took no bytes for {seconds:g} s") from None
+
+    def reusable(self) -> bool:
+        return (
+            self.complete
+            and not self.closed
+            and self.error is None
+            and not self.pieces
+            and self.transport is not None
+            and not self.transport.is_closing()
+            and self.keep_alive
+        )
+
+    def close(self) -> None:
+        self.closed = True
+        if self.transport is not None:
+            self.transport.close()
+
+
+class Http1Response:
+    """An answer whose status and headers are in; the body is read with :meth:`stamped`
+    (pieces with their arrival times), :meth:`aiter_raw` or :meth:`aread`."""
+
+    def __init__(self, client: Http1Client, conn: _Connection) -> None:
+        self._client = client
+        self._conn: _Connection | None = conn
+        self.status_code = conn.status
+        self.headers = httpx.Headers(conn.header_pairs)
+        self.is_closed = False
+
+    async def stamped(self) -> AsyncIterator[tuple[bytes, int]]:
+        """Body pieces as they arrived (one per socket read), each with the monotonic
+        time in ns its bytes arrived."""
+        conn = self._conn
+        if conn is None:
+            return
+        timeout = self._client.read_timeout
+        while True:
+            if conn.pieces:
+                yield conn.take()
+                continue
+            if conn.error is not None:
+                raise conn.error
+            if conn.complete:
+                return
+            await conn.wait(timeout, "bytes")
+
+    async def aiter_raw(self) -> AsyncIterator[bytes]:
+        async for piece, _ in self.stamped():
+            yield piece
+
+    async def aread(self, limit: int | None = None) -> bytes:
+        out = bytearray()
+        async for piece in self.aiter_raw():
+            out += piece
+            if limit is not None and len(out) > limit:
+                break
+        return bytes(out)
+
+    async def aclose(self) -> None:
+        """Done with the answer: its connection back to the pool when the answer was
+        read to its end, closed otherwise."""
+        conn, self._conn = self._conn, None
+        self.is_closed = True
+        if conn is not None:
+            self._client.release(conn)
+
+
+class Http1Client:
+    def __init__(
+        self,
+        *,
+        connect_timeout: float,
+        read_timeout: float,
+        write_timeout: float = 30.0,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        self.write_timeout = write_timeout
+        self._ssl = ssl_context
+        self._idle: dict[Origin, list[_Connection]] = {}
+        self._idle_count = 0
+        self._closed = False
+
+    @staticmethod
+    def request_head(
+        method: str, url: str, headers: list[tuple[str, str]], body: bytes
+    ) -> tuple[bytes, HeaderPairs]:
+        """The request line and headers exactly as sent, and the header pairs (for
+        capture). A header value with a line break is refused, not sent."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise httpx.UnsupportedProtocol(f"not an http(s) URL: {url!r}")
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        host = parts.netloc.rpartition("@")[2]
+        pairs: HeaderPairs = [(b"host", host.encode("idna" if not host.isascii() else "ascii"))]
+        given = {name.lower() for name, _ in headers}
+        if "user-agent" not in given:
+            pairs.append((b"user-agent", USER_AGENT))
+        if body or method not in ("GET", "HEAD"):
+            pairs.append((b"content-length", str(len(body)).encode()))
+        for name, value in headers:
+            if name.lower() in ("host", "content-length", "transfer-encoding", "connection"):
+                continue
+            raw = value.encode("utf-8")
+            if any(c in raw for c in b"\r\n\0") or not name.isascii():
+                raise httpx.LocalProtocolError(f"header {name!r} holds a line break")
+            pairs.append((name.encode("ascii"), raw))
+        head = [f"{method} {target} HTTP/1.1\r\n".encode()]
+        head += [b"%b: %b\r\n" % pair for pair in pairs]
+        head.append(b"\r\n")
+        return b"".join(head), pairs
+
+    async def send(self, method: str, url: str, head: bytes, body: bytes = b"") -> Http1Response:
+        """Send a request (``head`` from :meth:`request_head`) and wait for the answer's
+        status and headers (at most ``read_timeout``)."""
+        if self._closed:
+            raise httpx.ConnectError("the upstream client is closed")
+        origin = _origin(url)
+        for attempt in (0, 1):
+            conn, reused = await self._connection(origin, fresh=attempt > 0)
+            try:
+                return await self._exchange(conn, head, body)
+            except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError):
+                conn.close()
+                if reused and not conn.got_bytes and attempt == 0:
+                    continue  # a kept-alive connection the upstream had closed: once more
+                raise
+            except BaseException:
+                conn.close()
+                raise
+        raise AssertionError("unreachable")
+
+    async def _exchange(self, conn: _Connection, head: bytes, body: bytes) -> Http1Response:
+        transport = conn.transport
+        assert transport is not None
+        if conn.closed or transport.is_closing():
+            raise httpx.ReadError("the connection was closed")
+        transport.write(head)
+        if body:
+            transport.write(body)
+        await conn.drained(self.write_timeout)
+        while not conn.head_done:
+            if conn.error is not None:
+                raise conn.error
+            await conn.wait(self.read_timeout, "answer")
+        return Http1Response(self, conn)
+
+    async def _connection(self, origin: Origin, fresh: bool) -> tuple[_Connection, bool]:
+        idle = self._idle.get(origin)
+        while idle and not fresh:
+            conn = idle.pop()
+            self._idle_count -= 1
+            if conn.reusable():
+                conn._reset()
+                return conn, True
+            conn.close()
+        return await self._connect(origin), False
+
+    async def _connect(self, origin: Origin) -> _Connection:
+        scheme, host, port = origin
+        loop = asyncio.get_running_loop()
+        tls = None
+        if scheme == "https":
+            tls = self._ssl or _default_tls()
+        try:
+            async with asyncio.timeout(self.connect_timeout):
+                _, conn = await loop.create_connection(
+                    lambda: _Connection(origin),
+                    host,
+                    port,
+                    ssl=tls,
+                    server_hostname=host if tls is not None else None,
+                )
+        except TimeoutError:
+            raise httpx.ConnectTimeout(
+                f"no connection to {host}:{port} within {self.connect_timeout:g} s"
+            ) from None
+        except OSError as exc:  # refused, unresolvable, TLS (ssl.SSLError is an OSError)
+            raise httpx.ConnectError(f"cannot connect to {host}:{port}: {exc}") from exc
+        return conn
+
+    def release(self, conn: _Connection) -> None:
+        if self._closed or not conn.reusable() or self._idle_count >= MAX_IDLE:
+            conn.close()
+            return
+        self._idle.setdefault(conn.origin, []).append(conn)
+        self._idle_count += 1
+
+    async def aclose(self) -> None:
+        self._closed = True
+        for conns in self._idle.values():
+            for conn in conns:
+                conn.close()
+        self._idle.clear()
+        self._idle_count = 0
+        await asyncio.sleep(0)  # let the transports finish closing
+
+
+def _origin(url: str) -> Origin:
+    parts = urlsplit(url)
+    scheme = parts.scheme
+    port = parts.port or (443 if scheme == "https" else 80)
+    return scheme, parts.hostname or "", port
+
+
+_TLS: ssl.SSLContext | None = None
+
+
+def _default_tls() -> ssl.SSLContext:
+    """httpx's own default context (certifi's roots), ALPN pinned to HTTP/1.1."""
+    global _TLS
+    if _TLS is None:
+        _TLS = httpx.create_ssl_context(trust_env=False)
+        _TLS.set_alpn_protocols(["http/1.1"])
+    return _TLS
+
+
+__all__ = ["HIGH_WATER", "Http1Client", "Http1Response"]
