@@ -102,14 +102,25 @@ class Redactor:
         """``value`` with a secret's prefix at its end, or suffix at its start, masked
         (MIN_SECRET characters or more: what a truncation left of a secret)."""
         for secret in self._secrets:
-            for n in range(len(secret) - 1, MIN_SECRET - 1, -1):
-                if value.endswith(secret[:n]):
-                    value = value[:-n] + "…"
+            size = len(secret)
+            # The longest prefix of the secret that ends the value: it begins where the
+            # secret's first MIN_SECRET characters occur, within its length of the end.
+            head = secret[:MIN_SECRET]
+            p = value.find(head, max(0, len(value) - size + 1))
+            while p != -1:
+                if secret.startswith(value[p:]):
+                    value = value[:p] + "…"
                     break
-            for n in range(len(secret) - 1, MIN_SECRET - 1, -1):
-                if value.startswith(secret[-n:]):
-                    value = "…" + value[n:]
+                p = value.find(head, p + 1)
+            # The longest suffix of the secret that begins the value: it ends where the
+            # secret's last MIN_SECRET characters occur, within its length of the start.
+            tail = secret[-MIN_SECRET:]
+            q = value.rfind(tail, 0, size - 1)
+            while q != -1:
+                if secret.endswith(value[: q + MIN_SECRET]):
+                    value = "…" + value[q + MIN_SECRET :]
                     break
+                q = value.rfind(tail, 0, q + MIN_SECRET - 1)
         return value
 
     def cut(self, value: str, limit: int) -> str:
