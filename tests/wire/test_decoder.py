@@ -151,7 +151,7 @@ _eol = st.sampled_from([b"\n", b"\r\n", b"\r"])
 
 
 @st.composite
-def sse_streams(draw: st.DrawFn) -> bytes:
+def sse_streams(draw: st.DrawFn, eol: st.SearchStrategy[bytes] = _eol) -> bytes:
     """Streams mixing every line kind and line end, sometimes without a final blank line."""
     out = b""
     for _ in range(draw(st.integers(0, 6))):
@@ -170,8 +170,8 @@ def sse_streams(draw: st.DrawFn) -> bytes:
             )
         )
         for line in lines:
-            out += line + draw(_eol)
-        out += draw(_eol) * draw(st.integers(1, 2))
+            out += line + draw(eol)
+        out += draw(eol) * draw(st.integers(1, 2))
     if draw(st.booleans()):
         out += b"data: tail" + draw(st.sampled_from([b"", b"\n", b"\r"]))
     return out
@@ -185,6 +185,18 @@ def test_any_split_gives_the_same_frames_and_raw_bytes(data: bytes, cuts: list[i
     assert fields(split) == fields(whole)
     assert b"".join(f.raw for f in split) == data
     assert [f.code for f in d1.findings] == [f.code for f in d2.findings]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=sse_streams(st.just(b"\n")))
+def test_whole_frames_fast_path_matches_the_line_by_line_path(data: bytes) -> None:
+    # Fed whole, LF-only frames of data/event lines take the fast path; fed a byte at a
+    # time, no piece holds a blank line and every line goes the general way.
+    whole, d1 = feed_in_pieces(data, [])
+    by_byte, d2 = feed_in_pieces(data, list(range(1, len(data))))
+    assert fields(whole) == fields(by_byte)
+    assert [f.raw for f in whole] == [f.raw for f in by_byte]
+    assert [(f.code, f.frame) for f in d1.findings] == [(f.code, f.frame) for f in d2.findings]
 
 
 @settings(max_examples=200, deadline=None)

@@ -11,6 +11,8 @@ import json
 import re
 from typing import Any
 
+import orjson
+
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -21,7 +23,19 @@ def encode_frame(data: Any, event: str | None = None) -> bytes:
     A str containing line breaks is split over several ``data:`` lines, which a
     spec-conforming decoder joins back with ``\\n``.
     """
-    text = data if isinstance(data, str) else _dumps(data)
+    if not isinstance(data, str):
+        # orjson writes what the standard library does here (compact, UTF-8, the same
+        # escapes; only a float's exponent is spelt 1e-7 for 1e-07), ~8x faster: it was
+        # most of an encoder's time. What it refuses (integers beyond 64 bits, lone
+        # surrogates, keys that are not strings) goes the standard way.
+        try:
+            frame = b"data: %b\n\n" % orjson.dumps(data)
+        except TypeError:
+            text = _dumps(data)
+        else:
+            return frame if event is None else b"event: %b\n%b" % (event.encode(), frame)
+    else:
+        text = data
     if "\n" in text or "\r" in text:
         body = "".join(f"data: {line}\n" for line in _LINE_BREAK.split(text))
     else:
