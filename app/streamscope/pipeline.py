@@ -91,7 +91,7 @@ class StreamPipeline:
             out += encode(ev)
         if not out and events:  # (the stream opened, and no content yet: open it now)
             out = self._encoder.opening()
-        if self.decoder.terminated or self._assembler.response.error is not None:
+        if self.decoder.terminated or self._assembler.error is not None:
             out += self._encoder.finish()
             self.closed = True
         return out
@@ -104,7 +104,7 @@ class StreamPipeline:
         self.settle()
         for ev in self.decoder.finish():
             self._assembler.feed(ev)
-        error = self._assembler.response.error
+        error = self._assembler.error
         if self._encoder is None and error is not None and not self.decoder.terminated:
             # The upstream's error frame went through unchanged, but its terminator never
             # came: write what the protocol wants after an error frame, nothing before it.
@@ -134,7 +134,7 @@ class StreamPipeline:
         self.settle()
         self.closed = True
         self.failure = error
-        self._prior_error = self._assembler.response.error  # the upstream's, if it sent one
+        self._prior_error = self._assembler.error  # the upstream's, if it sent one
         self._assembler.feed(error)
         encoder = self._encoder or self._replayed()
         return encoder.encode(error) + encoder.finish()
@@ -158,7 +158,7 @@ class StreamPipeline:
     def error(self) -> Error | None:
         """The error the stream ended with, as far as it was decoded (the proxy's own
         failures always are: :meth:`fail` settles first)."""
-        return self._assembler.response.error
+        return self._assembler.error
 
     @property
     def upstream_error(self) -> Error | None:
@@ -166,7 +166,7 @@ class StreamPipeline:
         Responses' ``response.failed``), not one the proxy wrote (:meth:`fail`). In
         passthrough the frames forwarded without decoding are not decoded for this:
         only the last few, by a throwaway decoder, where a stream's error ending is."""
-        error = self._assembler.response.error
+        error = self._assembler.error
         if error is not None and error is not self.failure:
             return error
         if self._prior_error is not None:

