@@ -119,6 +119,9 @@ class FlowRecorder:
         self.upstream_response_headers: list[tuple[str, str]] = []
         self.upstream_headers_ns: int | None = None
         self.upstream_whole: bytes | None = None
+        # The client's bytes were masked by the same redactor on their way out (the
+        # proxy app records each send after masking it): build() need not scan them again.
+        self.client_masked = False
         # What the relay did, in order, flat: every upstream frame, every client chunk,
         # and where each frame's chunks end (a count of chunks into its batch); one entry
         # per batch gives how many of each it added (0 frames: the proxy's own chunks).
@@ -318,7 +321,9 @@ class FlowRecorder:
         content_type = dict((k.lower(), v) for k, v in self.client_headers).get("content-type", "")
         client.streamed = "event-stream" in content_type
         bodies = [body for body, _ in self.client_sends]
-        client.data = red(b"".join(bodies))
+        client.data = b"".join(bodies)
+        if not self.client_masked:
+            client.data = red(client.data)
         client.sizes = list(map(len, bodies))
         client.times = [t for _, t in self.client_sends]
         if client.streamed:

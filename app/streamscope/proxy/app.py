@@ -284,6 +284,9 @@ class ProxyApp:
         if self.flows is None:
             return
         rec = FlowRecorder(exchange.request_id, protocol, self._flow_limit)
+        # Every client send is masked in __call__'s tracked() before it is recorded, with
+        # the redactor the store masks with: the capture need not scan those bytes again.
+        rec.client_masked = self.flows.redactor is self.redactor
         exchange.recorder = rec
         self._in_flight += 1
         # The upstream request is recorded as the HTTP upstream sends it (a context
