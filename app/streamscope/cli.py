@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +25,8 @@ from streamscope.realclients import cli as realclients_cli
 from streamscope.wire import FrameTooLarge
 
 if TYPE_CHECKING:
+    import asyncio
+
     from streamscope.config import Config
 
 
@@ -190,6 +192,17 @@ def _window(args: argparse.Namespace) -> int:
     return run_window(config, path, new_key=new_key)
 
 
+def _fast_loop() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop where it is installed (``streamscope serve`` only: the window
+    runs on Qt's loop): measured, it cuts the proxy's added time to first byte by a third
+    (README, "Speed"). The standard loop otherwise."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
     import logging
@@ -233,7 +246,8 @@ def _serve(args: argparse.Namespace) -> int:
             await server.stop()
 
     try:
-        asyncio.run(run())
+        with asyncio.Runner(loop_factory=_fast_loop()) as runner:
+            runner.run(run())
     except PortInUse as exc:
         raise CliError(f"{exc.strerror} (choose another with --port)") from None
     except KeyboardInterrupt:

@@ -311,9 +311,10 @@ class AccountPool:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def _changed(self, upstream: str, account: str, attempt: Attempt | None = None) -> None:
-        state = self._account(upstream, account).state
-        copy = dataclasses.replace(state, failures=dict(state.failures))
-        self._emit(PoolEvent(upstream, account, copy, attempt))
+        if self._listeners:  # (a copy per change only for someone who listens)
+            state = self._account(upstream, account).state
+            copy = dataclasses.replace(state, failures=dict(state.failures))
+            self._emit(PoolEvent(upstream, account, copy, attempt))
         self._dirty.add((upstream, account))
         self._schedule_flush()
 

@@ -27,6 +27,7 @@ import collections
 import ssl
 import time
 from collections.abc import AsyncIterator
+from typing import cast
 from urllib.parse import urlsplit
 
 import httptools
@@ -70,8 +71,8 @@ class _Connection(asyncio.Protocol):
     # -- asyncio.Protocol ---------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # (a cast, not an isinstance check: uvloop's transports are not asyncio's classes)
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         self.got_bytes = True
@@ -326,8 +327,12 @@ class Http1Client:
         assert transport is not None
         if conn.closed or transport.is_closing():
             raise httpx.ReadError("the connection was closed")
-        transport.write(head)
-        if body:
+        # One write, one segment (a head and a small body together); a big body is not
+        # copied for it.
+        if len(body) <= 64 * 1024:
+            transport.write(head + body)
+        else:
+            transport.write(head)
             transport.write(body)
         await conn.drained(self.write_timeout)
         while not conn.head_done:

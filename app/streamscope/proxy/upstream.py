@@ -28,6 +28,7 @@ from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any, Protocol
 
 import httpx
+import orjson
 
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, ProxyConfig, UpstreamConfig
@@ -222,6 +223,15 @@ def _masked(frame: Frame, redactor: Redactor) -> Frame:
     )
 
 
+def dumps(body: JSON) -> bytes:
+    """The request body as sent: compact UTF-8 JSON, by orjson (the standard library
+    for what orjson refuses: integers beyond 64 bits, lone surrogates)."""
+    try:
+        return orjson.dumps(body)
+    except TypeError:
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def auth_headers(config: UpstreamConfig, account: AccountConfig | None) -> dict[str, str]:
     """The upstream's own way of carrying its key (its protocol's convention)."""
     key = account.api_key.get_secret_value() if account is not None else ""
@@ -275,7 +285,7 @@ class HttpUpstream:
         protocol: str | None = None,
     ) -> AsyncIterator[_HttpResponse]:
         _, headers = self.describe(stream=stream, account=account, forward=forward)
-        data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        data = dumps(body)
         name = self.config.name
         try:
             head, pairs = Http1Client.request_head("POST", self.url, list(headers.items()), data)
