@@ -7,9 +7,9 @@ protocol, httptools parses every read in one C call, and the body of one read is
 on as one piece, stamped with the time it arrived.
 
 What it does: POST/GET with a body in memory, over plain TCP or TLS, keep-alive
-connections pooled per origin (a stale one is replaced once, before any byte of an
-answer), bodies sized, chunked or ended by close, flow control both ways (reading pauses
-while more than :data:`HIGH_WATER` bytes wait for the relay). What it does not: proxies
+connections pooled per origin (one the upstream closed while idle is not reused, and
+a request is never sent twice), bodies sized, chunked or ended by close, flow control
+both ways (reading pauses while more than :data:`HIGH_WATER` bytes wait for the relay). What it does not: proxies
 from the environment (the upstream client has ``trust_env`` off anyway), HTTP/2,
 redirects, cookies (none are kept, on purpose), decompression (the proxy asks for
 ``identity``; a compressed answer is :func:`decoded` by the caller).
@@ -61,7 +61,6 @@ class _Connection(asyncio.Protocol):
         self.keep_alive = False
         self.complete = False
         self.error: httpx.HTTPError | None = None
-        self.got_bytes = False
         self.pieces: collections.deque[tuple[bytes, int]] = collections.deque()
         self.buffered = 0
         self._body: list[bytes] = []
@@ -75,7 +74,6 @@ class _Connection(asyncio.Protocol):
         self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
-        self.got_bytes = True
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
@@ -307,20 +305,12 @@ class Http1Client:
         status and headers (at most ``read_timeout``)."""
         if self._closed:
             raise httpx.ConnectError("the upstream client is closed")
-        origin = _origin(url)
-        for attempt in (0, 1):
-            conn, reused = await self._connection(origin, fresh=attempt > 0)
-            try:
-                return await self._exchange(conn, head, body)
-            except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError):
-                conn.close()
-                if reused and not conn.got_bytes and attempt == 0:
-                    continue  # a kept-alive connection the upstream had closed: once more
-                raise
-            except BaseException:
-                conn.close()
-                raise
-        raise AssertionError("unreachable")
+        conn = await self._connection(_origin(url))
+        try:
+            return await self._exchange(conn, head, body)
+        except BaseException:
+            conn.close()
+            raise
 
     async def _exchange(self, conn: _Connection, head: bytes, body: bytes) -> Http1Response:
         transport = conn.transport
@@ -341,16 +331,20 @@ class Http1Client:
             await conn.wait(self.read_timeout, "answer")
         return Http1Response(self, conn)
 
-    async def _connection(self, origin: Origin, fresh: bool) -> tuple[_Connection, bool]:
+    async def _connection(self, origin: Origin) -> _Connection:
+        """An idle connection to ``origin`` that is still open (one the upstream closed
+        while it was idle was seen closing by the loop), or a new one. A request is never
+        sent twice: one that fails on a kept-alive connection fails (the upstream may have
+        read it), and the account loop decides what comes next."""
         idle = self._idle.get(origin)
-        while idle and not fresh:
+        while idle:
             conn = idle.pop()
             self._idle_count -= 1
             if conn.reusable():
                 conn._reset()
-                return conn, True
+                return conn
             conn.close()
-        return await self._connect(origin), False
+        return await self._connect(origin)
 
     async def _connect(self, origin: Origin) -> _Connection:
         scheme, host, port = origin
