@@ -194,8 +194,12 @@ def _window(args: argparse.Namespace) -> int:
 
 def _fast_loop() -> Callable[[], asyncio.AbstractEventLoop] | None:
     """uvloop's event loop where it is installed (``streamscope serve`` only: the window
-    runs on Qt's loop): measured, it cuts the proxy's added time to first byte by a third
-    (README, "Speed"). The standard loop otherwise."""
+    runs on Qt's loop), for less added time to first byte (README, "What the proxy
+    adds"). The standard loop otherwise, or when ``STREAMSCOPE_LOOP=asyncio`` asks for it."""
+    import os
+
+    if os.environ.get("STREAMSCOPE_LOOP", "").lower() == "asyncio":
+        return None
     try:
         import uvloop
     except ImportError:

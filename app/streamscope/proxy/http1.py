@@ -2,17 +2,17 @@
 
 The upstream's stream is the proxy's hot path: tens of thousands of HTTP chunks a
 second. httpx parses them with h11, in Python, chunk by chunk; profiled, that was a third
-of the proxy's time on a bulk stream (README, "Speed"). Here the socket is an asyncio
+of the proxy's time on a bulk stream (README, "What the proxy adds"). Here the socket is an asyncio
 protocol, httptools parses every read in one C call, and the body of one read is handed
 on as one piece, stamped with the time it arrived.
 
 What it does: POST/GET with a body in memory, over plain TCP or TLS, keep-alive
 connections pooled per origin (one the upstream closed while idle is not reused, and
 a request is never sent twice), bodies sized, chunked or ended by close, flow control
-both ways (reading pauses while more than :data:`HIGH_WATER` bytes wait for the relay). What it does not: proxies
-from the environment (the upstream client has ``trust_env`` off anyway), HTTP/2,
-redirects, cookies (none are kept, on purpose), decompression (the proxy asks for
-``identity``; a compressed answer is :func:`decoded` by the caller).
+both ways (reading pauses while more than :data:`HIGH_WATER` bytes wait for the relay).
+What it does not: proxies from the environment (the upstream client has ``trust_env``
+off anyway), HTTP/2, redirects, cookies (none are kept, on purpose), decompression (the
+proxy asks for ``identity``; a compressed answer is :func:`decoded` by the caller).
 
 Failures are httpx's own exception classes, so everything above handles one family:
 :class:`httpx.ConnectError`/:class:`httpx.ConnectTimeout` before a connection,
