@@ -5,6 +5,8 @@
 - Codecs are the only place that knows a protocol: nothing outside ``codecs`` imports a
   particular protocol's package (translation goes through the registry), and no protocol
   package imports another (there is no code for a pair of protocols).
+- No import runs back up: the packages (and the loose top-level modules) import each
+  other without a cycle, in-function imports included, so the tree has layers.
 """
 
 from __future__ import annotations
@@ -31,6 +33,53 @@ def imported(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
     return names
+
+
+def room(module: str) -> str:
+    """The package (or top-level module) of ``streamscope.a.b``: ``a``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def package_graph() -> dict[str, dict[str, list[str]]]:
+    """room -> the rooms it imports -> the modules that import them."""
+    graph: dict[str, dict[str, list[str]]] = {}
+    for path in modules():
+        rel = path.relative_to(PKG.parent).with_suffix("")
+        name = ".".join(rel.parts).removesuffix(".__init__")
+        src = room(name)
+        for target in imported(path):
+            if target.startswith("streamscope.") and room(target) != src:
+                graph.setdefault(src, {}).setdefault(room(target), []).append(name)
+    return graph
+
+
+def cycle_through(graph: dict[str, dict[str, list[str]]], start: str) -> list[str] | None:
+    """A path of imports from ``start`` back to itself, if there is one."""
+    stack: list[tuple[str, list[str]]] = [(start, [start])]
+    seen: set[str] = set()
+    while stack:
+        node, path = stack.pop()
+        for nxt in graph.get(node, {}):
+            if nxt == start:
+                return [*path, start]
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append((nxt, [*path, nxt]))
+    return None
+
+
+def test_no_import_runs_back_up() -> None:
+    graph = package_graph()
+    assert "proxy" in graph and "codecs" in graph["proxy"]  # the graph is read at all
+    for start in sorted(graph):
+        loop = cycle_through(graph, start)
+        if loop is not None:
+            steps = [
+                f"{a} -> {b} (in {', '.join(sorted(set(graph[a][b]))[:3])})"
+                for a, b in zip(loop, loop[1:], strict=False)
+            ]
+            pytest.fail("packages import each other in a loop:\n" + "\n".join(steps))
 
 
 def test_there_is_a_core_to_check() -> None:

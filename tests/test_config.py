@@ -14,13 +14,12 @@ from streamscope.config import (
     DemoSettings,
     ProxyConfig,
     default_config_path,
-    ensure_local_key,
     generate_local_key,
     load_config,
     mask,
     parse_config,
 )
-from streamscope.config_save import render_config
+from streamscope.config_save import ensure_local_key, render_config
 from streamscope.demo.upstream import DemoUpstream
 
 EXAMPLE = """

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import SecretStr
 
-from streamscope.config import Config, ensure_local_key, load_config, parse_config
-from streamscope.config_save import save_config
+from streamscope.config import Config, load_config, parse_config
+from streamscope.config_save import ensure_local_key, save_config
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -144,13 +144,8 @@ def _translate(args: argparse.Namespace) -> int:
 def _load(args: argparse.Namespace) -> tuple[Path, Config, str | None]:
     """The config file named by the options (with ``--host``/``--port`` applied), and
     the local key generated for it when it had none."""
-    from streamscope.config import (
-        ConfigError,
-        default_config_path,
-        ensure_local_key,
-        keys_exposed,
-        load_config,
-    )
+    from streamscope.config import ConfigError, default_config_path, keys_exposed, load_config
+    from streamscope.config_save import ensure_local_key
 
     path: Path = args.config or default_config_path()
     try:

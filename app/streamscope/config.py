@@ -21,8 +21,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
-from streamscope.pool.rules import Rule
-
 UpstreamKind = Literal["openai", "anthropic", "responses", "lmstudio", "demo"]
 
 # The wire protocol each upstream kind speaks (the codec that decodes it).
@@ -33,6 +31,52 @@ KIND_PROTOCOL: dict[str, str] = {
     "lmstudio": "lmstudio",
     "demo": "openai-chat",
 }
+
+
+# -- the account pool's failure rules ([[pool.rules]]; the table: pool/rules.py) ------
+
+Action = Literal["return", "next", "disable"]
+
+NETWORK_STATUS = 0  # the status recorded for a failure with no HTTP answer
+
+
+class Rule(BaseModel):
+    """One row of the table (a ``[[pool.rules]]`` entry in the config)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+    failure_class: str = Field(alias="class", pattern=r"^[a-z0-9_]+$")
+    status: list[int] = Field(default_factory=list)
+    body: list[str] = Field(default_factory=list)
+    network: bool = False
+    action: Action
+    cooldown_seconds: float | None = Field(default=None, gt=0)
+    retry_after: bool = True
+
+    @model_validator(mode="after")
+    def _sensible(self) -> Rule:
+        if self.network and (self.status or self.body):
+            raise ValueError("a network rule matches no status or body")
+        if any(not 400 <= s <= 599 for s in self.status):
+            raise ValueError("status values must be HTTP error statuses (400-599)")
+        return self
+
+    def matches(self, status: int, body_lower: str) -> bool:
+        if self.network:
+            return status == NETWORK_STATUS
+        if status < 400 or (self.status and status not in self.status):
+            return False
+        return not self.body or any(s.lower() in body_lower for s in self.body)
+
+    def describe(self) -> str:
+        """The rule as one line (for the admin API and the docs)."""
+        if self.network:
+            when = "no HTTP answer (refused, reset, timeout before any byte)"
+        else:
+            when = "status " + ("/".join(map(str, self.status)) if self.status else "any")
+            if self.body:
+                when += " with " + " or ".join(repr(s) for s in self.body)
+        return f"{when} -> {self.failure_class}: {self.action}"
 
 
 class ConfigError(ValueError):
@@ -275,29 +319,6 @@ _KEY_ALPHABET = string.ascii_letters + string.digits
 def generate_local_key() -> str:
     """``sk-local-`` and 32 random characters."""
     return "sk-local-" + "".join(secrets.choice(_KEY_ALPHABET) for _ in range(32))
-
-
-def ensure_local_key(config: Config, path: Path) -> str | None:
-    """Give a config without local keys a generated one, saved into the file.
-
-    Returns the new key (for the caller to print once), or None if keys were configured.
-    The file is edited as a TOML document (:func:`~streamscope.config_save.save_config`),
-    so its comments and layout stay and whatever way it spells ``[proxy]`` (a header with
-    a comment or spaces, dotted keys, an inline table, none at all) it keeps its meaning.
-    Only the key is added: what ``config`` holds beyond the file (``--port``, say) is not
-    written. Raises :class:`ConfigError` when the file cannot be edited, ``OSError`` when
-    it cannot be written.
-    """
-    if config.proxy.api_keys:
-        return None
-    from streamscope.config_save import save_config
-
-    key = generate_local_key()
-    saved = load_config(path)  # the file's own values, not the command line's
-    saved.proxy.api_keys = [SecretStr(key)]
-    save_config(saved, path)  # 0600: it now holds a key
-    config.proxy.api_keys = [SecretStr(key)]
-    return key
 
 
 def keys_exposed(config: Config, path: Path) -> str | None:

@@ -31,9 +31,9 @@ from tomlkit.container import Container
 from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import AoT, Comment, InlineTable, Item, Table, Whitespace
 
-from streamscope.config import Config, ConfigError, parse_config
+from streamscope.config import Config, ConfigError, generate_local_key, load_config, parse_config
 
-__all__ = ["render_config", "save_config"]
+__all__ = ["ensure_local_key", "render_config", "save_config"]
 
 Data = dict[str, Any]
 
@@ -309,3 +309,24 @@ def _write_atomic(path: Path, text: str, *, private: bool) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def ensure_local_key(config: Config, path: Path) -> str | None:
+    """Give a config without local keys a generated one, saved into the file.
+
+    Returns the new key (for the caller to print once), or None if keys were configured.
+    The file is edited as a TOML document (:func:`~streamscope.config_save.save_config`),
+    so its comments and layout stay and whatever way it spells ``[proxy]`` (a header with
+    a comment or spaces, dotted keys, an inline table, none at all) it keeps its meaning.
+    Only the key is added: what ``config`` holds beyond the file (``--port``, say) is not
+    written. Raises :class:`ConfigError` when the file cannot be edited, ``OSError`` when
+    it cannot be written.
+    """
+    if config.proxy.api_keys:
+        return None
+    key = generate_local_key()
+    saved = load_config(path)  # the file's own values, not the command line's
+    saved.proxy.api_keys = [SecretStr(key)]
+    save_config(saved, path)  # 0600: it now holds a key
+    config.proxy.api_keys = [SecretStr(key)]
+    return key

@@ -17,10 +17,10 @@ from streamscope.demo.replay import ReplayCatalogue, body_protocol
 from streamscope.demo.scenarios import SCENARIOS, Timing, play
 from streamscope.demo.upstream import FAULTS
 from streamscope.model.assemble import assemble
+from streamscope.model.errors import ProxyError, UpstreamUnreachable
 from streamscope.model.events import TextDelta
 from streamscope.model.request import Message, Request, TextPart, ToolDef
 from streamscope.model.response import Response
-from streamscope.proxy.errors import ProxyError, UpstreamUnreachable
 from tests.demo.support import (
     ANTHROPIC_JSONL,
     CHAT_SSE,

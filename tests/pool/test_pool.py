@@ -355,13 +355,15 @@ def test_a_raising_listener_does_not_break_the_pool(
     events: list[PoolEvent] = []
     pool.subscribe(broken)
     pool.subscribe(events.append)
-    with caplog.at_level(logging.ERROR, logger="streamscope.pool"):
+    with caplog.at_level(logging.ERROR, logger="streamscope.signals"):
         fail(pool, "account1", 401)
         chosen = pool.select("oa")
     assert chosen is not None and chosen.name == "account2"
     assert pool.state("oa", "account1").status == "disabled"
     assert len(events) == 2
-    failures = [r for r in caplog.records if r.getMessage() == "pool listener failed"]
+    failures = [
+        r for r in caplog.records if r.getMessage() == "a listener of the account pool failed"
+    ]
     assert len(failures) == 2 and failures[0].exc_info is not None
 
 

@@ -79,7 +79,7 @@ def client(read_timeout: float = 5, ssl_context: ssl.SSLContext | None = None) -
 
 async def post(c: Http1Client, url: str, body: bytes = b"{}") -> tuple[int, bytes, list[int]]:
     head, _ = c.request_head("POST", url, [("content-type", "application/json")], body)
-    response = await c.send("POST", url, head, body)
+    response = await c.send(url, head, body)
     pieces = [(data, ns) async for data, ns in response.stamped()]
     await response.aclose()
     return response.status_code, b"".join(p for p, _ in pieces), [ns for _, ns in pieces]
@@ -116,7 +116,7 @@ async def test_the_request_goes_out_as_the_capture_records_it() -> None:
         head, pairs = c.request_head(
             "POST", url + "/v1/messages?beta=true", [("x-api-key", "k"), ("Host", "evil")], body
         )
-        response = await c.send("POST", url + "/v1/messages?beta=true", head, body)
+        response = await c.send(url + "/v1/messages?beta=true", head, body)
         assert await response.aread() == b"{}"
         await response.aclose()
         await c.aclose()
@@ -240,7 +240,7 @@ async def test_a_body_cut_mid_stream_is_an_error_not_an_end(
     async with server(answer) as (url, _):
         c = client()
         head, _ = c.request_head("POST", url, [], b"{}")
-        response = await c.send("POST", url, head, b"{}")
+        response = await c.send(url, head, b"{}")
         got = b""
         with pytest.raises(error):
             async for data, _ in response.stamped():
@@ -259,7 +259,7 @@ async def test_no_answer_in_time_is_a_read_timeout() -> None:
         c = client(read_timeout=0.2)
         head, _ = c.request_head("POST", url, [], b"{}")
         with pytest.raises(httpx.ReadTimeout):
-            await c.send("POST", url, head, b"{}")
+            await c.send(url, head, b"{}")
         await c.aclose()
 
 
@@ -271,7 +271,7 @@ async def test_nobody_listening_is_a_connect_error() -> None:
         url = f"http://127.0.0.1:{port}/"
         head, _ = c.request_head("POST", url, [], b"")
         with pytest.raises(httpx.ConnectError) as caught:
-            await c.send("POST", url, head)
+            await c.send(url, head)
         assert isinstance(caught.value.__cause__, ConnectionRefusedError)
         await c.aclose()
 
@@ -292,7 +292,7 @@ async def test_a_slow_reader_pauses_the_socket_instead_of_buffering_everything()
     async with server(answer) as (url, _):
         c = client()
         head, _ = c.request_head("POST", url, [], b"{}")
-        response = await c.send("POST", url, head, b"{}")
+        response = await c.send(url, head, b"{}")
         await asyncio.sleep(0.5)  # the server writes as fast as it may; nobody reads
         conn = response._conn
         assert conn is not None
@@ -325,7 +325,7 @@ async def test_tls_upstream_with_its_certificate_checked() -> None:
         stranger = client()  # the system's roots: this CA is not among them
         head, _ = stranger.request_head("POST", url, [], b"{}")
         with pytest.raises(httpx.ConnectError) as caught:
-            await stranger.send("POST", url, head, b"{}")
+            await stranger.send(url, head, b"{}")
         assert isinstance(caught.value.__cause__, ssl.SSLCertVerificationError)
         await stranger.aclose()
 

@@ -54,6 +54,7 @@ from streamscope.capture.rows import (
     stored_form,
 )
 from streamscope.redact import Redactor
+from streamscope.signals import Signal
 
 log = logging.getLogger("streamscope.capture")
 
@@ -114,8 +115,7 @@ class FlowStore:
         self._tally = Tally.read(self._file.db)
         self._lock = threading.Lock()
         self._queue: queue.Queue[Any] = queue.Queue()
-        self._listeners: list[Listener] = []
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self.events: Signal[FlowEvent] = Signal("the flow store")
         self._thread = threading.Thread(target=self._work, name="flow-store", daemon=True)
         self._thread.start()
 
@@ -448,24 +448,15 @@ class FlowStore:
 
     # -- events and lifecycle -------------------------------------------------------------
 
-    def subscribe(self, listener: Listener, loop: asyncio.AbstractEventLoop | None = None) -> None:
-        """Call ``listener`` with every change (on ``loop``'s thread when given)."""
-        if loop is not None:
-            self._loop = loop
-        self._listeners.append(listener)
-
-    def unsubscribe(self, listener: Listener) -> None:
-        """Stop calling ``listener`` (a view that is closing)."""
-        if listener in self._listeners:
-            self._listeners.remove(listener)
+    def subscribe(
+        self, listener: Listener, loop: asyncio.AbstractEventLoop | None = None
+    ) -> Callable[[], None]:
+        """Call ``listener`` with every change (on ``loop``'s thread when given: the
+        writer thread emits); returns the unsubscribe."""
+        return self.events.subscribe(listener, loop)
 
     def _emit(self, event: FlowEvent) -> None:
-        for listener in list(self._listeners):
-            loop = self._loop
-            if loop is not None and not loop.is_closed():
-                loop.call_soon_threadsafe(_safely, listener, event)
-            else:
-                _safely(listener, event)
+        self.events.emit(event)
 
     def close(self) -> None:
         """Write what is queued (at once: no more waiting for lulls), then close."""
@@ -477,13 +468,6 @@ class FlowStore:
 
 
 _STOP: Any = object()
-
-
-def _safely(listener: Listener, event: FlowEvent) -> None:
-    try:
-        listener(event)
-    except Exception:
-        log.exception("flow listener failed")
 
 
 __all__ = ["FlowEvent", "FlowStore", "brief_attempts"]

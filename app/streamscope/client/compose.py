@@ -300,29 +300,18 @@ def body(c: Composition) -> JSON:
     return get_codec(check_protocol(c.protocol)).encode_request(to_request(c))
 
 
-# Where each protocol's endpoint sits under a base URL, as its SDKs take base URLs.
-PATHS = {
-    "openai-chat": "/chat/completions",
-    "responses": "/responses",
-    "anthropic": "/v1/messages",
-    "lmstudio": "/api/v1/chat",
-}
-
-
 def sdk_base_url(root: str, protocol: str) -> str:
     """The base URL a protocol's SDKs take for a server at ``root``: OpenAI Chat and
     Responses with ``/v1`` (the SDKs append ``/chat/completions``, ``/responses``),
     Anthropic and LM Studio at the root (their paths start with ``/v1``, ``/api``)."""
-    root = root.rstrip("/")
-    rooted = PATHS[check_protocol(protocol)].startswith(("/v1/", "/api/"))
-    return root if rooted else root + "/v1"
+    return get_codec(check_protocol(protocol)).sdk_base_url(root)
 
 
 def endpoint(url: str, protocol: str) -> str:
     """A base URL (OpenAI Chat and Responses with ``/v1``, Anthropic and LM Studio at the
     server root) made the protocol's endpoint; one that already ends with it as it is."""
     url = url.rstrip("/")
-    path = PATHS[protocol]
+    path = get_codec(protocol).sdk_path
     return url if url.endswith(path) else url + path
 
 

@@ -260,6 +260,27 @@ class Codec(ABC):
     encoder: ClassVar[type[StreamEncoder]]
     forwarded_headers: ClassVar[tuple[str, ...]] = ()
     """Client headers a same-protocol upstream should get too (API versions, betas)."""
+    sdk_path: ClassVar[str]
+    """What its SDKs append to a base URL to reach the endpoint (``/chat/completions``
+    after a base URL ending in ``/v1``; ``/v1/messages`` after a server root)."""
+    models_path: ClassVar[str]
+    """What its SDKs append to a base URL to list the models."""
+
+    @property
+    def path(self) -> str:
+        """The endpoint's path on a server (what the proxy serves it at)."""
+        return self.sdk_path if self.rooted else "/v1" + self.sdk_path
+
+    @property
+    def rooted(self) -> bool:
+        """Whether its SDKs take the server root as base URL (the endpoint's path is
+        whole in :attr:`sdk_path`) rather than one ending in ``/v1``."""
+        return self.sdk_path.startswith(("/v1/", "/api/"))
+
+    def sdk_base_url(self, root: str) -> str:
+        """The base URL its SDKs take for a server at ``root``."""
+        root = root.rstrip("/")
+        return root if self.rooted else root + "/v1"
 
     def stream_decoder(self) -> StreamDecoder:
         return self.decoder()

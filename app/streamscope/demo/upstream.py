@@ -26,9 +26,9 @@ from streamscope.config import AccountConfig, UpstreamConfig, default_data_dir
 from streamscope.demo.replay import PREFIX, Replay, ReplayCatalogue
 from streamscope.demo.scenarios import SCENARIOS, Step, Timing, steps
 from streamscope.model.assemble import assemble
+from streamscope.model.errors import bad_gateway, unreachable
 from streamscope.model.events import Error
 from streamscope.model.request import Request, RequestError
-from streamscope.proxy.errors import bad_gateway, unreachable
 from streamscope.recording import RecordingError
 from streamscope.wire import SSEDecoder, decode_all
 from streamscope.wire.frame import Frame
@@ -125,7 +125,8 @@ def _timed_frames(
     Encoded as the stream plays, as a provider does: encoding a 20,000-token answer up
     front took 20-90 ms before the first byte (on the window's loop, a stall at Send)."""
     options = EncodeOptions(
-        include_usage=request.include_usage or protocol != "openai-chat", request=request
+        include_usage=request.include_usage or get_codec(protocol).requires_usage,
+        request=request,
     )
     encoder = get_codec(protocol).stream_encoder(options)
     wait = 0.0

@@ -57,12 +57,6 @@ from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.real_clients import RealClientsPanel
 from streamscope.gui.widgets import ProxyPrompt, elide_combo
 
-PROTOCOL_NAMES = {
-    "openai-chat": "OpenAI Chat Completions",
-    "anthropic": "Anthropic Messages",
-    "responses": "OpenAI Responses",
-    "lmstudio": "LM Studio native",
-}
 DEMO_MODELS = ["demo-chat", "demo-tools", "demo-reasoning", "demo-long"]
 REASONING = ["default", "low", "medium", "high", "1024", "4096"]
 EMBEDDED = "Embedded proxy"
@@ -92,7 +86,7 @@ class ClientPane(QWidget):
             self.protocol.addItem(protocol)
             self.protocol.setItemData(
                 self.protocol.count() - 1,
-                PROTOCOL_NAMES.get(protocol, protocol),
+                f"{get_codec(protocol).title} ({get_codec(protocol).path})",
                 Qt.ItemDataRole.ToolTipRole,
             )
         self.model = QComboBox()

@@ -14,6 +14,7 @@ same tab). Each detail's ``replay_requested`` is re-emitted by the view's own
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
@@ -61,6 +62,7 @@ class TrafficView(QWidget):
         self.analyser = analyser
         self._reading: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._unsubscribe: Callable[[], None] | None = None  # from the store's verdicts
         self._details: dict[str, FlowDetail] = {}
         self.model = FlowsModel(self)
         self.filter = FlowsFilter(self)
@@ -148,7 +150,7 @@ class TrafficView(QWidget):
             return
         loop = self._loop = asyncio.get_running_loop()
         self.model.follow(store, loop)
-        store.subscribe(self._verdict_later, loop)
+        self._unsubscribe = store.subscribe(self._verdict_later, loop)
         rows, _ = await asyncio.to_thread(store.summaries, 0, 500)
         self.model.reset(rows)
 
@@ -163,8 +165,9 @@ class TrafficView(QWidget):
         its model or their timers alive past the window (Qt objects collected later, in
         another thread, crash the process). Open details stop loading."""
         self.model.unfollow()
-        if self.store is not None:
-            self.store.unsubscribe(self._verdict_later)
+        unsubscribe, self._unsubscribe = self._unsubscribe, None
+        if unsubscribe is not None:
+            unsubscribe()
         for detail in self._details.values():
             detail.stop()
         for task in list(self._reading):  # verdicts being read: nobody will show them

@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from streamscope.analysis.decode import Decoded, decode_frames
 from streamscope.codecs import PROTOCOLS, get_codec
+from streamscope.codecs.frames import Decoded, decode_frames
 from streamscope.findings import Finding
 from streamscope.lint import (
     checks_answer,

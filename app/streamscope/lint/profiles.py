@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from streamscope.realclients.specs import proven_with
+from streamscope.lint.clients import proven_with
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from streamscope.pool.rules import DEFAULT_RULES, Rule, Verdict
 from streamscope.pool.state import MANUAL, AccountState, Attempt
 from streamscope.pool.store import PoolStore, fingerprint
 from streamscope.pool.strategies import Candidate, Strategy, make_strategy
+from streamscope.signals import Signal
 
 log = logging.getLogger("streamscope.pool")
 
@@ -83,7 +84,7 @@ class AccountPool:
         self.clock = clock
         self.flush_delay = flush_delay
         self.attempts: deque[Attempt] = deque(maxlen=history)
-        self._listeners: list[Listener] = []
+        self.events: Signal[PoolEvent] = Signal("the account pool")
         self._seq = 0
         self._dirty: set[Key] = set()
         self._flush_handle: asyncio.TimerHandle | None = None
@@ -217,7 +218,7 @@ class AccountPool:
         already counted the try)."""
         self.attempts.append(attempt)
         if attempt.account is None:
-            self._emit(PoolEvent(attempt.upstream, "", AccountState(), attempt))
+            self.events.emit(PoolEvent(attempt.upstream, "", AccountState(), attempt))
             return
         acc = self._account(attempt.upstream, attempt.account)
         state = acc.state
@@ -305,25 +306,20 @@ class AccountPool:
 
     # -- events ---------------------------------------------------------------------------
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener`` with every :class:`PoolEvent`; returns the unsubscribe."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+    def subscribe(
+        self, listener: Listener, loop: asyncio.AbstractEventLoop | None = None
+    ) -> Callable[[], None]:
+        """Call ``listener`` with every :class:`PoolEvent` (on ``loop`` when given);
+        returns the unsubscribe."""
+        return self.events.subscribe(listener, loop)
 
     def _changed(self, upstream: str, account: str, attempt: Attempt | None = None) -> None:
-        if self._listeners:  # (a copy per change only for someone who listens)
+        if self.events:  # (a copy per change only for someone who listens)
             state = self._account(upstream, account).state
             copy = dataclasses.replace(state, failures=dict(state.failures))
-            self._emit(PoolEvent(upstream, account, copy, attempt))
+            self.events.emit(PoolEvent(upstream, account, copy, attempt))
         self._dirty.add((upstream, account))
         self._schedule_flush()
-
-    def _emit(self, event: PoolEvent) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception:  # a broken view must not break the proxy
-                log.exception("pool listener failed")
 
     def _account(self, upstream: str, account: str) -> _Account:
         try:

@@ -27,53 +27,10 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from streamscope.config import NETWORK_STATUS, Action, Rule
 
-Action = Literal["return", "next", "disable"]
-
-NETWORK_STATUS = 0  # the status recorded for a failure with no HTTP answer
 UNMATCHED = "upstream_error"
-
-
-class Rule(BaseModel):
-    """One row of the table (a ``[[pool.rules]]`` entry in the config)."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
-
-    failure_class: str = Field(alias="class", pattern=r"^[a-z0-9_]+$")
-    status: list[int] = Field(default_factory=list)
-    body: list[str] = Field(default_factory=list)
-    network: bool = False
-    action: Action
-    cooldown_seconds: float | None = Field(default=None, gt=0)
-    retry_after: bool = True
-
-    @model_validator(mode="after")
-    def _sensible(self) -> Rule:
-        if self.network and (self.status or self.body):
-            raise ValueError("a network rule matches no status or body")
-        if any(not 400 <= s <= 599 for s in self.status):
-            raise ValueError("status values must be HTTP error statuses (400-599)")
-        return self
-
-    def matches(self, status: int, body_lower: str) -> bool:
-        if self.network:
-            return status == NETWORK_STATUS
-        if status < 400 or (self.status and status not in self.status):
-            return False
-        return not self.body or any(s.lower() in body_lower for s in self.body)
-
-    def describe(self) -> str:
-        """The rule as one line (for the admin API and the docs)."""
-        if self.network:
-            when = "no HTTP answer (refused, reset, timeout before any byte)"
-        else:
-            when = "status " + ("/".join(map(str, self.status)) if self.status else "any")
-            if self.body:
-                when += " with " + " or ".join(repr(s) for s in self.body)
-        return f"{when} -> {self.failure_class}: {self.action}"
 
 
 def _rule(**kw: object) -> Rule:

@@ -42,10 +42,10 @@ from streamscope.capture.outcome import Outcome
 from streamscope.capture.sse import export_sse, export_timing
 from streamscope.capture.store import FlowStore
 from streamscope.codecs import PROTOCOLS
+from streamscope.model import errors
+from streamscope.model.errors import ProxyError
 from streamscope.pool.pool import AccountPool
-from streamscope.proxy import errors
 from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_bytes, send_json
-from streamscope.proxy.errors import ProxyError
 from streamscope.proxy.refusals import RefusalLog
 
 IMPORT_LIMIT = 256 * 1024 * 1024  # bytes of a file to import, at most

@@ -51,14 +51,14 @@ from streamscope.capture.store import FlowStore
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, Config
 from streamscope.demo.upstream import DemoUpstream
+from streamscope.model import errors
+from streamscope.model.errors import ProxyError
 from streamscope.model.request import RequestError
 from streamscope.pool.pool import AccountPool
 from streamscope.pool.store import PoolStore
-from streamscope.proxy import errors
 from streamscope.proxy.admin import handle_admin
 from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_json
 from streamscope.proxy.attempts import Attempts
-from streamscope.proxy.errors import ProxyError
 from streamscope.proxy.exchange import handle_exchange
 from streamscope.proxy.http1 import Http1Client
 from streamscope.proxy.paths import ENDPOINTS, MODELS, endpoint, miss

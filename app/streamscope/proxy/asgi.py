@@ -7,7 +7,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from streamscope.proxy.errors import too_large
+from streamscope.model.errors import too_large
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

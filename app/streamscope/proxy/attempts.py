@@ -41,15 +41,15 @@ import httpx
 
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig
-from streamscope.pool.pool import AccountPool
-from streamscope.pool.rules import NETWORK_STATUS, Verdict, classify
-from streamscope.pool.state import Attempt
-from streamscope.proxy.asgi import Send, start_sse
-from streamscope.proxy.errors import (
+from streamscope.model.errors import (
     ProxyError,
     UpstreamUnreachable,
     unreachable,
 )
+from streamscope.pool.pool import AccountPool
+from streamscope.pool.rules import NETWORK_STATUS, Verdict, classify
+from streamscope.pool.state import Attempt
+from streamscope.proxy.asgi import Send, start_sse
 from streamscope.proxy.relay import Exchange
 from streamscope.proxy.upstream import MAX_ERROR_BODY, FrameBatches, Upstream, UpstreamResponse
 from streamscope.redact import Redactor

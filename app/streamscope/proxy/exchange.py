@@ -25,12 +25,12 @@ from streamscope.codecs import EncodeOptions, get_codec
 from streamscope.config import ProxyConfig
 from streamscope.model import estimate
 from streamscope.model.assemble import assemble, to_events
+from streamscope.model.errors import ProxyError, bad_gateway
 from streamscope.model.events import Usage
 from streamscope.model.request import Request
 from streamscope.pipeline import StreamPipeline
 from streamscope.proxy.asgi import Scope, Send, header, send_bytes, send_json, start_sse
 from streamscope.proxy.attempts import Attempts, EarlyStart, UpstreamRejected
-from streamscope.proxy.errors import ProxyError, bad_gateway
 from streamscope.proxy.relay import Exchange, StreamRelay, error_text
 from streamscope.proxy.routing import Route
 from streamscope.redact import Redactor
@@ -119,7 +119,7 @@ async def handle_exchange(
     upstream_body = _upstream_body(protocol, body, request, route, passthrough)
     stream_upstream = request.stream if passthrough else True
     options = EncodeOptions(
-        include_usage=request.include_usage if client_protocol == "openai-chat" else True,
+        include_usage=request.include_usage or get_codec(client_protocol).requires_usage,
         model=request.model if request.model != route.model else None,
         request=request,
     )

@@ -300,7 +300,7 @@ class Http1Client:
         head.append(b"\r\n")
         return b"".join(head), pairs
 
-    async def send(self, method: str, url: str, head: bytes, body: bytes = b"") -> Http1Response:
+    async def send(self, url: str, head: bytes, body: bytes = b"") -> Http1Response:
         """Send a request (``head`` from :meth:`request_head`) and wait for the answer's
         status and headers (at most ``read_timeout``)."""
         if self._closed:

@@ -35,8 +35,8 @@ import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from streamscope.codecs import get_codec
+from streamscope.model.errors import ProxyError
 from streamscope.proxy.asgi import Receive, Scope, Send, send_json
-from streamscope.proxy.errors import ProxyError
 from streamscope.proxy.paths import ENDPOINTS, endpoint
 
 log = logging.getLogger("streamscope.proxy")

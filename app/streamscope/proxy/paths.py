@@ -14,24 +14,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-ENDPOINTS: dict[str, str] = {
-    "/v1/chat/completions": "openai-chat",
-    "/v1/messages": "anthropic",
-    "/v1/responses": "responses",
-    "/api/v1/chat": "lmstudio",
-}
-"""Each POST endpoint's canonical path and the protocol it speaks."""
+from streamscope.codecs import PROTOCOLS, get_codec
+
+ENDPOINTS: dict[str, str] = {get_codec(name).path: name for name in PROTOCOLS}
+"""Each POST endpoint's canonical path (its codec's) and the protocol it speaks."""
 
 MODELS = "/v1/models"
 
-# What a client appends to its base URL, per endpoint (longest first when matched).
-_TAILS: list[tuple[str, str]] = [
-    ("/api/v1/chat", "/api/v1/chat"),
-    ("/chat/completions", "/v1/chat/completions"),
-    ("/messages", "/v1/messages"),
-    ("/responses", "/v1/responses"),
-    ("/models", MODELS),
-]
+# What a client appends to its base URL, per endpoint: the path without its /v1 (no tail
+# is the end of another, so the order does not matter).
+_TAILS: list[tuple[str, str]] = [(path.removeprefix("/v1"), path) for path in ENDPOINTS]
+_TAILS.append(("/models", MODELS))
 _SLASHES = re.compile(r"/{2,}")
 # Azure OpenAI's shapes: /openai/deployments/{deployment}/chat/completions (and under a
 # base URL ending in /v1, /v1/deployments/...), and its v1 API under /openai/v1/....

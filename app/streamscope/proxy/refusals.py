@@ -14,11 +14,14 @@ each new :class:`Refusal`; :meth:`RefusalLog.subscribe` returns the unsubscribe.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
+
+from streamscope.signals import Signal
 
 Reason = Literal[
     "no-key",
@@ -94,7 +97,7 @@ class RefusalLog:
     def __init__(self, size: int = RING) -> None:
         self._ring: deque[Refusal] = deque(maxlen=size)
         self.counts: Counter[str] = Counter()
-        self._listeners: list[Listener] = []
+        self.events: Signal[Refusal] = Signal("the refusal log")
 
     @property
     def total(self) -> int:
@@ -129,8 +132,7 @@ class RefusalLog:
         )
         self._ring.append(refusal)
         self.counts[reason] += 1
-        for listener in list(self._listeners):
-            listener(refusal)
+        self.events.emit(refusal)
         return refusal
 
     def recent(self, limit: int | None = None) -> list[Refusal]:
@@ -142,15 +144,12 @@ class RefusalLog:
         self._ring.clear()
         self.counts.clear()
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener`` with each new refusal; returns the unsubscribe."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+    def subscribe(
+        self, listener: Listener, loop: asyncio.AbstractEventLoop | None = None
+    ) -> Callable[[], None]:
+        """Call ``listener`` with each new refusal (on ``loop`` when given); returns the
+        unsubscribe."""
+        return self.events.subscribe(listener, loop)
 
     def snapshot(self, limit: int = 100) -> dict[str, Any]:
         """The admin endpoint's answer: counts by reason and the latest refusals."""

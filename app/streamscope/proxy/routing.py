@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from streamscope.config import AccountConfig, Config, UpstreamConfig
-from streamscope.proxy.errors import ProxyError, not_found
+from streamscope.model.errors import ProxyError, not_found
 from streamscope.proxy.upstream import Upstream
 
 log = logging.getLogger("streamscope.proxy")

@@ -7,7 +7,7 @@ Anthropic's does not (``https://api.anthropic.com``), LM Studio's is the server 
 (``http://localhost:1234``).
 
 All HTTP upstreams share one ``httpx.AsyncClient`` (connection pooling). Failures before
-the first byte become :class:`~streamscope.proxy.errors.ProxyError` (502/504); failures
+the first byte become :class:`~streamscope.model.errors.ProxyError` (502/504); failures
 while streaming propagate as ``httpx`` errors for the relay to turn into error frames.
 
 Capture learns what went out through :data:`request_sent`: set per request, it is
@@ -32,7 +32,7 @@ import orjson
 
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, ProxyConfig, UpstreamConfig
-from streamscope.proxy.errors import bad_gateway, gateway_timeout, unreachable
+from streamscope.model.errors import bad_gateway, gateway_timeout, unreachable
 from streamscope.proxy.http1 import Http1Client, Http1Response
 from streamscope.redact import Redactor
 from streamscope.wire import SSEDecoder
@@ -41,25 +41,12 @@ from streamscope.wire.frame import Frame
 JSON = dict[str, Any]
 MAX_ERROR_BODY = 1024 * 1024
 
-CHAT_PATHS = {
-    "openai": "/chat/completions",
-    "responses": "/responses",
-    "anthropic": "/v1/messages",
-    "lmstudio": "/api/v1/chat",
-}
 # (url, header pairs as sent, body bytes as sent)
 RequestSent = Callable[[str, list[tuple[bytes, bytes]], bytes], None]
 #: The hook that records each request an HTTP upstream sends (None: nobody records).
 #: A context variable: the app sets it for the request it serves, and the attempts and
 #: upstreams in between need not carry it.
 request_sent: ContextVar[RequestSent | None] = ContextVar("request_sent", default=None)
-
-MODEL_PATHS = {
-    "openai": "/models",
-    "responses": "/models",
-    "anthropic": "/v1/models",
-    "lmstudio": "/api/v1/models",
-}
 
 
 class FrameBatches(Protocol):
@@ -90,7 +77,7 @@ class UpstreamResponse(Protocol):
 
     async def read(self, limit: int = MAX_ERROR_BODY) -> bytes:
         """The body (at most ``limit`` bytes). A connection that fails before the body is
-        complete raises :class:`~streamscope.proxy.errors.UpstreamUnreachable`."""
+        complete raises :class:`~streamscope.model.errors.UpstreamUnreachable`."""
         ...
 
     async def drain(self) -> None:
@@ -200,6 +187,7 @@ async def decoded(
     if coding not in ("gzip", "x-gzip", "deflate"):
         raise httpx.DecodingError(f"the upstream answered in an unsupported encoding: {coding}")
     inflate = zlib.decompressobj(zlib.MAX_WBITS | 16 if "gzip" in coding else zlib.MAX_WBITS)
+    arrived = 0
     try:
         async for data, arrived in pieces:
             out = inflate.decompress(data)
@@ -209,7 +197,7 @@ async def decoded(
     except zlib.error as exc:
         raise httpx.DecodingError(f"the upstream's {coding} body is corrupt: {exc}") from None
     if rest:
-        yield rest, 0
+        yield rest, arrived
 
 
 def _masked(frame: Frame, redactor: Redactor) -> Frame:
@@ -232,10 +220,8 @@ def dumps(body: JSON) -> bytes:
         return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def auth_headers(config: UpstreamConfig, account: AccountConfig | None) -> dict[str, str]:
-    """The upstream's own way of carrying its key (its protocol's convention)."""
-    key = account.api_key.get_secret_value() if account is not None else ""
-    return get_codec(config.protocol).auth_headers(key)
+def _key(account: AccountConfig | None) -> str:
+    return account.api_key.get_secret_value() if account is not None else ""
 
 
 class HttpUpstream:
@@ -247,16 +233,17 @@ class HttpUpstream:
         self, config: UpstreamConfig, client: httpx.AsyncClient, wire: Http1Client
     ) -> None:
         self.config = config
+        self.codec = get_codec(config.protocol)  # its protocol: paths, auth, listing
         self.client = client
         self.wire = wire
 
     @property
     def url(self) -> str:
-        return self.config.base_url + CHAT_PATHS[self.config.kind]
+        return self.config.base_url + self.codec.sdk_path
 
     @property
     def models_url(self) -> str:
-        return self.config.base_url + MODEL_PATHS[self.config.kind]
+        return self.config.base_url + self.codec.models_path
 
     def protocol_for(self, client_protocol: str, model: str) -> str:
         return self.config.protocol  # an HTTP upstream speaks its kind's protocol
@@ -270,7 +257,7 @@ class HttpUpstream:
             # Compressed SSE would be buffered by the decompressor: ask for identity.
             "accept-encoding": "identity",
             **forward,
-            **auth_headers(self.config, account),
+            **self.codec.auth_headers(_key(account)),
         }
         return self.url, headers
 
@@ -295,7 +282,7 @@ class HttpUpstream:
         if sent is not None:
             sent(self.url, pairs, data)
         try:
-            response = await self.wire.send("POST", self.url, head, data)
+            response = await self.wire.send(self.url, head, data)
         except httpx.TimeoutException as exc:
             raise gateway_timeout(f"upstream {name} did not answer in time ({exc!r})") from None
         except httpx.HTTPError as exc:
@@ -312,7 +299,8 @@ class HttpUpstream:
     async def get_models(self, account: AccountConfig | None) -> httpx.Response:
         """The upstream's answer to a model listing with ``account``'s key, whatever its
         status (raises httpx's errors when there is no answer)."""
-        return await self.client.get(self.models_url, headers=auth_headers(self.config, account))
+        headers = self.codec.auth_headers(_key(account))
+        return await self.client.get(self.models_url, headers=headers)
 
     async def list_models(self, account: AccountConfig | None) -> list[str]:
         try:
@@ -321,7 +309,7 @@ class HttpUpstream:
             body = response.json()
         except (httpx.HTTPError, ValueError) as exc:
             raise bad_gateway(f"cannot list the models of {self.config.name}: {exc!r}") from None
-        return get_codec(self.config.protocol).model_ids(body)
+        return self.codec.model_ids(body)
 
 
 def new_wire(proxy: ProxyConfig) -> Http1Client:
@@ -355,7 +343,6 @@ __all__ = [
     "RequestSent",
     "Upstream",
     "UpstreamResponse",
-    "auth_headers",
     "new_client",
     "new_wire",
     "request_sent",

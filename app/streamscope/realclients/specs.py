@@ -1,161 +1,26 @@
-"""The real clients StreamScope can replay a stream into, with their pinned versions.
-
-Python clients are the official SDKs, imported in-process (the optional extra
-``pip install 'streamscope[clients]'``); Node clients are the official SDKs and the Vercel
-AI SDK providers Cherry Studio runs on, installed by ``streamscope clients install`` into
-the data directory (:mod:`streamscope.realclients.node`). Each client maps to the lint
-profile whose claims it proves (:data:`PROFILE_OF`).
-"""
+"""Whether a real client can run here (its SDK installed, Node and its packages), and
+the client data of :mod:`streamscope.lint.clients` (which client proves which profile,
+the pinned versions), re-exported for the runner."""
 
 from __future__ import annotations
 
 import importlib.metadata
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
-Runtime = Literal["python", "node"]
-
-PYTHON_PINS: dict[str, str] = {"openai": "3.57.0", "anthropic": "2.14.0"}
-"""The Python SDK versions the profiles were proven against (the extra accepts newer)."""
-
-NODE_PINS: dict[str, str] = {
-    # The `ai` 6 line and the provider lines that go with it (Cherry Studio ships these):
-    # `npm view ai@6 version`, `@ai-sdk/openai@3`, `@ai-sdk/openai-compatible@2`,
-    # `@ai-sdk/anthropic@3`; the newest of each line when pinned.
-    "ai": "6.0.326",
-    "@ai-sdk/openai-compatible": "2.0.92",
-    "@ai-sdk/openai": "3.0.141",
-    "@ai-sdk/anthropic": "3.0.140",
-    "zod": "4.6.7",  # a peer dependency of `ai`
-    "openai": "7.57.0",
-    "@anthropic-ai/sdk": "1.14.0",
-}
-"""Exact npm versions ``streamscope clients install`` installs."""
-
-PYTHON_EXTRA = "pip install 'streamscope[clients]'"
-NODE_INSTALL = "streamscope clients install"
-NODE_MISSING = "install Node.js ≥ 20 and npm"
-
-
-@dataclass(frozen=True, slots=True)
-class ClientSpec:
-    """One real client: ``id`` (as runs and the CLI name it), a display ``name``, the
-    protocol it speaks, where it runs and the packages (name -> pinned version) it is."""
-
-    id: str
-    name: str
-    protocol: str
-    runtime: Runtime
-    package_versions: dict[str, str] = field(default_factory=dict)
-
-
-def _node(*names: str) -> dict[str, str]:
-    return {n: NODE_PINS[n] for n in names}
-
-
-CLIENTS: list[ClientSpec] = [
-    ClientSpec(
-        "openai-python-chat",
-        "openai-python chat.completions.stream()",
-        "openai-chat",
-        "python",
-        {"openai": PYTHON_PINS["openai"]},
-    ),
-    ClientSpec(
-        "openai-python-responses",
-        "openai-python responses.stream()",
-        "responses",
-        "python",
-        {"openai": PYTHON_PINS["openai"]},
-    ),
-    ClientSpec(
-        "anthropic-python",
-        "anthropic-python messages.stream()",
-        "anthropic",
-        "python",
-        {"anthropic": PYTHON_PINS["anthropic"]},
-    ),
-    ClientSpec(
-        "ai-openai-compatible",
-        "AI SDK @ai-sdk/openai-compatible (Cherry Studio, chat)",
-        "openai-chat",
-        "node",
-        _node("ai", "@ai-sdk/openai-compatible"),
-    ),
-    ClientSpec(
-        "ai-openai-chat",
-        "AI SDK @ai-sdk/openai .chat()",
-        "openai-chat",
-        "node",
-        _node("ai", "@ai-sdk/openai"),
-    ),
-    ClientSpec(
-        "ai-openai-responses",
-        "AI SDK @ai-sdk/openai .responses() (Cherry Studio, Responses)",
-        "responses",
-        "node",
-        _node("ai", "@ai-sdk/openai"),
-    ),
-    ClientSpec(
-        "ai-anthropic",
-        "AI SDK @ai-sdk/anthropic (Cherry Studio, Anthropic)",
-        "anthropic",
-        "node",
-        _node("ai", "@ai-sdk/anthropic"),
-    ),
-    ClientSpec(
-        "openai-node-chat",
-        "openai-node chat.completions.stream()",
-        "openai-chat",
-        "node",
-        _node("openai"),
-    ),
-    ClientSpec(
-        "openai-node-responses",
-        "openai-node responses.stream()",
-        "responses",
-        "node",
-        _node("openai"),
-    ),
-    ClientSpec(
-        "anthropic-node",
-        "@anthropic-ai/sdk messages.stream()",
-        "anthropic",
-        "node",
-        _node("@anthropic-ai/sdk"),
-    ),
-]
-"""Every real client, Python first."""
-
-BY_ID: dict[str, ClientSpec] = {c.id: c for c in CLIENTS}
-
-PROFILE_OF: dict[str, str] = {
-    "openai-python-chat": "openai-python",
-    "openai-python-responses": "openai-python",
-    "anthropic-python": "anthropic-sdk",
-    "ai-openai-compatible": "cherry",
-    "ai-openai-chat": "cherry",
-    "ai-openai-responses": "cherry",
-    "ai-anthropic": "cherry",
-    "openai-node-chat": "openai-node",
-    "openai-node-responses": "openai-node",
-    "anthropic-node": "anthropic-sdk",
-}
-"""The lint profile (``streamscope.lint.profiles``) each client's run proves or refutes."""
-
-
-def clients_for(protocol: str) -> list[ClientSpec]:
-    return [c for c in CLIENTS if c.protocol == protocol]
-
-
-def proven_with(profile: str) -> dict[str, str]:
-    """The packages (name -> version) of the clients that prove ``profile``'s claims."""
-    out: dict[str, str] = {}
-    for spec in CLIENTS:
-        if PROFILE_OF[spec.id] == profile:
-            out.update(spec.package_versions)
-    return out
+from streamscope.lint.clients import (
+    BY_ID,
+    CLIENTS,
+    NODE_INSTALL,
+    NODE_MISSING,
+    NODE_PINS,
+    PROFILE_OF,
+    PYTHON_EXTRA,
+    PYTHON_PINS,
+    ClientSpec,
+    Runtime,
+    clients_for,
+    proven_with,
+)
 
 
 def python_version(package: str) -> str | None:
@@ -174,3 +39,21 @@ def availability(spec: ClientSpec, data_dir: Path | None = None) -> str | None:
     from streamscope.realclients import node
 
     return node.missing(spec, data_dir)
+
+
+__all__ = [
+    "BY_ID",
+    "CLIENTS",
+    "ClientSpec",
+    "NODE_INSTALL",
+    "NODE_MISSING",
+    "NODE_PINS",
+    "PROFILE_OF",
+    "PYTHON_EXTRA",
+    "PYTHON_PINS",
+    "Runtime",
+    "availability",
+    "clients_for",
+    "proven_with",
+    "python_version",
+]

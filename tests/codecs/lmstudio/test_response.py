@@ -60,7 +60,7 @@ DOC_BODY: dict[str, Any] = {
 def test_codec_is_registered() -> None:
     codec = get_codec("lmstudio")
     assert codec is CODEC and isinstance(codec, Codec)
-    assert (codec.name, codec.title) == ("lmstudio", "LM Studio native (/api/v1/chat)")
+    assert (codec.name, codec.title) == ("lmstudio", "LM Studio native")
 
 
 def test_decode_the_documented_response() -> None:

@@ -20,6 +20,8 @@ class AnthropicCodec(Codec):
     name = PROTOCOL
     requires_usage = True
     title = "Anthropic Messages"
+    sdk_path = "/v1/messages"
+    models_path = "/v1/models"
 
     forwarded_headers = ("anthropic-beta", "anthropic-version")
     decoder = AnthropicStreamDecoder

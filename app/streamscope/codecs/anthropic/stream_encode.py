@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
-from typing import Any
+from typing import assert_never
 
 from streamscope.codecs.anthropic.common import (
     PROTOCOL,
@@ -46,6 +45,7 @@ from streamscope.model.events import (
     Finish,
     MessageStart,
     PartEnd,
+    Progress,
     ReasoningDelta,
     ReasoningSignature,
     RedactedReasoning,
@@ -99,24 +99,6 @@ class AnthropicStreamEncoder(StreamEncoder):
         self._tools: dict[int, _Tool] = {}
         self._pending: list[int] = []
         self._finish: tuple[str, str | None] | None = None
-        self._handlers: dict[type[Any], Callable[[Any, list[bytes]], None]] = {
-            TextDelta: self._on_text,
-            RefusalDelta: self._on_text,
-            ReasoningDelta: self._on_reasoning,
-            ReasoningSignature: self._on_signature,
-            RedactedReasoning: self._on_redacted,
-            ToolCallStart: self._on_tool_start,
-            ToolCallDelta: self._on_tool_delta,
-            ToolCallEnd: self._on_tool_end,
-            PartEnd: self._on_part_end,
-            Usage: self._on_usage,
-            Finish: self._on_finish,
-            MessageStart: self._on_message_start,
-            ServerTool: self._on_opaque,
-            Citation: self._on_opaque,
-            Error: self._on_error,
-            End: self._on_end,
-        }
 
     def opening(self) -> list[bytes]:
         if self._id is None or self._started or self._done:
@@ -212,9 +194,40 @@ class AnthropicStreamEncoder(StreamEncoder):
             )
             return []
         out: list[bytes] = []
-        handler = self._handlers.get(type(event))
-        if handler is not None:  # Progress has no Anthropic form (keepalive is the transport's)
-            handler(event, out)
+        # Every event class has its case (mypy checks: assert_never).
+        match event:
+            case TextDelta() | RefusalDelta():
+                self._on_text(event, out)
+            case ReasoningDelta():
+                self._on_reasoning(event, out)
+            case ReasoningSignature():
+                self._on_signature(event, out)
+            case RedactedReasoning():
+                self._on_redacted(event, out)
+            case ToolCallStart():
+                self._on_tool_start(event, out)
+            case ToolCallDelta():
+                self._on_tool_delta(event, out)
+            case ToolCallEnd():
+                self._on_tool_end(event, out)
+            case PartEnd():
+                self._on_part_end(event, out)
+            case Usage():
+                self._on_usage(event, out)
+            case Finish():
+                self._on_finish(event, out)
+            case MessageStart():
+                self._on_message_start(event, out)
+            case ServerTool() | Citation():
+                self._on_opaque(event, out)
+            case Error():
+                self._on_error(event, out)
+            case End():
+                self._on_end(event, out)
+            case Progress():
+                pass  # no Anthropic form (keepalive is the transport's)
+            case _:
+                assert_never(event)
         return out
 
     def _on_text(self, ev: TextDelta | RefusalDelta, out: list[bytes]) -> None:

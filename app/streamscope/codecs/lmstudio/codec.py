@@ -18,7 +18,9 @@ from streamscope.model.events import JSON
 class LMStudioCodec(Codec):
     name = PROTOCOL
     requires_usage = True
-    title = "LM Studio native (/api/v1/chat)"
+    title = "LM Studio native"
+    sdk_path = "/api/v1/chat"
+    models_path = "/api/v1/models"
 
     decoder = LMStudioStreamDecoder
     encoder = LMStudioStreamEncoder

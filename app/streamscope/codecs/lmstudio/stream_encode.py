@@ -23,6 +23,7 @@ plugin id (``common.CLIENT_PROVIDER``); LM Studio itself never asks a client to 
 from __future__ import annotations
 
 import time
+from typing import assert_never
 
 from streamscope.codecs.base import EncodeOptions, StreamEncoder
 from streamscope.codecs.lmstudio.common import (
@@ -157,6 +158,8 @@ class LMStudioStreamEncoder(StreamEncoder):
                 self._chat_end(out)
             case End():
                 self._end(out)
+            case _:
+                assert_never(event)
         return out
 
     def finish(self) -> list[bytes]:

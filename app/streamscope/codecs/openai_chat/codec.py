@@ -17,6 +17,8 @@ from streamscope.model.events import JSON
 class OpenAIChatCodec(Codec):
     name: ClassVar[str] = "openai-chat"
     title: ClassVar[str] = "OpenAI Chat Completions"
+    sdk_path = "/chat/completions"
+    models_path = "/models"
 
     decoder = OpenAIChatDecoder
     encoder = OpenAIChatEncoder

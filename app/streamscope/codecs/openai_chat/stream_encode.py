@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from typing import assert_never
 
 from streamscope.codecs.base import EncodeOptions, StreamEncoder
 from streamscope.codecs.openai_chat.common import PROTOCOL, error_to_json, usage_to_json
@@ -23,12 +24,16 @@ from streamscope.model.assemble import merge_usage
 from streamscope.model.events import (
     JSON,
     Citation,
+    End,
     Error,
     Event,
     Finish,
     MessageStart,
+    PartEnd,
     Progress,
     ReasoningDelta,
+    ReasoningSignature,
+    RedactedReasoning,
     RefusalDelta,
     ServerTool,
     TextDelta,
@@ -202,88 +207,81 @@ class OpenAIChatEncoder(StreamEncoder):
     def encode(self, event: Event) -> list[bytes]:
         if self._done:
             return []
-        kind = event.type
-        if kind == "text_delta":
-            assert isinstance(event, TextDelta)
-            return self._content(event.choice, "content", event.text, event.logprobs)
-        if kind == "reasoning_delta":
-            assert isinstance(event, ReasoningDelta)
-            return self._content(event.choice, "reasoning_content", event.text)
-        if kind == "tool_call_delta":
-            assert isinstance(event, ToolCallDelta)
-            return self._tool_delta(event)
-        if kind == "tool_call_start":
-            assert isinstance(event, ToolCallStart)
-            return self._tool_start(event.choice, event.index, event.id, event.name)
-        if kind == "refusal_delta":
-            assert isinstance(event, RefusalDelta)
-            return self._content(event.choice, "refusal", event.text, event.logprobs)
-        if kind == "message_start":
-            assert isinstance(event, MessageStart)
-            if self._start is not None or self._head is not None:
+        # Every event class has its case (mypy checks: assert_never), the deltas first.
+        match event:
+            case TextDelta():
+                return self._content(event.choice, "content", event.text, event.logprobs)
+            case ReasoningDelta():
+                return self._content(event.choice, "reasoning_content", event.text)
+            case ToolCallDelta():
+                return self._tool_delta(event)
+            case ToolCallStart():
+                return self._tool_start(event.choice, event.index, event.id, event.name)
+            case RefusalDelta():
+                return self._content(event.choice, "refusal", event.text, event.logprobs)
+            case MessageStart():
+                if self._start is not None or self._head is not None:
+                    self.note_once(
+                        "duplicate-message-start", "info", "a second MessageStart was ignored"
+                    )
+                else:
+                    self._start = event
+                return []
+            case Finish():
+                out: list[bytes] = []
+                self._finish_chunk(event.choice, TO_OPENAI_CHAT[event.reason], out)
+                return out
+            case Usage():
+                self._usage = merge_usage(self._usage, event)
+                return []
+            case End():
+                return self._close()
+            case Error():
+                self._done = True
+                return [encode_frame(error_to_json(event)), encode_done()]
+            case Progress():
+                text = f"{event.stage} {event.phase}"
+                if event.progress is not None:
+                    text += f" {event.progress}"
+                return [encode_comment(text)]
+            case Citation():
+                if event.protocol != PROTOCOL:
+                    self.note_once(
+                        "dropped-citation",
+                        "info",
+                        f"{event.protocol} citations have no OpenAI Chat form and were dropped",
+                        event.protocol,
+                    )
+                    return []
+                return self._annotation(event)
+            case ServerTool():
+                ptype = event.payload.get("type")
                 self.note_once(
-                    "duplicate-message-start", "info", "a second MessageStart was ignored"
-                )
-            else:
-                self._start = event
-            return []
-        if kind == "finish":
-            assert isinstance(event, Finish)
-            out: list[bytes] = []
-            self._finish_chunk(event.choice, TO_OPENAI_CHAT[event.reason], out)
-            return out
-        if kind == "usage":
-            assert isinstance(event, Usage)
-            self._usage = merge_usage(self._usage, event)
-            return []
-        if kind == "end":
-            return self._close()
-        if kind == "error":
-            assert isinstance(event, Error)
-            self._done = True
-            return [encode_frame(error_to_json(event)), encode_done()]
-        if kind == "progress":
-            assert isinstance(event, Progress)
-            text = f"{event.stage} {event.phase}"
-            if event.progress is not None:
-                text += f" {event.progress}"
-            return [encode_comment(text)]
-        if kind == "citation":
-            assert isinstance(event, Citation)
-            if event.protocol != PROTOCOL:
-                self.note_once(
-                    "dropped-citation",
+                    "dropped-server-tool",
                     "info",
-                    f"{event.protocol} citations have no OpenAI Chat form and were dropped",
-                    event.protocol,
+                    f"{event.protocol} server-tool block {ptype!r} has no OpenAI Chat form; "
+                    "dropped",
+                    f"{event.protocol}:{ptype}",
                 )
                 return []
-            return self._annotation(event)
-        if kind == "server_tool":
-            assert isinstance(event, ServerTool)
-            ptype = event.payload.get("type")
-            self.note_once(
-                "dropped-server-tool",
-                "info",
-                f"{event.protocol} server-tool block {ptype!r} has no OpenAI Chat form; dropped",
-                f"{event.protocol}:{ptype}",
-            )
-            return []
-        if kind in ("reasoning_signature", "redacted_reasoning"):
-            self.note_once(
-                f"dropped-{kind.replace('_', '-')}",
-                "info",
-                f"{kind.replace('_', ' ')} has no OpenAI Chat form and was dropped",
-            )
-            return []
-        if kind == "tool_call_end":
-            assert isinstance(event, ToolCallEnd)
-            out = []
-            state = self._choices.get(event.choice)
-            if state is not None and event.index in state.silent and not state.finished:
-                self._no_arguments(state, event.index, out)
-            return out
-        return []  # part_end: OpenAI Chat has no block boundaries
+            case ReasoningSignature() | RedactedReasoning():
+                kind = event.type
+                self.note_once(
+                    f"dropped-{kind.replace('_', '-')}",
+                    "info",
+                    f"{kind.replace('_', ' ')} has no OpenAI Chat form and was dropped",
+                )
+                return []
+            case ToolCallEnd():
+                out = []
+                state = self._choices.get(event.choice)
+                if state is not None and event.index in state.silent and not state.finished:
+                    self._no_arguments(state, event.index, out)
+                return out
+            case PartEnd():
+                return []  # OpenAI Chat has no block boundaries
+            case _:
+                assert_never(event)
 
     def _no_arguments(self, state: _Choice, key: int, out: list[bytes]) -> None:
         """A tool call that ends with no arguments gets ``{}``, as OpenAI sends them: an

@@ -22,6 +22,8 @@ class ResponsesCodec(Codec):
     name = "responses"
     requires_usage = True
     title = "OpenAI Responses"
+    sdk_path = "/responses"
+    models_path = "/models"
 
     decoder = ResponsesDecoder
     encoder = ResponsesEncoder

@@ -14,7 +14,7 @@ Items themselves are written by :mod:`~streamscope.codecs.responses.encode_items
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, assert_never
 
 from streamscope.codecs.base import EncodeOptions
 from streamscope.codecs.responses.encode_items import ItemEncoder
@@ -213,6 +213,8 @@ class ResponsesEncoder(ItemEncoder):
                 out += self._terminal()
             case Error():
                 out += self._error(event)
+            case _:
+                assert_never(event)
         return out
 
     def finish(self) -> list[bytes]:

@@ -168,7 +168,7 @@ class FlowsModel(ColumnsModel):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._following: tuple[FlowStore, Callable[[FlowEvent], None]] | None = None
+        self._unfollow: Callable[[], None] | None = None  # the store's unsubscribe
         self._rows: list[Summary] = []  # newest first, as the store lists them
         self._ids: dict[str, int] | None = {}  # id -> row; None: rebuild on next use
         self.batcher: UiBatcher[FlowEvent] | None = None
@@ -198,15 +198,13 @@ class FlowsModel(ColumnsModel):
                 except RuntimeError:  # its Qt object was deleted with the window
                     pass
 
-        store.subscribe(listener, loop)
-        self._following = (store, listener)
+        self._unfollow = store.subscribe(listener, loop)
 
     def unfollow(self) -> None:
         """Stop following the store and stop the batcher's timer (the view is closing)."""
-        following, self._following = self._following, None
-        if following is not None:
-            store, listener = following
-            store.unsubscribe(listener)
+        unfollow, self._unfollow = self._unfollow, None
+        if unfollow is not None:
+            unfollow()
         if self.batcher is not None:
             self.batcher.stop()
 

@@ -1,8 +1,9 @@
-"""Errors the proxy answers with, before or instead of a stream.
+"""Error answers: an HTTP status with a canonical error, before or instead of a stream.
 
-A :class:`ProxyError` carries an HTTP status and a canonical error; the app writes it in
-the envelope of the protocol the client speaks (``Codec.encode_error``). Nothing else
-ever reaches a client: no traceback, no HTML.
+The proxy answers with them, and upstreams (HTTP or the demo backend) raise them when
+there is no answer to pass on. A :class:`ProxyError` carries an HTTP status and a
+canonical error; the app writes it in the envelope of the protocol the client speaks
+(``Codec.encode_error``). Nothing else ever reaches a client: no traceback, no HTML.
 """
 
 from __future__ import annotations

@@ -1,0 +1,71 @@
+"""One way for the core to tell whoever listens: :class:`Signal`.
+
+The account pool, the flow store and the refusal log each announce changes (the GUI's
+panels and the admin API listen). A listener subscribes with the event loop it wants to
+be called on, or none (called at once, in the emitter's thread), and gets back the
+function that unsubscribes it. Each listener keeps its own loop: the flow store's writer
+thread emits, and one listener on the GUI's loop and another on a worker's loop each get
+the event on their own thread. A listener that raises is logged and the others still get
+the event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+E = TypeVar("E")
+Listener = Callable[[E], None]
+
+log = logging.getLogger("streamscope.signals")
+
+
+class Signal(Generic[E]):
+    def __init__(self, name: str) -> None:
+        self.name = name  # (for the log line of a listener that fails)
+        self._subscribers: list[tuple[Listener[E], asyncio.AbstractEventLoop | None]] = []
+        self._lock = threading.Lock()  # subscribe and emit may be on different threads
+
+    def subscribe(
+        self, listener: Listener[E], loop: asyncio.AbstractEventLoop | None = None
+    ) -> Callable[[], None]:
+        """Call ``listener`` with every event (on ``loop``'s thread when given); returns
+        the unsubscribe (safe to call more than once)."""
+        entry = (listener, loop)
+        with self._lock:
+            self._subscribers.append(entry)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if entry in self._subscribers:
+                    self._subscribers.remove(entry)
+
+        return unsubscribe
+
+    def __bool__(self) -> bool:
+        """Whether anyone listens (an emitter may skip building an event for nobody)."""
+        return bool(self._subscribers)
+
+    def emit(self, event: E) -> None:
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for listener, loop in subscribers:
+            if loop is None:
+                self._call(listener, event)
+            elif not loop.is_closed():
+                try:
+                    loop.call_soon_threadsafe(self._call, listener, event)
+                except RuntimeError:  # closed meanwhile: the listener is gone with it
+                    pass
+
+    def _call(self, listener: Listener[E], event: E) -> None:
+        try:
+            listener(event)
+        except Exception:  # a broken view must not break the proxy or the other views
+            log.exception("a listener of %s failed", self.name)
+
+
+__all__ = ["Listener", "Signal"]
