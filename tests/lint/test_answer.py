@@ -21,8 +21,8 @@ import pytest
 
 from streamscope.analysis.view import asked_to_stream, leg_lint, was_cancelled
 from streamscope.capture.flow import CapturedFrame, Leg, RequestRecord
+from streamscope.cli.lint import run as lint_cli
 from streamscope.lint import RULES, lint_bytes
-from streamscope.lint.cli import run as lint_cli
 from streamscope.lint.report import END_RULES
 from streamscope.recording import read_recording
 from tests import sdk_clients

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +23,13 @@ from streamscope.analysis.view import asked_to_stream, leg_lint, was_cancelled
 from streamscope.capture.flow import Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har
 from streamscope.codecs import PROTOCOLS
-from streamscope.lint.cli import client_findings, finding_line
 from streamscope.lint.profiles import PROFILES
 from streamscope.lint.report import LintReport
 
 JSON = dict[str, Any]
 
 
-class _Unusable(Exception):
+class Unusable(Exception):
     """A file or option that cannot be linted: one line, exit status 2."""
 
 
@@ -84,20 +82,20 @@ def _describe(index: int, entry: JSON) -> JSON:
     }
 
 
-def _read(args: argparse.Namespace) -> list[tuple[JSON, LintReport | None]]:
+def read_har(args: argparse.Namespace) -> list[tuple[JSON, LintReport | None]]:
     protocol = None if args.protocol == "auto" else args.protocol
     if protocol is not None and protocol not in PROTOCOLS:
         known = ", ".join(["auto", *PROTOCOLS])
-        raise _Unusable(f"unknown protocol {protocol!r} (known: {known})")
+        raise Unusable(f"unknown protocol {protocol!r} (known: {known})")
     if args.client is not None and args.client not in PROFILES:
-        raise _Unusable(f"unknown client {args.client!r} (known: {', '.join(PROFILES)})")
+        raise Unusable(f"unknown client {args.client!r} (known: {', '.join(PROFILES)})")
     try:
         har = json.loads(Path(args.file).read_bytes().decode("utf-8-sig"))
         legs = entry_legs(har)
     except OSError as exc:
-        raise _Unusable(f"cannot read {args.file}: {exc.strerror or exc}") from None
+        raise Unusable(f"cannot read {args.file}: {exc.strerror or exc}") from None
     except (HarError, ValueError) as exc:
-        raise _Unusable(f"{args.file}: not a HAR file ({exc})") from None
+        raise Unusable(f"{args.file}: not a HAR file ({exc})") from None
     out: list[tuple[JSON, LintReport | None]] = []
     cancelled = _cancelled_flows([entry for entry, _, _ in legs])
     for index, (entry, request, leg) in enumerate(legs, 1):
@@ -117,45 +115,4 @@ def _read(args: argparse.Namespace) -> list[tuple[JSON, LintReport | None]]:
     return out
 
 
-def run(args: argparse.Namespace) -> int:
-    """``lint`` for a ``.har`` file (same options and exit status)."""
-    try:
-        results = _read(args)
-    except _Unusable as exc:
-        print(f"streamscope: error: {exc}", file=sys.stderr)
-        return 2
-    client: str | None = args.client
-    failed = False
-    shown: list[JSON] = []
-    for about, report in results:
-        findings = client_findings(report, client)
-        failed |= any(f.severity == "error" for f in findings)
-        shown.append({**about, "report": report.to_json(client) if report else None})
-        if not args.json:
-            _print(about, report, findings, client)
-    if args.json:
-        print(json.dumps({"entries": shown}, ensure_ascii=False, indent=2))
-    return 1 if failed else 0
-
-
-def _print(about: JSON, report: LintReport | None, findings: list[Any], client: str | None) -> None:
-    leg = f" ({about['leg']} leg of flow {about['flow_id']})" if about["leg"] else ""
-    method, url = about["method"] or "(no method)", about["url"] or "(no URL)"
-    print(f"entry {about['entry']}{leg}: {method} {url}")
-    if report is None:
-        print(f"  not linted: {about.get('not_linted')}\n")
-        return
-    for f in findings:
-        print(f"  {finding_line(f)}")
-    errors = sum(1 for f in findings if f.severity == "error")
-    print(f"  {report.protocol or 'unknown protocol'}: {len(findings)} findings, {errors} errors")
-    verdicts = report.verdicts()
-    if client is not None:
-        name = PROFILES[client].name
-        verdicts = {client: verdicts.get(client) or f"n/a: {name} does not speak this protocol"}
-    for text in verdicts.values():
-        print(f"    {text}")
-    print()
-
-
-__all__ = ["asked_to_stream", "entry_legs", "is_har", "run"]
+__all__ = ["Unusable", "asked_to_stream", "entry_legs", "is_har", "read_har"]

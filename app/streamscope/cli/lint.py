@@ -5,7 +5,8 @@ always read as the body of a 200 answer) and prints one line per finding — sev
 rule, frame, what was seen, which clients break — then the verdict per client. With
 ``--client`` only the findings that break that client, and its verdict. Exit status: 0
 when no error-level finding is shown, 1 when one is, 2 when the input cannot be read or
-linted (one line on stderr).
+linted (one line on stderr). A ``.har`` file (:func:`run_har`) is linted entry by entry
+(:mod:`streamscope.analysis.har_lint` reads it), with the same options and exit status.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import json
 import sys
 from pathlib import Path
 
+from streamscope.analysis.har_lint import Unusable, read_har
 from streamscope.codecs import PROTOCOLS
 from streamscope.lint.check import LintError, lint_bytes
 from streamscope.lint.profiles import PROFILES
 from streamscope.lint.report import LintFinding, LintReport
+from streamscope.model.events import JSON
 
 
 class _Unusable(Exception):
@@ -110,11 +113,55 @@ def _print(report: LintReport, findings: list[LintFinding], client: str | None) 
         print(finding_line(f))
     if findings:
         print()
+    _print_tally(report, findings, client, "")
+
+
+def run_har(args: argparse.Namespace) -> int:
+    """``lint`` for a ``.har`` file (same options and exit status)."""
+    try:
+        results = read_har(args)
+    except Unusable as exc:
+        print(f"streamscope: error: {exc}", file=sys.stderr)
+        return 2
+    client: str | None = args.client
+    failed = False
+    shown: list[JSON] = []
+    for about, report in results:
+        findings = client_findings(report, client)
+        failed |= any(f.severity == "error" for f in findings)
+        shown.append({**about, "report": report.to_json(client) if report else None})
+        if not args.json:
+            _print_entry(about, report, findings, client)
+    if args.json:
+        print(json.dumps({"entries": shown}, ensure_ascii=False, indent=2))
+    return 1 if failed else 0
+
+
+def _print_entry(
+    about: JSON, report: LintReport | None, findings: list[LintFinding], client: str | None
+) -> None:
+    leg = f" ({about['leg']} leg of flow {about['flow_id']})" if about["leg"] else ""
+    method, url = about["method"] or "(no method)", about["url"] or "(no URL)"
+    print(f"entry {about['entry']}{leg}: {method} {url}")
+    if report is None:
+        print(f"  not linted: {about.get('not_linted')}\n")
+        return
+    for f in findings:
+        print(f"  {finding_line(f)}")
+    _print_tally(report, findings, client, "  ")
+    print()
+
+
+def _print_tally(
+    report: LintReport, findings: list[LintFinding], client: str | None, indent: str
+) -> None:
+    """The count of findings and each client's verdict (only ``client``'s, when given)."""
     errors = sum(1 for f in findings if f.severity == "error")
-    print(f"{report.protocol or 'unknown protocol'}: {len(findings)} findings, {errors} errors")
+    tally = f"{len(findings)} findings, {errors} errors"
+    print(f"{indent}{report.protocol or 'unknown protocol'}: {tally}")
     verdicts = report.verdicts()
     if client is not None:
         name = PROFILES[client].name
         verdicts = {client: verdicts.get(client) or f"n/a: {name} does not speak this protocol"}
     for text in verdicts.values():
-        print(f"  {text}")
+        print(f"{indent}  {text}")

@@ -1,9 +1,10 @@
-"""The ``streamscope`` command.
+"""The ``streamscope`` command: every sub-command's handler lives in this package.
 
 Without a sub-command it opens the window (with the proxy inside); ``serve`` runs the
-proxy headless; ``translate``, ``lint`` and ``probe`` work on streams (``lint`` of a ``.har``
-file lints each entry's response: ``capture.har_lint``); ``doctor`` checks the config, the
-port, the upstreams and (opt-in) each account, and says what to fix. Every failure the
+proxy headless; ``translate``, ``lint`` (:mod:`.lint`; a ``.har`` file lints each entry's
+response) and ``probe`` (:mod:`.probe`) work on streams; ``doctor`` (:mod:`.doctor`)
+checks the config, the port, the upstreams and (opt-in) each account, and says what to
+fix; ``clients`` (:mod:`.clients`) installs, lists and runs the real clients. Every failure the
 user can cause (a missing file, a stream of an unknown protocol) ends with a one-line
 error on stderr and exit status 2, never a traceback.
 """
@@ -17,11 +18,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from streamscope import __version__, doctor_cli, probe_cli
+from streamscope import __version__
+from streamscope.cli import clients as realclients_cli
+from streamscope.cli import doctor as doctor_cli
+from streamscope.cli import lint as lint_cli
+from streamscope.cli import probe as probe_cli
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.findings import Finding
-from streamscope.lint import cli as lint_cli
-from streamscope.realclients import cli as realclients_cli
 from streamscope.wire import FrameTooLarge
 
 if TYPE_CHECKING:
@@ -283,7 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "lint":
             from streamscope.analysis import har_lint
 
-            return har_lint.run(args) if har_lint.is_har(args.file) else lint_cli.run(args)
+            return lint_cli.run_har(args) if har_lint.is_har(args.file) else lint_cli.run(args)
         if args.command == "probe":
             return probe_cli.run(args)
         if args.command == "doctor":
