@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from streamscope.client.compose import Composition, headers
+from streamscope.net.clients import session_http
 
 
 def models_url(url: str) -> str:
@@ -44,7 +45,7 @@ async def fetch_models(c: Composition, timeout_seconds: float = 10.0) -> list[st
     sent = {k: v for k, v in headers(c).items() if k.lower() != "content-type"}
     sent["accept"] = "application/json"
     try:
-        async with httpx.AsyncClient(timeout=timeout_seconds) as client:
+        async with session_http(timeout_seconds) as client:
             response = await client.get(url, headers=sent)
     except httpx.HTTPError as exc:
         raise ValueError(f"cannot list models at {url}: {exc or type(exc).__name__}") from None

@@ -26,9 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import functools
 import json
-import ssl
 import time
 from collections.abc import Callable
 from typing import Any
@@ -44,19 +42,12 @@ from streamscope.client.parts import PartsTracker
 from streamscope.client.tools import ToolCallTracker
 from streamscope.model.assemble import Assembler
 from streamscope.model.response import Response
+from streamscope.net.clients import session_http
 from streamscope.wire import FrameTooLarge
 
 JSON = dict[str, Any]
 StatusCallback = Callable[[str], None]
 REPLAY_BATCH_FRAMES = 256
-
-
-@functools.cache
-def _tls() -> ssl.SSLContext:
-    """One TLS context for every session. httpx builds one per client by default, which
-    loads certifi's CA bundle: 15-30 ms on the GUI thread at each Send (measured with
-    tests/bench/bench_window.py)."""
-    return httpx.create_ssl_context(trust_env=False)
 
 
 class ClientSession:
@@ -242,7 +233,7 @@ class ClientSession:
         leg.sent_ns = 0
         try:
             async with (
-                httpx.AsyncClient(timeout=timeout, trust_env=False, verify=_tls()) as client,
+                session_http(timeout) as client,
                 client.stream("POST", self.url, content=data, headers=self.request_headers) as r,
             ):
                 leg.headers_ns = time.monotonic_ns() - t0

@@ -32,9 +32,10 @@ from streamscope.doctor.check import Check, Status
 from streamscope.doctor.config import check_config, config_warnings
 from streamscope.doctor.port import check_port
 from streamscope.doctor.upstreams import check_upstream
+from streamscope.net.clients import upstream_http
+from streamscope.net.http1 import Http1Client
+from streamscope.net.tls import tls_context
 from streamscope.pool.rules import DEFAULT_RULES
-from streamscope.proxy.http1 import Http1Client
-from streamscope.proxy.upstream import new_client
 from streamscope.redact import Redactor
 
 
@@ -61,9 +62,11 @@ async def run_checks(options: Options) -> list[Check]:
         config.proxy.port = options.port
     checks += config_warnings(config)
     full = config.with_defaults()
-    client = new_client(config.proxy)
+    client = upstream_http(config.proxy)
     client.timeout = httpx.Timeout(options.timeout)
-    wire = Http1Client(connect_timeout=options.timeout, read_timeout=options.timeout)
+    wire = Http1Client(
+        connect_timeout=options.timeout, read_timeout=options.timeout, ssl_context=tls_context()
+    )
     async with client:
         checks.append(await check_port(config.proxy, client))
         listings = await asyncio.gather(*(check_upstream(u, client, wire) for u in full.upstreams))

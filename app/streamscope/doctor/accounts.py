@@ -15,8 +15,8 @@ from streamscope.config import AccountConfig, UpstreamConfig
 from streamscope.doctor.check import Check, Status, count, one_line
 from streamscope.doctor.upstreams import Listing
 from streamscope.model.errors import UpstreamUnreachable
+from streamscope.net.http1 import Http1Client
 from streamscope.pool.rules import NETWORK_STATUS, Rule, Verdict, classify
-from streamscope.proxy.http1 import Http1Client
 from streamscope.proxy.upstream import HttpUpstream
 
 

@@ -12,7 +12,7 @@ import httpx
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, UpstreamConfig, mask
 from streamscope.doctor.check import Check, count, one_line
-from streamscope.proxy.http1 import Http1Client
+from streamscope.net.http1 import Http1Client
 from streamscope.proxy.upstream import HttpUpstream
 
 

@@ -54,18 +54,19 @@ from streamscope.demo.upstream import DemoUpstream
 from streamscope.model import errors
 from streamscope.model.errors import ProxyError
 from streamscope.model.request import RequestError
+from streamscope.net.clients import upstream_http, upstream_wire
+from streamscope.net.http1 import Http1Client
 from streamscope.pool.pool import AccountPool
 from streamscope.pool.store import PoolStore
 from streamscope.proxy.admin import handle_admin
 from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_json
 from streamscope.proxy.attempts import Attempts
 from streamscope.proxy.exchange import handle_exchange
-from streamscope.proxy.http1 import Http1Client
 from streamscope.proxy.paths import ENDPOINTS, MODELS, endpoint, miss
 from streamscope.proxy.refusals import Reason, RefusalLog
 from streamscope.proxy.relay import Exchange, until_disconnect
 from streamscope.proxy.routing import ModelCatalog, Router
-from streamscope.proxy.upstream import HttpUpstream, Upstream, new_client, new_wire, request_sent
+from streamscope.proxy.upstream import HttpUpstream, Upstream, request_sent
 from streamscope.redact import RedactingFilter, Redactor
 
 log = logging.getLogger("streamscope.proxy")
@@ -165,12 +166,12 @@ class ProxyApp:
 
     def _http(self) -> httpx.AsyncClient:
         if self.client is None:
-            self.client = new_client(self.config.proxy)
+            self.client = upstream_http(self.config.proxy)
         return self.client
 
     def _wire(self) -> Http1Client:
         if self.wire is None:
-            self.wire = new_wire(self.config.proxy)
+            self.wire = upstream_wire(self.config.proxy)
         return self.wire
 
     async def start(self) -> None:

@@ -24,16 +24,15 @@ import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
-from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any, Protocol
 
 import httpx
 import orjson
 
 from streamscope.codecs import get_codec
-from streamscope.config import AccountConfig, ProxyConfig, UpstreamConfig
+from streamscope.config import AccountConfig, UpstreamConfig
 from streamscope.model.errors import bad_gateway, gateway_timeout, unreachable
-from streamscope.proxy.http1 import Http1Client, Http1Response
+from streamscope.net.http1 import Http1Client, Http1Response
 from streamscope.redact import Redactor
 from streamscope.wire import SSEDecoder
 from streamscope.wire.frame import Frame
@@ -226,7 +225,7 @@ def _key(account: AccountConfig | None) -> str:
 
 class HttpUpstream:
     """An upstream reached over HTTP (every kind but ``demo``). Its answers are read by
-    ``wire`` (:class:`~streamscope.proxy.http1.Http1Client`, the hot path); model listings
+    ``wire`` (:class:`~streamscope.net.http1.Http1Client`, the hot path); model listings
     go through ``client`` (httpx)."""
 
     def __init__(
@@ -312,38 +311,10 @@ class HttpUpstream:
         return self.codec.model_ids(body)
 
 
-def new_wire(proxy: ProxyConfig) -> Http1Client:
-    """The shared client that reads upstream answers (the same timeouts as
-    :func:`new_client`)."""
-    return Http1Client(
-        connect_timeout=proxy.connect_timeout_seconds,
-        read_timeout=max(proxy.first_byte_timeout_seconds, proxy.idle_timeout_seconds) + 5,
-    )
-
-
-def new_client(proxy: ProxyConfig) -> httpx.AsyncClient:
-    """The shared upstream client. ``read`` bounds the wait for headers and for each
-    chunk; the relay's own idle watchdog is usually the one that fires first."""
-    timeout = httpx.Timeout(
-        connect=proxy.connect_timeout_seconds,
-        read=max(proxy.first_byte_timeout_seconds, proxy.idle_timeout_seconds) + 5,
-        write=30.0,
-        pool=proxy.connect_timeout_seconds,
-    )
-    limits = httpx.Limits(max_connections=200, max_keepalive_connections=50)
-    # No cookie jar: one client serves every account and every local client, so a cookie
-    # an upstream set for one would be sent on behalf of the others (a session of one
-    # account's key, say). A jar whose policy allows no domain keeps none.
-    jar = CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
-    return httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False, cookies=jar)
-
-
 __all__ = [
     "HttpUpstream",
     "RequestSent",
     "Upstream",
     "UpstreamResponse",
-    "new_client",
-    "new_wire",
     "request_sent",
 ]

@@ -34,6 +34,7 @@ import httptools
 import httpx
 
 from streamscope import __version__
+from streamscope.net.tls import tls_context
 
 HIGH_WATER = 256 * 1024  # body bytes waiting for the reader before the socket pauses
 MAX_IDLE = 50  # idle keep-alive connections kept, over all origins
@@ -351,7 +352,7 @@ class Http1Client:
         loop = asyncio.get_running_loop()
         tls = None
         if scheme == "https":
-            tls = self._ssl or _default_tls()
+            tls = self._ssl or tls_context()
         try:
             async with asyncio.timeout(self.connect_timeout):
                 _, conn = await loop.create_connection(
@@ -391,18 +392,6 @@ def _origin(url: str) -> Origin:
     scheme = parts.scheme
     port = parts.port or (443 if scheme == "https" else 80)
     return scheme, parts.hostname or "", port
-
-
-_TLS: ssl.SSLContext | None = None
-
-
-def _default_tls() -> ssl.SSLContext:
-    """httpx's own default context (certifi's roots), ALPN pinned to HTTP/1.1."""
-    global _TLS
-    if _TLS is None:
-        _TLS = httpx.create_ssl_context(trust_env=False)
-        _TLS.set_alpn_protocols(["http/1.1"])
-    return _TLS
 
 
 __all__ = ["HIGH_WATER", "Http1Client", "Http1Response"]
