@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from streamscope.capture.recorder import FlowRecorder
-from streamscope.capture.store import FlowEvent, FlowStore
+from streamscope.capture.store import FlowAdded, FlowEvent, FlowStore
 from streamscope.redact import Redactor
 from streamscope.signals import Signal
 
@@ -114,7 +114,7 @@ def test_the_flow_store_delivers_on_each_listeners_loop(tmp_path: Path) -> None:
 
     def listener(name: str) -> Callable[[FlowEvent], None]:
         def hear(event: FlowEvent) -> None:
-            if event.kind == "added" and event.summary is not None:
+            if isinstance(event, FlowAdded):
                 flow = event.summary["id"]
                 seen[name].append((flow, threading.current_thread().name))
                 added[name][flow].set()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from streamscope.capture.store import FlowEvent
+from streamscope.capture.store import FlowAdded
 from streamscope.gui.app import Announcer
 from streamscope.gui.models.flows import FlowsModel
 from streamscope.gui.proxy_control import ProxyControl
@@ -55,7 +55,7 @@ async def test_the_traffic_table_shows_outcome_and_verdict_at_the_default_size()
         assert (window.width(), window.height()) == (1360, 860)
         window.tabs.setCurrentWidget(window.traffic)
         traffic = window.traffic
-        traffic.model.apply([FlowEvent("added", _flow(verdict))])
+        traffic.model.apply([FlowAdded(_flow(verdict))])
         table = traffic.table
         await wait_until(lambda: table.viewport().width() > 1000, 3)
         visible = table.viewport().width()

@@ -15,7 +15,14 @@ from PySide6.QtWidgets import QApplication
 
 from streamscope.analysis.view import summarize
 from streamscope.capture.recorder import FlowRecorder
-from streamscope.capture.store import FlowEvent, FlowStore
+from streamscope.capture.store import (
+    FlowAdded,
+    FlowEvent,
+    FlowsCleared,
+    FlowsDeleted,
+    FlowStore,
+    FlowUpdated,
+)
 from streamscope.gui.models.common import ERROR_FOREGROUND, SORT_ROLE, clock_text
 from streamscope.gui.models.flows import FlowsFilter, FlowsModel, attempts_text, verdict_cell
 from streamscope.gui.models.outcomes import is_ok, outcome_text, status_text
@@ -45,7 +52,7 @@ def summary(n: int, **fields: Any) -> dict[str, Any]:
 
 
 def added(*ns: int, **fields: Any) -> list[FlowEvent]:
-    return [FlowEvent("added", summary(n, **fields)) for n in ns]
+    return [FlowAdded(summary(n, **fields)) for n in ns]
 
 
 def ids(model: FlowsModel | FlowsFilter) -> list[str]:
@@ -87,16 +94,16 @@ def test_deleted_rows_go_by_id_and_cleared_resets(qapp: QApplication) -> None:
     model = FlowsModel()
     model.apply(added(*range(1, 8)))  # rows: f7 .. f1
     signals = Signals(model)
-    model.apply([FlowEvent("deleted", ids=("f1", "f2", "nope"))])  # the oldest: one run
+    model.apply([FlowsDeleted(("f1", "f2", "nope"))])  # the oldest: one run
     assert ids(model) == ["f7", "f6", "f5", "f4", "f3"]
     assert signals.removed == [(5, 6)]
-    model.apply([FlowEvent("deleted", ids=("f7", "f4"))])  # two runs, bottom first
+    model.apply([FlowsDeleted(("f7", "f4"))])  # two runs, bottom first
     assert ids(model) == ["f6", "f5", "f3"]
     assert signals.removed[1:] == [(3, 3), (0, 0)]
     # One batch mixing kinds keeps the order of events.
-    model.apply([*added(8), FlowEvent("deleted", ids=("f8",)), *added(9)])
+    model.apply([*added(8), FlowsDeleted(("f8",)), *added(9)])
     assert ids(model) == ["f9", "f6", "f5", "f3"]
-    model.apply([FlowEvent("cleared"), *added(10)])
+    model.apply([FlowsCleared(), *added(10)])
     assert ids(model) == ["f10"]
     assert signals.resets == 1
 
@@ -346,13 +353,12 @@ async def test_a_followed_store_drives_the_model_on_the_qasync_loop(store: FlowS
 
 
 def test_a_flow_repeated_in_one_batch_is_one_row_with_the_latest_summary(qapp: object) -> None:
-    from streamscope.capture.store import FlowEvent
     from streamscope.gui.models.flows import FlowsModel
 
     model = FlowsModel()
     first = {"id": "f1", "model": "m", "status": 200, "verdict": None}
     done = {**first, "verdict": "ok"}
-    model.apply([FlowEvent("added", first), FlowEvent("added", done)])
+    model.apply([FlowAdded(first), FlowUpdated(done)])  # its verdict, read later
     assert model.rowCount() == 1 and model.summary_at(0)["verdict"] == "ok"
 
 

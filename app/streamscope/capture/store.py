@@ -72,10 +72,33 @@ Summarize = Callable[["RawFlow", JSON], JSON]
 
 
 @dataclass(frozen=True, slots=True)
-class FlowEvent:
-    kind: str  # "added", "deleted", "cleared"
-    summary: JSON | None = None
-    ids: tuple[str, ...] = ()
+class FlowAdded:
+    """A flow was stored (its summary)."""
+
+    summary: JSON
+
+
+@dataclass(frozen=True, slots=True)
+class FlowUpdated:
+    """A newer summary of a stored flow (its verdict, read later)."""
+
+    summary: JSON
+
+
+@dataclass(frozen=True, slots=True)
+class FlowsDeleted:
+    """Flows dropped (retention, or deleted by the user)."""
+
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FlowsCleared:
+    """Every flow gone."""
+
+
+FlowEvent = FlowAdded | FlowUpdated | FlowsDeleted | FlowsCleared
+"""What the flow store tells its listeners."""
 
 
 Listener = Callable[[FlowEvent], None]
@@ -248,7 +271,7 @@ class FlowStore:
             for _ in range(taken):
                 self._open.popleft()
         for _, summary in built:
-            self._emit(FlowEvent("added", summary))
+            self._emit(FlowAdded(summary))
 
     def _watch_file(self) -> None:
         """Reopen the database when its file was deleted or replaced (one warning); the
@@ -265,7 +288,7 @@ class FlowStore:
         with self._lock:
             self._file.reopen()
             self._tally = Tally.read(self._file.db)
-        self._emit(FlowEvent("cleared"))
+        self._emit(FlowsCleared())
 
     def _wait_for_quiet(self, deadline: float) -> None:
         """Wait for a lull (``QUIET`` seconds with no request in flight): this thread's
@@ -323,7 +346,7 @@ class FlowStore:
                 raise
             db.execute("COMMIT")
         if dropped:
-            self._emit(FlowEvent("deleted", ids=tuple(dropped)))
+            self._emit(FlowsDeleted(tuple(dropped)))
 
     def add(self, flows: list[Flow]) -> list[JSON]:
         """Store flows read from files (``imports.read_flows``) now, marked ``imported``,
@@ -339,7 +362,7 @@ class FlowStore:
             mask_flow(raw, self.redactor)
             summary = self._summary(raw)
             self._insert([(raw, summary)])
-            self._emit(FlowEvent("added", summary))
+            self._emit(FlowAdded(summary))
             out.append(summary)
         return out
 
@@ -439,7 +462,7 @@ class FlowStore:
             self._db.execute("DELETE FROM blobs")
             self._db.execute("COMMIT")
             self._tally = Tally()
-        self._emit(FlowEvent("cleared"))
+        self._emit(FlowsCleared())
         return int(count)
 
     def stored_bytes(self) -> int:
@@ -470,4 +493,12 @@ class FlowStore:
 _STOP: Any = object()
 
 
-__all__ = ["FlowEvent", "FlowStore", "brief_attempts"]
+__all__ = [
+    "FlowAdded",
+    "FlowEvent",
+    "FlowStore",
+    "FlowUpdated",
+    "FlowsCleared",
+    "FlowsDeleted",
+    "brief_attempts",
+]

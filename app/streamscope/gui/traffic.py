@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from streamscope.capture.outcome import MARKS, WORDS, Outcome
-from streamscope.capture.store import FlowEvent, FlowStore
+from streamscope.capture.store import FlowAdded, FlowEvent, FlowStore, FlowUpdated
 from streamscope.client.analysis import Analyser
 from streamscope.gui.flow_detail import FlowDetail
 from streamscope.gui.models.flows import FlowsFilter, FlowsModel
@@ -236,7 +236,7 @@ class TrafficView(QWidget):
         # NOTE: store events come through call_soon_threadsafe; under qasync such a
         # callback may run where asyncio sees no running loop, so the task is created on
         # the loop object itself rather than with ensure_future.
-        if event.kind == "added" and event.summary and event.summary.get("verdict") is None:
+        if isinstance(event, FlowAdded) and event.summary.get("verdict") is None:
             assert self._loop is not None
             task = self._loop.create_task(self._read_summary(event.summary["id"]))
             self._reading.add(task)  # kept (a task only weakly held can vanish) until done
@@ -259,11 +259,11 @@ class TrafficView(QWidget):
                 summary = await asyncio.to_thread(store.complete_summary, summary, update)
         if summary is None:
             return
-        # Through the model's batcher, after the flow's own "added": a repeated "added"
-        # updates the row (updating directly could come before the row exists).
+        # Through the model's batcher, after the flow's own FlowAdded (updating directly
+        # could come before the row exists).
         batcher = self.model.batcher
         if batcher is not None:
-            batcher.push(FlowEvent("added", summary))
+            batcher.push(FlowUpdated(summary))
         else:
             self.model.update(summary)
 

@@ -1,7 +1,7 @@
 """The traffic list: one row per captured flow, newest on top, fed by the capture store.
 
 :class:`FlowsModel` holds the store's summary dicts as they are and follows the store's
-:class:`~streamscope.capture.store.FlowEvent` s: ``added`` inserts at the top, ``deleted``
+:class:`~streamscope.capture.store.FlowEvent` s: an added flow is inserted at the top, ``deleted``
 removes those rows (retention drops the oldest), ``cleared`` resets. :meth:`FlowsModel.follow`
 subscribes with the loop, so callbacks arrive on the GUI thread, and coalesces them
 through a :class:`~streamscope.gui.models.batcher.UiBatcher`: a benchmark of thousands of
@@ -25,12 +25,19 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, assert_never
 
 from PySide6.QtCore import QModelIndex, QObject, QSortFilterProxyModel
 
 from streamscope.capture.outcome import Outcome
-from streamscope.capture.store import FlowEvent, FlowStore
+from streamscope.capture.store import (
+    FlowAdded,
+    FlowEvent,
+    FlowsCleared,
+    FlowsDeleted,
+    FlowStore,
+    FlowUpdated,
+)
 from streamscope.gui.models.batcher import DEFAULT_INTERVAL_MS, UiBatcher
 from streamscope.gui.models.common import (
     ALIGNMENT,
@@ -236,15 +243,19 @@ class FlowsModel(ColumnsModel):
         """Apply store events in order; consecutive additions make one insert."""
         added: list[Summary] = []
         for event in events:
-            if event.kind == "added" and event.summary is not None:
-                added.append(event.summary)
-                continue
-            self._add(added)
+            match event:
+                case FlowAdded(summary) | FlowUpdated(summary):
+                    added.append(summary)  # (a row that exists is updated)
+                    continue
+                case FlowsDeleted(ids):
+                    self._add(added)
+                    self._remove(ids)
+                case FlowsCleared():
+                    self._add(added)
+                    self.reset([])
+                case _:
+                    assert_never(event)
             added = []
-            if event.kind == "deleted":
-                self._remove(event.ids)
-            elif event.kind == "cleared":
-                self.reset([])
         self._add(added)
 
     def update(self, summary: Summary) -> bool:
