@@ -6,9 +6,10 @@ Who calls what:
   ``send`` (:meth:`client_message`: status, headers and each body chunk with its time);
 - the account loop: :meth:`upstream_request` and :meth:`upstream_response` for the
   attempt it commits to; a whole-body answer: :meth:`upstream_body_whole`;
-- an HTTP upstream, through ``proxy.upstream.request_sent``: :meth:`upstream_sent`, the
-  request exactly as it went on the wire (URL, headers, body bytes). An upstream that
-  sends nothing (the demo) leaves the body the account loop gave, stored as JSON;
+- an HTTP upstream, through the ``sent`` hook the account loop hands its ``open``:
+  :meth:`upstream_sent`, the request exactly as it went on the wire (URL, headers, body
+  bytes). An upstream that sends nothing (the demo) leaves the body the account loop
+  gave, stored as JSON;
 - the relay: hands each batch of upstream frames with the client chunks it made to
   :meth:`FlowRecorder.log_batch` (which runs the memory guard now and then) and notes
   the chunks it writes of its own (:meth:`client_chunks`).

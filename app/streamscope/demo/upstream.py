@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -196,7 +196,9 @@ class DemoUpstream:
         account: AccountConfig | None,
         forward: dict[str, str],
         protocol: str | None = None,
+        sent: Callable[[str, list[tuple[bytes, bytes]], bytes], None] | None = None,
     ) -> AsyncIterator[_Answer | _Stream]:
+        # (``sent`` is for the request as it goes on a wire: the demo sends none)
         protocol = protocol or self.config.protocol
         yield await self._answer(body, stream, account, protocol)
 

@@ -66,7 +66,7 @@ from streamscope.proxy.paths import ENDPOINTS, MODELS, endpoint, miss
 from streamscope.proxy.refusals import Reason, RefusalLog
 from streamscope.proxy.relay import Exchange, until_disconnect
 from streamscope.proxy.routing import ModelCatalog, Router
-from streamscope.proxy.upstream import HttpUpstream, Upstream, request_sent
+from streamscope.proxy.upstream import HttpUpstream, Upstream
 from streamscope.redact import RedactingFilter, Redactor
 
 log = logging.getLogger("streamscope.proxy")
@@ -239,7 +239,6 @@ class ProxyApp:
                 exchange.recorder.client_message(message)
             await send(message)
 
-        sent_hook = request_sent.set(None)  # set by _open_recorder once the flow starts
         try:
             await self._dispatch(scope, receive, tracked, exchange)
         except Refused as exc:
@@ -273,7 +272,6 @@ class ProxyApp:
             exchange.outcome_detail = short_detail(self.redactor.text(exchange.outcome_detail))
             if scope["method"] != "OPTIONS":
                 log.info("%s", exchange.line())
-            request_sent.reset(sent_hook)
             rec = exchange.recorder
             if rec is not None and self.flows is not None:
                 self._drop_recorder(exchange)
@@ -290,9 +288,6 @@ class ProxyApp:
         rec.client_masked = self.flows.redactor is self.redactor
         exchange.recorder = rec
         self._in_flight += 1
-        # The upstream request is recorded as the HTTP upstream sends it (a context
-        # variable: the exchange's tasks inherit it from here).
-        request_sent.set(rec.upstream_sent)
 
     def _drop_recorder(self, exchange: Exchange) -> None:
         if exchange.recorder is not None:

@@ -155,7 +155,12 @@ class Attempts:
                 async with _within(deadline, self._budget):
                     response = await attempt_stack.enter_async_context(
                         self.upstream.open(
-                            body, stream=stream, account=account, forward=forward, protocol=protocol
+                            body,
+                            stream=stream,
+                            account=account,
+                            forward=forward,
+                            protocol=protocol,
+                            sent=rec.upstream_sent if rec is not None else None,
                         )
                     )
                     if rec is not None:

@@ -10,7 +10,7 @@ All HTTP upstreams share one ``httpx.AsyncClient`` (connection pooling). Failure
 the first byte become :class:`~streamscope.model.errors.ProxyError` (502/504); failures
 while streaming propagate as ``httpx`` errors for the relay to turn into error frames.
 
-Capture learns what went out through :data:`request_sent`: set per request, it is
+Capture learns what went out through the ``sent`` hook of :meth:`Upstream.open`: it is
 called with the URL, the header pairs and the body bytes exactly as the request was
 built for the wire (the one serialisation of the body, used to send it and to record it).
 """
@@ -23,7 +23,6 @@ import json
 import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from contextvars import ContextVar
 from typing import Any, Protocol
 
 import httpx
@@ -42,10 +41,9 @@ MAX_ERROR_BODY = 1024 * 1024
 
 # (url, header pairs as sent, body bytes as sent)
 RequestSent = Callable[[str, list[tuple[bytes, bytes]], bytes], None]
-#: The hook that records each request an HTTP upstream sends (None: nobody records).
-#: A context variable: the app sets it for the request it serves, and the attempts and
-#: upstreams in between need not carry it.
-request_sent: ContextVar[RequestSent | None] = ContextVar("request_sent", default=None)
+"""The hook that records each request an HTTP upstream sends: the capture's
+(:meth:`~streamscope.capture.recorder.FlowRecorder.upstream_sent`), passed to
+:meth:`Upstream.open` by the account loop when the flow is captured."""
 
 
 class FrameBatches(Protocol):
@@ -99,7 +97,11 @@ class Upstream(Protocol):
         account: AccountConfig | None,
         forward: dict[str, str],
         protocol: str | None = None,
-    ) -> AbstractAsyncContextManager[UpstreamResponse]: ...
+        sent: RequestSent | None = None,
+    ) -> AbstractAsyncContextManager[UpstreamResponse]:
+        """The upstream's answer to ``body`` (``sent``: told the request as it goes out
+        on the wire, for an upstream that sends one)."""
+        ...
 
     def describe(
         self, *, stream: bool, account: AccountConfig | None, forward: dict[str, str]
@@ -269,6 +271,7 @@ class HttpUpstream:
         account: AccountConfig | None,
         forward: dict[str, str],
         protocol: str | None = None,
+        sent: RequestSent | None = None,
     ) -> AsyncIterator[_HttpResponse]:
         _, headers = self.describe(stream=stream, account=account, forward=forward)
         data = dumps(body)
@@ -277,7 +280,6 @@ class HttpUpstream:
             head, pairs = Http1Client.request_head("POST", self.url, list(headers.items()), data)
         except httpx.HTTPError as exc:
             raise bad_gateway(f"cannot send to upstream {name}: {exc}") from None
-        sent = request_sent.get()
         if sent is not None:
             sent(self.url, pairs, data)
         try:
@@ -316,5 +318,4 @@ __all__ = [
     "RequestSent",
     "Upstream",
     "UpstreamResponse",
-    "request_sent",
 ]
