@@ -35,11 +35,11 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from streamscope.capture.dbfile import CaptureDb
+from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, FlowsDeleted, FlowUpdated
 from streamscope.capture.flow import Flow
 from streamscope.capture.raw import RawFlow, from_flow, to_flow
 from streamscope.capture.recorder import FlowRecorder, mask_flow
@@ -69,36 +69,6 @@ CHUNK_BYTES = 4 * MIB  # flows' bytes per transaction, at most (one flow may be 
 MAX_LAG = 0.75  # seconds the oldest unwritten flow may wait before new ones are shed
 SHED_KEEP = 64 * 1024  # with the backlog full, a flow's parts up to this size are kept
 Summarize = Callable[["RawFlow", JSON], JSON]
-
-
-@dataclass(frozen=True, slots=True)
-class FlowAdded:
-    """A flow was stored (its summary)."""
-
-    summary: JSON
-
-
-@dataclass(frozen=True, slots=True)
-class FlowUpdated:
-    """A newer summary of a stored flow (its verdict, read later)."""
-
-    summary: JSON
-
-
-@dataclass(frozen=True, slots=True)
-class FlowsDeleted:
-    """Flows dropped (retention, or deleted by the user)."""
-
-    ids: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class FlowsCleared:
-    """Every flow gone."""
-
-
-FlowEvent = FlowAdded | FlowUpdated | FlowsDeleted | FlowsCleared
-"""What the flow store tells its listeners."""
 
 
 Listener = Callable[[FlowEvent], None]

@@ -63,6 +63,7 @@ from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send
 from streamscope.proxy.attempts import Attempts
 from streamscope.proxy.exchange import handle_exchange
 from streamscope.proxy.paths import ENDPOINTS, MODELS, endpoint, miss
+from streamscope.proxy.plan import make_plan
 from streamscope.proxy.refusals import Reason, RefusalLog
 from streamscope.proxy.relay import Exchange, until_disconnect
 from streamscope.proxy.routing import ModelCatalog, Router
@@ -409,6 +410,7 @@ class ProxyApp:
             return
         if method != "POST":
             raise Refused("method", protocol, _not_allowed(method, raw_path, "POST"))
+        codec = get_codec(protocol)  # where the request's protocol is first known
         self._open_recorder(ex, protocol)
         limit = self.config.proxy.max_body_bytes
         raw = await read_body(receive, limit, header(scope, b"content-length"))
@@ -422,7 +424,7 @@ class ProxyApp:
                 method, raw_path, scope["headers"], raw, scope.get("query_string", b"")
             )
         try:
-            request = get_codec(protocol).decode_request(body)
+            request = codec.decode_request(body)
         except RequestError as exc:
             raise errors.bad_request(exc.message, exc.param) from None
         ex.model = request.model
@@ -431,9 +433,9 @@ class ProxyApp:
         route = await self.router.resolve(request.model)
         ex.upstream = route.upstream.name
         attempts = Attempts(self.pool, self.upstreams[route.upstream.name], ex, self.redactor)
-        work = handle_exchange(
-            scope, send, ex, protocol, body, request, route, attempts, self.config.proxy
-        )
+        proxy = self.config.proxy
+        plan = make_plan(scope, codec, body, request, route, attempts.upstream, proxy)
+        work = handle_exchange(send, ex, plan, request, attempts, proxy)
         if await until_disconnect(receive, work, lambda: ex.answered):
             ex.outcome = Outcome.CLIENT_CANCELLED
             ex.outcome_detail = (

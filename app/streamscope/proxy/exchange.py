@@ -21,7 +21,7 @@ import json
 from typing import Any
 
 from streamscope.capture.outcome import Outcome
-from streamscope.codecs import EncodeOptions, get_codec
+from streamscope.codecs import Codec
 from streamscope.config import ProxyConfig
 from streamscope.model import estimate
 from streamscope.model.assemble import assemble, to_events
@@ -29,10 +29,10 @@ from streamscope.model.errors import ProxyError, bad_gateway
 from streamscope.model.events import Usage
 from streamscope.model.request import Request
 from streamscope.pipeline import StreamPipeline
-from streamscope.proxy.asgi import Scope, Send, header, send_bytes, send_json, start_sse
+from streamscope.proxy.asgi import Send, send_bytes, send_json, start_sse
 from streamscope.proxy.attempts import Attempts, EarlyStart, UpstreamRejected
+from streamscope.proxy.plan import Plan
 from streamscope.proxy.relay import Exchange, StreamRelay, error_text
-from streamscope.proxy.routing import Route
 from streamscope.redact import Redactor
 from streamscope.wire import decode_all
 
@@ -40,49 +40,18 @@ JSON = dict[str, Any]
 DRAIN_SECONDS = 0.05  # the upstream's tail read before the client's response ends
 
 
-def _upstream_body(
-    protocol: str, body: JSON, request: Request, route: Route, passthrough: bool
-) -> JSON:
-    if passthrough:
-        return {**body, "model": route.model}
-    # Repair mode always streams from the upstream (with usage, which Anthropic and
-    # Responses clients need even when an OpenAI Chat client did not ask for it).
-    upstream_request = dataclasses.replace(
-        request, model=route.model, stream=True, include_usage=True
-    )
-    return get_codec(protocol).encode_request(upstream_request)
-
-
-def _forward_headers(scope: Scope, client_protocol: str, protocol: str) -> dict[str, str]:
-    if client_protocol != protocol:
-        return {}
-    out: dict[str, str] = {}
-    for name in get_codec(client_protocol).forwarded_headers:
-        value = header(scope, name.encode())
-        if value is not None:
-            out[name] = value
-    return out
-
-
-async def _upstream_error(
-    rejected: UpstreamRejected,
-    upstream: str,
-    protocol: str,
-    client_protocol: str,
-    passthrough: bool,
-    send: Send,
-) -> str:
+async def _upstream_error(rejected: UpstreamRejected, upstream: str, plan: Plan, send: Send) -> str:
     """Answer the upstream's error to the client; what it was, in one line."""
     raw = rejected.body
     try:
         parsed: Any = json.loads(raw)
     except ValueError:
         parsed = None
-    upstream_error = get_codec(protocol).decode_error(
+    upstream_error = plan.upstream.decode_error(
         parsed if parsed is not None else raw.decode("utf-8", errors="replace")
     )
     detail = f"upstream {upstream} answered {rejected.status}: {error_text(upstream_error)}"
-    if passthrough and parsed is not None:
+    if plan.passthrough and parsed is not None:
         # The upstream's own error body, byte for byte (it is JSON of the client's protocol).
         await send_bytes(send, rejected.status, raw, b"application/json")
         return detail
@@ -90,7 +59,7 @@ async def _upstream_error(
     error = dataclasses.replace(
         upstream_error, message=f"upstream {upstream}: {upstream_error.message}"
     )
-    await send_json(send, rejected.status, get_codec(client_protocol).encode_error(error))
+    await send_json(send, rejected.status, plan.client.encode_error(error))
     return detail
 
 
@@ -101,70 +70,29 @@ def _tokens(usage: Usage | None) -> int:
 
 
 async def handle_exchange(
-    scope: Scope,
     send: Send,
     exchange: Exchange,
-    client_protocol: str,
-    body: JSON,
+    plan: Plan,
     request: Request,
-    route: Route,
     attempts: Attempts,
     proxy: ProxyConfig,
 ) -> None:
-    config = route.upstream
-    # The protocol this upstream is asked in: its own (the demo speaks the client's).
-    protocol = attempts.upstream.protocol_for(client_protocol, route.model)
-    passthrough = config.mode == "passthrough" and protocol == client_protocol
-    exchange.mode = "passthrough" if passthrough else "repair"
-    upstream_body = _upstream_body(protocol, body, request, route, passthrough)
-    stream_upstream = request.stream if passthrough else True
-    options = EncodeOptions(
-        include_usage=request.include_usage or get_codec(client_protocol).requires_usage,
-        model=request.model if request.model != route.model else None,
-        request=request,
-    )
-    forward = _forward_headers(scope, client_protocol, protocol)
-    # A streaming client must hear something within the keepalive interval, even while
-    # the account loop still waits for the upstream's first frame.
-    window = proxy.commit_window_seconds
-    if proxy.keepalive_seconds > 0:
-        window = min(window, proxy.keepalive_seconds)
-    early = EarlyStart(send, proxy.keepalive_seconds, window) if request.stream else None
+    """Run ``plan`` (:func:`~streamscope.proxy.plan.make_plan`): open the upstream through
+    the account loop, then answer the client, streamed or whole."""
+    exchange.mode = plan.mode
+    keepalive = proxy.keepalive_seconds
+    early = EarlyStart(send, keepalive, plan.commit_window) if request.stream else None
     try:
-        await _exchange(
-            send,
-            exchange,
-            client_protocol,
-            request,
-            attempts,
-            proxy,
-            early,
-            _Plan(protocol, upstream_body, stream_upstream, passthrough, options, forward),
-        )
+        await _exchange(send, exchange, plan, request, attempts, proxy, early)
     except (ProxyError, UpstreamRejected) as exc:
         if early is None or not early.started:
             raise
         # The client's stream began before the failure: its error frame, not a status.
-        await _stream_error(exc, exchange, protocol, client_protocol, options, send)
-
-
-@dataclasses.dataclass
-class _Plan:
-    protocol: str
-    body: JSON
-    stream: bool
-    passthrough: bool
-    options: EncodeOptions
-    forward: dict[str, str]
+        await _stream_error(exc, exchange, plan, send)
 
 
 async def _stream_error(
-    exc: ProxyError | UpstreamRejected,
-    exchange: Exchange,
-    protocol: str,
-    client_protocol: str,
-    options: EncodeOptions,
-    send: Send,
+    exc: ProxyError | UpstreamRejected, exchange: Exchange, plan: Plan, send: Send
 ) -> None:
     """A failure after an early-started stream: the client protocol's error frame and
     terminator (the answer a failure mid-stream gets)."""
@@ -174,7 +102,7 @@ async def _stream_error(
             parsed: Any = json.loads(raw)
         except ValueError:
             parsed = raw.decode("utf-8", errors="replace")
-        error = get_codec(protocol).decode_error(parsed)
+        error = plan.upstream.decode_error(parsed)
         error = dataclasses.replace(error, message=f"upstream {exchange.upstream}: {error.message}")
         outcome = Outcome.ERROR_ANSWER
         detail = f"upstream {exchange.upstream} answered {exc.status}: {error_text(error)}"
@@ -183,7 +111,8 @@ async def _stream_error(
         timeout = (error.code or error.error_type) == "upstream_timeout"
         outcome = Outcome.PROXY_TIMEOUT if timeout else Outcome.ERROR_ANSWER
         detail = f"{exc.status} {error.code or error.error_type}: {error.message}"
-    pipeline = StreamPipeline(client_protocol, client_protocol, passthrough=False, options=options)
+    client = plan.client.name
+    pipeline = StreamPipeline(client, client, passthrough=False, options=plan.options)
     body = b"".join(pipeline.fail(error))
     exchange.outcome, exchange.outcome_detail = outcome, detail
     await send({"type": "http.response.body", "body": body, "more_body": True})
@@ -193,18 +122,17 @@ async def _stream_error(
 async def _exchange(
     send: Send,
     exchange: Exchange,
-    client_protocol: str,
+    plan: Plan,
     request: Request,
     attempts: Attempts,
     proxy: ProxyConfig,
     early: EarlyStart | None,
-    plan: _Plan,
 ) -> None:
     config = attempts.upstream.config
-    protocol, passthrough, options = plan.protocol, plan.passthrough, plan.options
-    stream_upstream = plan.stream
+    protocol, client_protocol = plan.upstream.name, plan.client.name
+    passthrough, options, stream_upstream = plan.passthrough, plan.options, plan.stream
     tokens, output, broken = 0, None, None
-    limit = proxy.max_body_bytes * 4
+    limit = plan.read_limit
     relay: StreamRelay | None = None
     async with contextlib.AsyncExitStack() as stack:
         try:
@@ -217,14 +145,12 @@ async def _exchange(
                 buffered=passthrough and not stream_upstream,
                 read_limit=limit,
                 early=early,
-                first_frame=proxy.first_byte_timeout_seconds,
+                first_frame=plan.first_frame,
             )
         except UpstreamRejected as rejected:
             if early is not None and early.started:
                 raise  # the stream's error frame (handle_exchange)
-            detail = await _upstream_error(
-                rejected, config.name, protocol, client_protocol, passthrough, send
-            )
+            detail = await _upstream_error(rejected, config.name, plan, send)
             exchange.outcome, exchange.outcome_detail = Outcome.ERROR_ANSWER, detail
             return
         try:
@@ -234,23 +160,14 @@ async def _exchange(
                 raw = await response.read(limit)
                 if exchange.recorder is not None:
                     exchange.recorder.upstream_body_whole(raw)
-                usage = _usage_of(protocol, raw)
+                usage = _usage_of(plan.upstream, raw)
                 tokens, output = _tokens(usage), usage.output_tokens if usage else None
                 started = early is not None and early.started
                 if passthrough and not started:  # the upstream's body, byte for byte
                     await send_bytes(send, response.status, raw, response.content_type.encode())
                     exchange.outcome = Outcome.COMPLETE
                     return
-                await _body_as_answer(
-                    raw,
-                    protocol,
-                    client_protocol,
-                    request,
-                    options,
-                    send,
-                    started,
-                    attempts.redactor,
-                )
+                await _body_as_answer(raw, plan, request, send, started, attempts.redactor)
                 exchange.outcome = Outcome.COMPLETE
                 exchange.outcome_detail = "the upstream sent a whole body for a stream request"
                 return
@@ -277,7 +194,7 @@ async def _exchange(
                 failed = pipeline.error
                 broken = failed.message if failed is not None else None
             if not request.stream:
-                await _whole_answer(pipeline, exchange, client_protocol, options, send)
+                await _whole_answer(pipeline, exchange, plan, send)
         finally:
             exchange.tokens = output  # the upstream's output count (None: it sent none)
             attempts.finish(tokens, broken)  # the pool counts input and output
@@ -288,16 +205,12 @@ async def _exchange(
 
 
 async def _whole_answer(
-    pipeline: StreamPipeline,
-    exchange: Exchange,
-    client_protocol: str,
-    options: EncodeOptions,
-    send: Send,
+    pipeline: StreamPipeline, exchange: Exchange, plan: Plan, send: Send
 ) -> None:
     """A non-streaming client's answer from the assembled stream: a broken stream is an
     error (not a 200 with what came before the break), in the client protocol's envelope."""
     result = pipeline.assembler.response
-    client = get_codec(client_protocol)
+    client, options = plan.client, plan.options
     if result.error is None:
         # The codec estimates the counts its clients require; the header says so.
         flag = [estimate.HEADER] if client.requires_usage and estimate.lacks(result.usage) else []
@@ -311,10 +224,8 @@ async def _whole_answer(
 
 async def _body_as_answer(
     raw: bytes,
-    protocol: str,
-    client_protocol: str,
+    plan: Plan,
     request: Request,
-    options: EncodeOptions,
     send: Send,
     started: bool = False,
     redactor: Redactor | None = None,
@@ -322,7 +233,7 @@ async def _body_as_answer(
     """Repair mode, a whole body where a stream was asked for. Either a non-streaming
     response (some upstreams ignore ``stream: true``), decoded as such, or SSE under a
     JSON content type; either way the client gets its own stream or body."""
-    codec = get_codec(protocol)
+    codec, options = plan.upstream, plan.options
     try:
         parsed: Any = json.loads(raw)
     except ValueError:
@@ -338,12 +249,12 @@ async def _body_as_answer(
             preview = redactor.cut(text, 80) if redactor is not None else text[:80]
             raise bad_gateway(
                 f"the upstream answered a stream request with a body that is neither SSE "
-                f"nor a {protocol} response ({preview!r})",
+                f"nor a {codec.name} response ({preview!r})",
                 "upstream_not_sse",
             )
         events = codec.stream_decoder().decode_stream(frames)
         response = assemble(events)
-    client = get_codec(client_protocol)
+    client = plan.client
     if not request.stream:
         await send_json(send, 200, client.encode_response(response, options))
         return
@@ -362,8 +273,8 @@ def is_event_stream(content_type: str) -> bool:
     return "json" not in content_type.lower()
 
 
-def _usage_of(protocol: str, raw: bytes) -> Usage | None:
+def _usage_of(codec: Codec, raw: bytes) -> Usage | None:
     try:
-        return get_codec(protocol).decode_response(json.loads(raw)).usage
+        return codec.decode_response(json.loads(raw)).usage
     except Exception:  # a body we cannot read counts no tokens; the client still gets it
         return None

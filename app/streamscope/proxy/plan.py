@@ -1,0 +1,96 @@
+"""What one request will do, decided before anything is sent: :func:`make_plan`.
+
+A pure function of the request (its headers, body and canonical form), the route the
+router chose, the upstream and the proxy's settings. The exchange
+(:mod:`streamscope.proxy.exchange`) then runs the plan: it holds no decision of its own
+about protocols, modes or bodies.
+
+- The upstream is asked in its own protocol (the demo speaks the client's).
+- **passthrough** (only with the same protocol on both sides): the client's own body is
+  sent, its ``model`` replaced, streaming as the client asked.
+- **repair**: the canonical request is encoded in the upstream's protocol, always
+  streaming and with usage (Anthropic and Responses clients need counts even when an
+  OpenAI Chat client did not ask for them); a non-streaming client's answer is
+  assembled from the stream.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from streamscope.codecs import Codec, EncodeOptions, get_codec
+from streamscope.config import ProxyConfig
+from streamscope.model.request import Request
+from streamscope.proxy.asgi import Scope, header
+from streamscope.proxy.routing import Route
+from streamscope.proxy.upstream import Upstream
+
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    client: Codec  # the protocol the client speaks
+    upstream: Codec  # the protocol the upstream is asked in
+    passthrough: bool
+    body: JSON  # the upstream request's body
+    stream: bool  # whether the upstream is asked for a stream
+    options: EncodeOptions  # how the client's answer is encoded
+    forward: dict[str, str]  # client headers the upstream gets too (same protocol only)
+    commit_window: float  # the longest a stream's client waits before its stream starts
+    read_limit: int  # the most of a whole upstream body read
+    first_frame: float  # the first-byte budget
+
+    @property
+    def mode(self) -> str:
+        return "passthrough" if self.passthrough else "repair"
+
+
+def make_plan(
+    scope: Scope,
+    client: Codec,
+    body: JSON,
+    request: Request,
+    route: Route,
+    upstream: Upstream,
+    proxy: ProxyConfig,
+) -> Plan:
+    target = get_codec(upstream.protocol_for(client.name, route.model))
+    passthrough = route.upstream.mode == "passthrough" and target.name == client.name
+    if passthrough:
+        upstream_body = {**body, "model": route.model}
+    else:
+        canonical = dataclasses.replace(request, model=route.model, stream=True, include_usage=True)
+        upstream_body = target.encode_request(canonical)
+    forward: dict[str, str] = {}
+    if target.name == client.name:
+        for name in client.forwarded_headers:
+            value = header(scope, name.encode())
+            if value is not None:
+                forward[name] = value
+    # A streaming client must hear something within the keepalive interval, even while
+    # the account loop still waits for the upstream's first frame.
+    window = proxy.commit_window_seconds
+    if proxy.keepalive_seconds > 0:
+        window = min(window, proxy.keepalive_seconds)
+    return Plan(
+        client=client,
+        upstream=target,
+        passthrough=passthrough,
+        body=upstream_body,
+        stream=request.stream if passthrough else True,
+        options=EncodeOptions(
+            include_usage=request.include_usage or client.requires_usage,
+            model=request.model if request.model != route.model else None,
+            request=request,
+        ),
+        forward=forward,
+        commit_window=window,
+        read_limit=proxy.max_body_bytes * 4,
+        first_frame=proxy.first_byte_timeout_seconds,
+    )
+
+
+__all__ = ["Plan", "make_plan"]
