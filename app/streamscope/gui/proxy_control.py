@@ -17,13 +17,14 @@ from streamscope.config import Config
 from streamscope.config_save import save_config
 from streamscope.ports import free_port
 from streamscope.proxy.app import ProxyApp
+from streamscope.proxy.core import Core
 from streamscope.proxy.server import PortInUse, ProxyServer
 
 
 class ProxyControl(QObject):
     """``changed`` is emitted with a one-line state: "running", "stopped", or why not;
     ``replaced`` when :meth:`apply` has put a new :attr:`app` in place (views of the old
-    app's flows and pool follow ``control.app`` then)."""
+    core's flows and pool follow ``control.core`` then)."""
 
     changed = Signal(str)
     replaced = Signal()
@@ -44,9 +45,11 @@ class ProxyControl(QObject):
         self._implicit = None if config.upstreams else self.config.upstreams
         self.config_path = config_path
         self._paths = (state_path, capture_path)
-        # One app per config: its pool and flows survive a restart on another port
-        # (only the listening socket changes); new settings get a new app (apply()).
-        self.app = ProxyApp(self.config, state_path=state_path, capture_path=capture_path)
+        # One core (its pool and flows) and one app per config: they survive a restart
+        # on another port (only the listening socket changes); new settings get a new
+        # core and app (apply()). The window reads the core, never through the app.
+        self.core = Core(self.config, state_path, capture_path)
+        self.app = ProxyApp(self.config, core=self.core)
         self.server: ProxyServer | None = None
         self.error: str | None = None
         self.suggested_port: int | None = None  # a free port, when the configured is taken
@@ -117,7 +120,8 @@ class ProxyControl(QObject):
             if not config.upstreams:
                 self._implicit = config.with_defaults().upstreams
             self.config = config.with_defaults()
-            self.app = ProxyApp(self.config, state_path=state_path, capture_path=capture_path)
+            self.core = Core(self.config, state_path, capture_path)
+            self.app = ProxyApp(self.config, core=self.core)
             self._started = False
             self.replaced.emit()
             if resume:

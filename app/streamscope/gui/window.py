@@ -145,9 +145,9 @@ class MainWindow(QMainWindow):
         # Requests the proxy refused (never flows): counted in the status bar, listed
         # under the traffic; the feed follows the app's log (a new app: a new log).
         self.refusals = RefusalFeed(self)
-        self.refusals.follow(getattr(control.app, "refusals", None))
-        self.traffic = TrafficView(control.app.flows, self.analyser, self.refusals)
-        self.pool = PoolPanel(control.app.pool)
+        self.refusals.follow(control.core.refusals)
+        self.traffic = TrafficView(control.core.flows, self.analyser, self.refusals)
+        self.pool = PoolPanel(control.core.pool)
         self.tabs.addTab(self.client, "Client")
         self.tabs.addTab(self.traffic, "Traffic")
         self.tabs.addTab(self.pool, "Account pool")
@@ -199,9 +199,9 @@ class MainWindow(QMainWindow):
 
     def _app_replaced(self) -> None:
         """The proxy was rebuilt on new settings: the panes follow the new app."""
-        self.pool.follow(self.control.app.pool)
-        self.refusals.follow(getattr(self.control.app, "refusals", None))
-        asyncio.ensure_future(self.traffic.follow(self.control.app.flows))
+        self.pool.follow(self.control.core.pool)
+        self.refusals.follow(self.control.core.refusals)
+        asyncio.ensure_future(self.traffic.follow(self.control.core.flows))
 
     def show_refusals(self) -> None:
         """The refused requests, in the Traffic tab (the status bar's counter clicked)."""

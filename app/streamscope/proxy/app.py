@@ -34,7 +34,6 @@ an unexpected exception is logged and answered with a 500 envelope, never a trac
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import logging
 import uuid
@@ -44,7 +43,6 @@ from typing import Any
 import httpx
 
 from streamscope import strictjson
-from streamscope.analysis.view import summarize
 from streamscope.capture.outcome import Outcome, short_detail
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
@@ -57,10 +55,10 @@ from streamscope.model.request import RequestError
 from streamscope.net.clients import upstream_http, upstream_wire
 from streamscope.net.http1 import Http1Client
 from streamscope.pool.pool import AccountPool
-from streamscope.pool.store import PoolStore
 from streamscope.proxy.admin import handle_admin
 from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_json
 from streamscope.proxy.attempts import Attempts
+from streamscope.proxy.core import Core
 from streamscope.proxy.exchange import handle_exchange
 from streamscope.proxy.paths import ENDPOINTS, MODELS, endpoint, miss
 from streamscope.proxy.plan import make_plan
@@ -108,7 +106,9 @@ def _host_name(host: str) -> str:
 
 
 class ProxyApp:
-    """The ASGI app. ``upstreams`` may be given (tests, the GUI); else built from config."""
+    """The ASGI app, serving requests with a :class:`~streamscope.proxy.core.Core` (the
+    stores: pool, flows, refusals, redactor), given or built from the config and the
+    paths. ``upstreams`` may be given (tests, the GUI); else built from config."""
 
     def __init__(
         self,
@@ -116,34 +116,16 @@ class ProxyApp:
         upstreams: dict[str, Upstream] | None = None,
         state_path: Path | None = None,
         capture_path: Path | None = None,
+        core: Core | None = None,
     ) -> None:
         """``state_path``: the pool's SQLite file, ``capture_path``: the flows' (None
-        keeps either in memory)."""
-        self.config = config.with_defaults()
+        keeps either in memory); both ignored when ``core`` is given."""
+        self.core = core if core is not None else Core(config, state_path, capture_path)
+        self.config = self.core.config
         self.client: httpx.AsyncClient | None = None
         self.wire: Http1Client | None = None  # reads upstream answers (the hot path)
         self.upstreams = upstreams if upstreams is not None else self._build_upstreams()
-        self.pool = AccountPool(
-            self.config, PoolStore(state_path) if state_path is not None else None
-        )
         self.router = Router(self.config, ModelCatalog(self.upstreams, self.pool.peek))
-        self.redactor = Redactor.for_config(self.config)
-        capture = self.config.capture
-        self.flows = (
-            FlowStore(
-                capture_path,
-                self.redactor,
-                max_flows=capture.max_flows,
-                max_bytes=int(capture.max_megabytes * 1024 * 1024),
-                busy=lambda: self._in_flight > 0,
-                summarize=summarize,
-                max_backlog_bytes=int(capture.backlog_megabytes * 1024 * 1024),
-            )
-            if capture.enabled
-            else None
-        )
-        self._flow_limit = int(capture.max_flow_megabytes * 1024 * 1024)
-        self._in_flight = 0  # proxied requests under way (capture writes wait for a lull)
         self._log_filter = RedactingFilter(self.redactor)
         for name in LOGGERS:
             logging.getLogger(name).addFilter(self._log_filter)
@@ -153,7 +135,23 @@ class ProxyApp:
         self._keys = [k.get_secret_value().encode() for k in self.config.proxy.api_keys]
         self._admin_keys = [k.get_secret_value().encode() for k in self.config.proxy.admin_keys]
         self._allowed_hosts = {h.lower() for h in self.config.proxy.allowed_hosts}
-        self.refusals = RefusalLog()  # requests turned away before they became flows
+
+    # The core's stores, as the app's own (the proxy's code and the tests read them here).
+    @property
+    def pool(self) -> AccountPool:
+        return self.core.pool
+
+    @property
+    def flows(self) -> FlowStore | None:
+        return self.core.flows
+
+    @property
+    def refusals(self) -> RefusalLog:
+        return self.core.refusals
+
+    @property
+    def redactor(self) -> Redactor:
+        return self.core.redactor
 
     def _build_upstreams(self) -> dict[str, Upstream]:
         out: dict[str, Upstream] = {}
@@ -176,12 +174,10 @@ class ProxyApp:
         return self.wire
 
     async def start(self) -> None:
-        await self.pool.start(self._probe)
+        await self.core.start(self._probe)
 
     async def aclose(self) -> None:
-        await self.pool.close()
-        if self.flows is not None:
-            await asyncio.to_thread(self.flows.close)
+        await self.core.aclose()
         for name in LOGGERS:
             logging.getLogger(name).removeFilter(self._log_filter)
         for handler in self._filtered:
@@ -283,17 +279,17 @@ class ProxyApp:
         """Start capturing ``exchange`` as a flow (once it is known not to be refused)."""
         if self.flows is None:
             return
-        rec = FlowRecorder(exchange.request_id, protocol, self._flow_limit)
+        rec = FlowRecorder(exchange.request_id, protocol, self.core.flow_limit)
         # Every client send is masked in __call__'s tracked() before it is recorded, with
         # the redactor the store masks with: the capture need not scan those bytes again.
         rec.client_masked = self.flows.redactor is self.redactor
         exchange.recorder = rec
-        self._in_flight += 1
+        self.core.in_flight += 1
 
     def _drop_recorder(self, exchange: Exchange) -> None:
         if exchange.recorder is not None:
             exchange.recorder = None
-            self._in_flight -= 1
+            self.core.in_flight -= 1
 
     def _refused(self, scope: Scope, exc: Refused) -> None:
         self.refusals.add(

@@ -1,0 +1,67 @@
+"""The state a proxy runs on and the window shows: :class:`Core`.
+
+It owns the stores: the account pool (and its SQLite file), the flow store (capture;
+None when capture is off), the refusal log, and the redactor every one of them masks
+with. The proxy app (:class:`~streamscope.proxy.app.ProxyApp`) serves requests with a
+core; the window reads the core it was given, never through the app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from streamscope.analysis.view import summarize
+from streamscope.capture.store import FlowStore
+from streamscope.config import AccountConfig, Config
+from streamscope.pool.pool import AccountPool
+from streamscope.pool.store import PoolStore
+from streamscope.proxy.refusals import RefusalLog
+from streamscope.redact import Redactor
+
+MIB = 1024 * 1024
+Probe = Callable[[str, AccountConfig], Awaitable[bool]]
+
+
+class Core:
+    def __init__(
+        self, config: Config, state_path: Path | None = None, capture_path: Path | None = None
+    ) -> None:
+        """``state_path``: the pool's SQLite file, ``capture_path``: the flows' (None
+        keeps either in memory)."""
+        self.config = config.with_defaults()
+        self.redactor = Redactor.for_config(self.config)
+        self.pool = AccountPool(
+            self.config, PoolStore(state_path) if state_path is not None else None
+        )
+        self.refusals = RefusalLog()  # requests turned away before they became flows
+        self.in_flight = 0  # proxied requests under way (capture writes wait for a lull)
+        capture = self.config.capture
+        self.flows = (
+            FlowStore(
+                capture_path,
+                self.redactor,
+                max_flows=capture.max_flows,
+                max_bytes=int(capture.max_megabytes * MIB),
+                busy=lambda: self.in_flight > 0,
+                summarize=summarize,
+                max_backlog_bytes=int(capture.backlog_megabytes * MIB),
+            )
+            if capture.enabled
+            else None
+        )
+        self.flow_limit = int(capture.max_flow_megabytes * MIB)  # one flow's bytes, at most
+
+    async def start(self, probe: Probe) -> None:
+        """The pool's timers and its probe of switched-off accounts."""
+        await self.pool.start(probe)
+
+    async def aclose(self) -> None:
+        """The pool's state and what capture still holds, written; the files closed."""
+        await self.pool.close()
+        if self.flows is not None:
+            await asyncio.to_thread(self.flows.close)
+
+
+__all__ = ["Core"]
