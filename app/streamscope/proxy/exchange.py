@@ -33,6 +33,7 @@ from streamscope.proxy.asgi import Send, send_bytes, send_json, start_sse
 from streamscope.proxy.attempts import Attempts, EarlyStart, UpstreamRejected
 from streamscope.proxy.plan import Plan
 from streamscope.proxy.relay import Exchange, StreamRelay, error_text
+from streamscope.proxy.upstream import UpstreamResponse
 from streamscope.redact import Redactor
 from streamscope.wire import decode_all
 
@@ -119,6 +120,15 @@ async def _stream_error(
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
+@dataclasses.dataclass(slots=True)
+class _Counted:
+    """What the pool and the request's log learn of an answer."""
+
+    tokens: int = 0  # input and output, for the account's counters
+    output: int | None = None  # the upstream's output count (None: it sent none)
+    broken: str | None = None  # why a stream broke after commit
+
+
 async def _exchange(
     send: Send,
     exchange: Exchange,
@@ -128,80 +138,118 @@ async def _exchange(
     proxy: ProxyConfig,
     early: EarlyStart | None,
 ) -> None:
-    config = attempts.upstream.config
-    protocol, client_protocol = plan.upstream.name, plan.client.name
-    passthrough, options, stream_upstream = plan.passthrough, plan.options, plan.stream
-    tokens, output, broken = 0, None, None
-    limit = plan.read_limit
+    """The driver: open the upstream through the account loop, then the body path or
+    the stream path, and tell the pool what the answer counted."""
+    counted = _Counted()
     relay: StreamRelay | None = None
     async with contextlib.AsyncExitStack() as stack:
         try:
             response = await attempts.open(
                 stack,
                 plan.body,
-                protocol=protocol,
-                stream=stream_upstream,
+                protocol=plan.upstream.name,
+                stream=plan.stream,
                 forward=plan.forward,
-                buffered=passthrough and not stream_upstream,
-                read_limit=limit,
+                buffered=plan.passthrough and not plan.stream,
+                read_limit=plan.read_limit,
                 early=early,
                 first_frame=plan.first_frame,
             )
         except UpstreamRejected as rejected:
             if early is not None and early.started:
                 raise  # the stream's error frame (handle_exchange)
-            detail = await _upstream_error(rejected, config.name, plan, send)
+            detail = await _upstream_error(rejected, attempts.upstream.config.name, plan, send)
             exchange.outcome, exchange.outcome_detail = Outcome.ERROR_ANSWER, detail
             return
         try:
             if not is_event_stream(response.content_type):
                 # A whole body: the non-streaming answer asked for, or one an upstream
                 # sent instead of the stream it was asked for.
-                raw = await response.read(limit)
-                if exchange.recorder is not None:
-                    exchange.recorder.upstream_body_whole(raw)
-                usage = _usage_of(plan.upstream, raw)
-                tokens, output = _tokens(usage), usage.output_tokens if usage else None
-                started = early is not None and early.started
-                if passthrough and not started:  # the upstream's body, byte for byte
-                    await send_bytes(send, response.status, raw, response.content_type.encode())
-                    exchange.outcome = Outcome.COMPLETE
-                    return
-                await _body_as_answer(raw, plan, request, send, started, attempts.redactor)
-                exchange.outcome = Outcome.COMPLETE
-                exchange.outcome_detail = "the upstream sent a whole body for a stream request"
-                return
-            pipeline = StreamPipeline(
-                protocol, client_protocol, passthrough=passthrough, options=options
-            )
-            relay = StreamRelay(pipeline, response, proxy, exchange)
-            stack.push_async_callback(relay.close)
-            try:
-                if request.stream:
-                    if early is None or not early.started:
-                        await start_sse(send, [])
-                    await relay.run(send, keepalive=proxy.keepalive_seconds > 0)
-                    await relay.finish_upstream(wait=DRAIN_SECONDS)
-                    await send({"type": "http.response.body", "body": b"", "more_body": False})
-                else:
-                    await relay.run(None, keepalive=False)
-                    await relay.finish_upstream(wait=DRAIN_SECONDS)
-            finally:
-                # Not ``pipeline.assembler``: in passthrough it would decode the whole
-                # stream after the fact, at full speed a quarter of the proxy's time.
-                usage = pipeline.usage
-                tokens, output = _tokens(usage), usage.output_tokens if usage else None
-                failed = pipeline.error
-                broken = failed.message if failed is not None else None
-            if not request.stream:
-                await _whole_answer(pipeline, exchange, plan, send)
+                await _body_path(
+                    response, exchange, plan, request, send, early, counted, attempts.redactor
+                )
+            else:
+                relay = StreamRelay(
+                    StreamPipeline(
+                        plan.upstream.name,
+                        plan.client.name,
+                        passthrough=plan.passthrough,
+                        options=plan.options,
+                    ),
+                    response,
+                    proxy,
+                    exchange,
+                )
+                stack.push_async_callback(relay.close)
+                await _stream_path(relay, exchange, plan, request, send, early, counted)
         finally:
-            exchange.tokens = output  # the upstream's output count (None: it sent none)
-            attempts.finish(tokens, broken)  # the pool counts input and output
+            exchange.tokens = counted.output
+            attempts.finish(counted.tokens, counted.broken)  # the pool counts input and output
         # The client has its answer: the upstream's frames after the end of the client's
         # stream (after an error event, say) go on into the capture.
         if relay is not None:
             await relay.finish_upstream()
+
+
+async def _body_path(
+    response: UpstreamResponse,
+    exchange: Exchange,
+    plan: Plan,
+    request: Request,
+    send: Send,
+    early: EarlyStart | None,
+    counted: _Counted,
+    redactor: Redactor,
+) -> None:
+    """The upstream answered with a whole body: passed on byte for byte (passthrough,
+    before any byte of a stream went out), else decoded and answered in the client's
+    protocol, as a body or as a stream."""
+    raw = await response.read(plan.read_limit)
+    if exchange.recorder is not None:
+        exchange.recorder.upstream_body_whole(raw)
+    usage = _usage_of(plan.upstream, raw)
+    counted.tokens, counted.output = _tokens(usage), usage.output_tokens if usage else None
+    started = early is not None and early.started
+    if plan.passthrough and not started:  # the upstream's body, byte for byte
+        await send_bytes(send, response.status, raw, response.content_type.encode())
+        exchange.outcome = Outcome.COMPLETE
+        return
+    await _body_as_answer(raw, plan, request, send, started, redactor)
+    exchange.outcome = Outcome.COMPLETE
+    exchange.outcome_detail = "the upstream sent a whole body for a stream request"
+
+
+async def _stream_path(
+    relay: StreamRelay,
+    exchange: Exchange,
+    plan: Plan,
+    request: Request,
+    send: Send,
+    early: EarlyStart | None,
+    counted: _Counted,
+) -> None:
+    """The upstream streams: relayed frame by frame to a streaming client, or assembled
+    into a non-streaming client's body."""
+    pipeline = relay.pipeline
+    try:
+        if request.stream:
+            if early is None or not early.started:
+                await start_sse(send, [])
+            await relay.run(send, keepalive=relay.config.keepalive_seconds > 0)
+            await relay.finish_upstream(wait=DRAIN_SECONDS)
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        else:
+            await relay.run(None, keepalive=False)
+            await relay.finish_upstream(wait=DRAIN_SECONDS)
+    finally:
+        # Not ``pipeline.assembler``: in passthrough it would decode the whole stream
+        # after the fact, at full speed a quarter of the proxy's time.
+        usage = pipeline.usage
+        counted.tokens, counted.output = _tokens(usage), usage.output_tokens if usage else None
+        failed = pipeline.error
+        counted.broken = failed.message if failed is not None else None
+    if not request.stream:
+        await _whole_answer(pipeline, exchange, plan, send)
 
 
 async def _whole_answer(
