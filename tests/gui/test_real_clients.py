@@ -20,9 +20,9 @@ from PySide6.QtCore import Qt
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.gui import real_clients as rc
 from streamscope.gui.real_clients import COLUMNS, RealClientsPanel
+from streamscope.lint.clients import BY_ID, PYTHON_PINS
 from streamscope.realclients import availability, clients_for, node
 from streamscope.realclients.rows import AGREES, DIFFERS
-from streamscope.realclients.specs import BY_ID, PYTHON_PINS
 from tests.gui.support import wait_until
 from tests.gui.test_client_pane import _send, _window
 

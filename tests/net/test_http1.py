@@ -117,7 +117,7 @@ async def test_the_request_goes_out_as_the_capture_records_it() -> None:
             "POST", url + "/v1/messages?beta=true", [("x-api-key", "k"), ("Host", "evil")], body
         )
         response = await c.send(url + "/v1/messages?beta=true", head, body)
-        assert await response.aread() == b"{}"
+        assert b"".join([piece async for piece, _ in response.stamped()]) == b"{}"
         await response.aclose()
         await c.aclose()
     request = seen[0]

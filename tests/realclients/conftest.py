@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from streamscope.realclients.specs import NODE_PINS, PYTHON_PINS, python_version
+from streamscope.lint.clients import NODE_PINS, PYTHON_PINS
+from streamscope.realclients.specs import python_version
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -22,8 +22,8 @@ from __future__ import annotations
 import pytest
 
 from streamscope.lint import RULES
+from streamscope.lint.clients import NODE_PINS, clients_for
 from streamscope.realclients import CLIENTS, PROFILE_OF, compare
-from streamscope.realclients.specs import NODE_PINS, clients_for
 from tests.lint.cases import CASES
 from tests.realclients.support import Example, all_runs, examples, node_data_dir
 

@@ -8,9 +8,9 @@ import asyncio
 
 import pytest
 
+from streamscope.lint.clients import PROFILE_OF, clients_for
 from streamscope.lint.rules import RULES
 from streamscope.realclients import ClientRun, run_in_clients
-from streamscope.realclients.specs import PROFILE_OF, clients_for
 from streamscope.recording import read_recording
 from tests.lint.answers import CHAT_ERROR
 from tests.realclients.support import CACHE, node_data_dir

@@ -13,24 +13,16 @@ read, is listed as not linted.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
-from pathlib import Path
 from typing import Any
 
 from streamscope.analysis.view import asked_to_stream, leg_lint, was_cancelled
 from streamscope.capture.flow import Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har
-from streamscope.codecs import PROTOCOLS
-from streamscope.lint.profiles import PROFILES
 from streamscope.lint.report import LintReport
 
 JSON = dict[str, Any]
-
-
-class Unusable(Exception):
-    """A file or option that cannot be linted: one line, exit status 2."""
 
 
 def is_har(path: str) -> bool:
@@ -82,20 +74,15 @@ def _describe(index: int, entry: JSON) -> JSON:
     }
 
 
-def read_har(args: argparse.Namespace) -> list[tuple[JSON, LintReport | None]]:
-    protocol = None if args.protocol == "auto" else args.protocol
-    if protocol is not None and protocol not in PROTOCOLS:
-        known = ", ".join(["auto", *PROTOCOLS])
-        raise Unusable(f"unknown protocol {protocol!r} (known: {known})")
-    if args.client is not None and args.client not in PROFILES:
-        raise Unusable(f"unknown client {args.client!r} (known: {', '.join(PROFILES)})")
+def lint_har(data: bytes, protocol: str | None = None) -> list[tuple[JSON, LintReport | None]]:
+    """Each entry of a HAR file (its bytes) described, with its response's lint report
+    (None, and why in ``not_linted``, when there is nothing to lint); ``protocol``: read
+    every response as that protocol instead of its own. Raises ``ValueError`` when the
+    bytes are no HAR file."""
     try:
-        har = json.loads(Path(args.file).read_bytes().decode("utf-8-sig"))
-        legs = entry_legs(har)
-    except OSError as exc:
-        raise Unusable(f"cannot read {args.file}: {exc.strerror or exc}") from None
+        legs = entry_legs(json.loads(data.decode("utf-8-sig")))
     except (HarError, ValueError) as exc:
-        raise Unusable(f"{args.file}: not a HAR file ({exc})") from None
+        raise ValueError(f"not a HAR file ({exc})") from None
     out: list[tuple[JSON, LintReport | None]] = []
     cancelled = _cancelled_flows([entry for entry, _, _ in legs])
     for index, (entry, request, leg) in enumerate(legs, 1):
@@ -115,4 +102,4 @@ def read_har(args: argparse.Namespace) -> list[tuple[JSON, LintReport | None]]:
     return out
 
 
-__all__ = ["Unusable", "asked_to_stream", "entry_legs", "is_har", "read_har"]
+__all__ = ["asked_to_stream", "entry_legs", "is_har", "lint_har"]

@@ -16,10 +16,11 @@ import json
 import sys
 from pathlib import Path
 
+from streamscope.lint.clients import CLIENTS, PROFILE_OF
 from streamscope.realclients.compare import Verdict, compare, intended_answer
 from streamscope.realclients.node import InstallError, install_node_clients, installed, node_dir
 from streamscope.realclients.run import ClientRun, run_in_clients
-from streamscope.realclients.specs import CLIENTS, PROFILE_OF, availability, python_version
+from streamscope.realclients.specs import availability, python_version
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

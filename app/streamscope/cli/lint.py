@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from streamscope.analysis.har_lint import Unusable, read_har
+from streamscope.analysis.har_lint import lint_har
 from streamscope.codecs import PROTOCOLS
 from streamscope.lint.check import LintError, lint_bytes
 from streamscope.lint.profiles import PROFILES
@@ -84,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
     return 1 if any(f.severity == "error" for f in findings) else 0
 
 
-def _lint(args: argparse.Namespace) -> LintReport:
+def _read(args: argparse.Namespace) -> tuple[bytes, str | None]:
+    """The input's bytes and the protocol asked for (None: auto), the options checked."""
     protocol = None if args.protocol == "auto" else args.protocol
     if protocol is not None and protocol not in PROTOCOLS:
         known = ", ".join(["auto", *PROTOCOLS])
@@ -95,6 +96,11 @@ def _lint(args: argparse.Namespace) -> LintReport:
         data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
     except OSError as exc:
         raise _Unusable(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    return data, protocol
+
+
+def _lint(args: argparse.Namespace) -> LintReport:
+    data, protocol = _read(args)
     try:
         return lint_bytes(data, protocol, is_body=args.file.endswith(".json"))
     except LintError as exc:
@@ -119,8 +125,12 @@ def _print(report: LintReport, findings: list[LintFinding], client: str | None) 
 def run_har(args: argparse.Namespace) -> int:
     """``lint`` for a ``.har`` file (same options and exit status)."""
     try:
-        results = read_har(args)
-    except Unusable as exc:
+        data, protocol = _read(args)
+        try:
+            results = lint_har(data, protocol)
+        except ValueError as exc:
+            raise _Unusable(f"{args.file}: {exc}") from None
+    except _Unusable as exc:
         print(f"streamscope: error: {exc}", file=sys.stderr)
         return 2
     client: str | None = args.client

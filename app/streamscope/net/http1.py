@@ -92,9 +92,6 @@ class _Connection(asyncio.Protocol):
                 self.transport.pause_reading()
         self._wake()
 
-    def eof_received(self) -> bool | None:
-        return None  # close the transport: connection_lost follows
-
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         if self.complete or self.error is not None:
@@ -208,7 +205,7 @@ class _Connection(asyncio.Protocol):
 
 class Http1Response:
     """An answer whose status and headers are in; the body is read with :meth:`stamped`
-    (pieces with their arrival times), :meth:`aiter_raw` or :meth:`aread`."""
+    (pieces with their arrival times)."""
 
     def __init__(self, client: Http1Client, conn: _Connection) -> None:
         self._client = client
@@ -233,18 +230,6 @@ class Http1Response:
             if conn.complete:
                 return
             await conn.wait(timeout, "bytes")
-
-    async def aiter_raw(self) -> AsyncIterator[bytes]:
-        async for piece, _ in self.stamped():
-            yield piece
-
-    async def aread(self, limit: int | None = None) -> bytes:
-        out = bytearray()
-        async for piece in self.aiter_raw():
-            out += piece
-            if limit is not None and len(out) > limit:
-                break
-        return bytes(out)
 
     async def aclose(self) -> None:
         """Done with the answer: its connection back to the pool when the answer was

@@ -98,12 +98,7 @@ async def _stream_error(
     """A failure after an early-started stream: the client protocol's error frame and
     terminator (the answer a failure mid-stream gets)."""
     if isinstance(exc, UpstreamRejected):
-        raw = exc.body
-        try:
-            parsed: Any = json.loads(raw)
-        except ValueError:
-            parsed = raw.decode("utf-8", errors="replace")
-        error = plan.upstream.decode_error(parsed)
+        error = plan.upstream.decode_error_body(exc.body)
         error = dataclasses.replace(error, message=f"upstream {exchange.upstream}: {error.message}")
         outcome = Outcome.ERROR_ANSWER
         detail = f"upstream {exchange.upstream} answered {exc.status}: {error_text(error)}"

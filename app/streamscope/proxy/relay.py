@@ -256,31 +256,22 @@ class StreamRelay:
             async for batch in batches:
                 self._last_frame = time.monotonic()
                 out: list[bytes] = []
-                if log is None:
-                    for frame in batch:
-                        out += feed(frame)
-                        if pipeline.closed:
-                            break
-                        if first and pipeline.first_content_ns is not None and out:
-                            first = False  # the first content goes out before the rest
-                            await write(out)
-                            out = []
-                else:  # the same, marking where each upstream frame's chunks end
-                    marks: list[int] = []
-                    sent = 0  # of out, already written
-                    for frame in batch:
-                        out += feed(frame)
+                marks: list[int] = []  # for capture: after each frame, the chunks so far
+                sent = 0  # of out, already written (the first content, early)
+                for frame in batch:
+                    out += feed(frame)
+                    if log is not None:
                         marks.append(len(out))
-                        if pipeline.closed:
-                            break
-                        if first and pipeline.first_content_ns is not None and out:
-                            first = False  # the first content goes out before the rest
-                            await write(out)
-                            sent = len(out)
-                    if not log(batch, out, marks):  # too big to keep all of
-                        log = None
-                        self._logging = False
-                    out = out[sent:] if sent else out
+                    if pipeline.closed:
+                        break
+                    if first and pipeline.first_content_ns is not None and out:
+                        first = False  # the first content goes out before the rest
+                        await write(out[:])
+                        sent = len(out)
+                if log is not None and not log(batch, out, marks):  # too big to keep all
+                    log = None
+                    self._logging = False
+                out = out[sent:] if sent else out
                 if out:
                     await write(out)
                 if pipeline.closed:

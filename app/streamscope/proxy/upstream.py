@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
 import httpx
-import orjson
 
 from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, UpstreamConfig
@@ -35,6 +33,7 @@ from streamscope.net.http1 import Http1Client, Http1Response
 from streamscope.redact import Redactor
 from streamscope.wire import SSEDecoder
 from streamscope.wire.frame import Frame
+from streamscope.wire.jsontext import dumps
 
 JSON = dict[str, Any]
 MAX_ERROR_BODY = 1024 * 1024
@@ -210,15 +209,6 @@ def _masked(frame: Frame, redactor: Redactor) -> Frame:
         data=text(frame.data) if frame.data is not None else None,
         comments=tuple(text(c) for c in frame.comments),
     )
-
-
-def dumps(body: JSON) -> bytes:
-    """The request body as sent: compact UTF-8 JSON, by orjson (the standard library
-    for what orjson refuses: integers beyond 64 bits, lone surrogates)."""
-    try:
-        return orjson.dumps(body)
-    except TypeError:
-        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _key(account: AccountConfig | None) -> str:

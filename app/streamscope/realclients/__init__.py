@@ -2,25 +2,21 @@
 anthropic-python and, in Node, the Vercel AI SDK providers Cherry Studio runs on and the
 official Node SDKs, and put what each assembled beside the linter's prediction.
 
-- :mod:`~.specs`: the clients, their pinned versions, :func:`availability`;
+- :mod:`streamscope.lint.clients`: the clients and their pinned versions; :mod:`~.specs`:
+  :func:`availability`;
 - :mod:`~.run`: :func:`run_in_clients` (a loopback server on a real socket);
 - :mod:`~.node`: ``streamscope clients install`` (:func:`install_node_clients`);
 - :mod:`~.compare`: the intended answer and :func:`compare` with a lint report;
-- :mod:`~.cli`: ``streamscope clients install|list|run`` and ``lint --clients``.
+- ``streamscope.cli.clients``: ``streamscope clients install|list|run`` and ``lint --clients``.
 
 No Qt here; the GUI's "Run in real clients" action is built on this API.
 """
 
+from streamscope.lint.clients import CLIENTS, PROFILE_OF, ClientSpec, clients_for
 from streamscope.realclients.compare import Answer, Verdict, compare, intended_answer
 from streamscope.realclients.node import InstallError, NodeInstall, install_node_clients
 from streamscope.realclients.run import ClientRun, StreamInput, run_in_clients, run_many
-from streamscope.realclients.specs import (
-    CLIENTS,
-    PROFILE_OF,
-    ClientSpec,
-    availability,
-    clients_for,
-)
+from streamscope.realclients.specs import availability
 
 __all__ = [
     "CLIENTS",

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from streamscope.realclients.specs import PROFILE_OF
+from streamscope.lint.clients import PROFILE_OF
 
 if TYPE_CHECKING:
     from streamscope.lint.report import LintReport

@@ -25,7 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from streamscope.realclients.specs import NODE_INSTALL, NODE_MISSING, NODE_PINS, ClientSpec
+from streamscope.lint.clients import NODE_INSTALL, NODE_MISSING, NODE_PINS, ClientSpec
 
 MARKER = ".complete"
 SCRIPT = "run_clients.mjs"

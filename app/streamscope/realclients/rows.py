@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from streamscope.capture.flow import Leg
+from streamscope.lint.clients import ClientSpec, clients_for
 from streamscope.lint.report import LintReport
 from streamscope.realclients.compare import Answer, Verdict, intended_answer
 from streamscope.realclients.run import ClientRun
-from streamscope.realclients.specs import ClientSpec, availability, clients_for, python_version
+from streamscope.realclients.specs import availability, python_version
 
 log = logging.getLogger("streamscope.realclients")
 
@@ -132,7 +133,7 @@ def client_rows(
     data_dir: Path | None = None,
 ) -> list[ClientRow]:
     """The panel's rows for a finished run (``verdicts`` None: nothing to compare with)."""
-    from streamscope.realclients.specs import BY_ID
+    from streamscope.lint.clients import BY_ID
 
     by_client = {v.client: v for v in verdicts or []}
     rows = []

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamscope.lint.clients import BY_ID, CLIENTS, ClientSpec
 from streamscope.realclients import node
 from streamscope.realclients.python_clients import quiet_clients, run_python_client
 from streamscope.realclients.server import Replay, ReplayServer
-from streamscope.realclients.specs import BY_ID, CLIENTS, ClientSpec, availability
+from streamscope.realclients.specs import availability
 
 PYTHON_THREADS = 4
 # What each client appends to its base URL decides the base it is given: the Anthropic

@@ -1,26 +1,13 @@
-"""Whether a real client can run here (its SDK installed, Node and its packages), and
-the client data of :mod:`streamscope.lint.clients` (which client proves which profile,
-the pinned versions), re-exported for the runner."""
+"""Whether a real client can run here: its SDK installed, or Node and its packages. The
+clients themselves (which proves which profile, the pinned versions) are data in
+:mod:`streamscope.lint.clients`."""
 
 from __future__ import annotations
 
 import importlib.metadata
 from pathlib import Path
 
-from streamscope.lint.clients import (
-    BY_ID,
-    CLIENTS,
-    NODE_INSTALL,
-    NODE_MISSING,
-    NODE_PINS,
-    PROFILE_OF,
-    PYTHON_EXTRA,
-    PYTHON_PINS,
-    ClientSpec,
-    Runtime,
-    clients_for,
-    proven_with,
-)
+from streamscope.lint.clients import PYTHON_EXTRA, ClientSpec
 
 
 def python_version(package: str) -> str | None:
@@ -41,19 +28,4 @@ def availability(spec: ClientSpec, data_dir: Path | None = None) -> str | None:
     return node.missing(spec, data_dir)
 
 
-__all__ = [
-    "BY_ID",
-    "CLIENTS",
-    "ClientSpec",
-    "NODE_INSTALL",
-    "NODE_MISSING",
-    "NODE_PINS",
-    "PROFILE_OF",
-    "PYTHON_EXTRA",
-    "PYTHON_PINS",
-    "Runtime",
-    "availability",
-    "clients_for",
-    "proven_with",
-    "python_version",
-]
+__all__ = ["availability", "python_version"]
