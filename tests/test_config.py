@@ -19,7 +19,7 @@ from streamscope.config import (
     mask,
     parse_config,
 )
-from streamscope.config_save import ensure_local_key, render_config
+from streamscope.config.save import ensure_local_key, render_config
 from streamscope.demo.upstream import DemoUpstream
 
 EXAMPLE = """

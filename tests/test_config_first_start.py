@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from pydantic import SecretStr
 
 from streamscope.config import Config, load_config, parse_config
-from streamscope.config_save import ensure_local_key, save_config
+from streamscope.config.save import ensure_local_key, save_config
 
 ROOT = Path(__file__).resolve().parents[1]
 

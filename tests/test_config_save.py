@@ -21,7 +21,7 @@ from streamscope.config import (
     load_config,
     parse_config,
 )
-from streamscope.config_save import render_config, save_config
+from streamscope.config.save import render_config, save_config
 
 COMMENTED = """\
 # StreamScope, my setup

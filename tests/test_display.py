@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from streamscope.display import XCB_LIBRARIES, find_library, why_no_window
+from streamscope.gui.display import XCB_LIBRARIES, find_library, why_no_window
 
 
 def present(name: str) -> str | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from streamscope.model.events import Error
-from streamscope.pipeline import StreamPipeline
+from streamscope.translation.pipeline import StreamPipeline
 from streamscope.wire import decode_all
 from tests.support import FIXTURES, fixture_files, load
 

@@ -21,8 +21,8 @@ from streamscope.codecs import get_codec
 from streamscope.findings import errors
 from streamscope.model.response import Response
 from streamscope.model.stop import TO_ANTHROPIC, TO_OPENAI_CHAT
-from streamscope.pipeline import StreamPipeline
-from streamscope.translate import translate_frames
+from streamscope.translation.offline import translate_frames
+from streamscope.translation.pipeline import StreamPipeline
 from tests import sdk_clients
 from tests.support import FIXTURES, fixture_files, load
 

@@ -33,7 +33,7 @@ from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har, to_har
 from streamscope.capture.sse import export_sse, export_timing, import_sse, leg_frames
 from streamscope.recording import RecordingError, read_recording
-from streamscope.translate import translate_frames
+from streamscope.translation.offline import translate_frames
 from tests.proxy.demo_support import ask, demo_config
 from tests.proxy.harness import Running, proxied
 from tests.support import FIXTURES, fixture_files, load

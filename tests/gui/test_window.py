@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication
 from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.theme import Theme
 from streamscope.gui.window import MainWindow
-from streamscope.ports import is_free
+from streamscope.proxy.ports import is_free
 from tests.gui.support import open_window, wait_until
 from tests.proxy.harness import KEY, make_config
 

@@ -12,7 +12,7 @@ import pytest
 from streamscope.codecs import PROTOCOLS
 from streamscope.lint import lint_bytes
 from streamscope.recording import read_recording
-from streamscope.translate import translate_frames
+from streamscope.translation.offline import translate_frames
 from tests.support import FIXTURES, fixture_files
 
 INHERITED = {"stream.truncated-tool-json", "chat.refusal", "stream.upstream-error"}

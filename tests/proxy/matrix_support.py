@@ -26,7 +26,7 @@ from streamscope.codecs import EncodeOptions, get_codec
 from streamscope.config import KIND_PROTOCOL
 from streamscope.model.response import ReasoningOut, Response
 from streamscope.recording import read_recording
-from streamscope.translate import translate_frames
+from streamscope.translation.offline import translate_frames
 from tests import sdk_clients
 from tests.support import FIXTURES, load
 from tests.test_translate import expected

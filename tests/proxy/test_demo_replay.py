@@ -17,7 +17,7 @@ import pytest
 
 from streamscope.config import Config
 from streamscope.demo.replay import builtin_dir
-from streamscope.translate import translate_frames
+from streamscope.translation.offline import translate_frames
 from tests.proxy.demo_support import CLIENTS, FAST, ask
 from tests.proxy.harness import Running, make_config, proxied
 from tests.proxy.matrix_support import CLIENT_PROTOCOL

@@ -24,7 +24,7 @@ import openai
 import pytest
 
 from streamscope.config import ConfigError, parse_config
-from streamscope.translate import translate_frames
+from streamscope.translation.offline import translate_frames
 from streamscope.wire import SSEDecoder
 from tests.proxy.harness import Running, make_config, proxied
 from tests.upstream_server import (

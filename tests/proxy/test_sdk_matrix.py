@@ -109,7 +109,7 @@ CASES = [
     # lmstudio (native /api/v1/chat) upstream: there is no real capture of this protocol
     # (tests/fixtures has only the doc-examples event catalogue, not a stream), so its
     # streams are real recordings of other protocols translated to "lmstudio" with
-    # streamscope.translate.translate_frames.
+    # streamscope.translation.offline.translate_frames.
     C("lmstudio.text", "lmstudio", "lm", "lmstudio/vercel_lmstudio-v1-responses_text.jsonl",
       "google/gemma-7b-it", "google/gemma-7b-it", ("text",)),
     C("lmstudio.parallel-tools", "lmstudio", "lm", "openai-chat/oai-py_tool-calls-parallel.sse",

@@ -34,8 +34,8 @@ import pytest
 
 from streamscope.model.estimate import is_note
 from streamscope.model.response import Response
-from streamscope.pipeline import StreamPipeline
-from streamscope.translate import translate_frames
+from streamscope.translation.offline import translate_frames
+from streamscope.translation.pipeline import StreamPipeline
 from streamscope.wire import SSEDecoder, decode_all
 from streamscope.wire.frame import Frame
 from tests.proxy.harness import Running, make_config, proxied

@@ -31,9 +31,9 @@ import pytest
 from streamscope.codecs import EncodeOptions, get_codec
 from streamscope.findings import errors
 from streamscope.model.assemble import to_events
-from streamscope.pipeline import StreamPipeline
 from streamscope.recording import RecordingError, read_recording
-from streamscope.translate import translate_frames
+from streamscope.translation.offline import translate_frames
+from streamscope.translation.pipeline import StreamPipeline
 from streamscope.wire import decode_all
 from streamscope.wire.frame import Frame
 from tests import sdk_clients

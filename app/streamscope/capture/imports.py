@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 
-from streamscope import strictjson
 from streamscope.capture.flow import Flow
 from streamscope.capture.har import HarError, from_har
 from streamscope.capture.sse import import_sse
 from streamscope.recording import RecordingError
-from streamscope.wire import FrameTooLarge
+from streamscope.wire import FrameTooLarge, strictjson
 
 SSE_TYPES = ("text/event-stream", "application/x-ndjson", "application/jsonl", "text/plain")
 HAR_TYPE = "application/har+json"

@@ -119,7 +119,7 @@ def _print_findings(findings: list[Finding]) -> None:
 
 def _translate(args: argparse.Namespace) -> int:
     from streamscope.recording import RecordingError, read_recording
-    from streamscope.translate import translate_frames
+    from streamscope.translation.offline import translate_frames
 
     try:
         data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
@@ -148,7 +148,7 @@ def _load(args: argparse.Namespace) -> tuple[Path, Config, str | None]:
     """The config file named by the options (with ``--host``/``--port`` applied), and
     the local key generated for it when it had none."""
     from streamscope.config import ConfigError, default_config_path, keys_exposed, load_config
-    from streamscope.config_save import ensure_local_key
+    from streamscope.config.save import ensure_local_key
 
     path: Path = args.config or default_config_path()
     try:
@@ -175,7 +175,7 @@ def _window(args: argparse.Namespace) -> int:
     """The desktop window, with the proxy running inside it."""
     import os
 
-    from streamscope.display import why_no_window
+    from streamscope.gui.display import why_no_window
 
     reason = why_no_window(os.environ)
     if reason:

@@ -14,10 +14,10 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from streamscope.config import Config
-from streamscope.config_save import save_config
-from streamscope.ports import free_port
+from streamscope.config.save import save_config
 from streamscope.proxy.app import ProxyApp
 from streamscope.proxy.core import Core
+from streamscope.proxy.ports import free_port
 from streamscope.proxy.server import PortInUse, ProxyServer
 
 

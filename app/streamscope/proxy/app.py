@@ -42,7 +42,6 @@ from typing import Any
 
 import httpx
 
-from streamscope import strictjson
 from streamscope.capture.outcome import Outcome, short_detail
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
@@ -67,6 +66,7 @@ from streamscope.proxy.relay import Exchange, until_disconnect
 from streamscope.proxy.routing import ModelCatalog, Router
 from streamscope.proxy.upstream import HttpUpstream, Upstream
 from streamscope.redact import RedactingFilter, Redactor
+from streamscope.wire import strictjson
 
 log = logging.getLogger("streamscope.proxy")
 # Loggers whose records are redacted at the source (a logger's filters do not apply to

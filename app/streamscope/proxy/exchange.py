@@ -28,13 +28,13 @@ from streamscope.model.assemble import assemble, to_events
 from streamscope.model.errors import ProxyError, bad_gateway
 from streamscope.model.events import Usage
 from streamscope.model.request import Request
-from streamscope.pipeline import StreamPipeline
 from streamscope.proxy.asgi import Send, send_bytes, send_json, start_sse
 from streamscope.proxy.attempts import Attempts, EarlyStart, UpstreamRejected
 from streamscope.proxy.plan import Plan
 from streamscope.proxy.relay import Exchange, StreamRelay, error_text
 from streamscope.proxy.upstream import UpstreamResponse
 from streamscope.redact import Redactor
+from streamscope.translation.pipeline import StreamPipeline
 from streamscope.wire import decode_all
 
 JSON = dict[str, Any]

@@ -3,7 +3,7 @@
 Two tasks share the stream:
 
 - the **pump** reads upstream frames, runs them through the
-  :class:`~streamscope.pipeline.StreamPipeline` and sends each frame's output at once
+  :class:`~streamscope.translation.pipeline.StreamPipeline` and sends each frame's output at once
   (one ``send`` per frame: nothing is buffered);
 - the **watchdog** writes a keepalive comment after ``keepalive_seconds`` without a
   write, and stops the pump when the upstream has been silent for
@@ -46,10 +46,10 @@ from streamscope.capture.outcome import Outcome
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.config import ProxyConfig
 from streamscope.model.events import Error
-from streamscope.pipeline import StreamPipeline
 from streamscope.pool.state import Attempt
 from streamscope.proxy.asgi import Receive, Send
 from streamscope.proxy.upstream import UpstreamResponse
+from streamscope.translation.pipeline import StreamPipeline
 from streamscope.wire import FrameTooLarge, encode_comment
 from streamscope.wire.frame import Frame
 

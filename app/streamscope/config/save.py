@@ -315,7 +315,7 @@ def ensure_local_key(config: Config, path: Path) -> str | None:
     """Give a config without local keys a generated one, saved into the file.
 
     Returns the new key (for the caller to print once), or None if keys were configured.
-    The file is edited as a TOML document (:func:`~streamscope.config_save.save_config`),
+    The file is edited as a TOML document (:func:`~streamscope.config.save.save_config`),
     so its comments and layout stay and whatever way it spells ``[proxy]`` (a header with
     a comment or spaces, dotted keys, an inline table, none at all) it keeps its meaning.
     Only the key is added: what ``config`` holds beyond the file (``--port``, say) is not

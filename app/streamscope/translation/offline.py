@@ -1,7 +1,8 @@
 """Offline translation of a recorded stream (the ``translate`` command's core).
 
-There is one translation path in StreamScope, :class:`~streamscope.pipeline.StreamPipeline`;
-this module only drives it over a whole recording.
+There is one translation path in StreamScope,
+:class:`~streamscope.translation.pipeline.StreamPipeline`; this module only drives it over
+a whole recording.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from streamscope.codecs import EncodeOptions
-from streamscope.pipeline import StreamPipeline
+from streamscope.translation.pipeline import StreamPipeline
 from streamscope.wire.frame import Frame
 
 
