@@ -115,7 +115,7 @@ def test_the_flow_store_delivers_on_each_listeners_loop(tmp_path: Path) -> None:
     def listener(name: str) -> Callable[[FlowEvent], None]:
         def hear(event: FlowEvent) -> None:
             if isinstance(event, FlowAdded):
-                flow = event.summary["id"]
+                flow = event.summary.id
                 seen[name].append((flow, threading.current_thread().name))
                 added[name][flow].set()
 

@@ -70,9 +70,7 @@ def only_reexports(path: Path) -> bool:
 
 
 def test_files() -> list[Path]:
-    return sorted(
-        p for p in TESTS.rglob("test_*.py") if p.relative_to(TESTS).parts[0] not in WHOLE
-    )
+    return sorted(p for p in TESTS.rglob("test_*.py") if p.relative_to(TESTS).parts[0] not in WHOLE)
 
 
 def tested_module(test: Path, modules: set[str]) -> str | None:

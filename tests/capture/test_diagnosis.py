@@ -38,9 +38,9 @@ def _flow_of(mode: str) -> tuple[dict[str, Any], dict[str, Any]]:
 def test_passthrough_flow_says_which_client_renders_nothing_and_why() -> None:
     summary, detail = _flow_of("passthrough")
     # measured (tests/realclients): the AI SDK rejects such deltas with an error part
-    assert summary["verdict"].startswith("would fail in Cherry Studio")
-    assert "item_id" in summary["verdict"]
-    assert summary["lint"]["errors"] >= 1
+    assert summary.verdict.startswith("would fail in Cherry Studio")
+    assert "item_id" in summary.verdict
+    assert summary.lint.errors >= 1
     lint = detail["legs"]["client"]["lint"]
     rules = {f["rule"] for f in lint["findings"]}
     assert "responses.missing-item-id" in rules
@@ -50,8 +50,8 @@ def test_passthrough_flow_says_which_client_renders_nothing_and_why() -> None:
 
 def test_repair_flow_keeps_the_diagnosis_on_the_upstream_leg() -> None:
     summary, detail = _flow_of("repair")
-    assert summary["verdict"] == "ok"  # the client got a fixed stream
-    assert "item_id" in summary["upstream_verdict"]
+    assert summary.verdict == "ok"  # the client got a fixed stream
+    assert "item_id" in summary.upstream_verdict
     client_findings = detail["legs"]["client"]["lint"]["findings"]
     assert [f["rule"] for f in client_findings if f["severity"] == "error"] == []
     timing = detail["legs"]["client"]["timing"]

@@ -116,7 +116,7 @@ def test_the_backlog_is_bounded_in_bytes_and_what_is_shed_is_said(
         assert len(warnings) == 1  # one line, not one per flow
         summaries, total = store.summaries(limit=100)
         assert total == 12  # every flow is there
-        flows = [store.get(s["id"]) for s in summaries]
+        flows = [store.get(s.id) for s in summaries]
         shed = [f for f in flows if f is not None and f.capture_note]
         assert 0 < len(shed) < 12
         for flow in shed:
@@ -126,7 +126,7 @@ def test_the_backlog_is_bounded_in_bytes_and_what_is_shed_is_said(
             assert flow.client.frames  # the small stream stayed
         # A shed flow's verdict judges what was kept: its stream is whole, so ok.
         for s in summaries:
-            assert s["verdict"] == "ok", s
+            assert s.verdict == "ok", s
     finally:
         store.close()
 
@@ -199,7 +199,7 @@ def test_a_deleted_database_is_noticed_reopened_and_said_once(
             store.submit(recorder("later"), {})
             store.flush()
         assert stored_ids(path) == {"after", "later"}  # in the new file, not lost
-        assert [s["id"] for s in store.summaries()[0]] == ["later", "after"]
+        assert [s.id for s in store.summaries()[0]] == ["later", "after"]
         said = [r.getMessage() for r in caplog.records if "was deleted" in r.getMessage()]
         assert len(said) == 1 and str(path) in said[0]
         assert "FlowsCleared" in events  # the window drops the rows of the old file
@@ -248,7 +248,7 @@ def test_a_flow_kept_in_part_gets_no_false_verdict(tmp_path: Path) -> None:
         whole.client_sends = whole.client_sends[:1]  # the same bytes, kept whole: broken
         store.submit(whole, {"outcome": "complete"})
         store.flush()
-        verdicts = {s["id"]: s["verdict"] for s in store.summaries()[0]}
+        verdicts = {s.id: s.verdict for s in store.summaries()[0]}
         assert verdicts["shed"].startswith("not judged whole: the capture kept only part")
         assert "a test said so" in verdicts["shed"]
         assert verdicts["cut"].startswith("not judged whole")

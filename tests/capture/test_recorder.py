@@ -78,7 +78,7 @@ def _flows(server: ProxyServer) -> list[dict[str, Any]]:
     assert server.app.flows is not None
     server.app.flows.flush()
     items, _ = server.app.flows.summaries()
-    return items
+    return [s.to_json() for s in items]  # as /admin/flows lists them
 
 
 def _flow(server: ProxyServer, flow_id: str) -> Flow:

@@ -4,7 +4,8 @@ reading the flow — the request line and which rule fired on which account."""
 from __future__ import annotations
 
 from streamscope.capture.recorder import FlowRecorder
-from streamscope.capture.store import FlowStore, brief_attempts
+from streamscope.capture.store import FlowStore
+from streamscope.capture.summary import AttemptBrief
 from streamscope.pool.state import Attempt
 from streamscope.redact import Redactor
 
@@ -25,27 +26,15 @@ def test_a_summary_names_the_request_and_its_attempts() -> None:
         store.flush()
         summary = store.summary("f1")
         assert summary is not None
-        assert (summary["method"], summary["path"]) == ("POST", "/v1/chat/completions")
-        assert summary["attempts"] == [
-            {
-                "account": "exhausted",
-                "failure_class": "exhausted",
-                "action": "disable",
-                "status": 429,
-            },
-            {"account": "healthy", "failure_class": "ok", "action": "use", "status": 200},
-        ]
+        assert (summary.method, summary.path) == ("POST", "/v1/chat/completions")
+        assert summary.attempts == (
+            AttemptBrief("exhausted", "exhausted", "disable", 429),
+            AttemptBrief("healthy", "ok", "use", 200),
+        )
         flow = store.get("f1")
         assert flow is not None and flow.attempts[0]["message"] == "quota"  # kept in the flow
     finally:
         store.close()
-
-
-def test_brief_attempts_keeps_only_what_a_list_shows() -> None:
-    assert brief_attempts(None) == []
-    assert brief_attempts([{"account": None, "failure_class": "network", "extra": 1}, "x"]) == [
-        {"account": None, "failure_class": "network", "action": None, "status": None}
-    ]
 
 
 def test_the_proxys_store_keeps_2000_flows_and_500_mib_by_default() -> None:
@@ -74,8 +63,8 @@ def test_a_flow_from_a_file_is_stored_as_it_reads() -> None:
     store = FlowStore(None, Redactor([]))
     try:
         summaries = store.add([flow, *all_flows()[1:]])
-        assert [s["id"] for s in summaries] == ["f-1", "f-2", "f-3", "f-4"]
-        assert all(s["imported"] for s in summaries)
+        assert [s.id for s in summaries] == ["f-1", "f-2", "f-3", "f-4"]
+        assert all(s.imported for s in summaries)
         back = store.get("f-1")
     finally:
         store.close()
@@ -103,7 +92,7 @@ def test_a_stored_flow_from_a_file_has_its_secrets_masked() -> None:
     store = FlowStore(None, Redactor([secret]))
     try:
         (summary,) = store.add([flow])
-        back = store.get(summary["id"])
+        back = store.get(summary.id)
     finally:
         store.close()
     assert back is not None

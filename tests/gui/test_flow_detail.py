@@ -21,6 +21,7 @@ from PySide6.QtTest import QTest
 
 from streamscope.capture.flow import Flow, Leg, RequestRecord
 from streamscope.capture.sse import import_sse
+from streamscope.capture.summary import FlowSummary
 from streamscope.client import replay_session
 from streamscope.gui.flow_detail import (
     FlowDetail,
@@ -57,7 +58,7 @@ async def _retried_flow(window: MainWindow) -> str:
     retried = [
         model.flow_id_at(r)
         for r in range(model.rowCount())
-        if len(model.summary_at(r).get("attempts") or []) == 2
+        if len(model.summary_at(r).attempts) == 2
     ]
     assert len(retried) == 1
     return retried[0]
@@ -266,7 +267,7 @@ def test_the_pure_parts() -> None:
     assert request_body(flow.request) == {"model": "demo-chat", "stream": True, "messages": []}
     assert request_body(RequestRecord(body=b"[1]")) is None
     assert request_body(None) is None
-    text = header_text(flow, {"ttft_ms": None, "verdict": "ok"})
+    text = header_text(flow, FlowSummary("f", verdict="ok"))
     assert text.startswith("POST /v1/chat/completions  ·  openai-chat → demo")
     assert "TTFT —" in text and "2 ms" in text
     flow.attempts = [

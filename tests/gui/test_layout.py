@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from streamscope.capture.store import FlowAdded
+from streamscope.capture.summary import FlowSummary
 from streamscope.gui.app import Announcer
 from streamscope.gui.models.flows import FlowsModel
 from streamscope.gui.proxy_control import ProxyControl
@@ -27,8 +28,8 @@ DEMO = [{"name": "demo", "kind": "demo", "default": True}]
 LONG = "replay/broken/chat-usage-chunk-without-choices"
 
 
-def _flow(verdict: str) -> dict[str, object]:
-    return {
+def _flow(verdict: str) -> FlowSummary:
+    data: dict[str, object] = {
         "id": "f1",
         "started": 1_700_000_000.0,
         "client_protocol": "openai-chat",
@@ -43,6 +44,7 @@ def _flow(verdict: str) -> dict[str, object]:
         "duration_ms": 40.0,
         "verdict": verdict,
     }
+    return FlowSummary.from_json(data)
 
 
 @pytest.mark.qasync
@@ -196,7 +198,7 @@ async def test_the_frame_preview_is_on_screen_in_the_pane_and_in_both_legs() -> 
         traffic = window.traffic
         window.tabs.setCurrentWidget(traffic)
         await wait_until(lambda: traffic.model.rowCount() >= 2, 5)
-        detail = traffic.open_flow(traffic.model.summary_at(0)["id"])
+        detail = traffic.open_flow(traffic.model.summary_at(0).id)
         assert detail.task is not None
         await detail.task
         for leg in (detail.client_pane, detail.upstream_pane):

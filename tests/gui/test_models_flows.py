@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from streamscope.capture.store import (
     FlowStore,
     FlowUpdated,
 )
+from streamscope.capture.summary import FlowSummary
 from streamscope.gui.models.common import ERROR_FOREGROUND, SORT_ROLE, clock_text
 from streamscope.gui.models.flows import FlowsFilter, FlowsModel, attempts_text, verdict_cell
 from streamscope.gui.models.outcomes import is_ok, outcome_text, status_text
@@ -33,7 +35,7 @@ T0 = 1_700_000_000.25
 CHUNK = b'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n'
 
 
-def summary(n: int, **fields: Any) -> dict[str, Any]:
+def summary(n: int, **fields: Any) -> FlowSummary:
     base: dict[str, Any] = {
         "id": f"f{n}",
         "started": T0 + n,
@@ -48,7 +50,7 @@ def summary(n: int, **fields: Any) -> dict[str, Any]:
         "outcome": "complete",
         "verdict": None,
     }
-    return {**base, **fields}
+    return FlowSummary.from_json({**base, **fields})
 
 
 def added(*ns: int, **fields: Any) -> list[FlowEvent]:
@@ -150,7 +152,7 @@ def test_cells_show_the_summary(qapp: QApplication) -> None:
     assert cell(model, 1, M.STATUS, Qt.ItemDataRole.ForegroundRole) is None
     assert cell(model, 1, M.TTFT, SORT_ROLE) == 123.4
     assert cell(model, 1, M.VERDICT, Qt.ItemDataRole.ToolTipRole) == "not linted yet"
-    assert model.summary_at(1)["id"] == "f1" and model.flow_id_at(1) == "f1"
+    assert model.summary_at(1).id == "f1" and model.flow_id_at(1) == "f1"
     assert model.row_of("f1") == 1
 
 
@@ -200,18 +202,21 @@ def test_each_row_says_its_outcome_and_which_rule_fired_on_which_account(
 
 
 def test_outcome_helpers() -> None:
-    assert outcome_text({"outcome": "done"}) == outcome_text({}) == ""
-    assert outcome_text({"outcome": "complete"}) == ""
-    assert outcome_text({"outcome": "upstream-sent-a-body"}) == ""  # older: a whole answer
-    assert outcome_text({"outcome": "something-new"}) == "something new"
-    assert status_text({"status": 429, "outcome": "upstream-status=429"}) == "429 from upstream"
-    assert is_ok({"status": 200, "outcome": "upstream-sent-a-body"})  # repaired: an answer
-    assert not is_ok({"status": 200, "outcome": "error=upstream_disconnected"})
-    assert not is_ok({"status": 200, "outcome": "upstream-cut"})
-    assert status_text({"status": 200, "outcome": "proxy-timeout"}) == "timeout"
-    net = [{"account": None, "failure_class": "network", "status": 0}]
+    def flow(**fields: Any) -> FlowSummary:
+        return FlowSummary.from_json({"id": "f", **fields})
+
+    assert outcome_text(flow(outcome="done")) == outcome_text(flow()) == ""
+    assert outcome_text(flow(outcome="complete")) == ""
+    assert outcome_text(flow(outcome="upstream-sent-a-body")) == ""  # older: a whole answer
+    assert outcome_text(flow(outcome="something-new")) == "something new"
+    assert status_text(flow(status=429, outcome="upstream-status=429")) == "429 from upstream"
+    assert is_ok(flow(status=200, outcome="upstream-sent-a-body"))  # repaired: an answer
+    assert not is_ok(flow(status=200, outcome="error=upstream_disconnected"))
+    assert not is_ok(flow(status=200, outcome="upstream-cut"))
+    assert status_text(flow(status=200, outcome="proxy-timeout")) == "timeout"
+    net = flow(attempts=[{"account": None, "failure_class": "network", "status": 0}]).attempts
     assert attempts_text(net) == "(no account): network"
-    assert attempts_text(None) == ""
+    assert attempts_text(()) == ""
 
 
 def test_the_filter_reads_the_outcome_and_the_attempts(qapp: QApplication) -> None:
@@ -314,9 +319,9 @@ def test_load_fills_from_a_real_stores_summaries(qapp: QApplication, store: Flow
     assert cell(model, 0, M.CLIENT) == "openai-chat"
     # Reading the summaries linted the flows: the verdict is the core's, shown as is.
     verdict = store.summary("f3")
-    assert verdict is not None and verdict["verdict"]
-    assert cell(model, 0, M.VERDICT, Qt.ItemDataRole.ToolTipRole) == verdict["verdict"]
-    assert cell(model, 0, M.VERDICT) == verdict_cell(verdict["verdict"])
+    assert verdict is not None and verdict.verdict
+    assert cell(model, 0, M.VERDICT, Qt.ItemDataRole.ToolTipRole) == verdict.verdict
+    assert cell(model, 0, M.VERDICT) == verdict_cell(verdict.verdict)
     model.load(store, limit=2)
     assert ids(model) == ["f3", "f2"]
 
@@ -347,7 +352,7 @@ async def test_a_followed_store_drives_the_model_on_the_qasync_loop(store: FlowS
     await _until(lambda: ids(model) == ["f4", "f3", "f2"])
     latest = store.summary("f4")
     assert latest is not None and model.update(latest)
-    assert cell(model, 0, M.VERDICT) == verdict_cell(latest["verdict"]) != ""
+    assert cell(model, 0, M.VERDICT) == verdict_cell(latest.verdict) != ""
     store.clear()
     await _until(lambda: model.rowCount() == 0)
 
@@ -356,10 +361,10 @@ def test_a_flow_repeated_in_one_batch_is_one_row_with_the_latest_summary(qapp: o
     from streamscope.gui.models.flows import FlowsModel
 
     model = FlowsModel()
-    first = {"id": "f1", "model": "m", "status": 200, "verdict": None}
-    done = {**first, "verdict": "ok"}
+    first = FlowSummary("f1", model="m", status=200)
+    done = replace(first, verdict="ok")
     model.apply([FlowAdded(first), FlowUpdated(done)])  # its verdict, read later
-    assert model.rowCount() == 1 and model.summary_at(0)["verdict"] == "ok"
+    assert model.rowCount() == 1 and model.summary_at(0).verdict == "ok"
 
 
 def test_verdicts_are_short_with_a_mark_and_whole_in_the_tooltip() -> None:

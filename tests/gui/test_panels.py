@@ -46,14 +46,14 @@ async def _flow_in_traffic_view(window: MainWindow) -> None:
     assert text.startswith('You said: "hello"')
     model = window.traffic.model
     await wait_until(lambda: model.rowCount() == 1)
-    await wait_until(lambda: model.summary_at(0).get("verdict") is not None)
+    await wait_until(lambda: model.summary_at(0).linted)
     summary = model.summary_at(0)
-    assert (summary["client_protocol"], summary["model"], summary["status"]) == (
+    assert (summary.client_protocol, summary.model, summary.status) == (
         "openai-chat",
         "demo-chat",
         200,
     )
-    assert summary["verdict"] == "ok"
+    assert summary.verdict == "ok"
     assert model.data(model.index(0, model.STATUS)) == "✓ 200"
     assert model.data(model.index(0, model.VERDICT)) == "✓ ok"
     assert model.data(model.index(0, model.ATTEMPTS)) == "healthy: ok"

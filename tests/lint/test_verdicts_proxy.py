@@ -145,7 +145,7 @@ def _latest(running: Running, model: str) -> str:
     assert flows is not None
     flows.flush()
     items, _ = flows.summaries(0, 50)
-    return str(next(s["id"] for s in items if s.get("model") == model))
+    return next(s.id for s in items if s.model == model)
 
 
 def test_a_stream_the_client_gave_up_on_is_not_blamed(running: Running) -> None:

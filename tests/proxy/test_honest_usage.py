@@ -107,7 +107,7 @@ def test_the_wire_says_they_are_estimates_and_so_does_the_flow(
     assert r.status_code == 200
     assert f": {NOTE}\n\n".encode() in r.content
     summary = _flow(running, r.headers["x-request-id"])
-    assert summary["tokens"] == DELTAS and summary["tokens_estimated"] is True
+    assert summary.tokens == DELTAS and summary.tokens_estimated is True
     # With the upstream's usage: its counts, nothing estimated, no note.
     r = httpx.post(
         running.url + PATHS[client], json=body_for(client, "with-usage"), headers=headers
@@ -116,9 +116,9 @@ def test_the_wire_says_they_are_estimates_and_so_does_the_flow(
     # which comes last: only that one is estimated, and said so; the end has them all.)
     assert r.content.count(NOTE.encode()) == (1 if client == "anthropic" else 0)
     summary = _flow(running, r.headers["x-request-id"])
-    assert summary["tokens_estimated"] is False
+    assert summary.tokens_estimated is False
     usage = json.loads(next(f for f in reversed(FRAMES) if b'"usage":{' in f)[6:])["usage"]
-    assert summary["tokens"] == usage["completion_tokens"]
+    assert summary.tokens == usage["completion_tokens"]
 
 
 @pytest.mark.parametrize(("model", "estimated"), [("no-usage", True), ("with-usage", False)])

@@ -252,11 +252,11 @@ def test_demo_error_and_demo_slow_are_recorded_as_what_they_are(keepalive: float
             got = stream(p, "responses", model, {"model": model, "input": "hi", "stream": True})
             outcomes[model] = recorded(p, got.headers["x-request-id"])
             slow_got = got
-    assert outcomes["demo-chat"]["outcome"] == "complete"
-    assert outcomes["demo-error"]["outcome"] == "upstream-error"
-    assert "demo-error: the upstream failed" in outcomes["demo-error"]["outcome_detail"]
-    assert outcomes["demo-slow"]["outcome"] == "proxy-timeout"
-    assert "no frame for 0.3 s" in outcomes["demo-slow"]["outcome_detail"]
+    assert outcomes["demo-chat"].outcome == "complete"
+    assert outcomes["demo-error"].outcome == "upstream-error"
+    assert "demo-error: the upstream failed" in outcomes["demo-error"].outcome_detail
+    assert outcomes["demo-slow"].outcome == "proxy-timeout"
+    assert "no frame for 0.3 s" in outcomes["demo-slow"].outcome_detail
     slow = slow_got  # the client heard of it: an error status, or its stream's error ending
     if keepalive:
         assert slow.status == 200 and b"no frame for 0.3 s" in slow.body

@@ -32,6 +32,7 @@ import httpx
 import openai
 import pytest
 
+from streamscope.capture.summary import FlowSummary
 from streamscope.model.estimate import is_note
 from streamscope.model.response import Response
 from streamscope.translation.offline import translate_frames
@@ -331,7 +332,7 @@ def assert_error_ending(client: str, got: Got) -> dict[str, Any]:
     return err
 
 
-def recorded(p: Running, request_id: str) -> dict[str, Any]:
+def recorded(p: Running, request_id: str) -> FlowSummary:
     """The summary of the flow the proxy recorded for a request (its ``x-request-id``),
     once stored; its lint verdict is not computed."""
     flows = p.server.app.flows
@@ -344,8 +345,8 @@ def recorded(p: Running, request_id: str) -> dict[str, Any]:
 
 def assert_outcome(p: Running, request_id: str, outcome: str, detail: str = "") -> None:
     summary = recorded(p, request_id)
-    assert summary["outcome"] == outcome, summary
-    assert detail in summary["outcome_detail"], summary
+    assert summary.outcome == outcome, summary
+    assert detail in summary.outcome_detail, summary
 
 
 def assert_prefix_kept(client: str, got: Got, text: str) -> None:

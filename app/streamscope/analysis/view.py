@@ -19,6 +19,7 @@ from streamscope.analysis.reading import LegReading
 from streamscope.analysis.timing import overhead_ms
 from streamscope.capture.flow import Flow, Leg, RequestRecord
 from streamscope.capture.raw import RawFlow, to_flow
+from streamscope.capture.summary import FlowSummary, LintCounts
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.lint.report import LintReport
 from streamscope.model.request import RequestError
@@ -112,30 +113,31 @@ def flow_verdict(flow: Flow) -> str:
     return verdict(flow_leg_lint(flow))
 
 
-def summarize(raw: RawFlow, summary: JSON) -> JSON:
-    """The store's summary hook: the client leg's verdict and counts (writer thread)."""
+def summarize(raw: RawFlow, summary: FlowSummary) -> FlowSummary:
+    """The store's summary hook: ``summary`` with the client leg's verdict and counts
+    (the store's writer thread, or the window's analysis worker)."""
     flow = to_flow(raw)
     client = flow_reading(flow, "client")
     report = client.lint
     upstream = flow_reading(flow, "upstream").lint
-    counts = {"errors": 0, "warnings": 0}
+    counts = LintCounts()
     if report is not None:
-        counts["errors"] = len(report.errors)
-        counts["warnings"] = sum(f.severity == "warning" for f in report.findings)
+        warnings = sum(f.severity == "warning" for f in report.findings)
+        counts = LintCounts(len(report.errors), warnings)
     timing = client.timing
     # The proxy's count is the upstream's usage; without one, the client leg's timing
     # counts output tokens from its usage, else from its deltas (an estimate).
-    tokens, estimated = summary.get("tokens"), False
+    tokens, estimated = summary.tokens, False
     if not tokens:
         tokens, estimated = timing.output_tokens, timing.tokens_estimated
-    return {
-        "verdict": verdict(report),
-        "upstream_verdict": verdict(upstream),
-        "lint": counts,
-        "tokens": tokens,
-        "tokens_estimated": bool(estimated and tokens is not None),
-        "ttft_ms": summary.get("ttft_ms") or timing.first_content_ms,
-    }
+    return summary.with_verdict(
+        verdict(report),
+        upstream_verdict=verdict(upstream),
+        lint=counts,
+        tokens=tokens,
+        tokens_estimated=bool(estimated and tokens is not None),
+        ttft_ms=summary.ttft_ms or timing.first_content_ms,
+    )
 
 
 def flow_view(flow: Flow) -> JSON:

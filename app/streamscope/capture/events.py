@@ -4,23 +4,22 @@ per change, so a listener's ``match`` covers them all (``assert_never``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-JSON = dict[str, Any]
+from streamscope.capture.summary import FlowSummary
 
 
 @dataclass(frozen=True, slots=True)
 class FlowAdded:
     """A flow was stored (its summary)."""
 
-    summary: JSON
+    summary: FlowSummary
 
 
 @dataclass(frozen=True, slots=True)
 class FlowUpdated:
     """A newer summary of a stored flow (its verdict, read later)."""
 
-    summary: JSON
+    summary: FlowSummary
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,12 +4,13 @@ Who calls what:
 
 - the app: :meth:`FlowRecorder.request` (headers and body as received), every client
   ``send`` (:meth:`client_message`: status, headers and each body chunk with its time);
-- the account loop: :meth:`upstream_request` and :meth:`upstream_response` for the
-  attempt it commits to; a whole-body answer: :meth:`upstream_body_whole`;
-- an HTTP upstream, through the ``sent`` hook the account loop hands its ``open``:
+- the account loop: :meth:`upstream_attempt` when an attempt begins and
+  :meth:`upstream_response` when it is answered; a whole-body answer:
+  :meth:`upstream_body_whole`;
+- the upstream, through the ``sent`` hook the account loop hands its ``open``:
   :meth:`upstream_sent`, the request exactly as it went on the wire (URL, headers, body
-  bytes). An upstream that sends nothing (the demo) leaves the body the account loop
-  gave, stored as JSON;
+  bytes; the demo tells the request it was given, as JSON bytes). An attempt that failed
+  before anything went out has no upstream request;
 - the relay: hands each batch of upstream frames with the client chunks it made to
   :meth:`FlowRecorder.log_batch` (which runs the memory guard now and then) and notes
   the chunks it writes of its own (:meth:`client_chunks`).
@@ -21,7 +22,6 @@ and linked only when a flow is read (``raw.to_flow``).
 
 from __future__ import annotations
 
-import json
 import time
 from array import array
 from collections.abc import Iterable, Sequence
@@ -79,12 +79,6 @@ def mask_query(url: str) -> str:
     return f"{path}?{'&'.join(parts)}"
 
 
-def json_body(body: Any) -> bytes:
-    """A JSON body as an HTTP upstream serialises it (compact, UTF-8): the record of a
-    request that no HTTP upstream sent (the demo)."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
-
-
 def mask_flow(raw: RawFlow, redactor: Redactor) -> None:
     """Mask secrets in a flow that comes from a file as :meth:`FlowRecorder.build` masks
     captured ones (a HAR of browser devtools has its ``Authorization`` headers in clear)."""
@@ -113,7 +107,7 @@ class FlowRecorder:
         self.request_body = b""
         self.upstream_url: str | None = None
         self.upstream_headers: list[tuple[str, str]] = []
-        self.upstream_body: Any = None
+        self.upstream_body = b""
         self.upstream_sent_ns: int | None = None
         self.upstream_protocol = ""
         self.upstream_status: int | None = None
@@ -158,17 +152,18 @@ class FlowRecorder:
         self.method, self.url, self.request_headers, self.request_body = method, url, headers, body
         self.query = query
 
-    def upstream_request(self, url: str, headers: list[Any], body: Any, protocol: str) -> None:
-        """A new attempt: what an earlier (failed) one answered is in the attempts."""
-        self.upstream_url, self.upstream_headers, self.upstream_body = url, headers, body
+    def upstream_attempt(self, protocol: str) -> None:
+        """A new attempt, in ``protocol``: what an earlier (failed) one sent and got is
+        forgotten here (the attempts in the flow's info say how each ended)."""
         self.upstream_protocol = protocol
         self.upstream_sent_ns = time.monotonic_ns()
+        self.upstream_url, self.upstream_headers, self.upstream_body = None, [], b""
         self.upstream_status, self.upstream_headers_ns = None, None
         self.upstream_response_headers, self.upstream_whole = [], None
 
     def upstream_sent(self, url: str, headers: list[Any], body: bytes) -> None:
-        """The attempt's request as it goes on the wire: what is stored instead of what
-        :meth:`upstream_request` was told (headers as byte pairs, decoded later)."""
+        """The attempt's request as it goes on the wire (headers as byte pairs, decoded
+        in :meth:`build`)."""
         self.upstream_url, self.upstream_headers, self.upstream_body = url, headers, body
 
     def upstream_response(self, status: int, headers: Iterable[tuple[str, str]]) -> None:
@@ -215,11 +210,8 @@ class FlowRecorder:
         return len(self.request_body) + self._sent_bytes() + whole + self._stream_bytes()
 
     def _sent_bytes(self) -> int:
-        """The upstream request body's bytes (the demo's, given as JSON: its body's)."""
-        body = self.upstream_body
-        if body is None:
-            return 0
-        return len(body) if isinstance(body, bytes | bytearray) else len(self.request_body)
+        """The upstream request body's bytes."""
+        return len(self.upstream_body)
 
     def _stream_bytes(self) -> int:
         """Both legs' frames and chunks held."""
@@ -335,13 +327,11 @@ class FlowRecorder:
             client.marks = list(self.marks)
         upstream_request = None
         if self.upstream_url is not None:
-            body = self.upstream_body
-            data = body if isinstance(body, bytes) else json_body(body)
             upstream_request = RequestRecord(
                 "POST",
                 mask_query(redactor.url(self.upstream_url)),
                 mask_headers(_text_pairs(self.upstream_headers), redactor),
-                red(data),
+                red(self.upstream_body),
             )
         info = {**info, "attempts": [_json(a) for a in info.get("attempts") or []]}
         if self.shed_reason:
@@ -379,4 +369,4 @@ def _json(value: Any) -> Any:
     return to_json() if callable(to_json) else value
 
 
-__all__ = ["FlowRecorder", "json_body", "mask_flow", "mask_headers", "mask_query"]
+__all__ = ["FlowRecorder", "mask_flow", "mask_headers", "mask_query"]

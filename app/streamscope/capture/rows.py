@@ -44,15 +44,6 @@ DROP TABLE IF EXISTS flow_blobs;
 # (flow_blobs, of versions before 0.9, named each flow's blobs; its detail names them.)
 
 
-ATTEMPT_FIELDS = ("account", "failure_class", "action", "status")
-
-
-def brief_attempts(attempts: Any) -> list[JSON]:
-    """A flow's attempts as a list shows them: which rule (failure class and action)
-    fired on which account, and the status; the messages stay in the flow."""
-    return [{k: a.get(k) for k in ATTEMPT_FIELDS} for a in attempts or [] if isinstance(a, dict)]
-
-
 @dataclass
 class Tally:
     """How many flows the database holds and the bytes of its blobs, kept up to date by
@@ -224,7 +215,6 @@ __all__ = [
     "SCHEMA",
     "Tally",
     "blob_hashes",
-    "brief_attempts",
     "delete",
     "insert",
     "restore",

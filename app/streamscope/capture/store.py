@@ -19,8 +19,10 @@ said once in the log.
 How a flow is stored (each body's bytes once) is ``capture.rows``. Retention: beyond
 ``max_flows`` flows or ``max_bytes`` of bytes, the oldest flows go first.
 
-Change events (``added`` with the summary, ``deleted`` with ids, ``cleared``) go to
-listeners; with a ``loop`` they are delivered on that loop's thread.
+A flow's row in a list is a typed :class:`~streamscope.capture.summary.FlowSummary`,
+kept as JSON beside the flow. Change events (``capture.events``: a flow added with its
+summary, a summary updated, flows deleted, all cleared) go to listeners; with a
+``loop`` they are delivered on that loop's thread.
 """
 
 from __future__ import annotations
@@ -47,12 +49,12 @@ from streamscope.capture.rows import (
     SCHEMA,
     Tally,
     blob_hashes,
-    brief_attempts,
     insert,
     restore,
     retain,
     stored_form,
 )
+from streamscope.capture.summary import FlowSummary
 from streamscope.redact import Redactor
 from streamscope.signals import Signal
 
@@ -68,7 +70,7 @@ SHED_WARN_EVERY = 10.0  # seconds between two warnings of flows stored without b
 CHUNK_BYTES = 4 * MIB  # flows' bytes per transaction, at most (one flow may be more)
 MAX_LAG = 0.75  # seconds the oldest unwritten flow may wait before new ones are shed
 SHED_KEEP = 64 * 1024  # with the backlog full, a flow's parts up to this size are kept
-Summarize = Callable[["RawFlow", JSON], JSON]
+Summarize = Callable[[RawFlow, FlowSummary], FlowSummary]
 
 
 Listener = Callable[[FlowEvent], None]
@@ -202,7 +204,7 @@ class FlowStore:
         """Store the flows of ``batch``, a transaction per few MiB of them (built one by
         one: the batch's compact forms are never all in memory at once), answering the
         flushes in it after the flows before them; False at the stop."""
-        built: list[tuple[RawFlow, JSON]] = []
+        built: list[tuple[RawFlow, FlowSummary]] = []
         held = taken = 0
         for i, item in enumerate(batch):
             batch[i] = None  # the recorder's bytes go once its flow is built
@@ -218,7 +220,7 @@ class FlowStore:
             taken += 1
             try:
                 raw = recorder.build(info, self.redactor)
-                built.append((raw, self._summary(raw)))
+                built.append((raw, FlowSummary.of_flow(raw)))
             except Exception:  # one bad flow must not stop the capture
                 log.exception("cannot store flow %s", recorder.flow_id)
             held += size
@@ -228,7 +230,7 @@ class FlowStore:
         self._store(built, taken)
         return True
 
-    def _store(self, built: list[tuple[RawFlow, JSON]], taken: int) -> None:
+    def _store(self, built: list[tuple[RawFlow, FlowSummary]], taken: int) -> None:
         """Insert ``built`` (the flows of the ``taken`` handed over that could be built)."""
         try:
             if built:
@@ -279,32 +281,9 @@ class FlowStore:
             time.sleep(0.01)
             now = time.monotonic()
 
-    def _summary(self, raw: RawFlow) -> JSON:
-        info = raw.info
-        summary: JSON = {
-            "id": raw.id,
-            "started": raw.started,
-            "client_protocol": raw.client.protocol,
-            "model": info.get("model"),
-            "upstream": info.get("upstream"),
-            "account": info.get("account"),
-            "status": raw.client.status,
-            "ttft_ms": info.get("ttft_ms"),
-            "tokens": info.get("tokens"),
-            "duration_ms": raw.duration_ns / 1e6 if raw.duration_ns is not None else None,
-            "outcome": info.get("outcome"),
-            "outcome_detail": info.get("outcome_detail") or "",
-            "method": raw.request.method,
-            "path": raw.request.url,
-            "attempts": brief_attempts(info.get("attempts")),
-            "imported": bool(info.get("imported")),
-            "verdict": None,
-        }
-        return summary
-
-    def _insert(self, built: list[tuple[RawFlow, JSON]]) -> None:
+    def _insert(self, built: list[tuple[RawFlow, FlowSummary]]) -> None:
         """Store flows with their summaries, in one transaction; then the limits."""
-        rows = [(raw, summary, *stored_form(raw)) for raw, summary in built]
+        rows = [(raw, summary.to_json(), *stored_form(raw)) for raw, summary in built]
         with self._lock:
             db = self._db
             db.execute("BEGIN")
@@ -318,7 +297,7 @@ class FlowStore:
         if dropped:
             self._emit(FlowsDeleted(tuple(dropped)))
 
-    def add(self, flows: list[Flow]) -> list[JSON]:
+    def add(self, flows: list[Flow]) -> list[FlowSummary]:
         """Store flows read from files (``imports.read_flows``) now, marked ``imported``,
         with the same masking as captured ones; their summaries. A flow whose id is
         already stored gets a new one (nothing stored is replaced)."""
@@ -330,7 +309,7 @@ class FlowStore:
             if taken is not None or not raw.id:
                 raw.id = uuid.uuid4().hex
             mask_flow(raw, self.redactor)
-            summary = self._summary(raw)
+            summary = FlowSummary.of_flow(raw)
             self._insert([(raw, summary)])
             self._emit(FlowAdded(summary))
             out.append(summary)
@@ -348,7 +327,7 @@ class FlowStore:
 
     def summaries(
         self, offset: int = 0, limit: int = 100, outcomes: Collection[str] = ()
-    ) -> tuple[list[JSON], int]:
+    ) -> tuple[list[FlowSummary], int]:
         """Newest first (only those with one of ``outcomes``, when given); and their
         total. Verdicts not computed yet are computed now."""
         where, args = "", tuple(outcomes)
@@ -360,49 +339,44 @@ class FlowStore:
                 (*args, limit, offset),
             ).fetchall()
             (total,) = self._db.execute(f"SELECT COUNT(*) FROM flows {where}", args).fetchone()
-        return [self._complete(json.loads(r[0])) for r in rows], int(total)
+        return [self._complete(_read(r[0])) for r in rows], int(total)
 
-    def summary(self, flow_id: str) -> JSON | None:
+    def summary(self, flow_id: str) -> FlowSummary | None:
         with self._lock:
             row = self._db.execute("SELECT summary FROM flows WHERE id = ?", (flow_id,)).fetchone()
-        return self._complete(json.loads(row[0])) if row else None
+        return self._complete(_read(row[0])) if row else None
 
-    def stored_summary(self, flow_id: str) -> tuple[JSON, RawFlow | None] | None:
+    def stored_summary(self, flow_id: str) -> tuple[FlowSummary, RawFlow | None] | None:
         """The summary as stored and, when its verdict is still to be computed, the flow
         it is computed from: for a caller that computes it elsewhere (the window, in a
-        worker process) and hands it back with :meth:`complete_summary`."""
+        worker process) and hands it back with :meth:`keep_summary`."""
         with self._lock:
             row = self._db.execute("SELECT summary FROM flows WHERE id = ?", (flow_id,)).fetchone()
         if row is None:
             return None
-        summary: JSON = json.loads(row[0])
-        if self.summarize is None or summary.get("verdict") is not None:
+        summary = _read(row[0])
+        if self.summarize is None or summary.linted:
             return summary, None
         return summary, self.get_raw(flow_id)
 
-    def complete_summary(self, summary: JSON, update: JSON) -> JSON:
-        """Keep the verdict fields computed for ``summary`` (see :meth:`stored_summary`)."""
-        summary = {**summary, **update}
+    def keep_summary(self, summary: FlowSummary) -> FlowSummary:
+        """Keep a summary whose verdict was computed elsewhere (see :meth:`stored_summary`)."""
         with self._lock:
             self._db.execute(
-                "UPDATE flows SET summary = ? WHERE id = ?", (json.dumps(summary), summary["id"])
+                "UPDATE flows SET summary = ? WHERE id = ?",
+                (json.dumps(summary.to_json()), summary.id),
             )
         return summary
 
-    def _complete(self, summary: JSON) -> JSON:
+    def _complete(self, summary: FlowSummary) -> FlowSummary:
         """The summary with its verdict: linting a flow decodes all its frames, so it is
         done when someone reads the summary (then kept), never while the proxy streams."""
-        if self.summarize is None or summary.get("verdict") is not None:
+        if self.summarize is None or summary.linted:
             return summary
-        raw = self.get_raw(summary["id"])
+        raw = self.get_raw(summary.id)
         if raw is None:
             return summary
-        summary.update(self.summarize(raw, summary))
-        with self._lock:
-            self._db.execute(
-                "UPDATE flows SET summary = ? WHERE id = ?", (json.dumps(summary), summary["id"])
-            )
-        return summary
+        return self.keep_summary(self.summarize(raw, summary))
 
     def get_raw(self, flow_id: str) -> RawFlow | None:
         with self._lock:
@@ -463,12 +437,16 @@ class FlowStore:
 _STOP: Any = object()
 
 
+def _read(stored: str) -> FlowSummary:
+    return FlowSummary.from_json(json.loads(stored))
+
+
 __all__ = [
     "FlowAdded",
     "FlowEvent",
     "FlowStore",
+    "FlowSummary",
     "FlowUpdated",
     "FlowsCleared",
     "FlowsDeleted",
-    "brief_attempts",
 ]

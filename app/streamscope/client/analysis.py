@@ -32,6 +32,7 @@ from streamscope.analysis.reading import LegReading
 from streamscope.analysis.timing import LegSeries, LegTiming
 from streamscope.capture.flow import Leg
 from streamscope.capture.raw import RawFlow, RawLeg, pack_leg, unpack_leg
+from streamscope.capture.summary import FlowSummary
 from streamscope.lint.report import LintReport
 
 JSON = dict[str, Any]
@@ -50,10 +51,7 @@ def _analyse_packed(packed: RawLeg, protocol: str, stream_asked: bool) -> Analys
     return analyse_leg(unpack_leg(packed), protocol, stream_asked)
 
 
-Summarize = Callable[[RawFlow, JSON], JSON]
-
-
-def _summarize_raw(raw: RawFlow, summary: JSON) -> JSON:
+def _summarize_raw(raw: RawFlow, summary: FlowSummary) -> FlowSummary:
     from streamscope.analysis.view import summarize  # the worker's own import
 
     return summarize(raw, summary)
@@ -121,8 +119,9 @@ class Analyser:
             lambda: analyse_leg(leg, protocol, stream_asked),
         )
 
-    async def summarize(self, raw: RawFlow, summary: JSON) -> JSON:
-        """A stored flow's verdict fields (``analysis.view.summarize``), in the worker."""
+    async def summarize(self, raw: RawFlow, summary: FlowSummary) -> FlowSummary:
+        """A stored flow's summary with its verdict (``analysis.view.summarize``), in the
+        worker."""
         return await self._run(_summarize_raw, (raw, summary), lambda: _summarize_raw(raw, summary))
 
     def close(self) -> None:

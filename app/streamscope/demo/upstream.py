@@ -32,9 +32,11 @@ from streamscope.model.request import Request, RequestError
 from streamscope.recording import RecordingError
 from streamscope.wire import SSEDecoder, decode_all
 from streamscope.wire.frame import Frame
+from streamscope.wire.jsontext import dumps
 
 JSON = dict[str, Any]
 RETRY_AFTER = 60
+DEMO_HEADER = (b"content-type", b"application/json")
 
 # fault -> (status, error type, message)
 FAULTS: dict[str, tuple[int, str, str]] = {
@@ -173,11 +175,6 @@ class DemoUpstream:
             return self.catalogue.protocol(model) or client_protocol
         return client_protocol
 
-    def describe(
-        self, *, stream: bool, account: AccountConfig | None, forward: dict[str, str]
-    ) -> tuple[str, dict[str, str]]:
-        return f"demo://{self.config.name}", {"content-type": "application/json"}
-
     async def list_models(self, account: AccountConfig | None) -> list[str]:
         fault = account.fault if account is not None else None
         if fault == "network":
@@ -198,7 +195,8 @@ class DemoUpstream:
         protocol: str | None = None,
         sent: Callable[[str, list[tuple[bytes, bytes]], bytes], None] | None = None,
     ) -> AsyncIterator[_Answer | _Stream]:
-        # (``sent`` is for the request as it goes on a wire: the demo sends none)
+        if sent is not None:  # no wire: the request as the demo is given it
+            sent(f"demo://{self.config.name}", [DEMO_HEADER], dumps(body))
         protocol = protocol or self.config.protocol
         yield await self._answer(body, stream, account, protocol)
 

@@ -30,6 +30,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,7 @@ from streamscope.capture.flow import Flow, Leg, RequestRecord
 from streamscope.capture.har import to_har
 from streamscope.capture.sse import export_sse, export_timing
 from streamscope.capture.store import FlowStore
+from streamscope.capture.summary import FlowSummary
 from streamscope.client import replay_session
 from streamscope.client.analysis import Analyser
 from streamscope.codecs import PROTOCOLS
@@ -82,7 +84,7 @@ def missing_reason(leg: Leg, which: str) -> str | None:
     return None
 
 
-def header_text(flow: Flow, summary: JSON) -> str:
+def header_text(flow: Flow, summary: FlowSummary) -> str:
     """The flow in one line: request, route, outcome, timing, verdict."""
     request = flow.request
     upstream = flow.upstream_name or "no upstream"
@@ -100,11 +102,11 @@ def header_text(flow: Flow, summary: JSON) -> str:
     ]
     if flow.outcome and flow.outcome not in ("done", "complete"):
         parts[-1] += f" ({flow.outcome})"
-    ttft = summary.get("ttft_ms")
+    ttft = summary.ttft_ms
     parts.append(f"TTFT {ttft:,.0f} ms" if isinstance(ttft, int | float) else "TTFT —")
     duration = flow.duration_ns
     parts.append(f"{duration / 1e6:,.0f} ms" if duration is not None else "duration —")
-    parts.append(f"verdict: {summary.get('verdict') or 'not linted'}")
+    parts.append(f"verdict: {summary.verdict or 'not linted'}")
     if flow.capture_note:
         parts.append(f"capture {flow.capture_note}")
     elif flow.client.truncated or flow.upstream.truncated:
@@ -164,17 +166,20 @@ def attempt_rows(flow: Flow) -> list[list[str]]:
     return rows
 
 
-def _analyse(store: FlowStore | None, flow_id: str, flow: Flow | None) -> tuple[Flow | None, JSON]:
+def _analyse(
+    store: FlowStore | None, flow_id: str, flow: Flow | None
+) -> tuple[Flow | None, FlowSummary]:
     """The flow and its summary (worker thread: SQLite, and linting decodes frames)."""
     if flow is None and store is not None:
         flow = store.get(flow_id)
-    summary = (store.summary(flow_id) if store is not None else None) or {}
-    if flow is not None and (summary.get("verdict") is None or summary.get("ttft_ms") is None):
+    summary = (store.summary(flow_id) if store is not None else None) or FlowSummary(flow_id)
+    if flow is not None and (summary.verdict is None or summary.ttft_ms is None):
         client = flow_reading(flow, "client")  # one decoding for both
-        if summary.get("verdict") is None:
-            summary = {**summary, "verdict": verdict(client.lint)}
-        if summary.get("ttft_ms") is None:
-            summary = {**summary, "ttft_ms": client.timing.first_content_ms}
+        summary = replace(
+            summary,
+            verdict=verdict(client.lint) if summary.verdict is None else summary.verdict,
+            ttft_ms=client.timing.first_content_ms if summary.ttft_ms is None else summary.ttft_ms,
+        )
     return flow, summary
 
 
@@ -234,7 +239,7 @@ class FlowDetail(QWidget):
         self.store = store
         self.analyser = analyser
         self.flow: Flow | None = None
-        self.summary: JSON = {}
+        self.summary = FlowSummary(flow_id)
         self.task: asyncio.Task[None] | None = None
         self.header = QLabel(f"Flow {flow_id}: reading…")
         self.header.setWordWrap(True)
@@ -345,8 +350,8 @@ class FlowDetail(QWidget):
             return
         await self.show_flow(found, summary)
 
-    async def show_flow(self, flow: Flow, summary: JSON | None = None) -> None:
-        self.flow, self.summary = flow, summary or {}
+    async def show_flow(self, flow: Flow, summary: FlowSummary | None = None) -> None:
+        self.flow, self.summary = flow, summary or FlowSummary(self.flow_id)
         self.header.setText(header_text(flow, self.summary))
         rows = attempt_rows(flow)
         self.attempts.setRowCount(len(rows))

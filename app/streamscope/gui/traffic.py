@@ -211,8 +211,7 @@ class TrafficView(QWidget):
 
     def _tab_title(self, flow_id: str) -> str:
         row = self.model.row_of(flow_id)
-        summary = self.model.summary_at(row) if row is not None else {}
-        path = str(summary.get("path") or "flow")
+        path = (self.model.summary_at(row).path if row is not None else None) or "flow"
         return f"{path.rsplit('/', 1)[-1] or path} · {flow_id[:8]}"
 
     def _open_index(self, index: QModelIndex) -> None:
@@ -236,9 +235,9 @@ class TrafficView(QWidget):
         # NOTE: store events come through call_soon_threadsafe; under qasync such a
         # callback may run where asyncio sees no running loop, so the task is created on
         # the loop object itself rather than with ensure_future.
-        if isinstance(event, FlowAdded) and event.summary.get("verdict") is None:
+        if isinstance(event, FlowAdded) and not event.summary.linted:
             assert self._loop is not None
-            task = self._loop.create_task(self._read_summary(event.summary["id"]))
+            task = self._loop.create_task(self._read_summary(event.summary.id))
             self._reading.add(task)  # kept (a task only weakly held can vanish) until done
             task.add_done_callback(self._reading.discard)
 
@@ -255,8 +254,8 @@ class TrafficView(QWidget):
                 return
             summary, raw = stored
             if raw is not None:
-                update = await self.analyser.summarize(raw, summary)
-                summary = await asyncio.to_thread(store.complete_summary, summary, update)
+                linted = await self.analyser.summarize(raw, summary)
+                summary = await asyncio.to_thread(store.keep_summary, linted)
         if summary is None:
             return
         # Through the model's batcher, after the flow's own FlowAdded (updating directly

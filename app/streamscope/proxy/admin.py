@@ -127,7 +127,14 @@ async def _flows(flows: FlowStore, scope: Scope, receive: Receive, send: Send) -
         outcomes = _outcomes(params)
         items, total = await asyncio.to_thread(flows.summaries, offset, limit, outcomes)
         await send_json(
-            send, 200, {"flows": items, "total": total, "offset": offset, "limit": limit}
+            send,
+            200,
+            {
+                "flows": [s.to_json() for s in items],
+                "total": total,
+                "offset": offset,
+                "limit": limit,
+            },
         )
         return
     if rest == ".har":
@@ -209,7 +216,8 @@ async def _import(
     except UnreadableImport as exc:
         raise errors.bad_request(f"cannot import this file: {exc}") from None
     summaries = await asyncio.to_thread(flows.add, read)
-    await send_json(send, 201, {"imported": len(summaries), "flows": summaries})
+    listed = [s.to_json() for s in summaries]
+    await send_json(send, 201, {"imported": len(listed), "flows": listed})
 
 
 __all__ = ["handle_admin"]

@@ -146,10 +146,7 @@ class Attempts:
             self.exchange.account = account.name if account is not None else None
             rec = self.exchange.recorder
             if rec is not None:
-                url, headers = self.upstream.describe(
-                    stream=stream, account=account, forward=forward
-                )
-                rec.upstream_request(url, list(headers.items()), body, protocol)
+                rec.upstream_attempt(protocol)
             attempt_stack = AsyncExitStack()
             try:
                 async with _within(deadline, self._budget):

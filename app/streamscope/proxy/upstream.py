@@ -99,13 +99,7 @@ class Upstream(Protocol):
         sent: RequestSent | None = None,
     ) -> AbstractAsyncContextManager[UpstreamResponse]:
         """The upstream's answer to ``body`` (``sent``: told the request as it goes out
-        on the wire, for an upstream that sends one)."""
-        ...
-
-    def describe(
-        self, *, stream: bool, account: AccountConfig | None, forward: dict[str, str]
-    ) -> tuple[str, dict[str, str]]:
-        """The URL and headers a request goes out with (for capture; keys not masked)."""
+        on the wire; the demo tells the request it was given)."""
         ...
 
     async def list_models(self, account: AccountConfig | None) -> list[str]: ...
@@ -239,10 +233,11 @@ class HttpUpstream:
     def protocol_for(self, client_protocol: str, model: str) -> str:
         return self.config.protocol  # an HTTP upstream speaks its kind's protocol
 
-    def describe(
+    def _headers(
         self, *, stream: bool, account: AccountConfig | None, forward: dict[str, str]
-    ) -> tuple[str, dict[str, str]]:
-        headers = {
+    ) -> dict[str, str]:
+        """The headers a request goes out with (keys not masked)."""
+        return {
             "content-type": "application/json",
             "accept": "text/event-stream" if stream else "application/json",
             # Compressed SSE would be buffered by the decompressor: ask for identity.
@@ -250,7 +245,6 @@ class HttpUpstream:
             **forward,
             **self.codec.auth_headers(_key(account)),
         }
-        return self.url, headers
 
     @asynccontextmanager
     async def open(
@@ -263,7 +257,7 @@ class HttpUpstream:
         protocol: str | None = None,
         sent: RequestSent | None = None,
     ) -> AsyncIterator[_HttpResponse]:
-        _, headers = self.describe(stream=stream, account=account, forward=forward)
+        headers = self._headers(stream=stream, account=account, forward=forward)
         data = dumps(body)
         name = self.config.name
         try:

@@ -1,8 +1,9 @@
 """The traffic list: one row per captured flow, newest on top, fed by the capture store.
 
-:class:`FlowsModel` holds the store's summary dicts as they are and follows the store's
-:class:`~streamscope.capture.store.FlowEvent` s: an added flow is inserted at the top, ``deleted``
-removes those rows (retention drops the oldest), ``cleared`` resets. :meth:`FlowsModel.follow`
+:class:`FlowsModel` holds the store's typed summaries
+(:class:`~streamscope.capture.summary.FlowSummary`) as they are and follows the store's
+events (``capture.events``): an added flow is inserted at the top, deleted flows'
+rows go (retention drops the oldest), a clear resets. :meth:`FlowsModel.follow`
 subscribes with the loop, so callbacks arrive on the GUI thread, and coalesces them
 through a :class:`~streamscope.gui.models.batcher.UiBatcher`: a benchmark of thousands of
 requests makes a few inserts per second, each of many rows.
@@ -38,6 +39,7 @@ from streamscope.capture.store import (
     FlowStore,
     FlowUpdated,
 )
+from streamscope.capture.summary import AttemptBrief, FlowSummary
 from streamscope.gui.models.batcher import DEFAULT_INTERVAL_MS, UiBatcher
 from streamscope.gui.models.common import (
     ALIGNMENT,
@@ -65,7 +67,6 @@ from streamscope.gui.models.outcomes import (
 )
 from streamscope.lint.report import CANCELLED, ENDED_IN_ERROR
 
-Summary = dict[str, Any]
 StatusClass = str  # "all", "ok", "errors", or an outcome (capture/outcome.py)
 STATUS_CLASSES = ("all", "ok", "errors", *(str(o) for o in Outcome))
 TEXT_FIELDS = ("model", "upstream", "account", "verdict", "outcome", "outcome_detail")
@@ -107,32 +108,31 @@ def verdict_cell(verdict: Any) -> str:
     return f"{WARN_MARK} {lead}"
 
 
-def _attempt_text(attempt: Summary) -> str:
-    account = attempt.get("account") or "(no account)"
-    cls = attempt.get("failure_class") or "?"
+def _attempt_text(attempt: AttemptBrief) -> str:
+    account = attempt.account or "(no account)"
+    cls = attempt.failure_class or "?"
     if cls == "ok":
         return f"{account}: ok"
-    status = attempt.get("status")
+    status = attempt.status
     return f"{account}: {cls} {status}" if status else f"{account}: {cls}"
 
 
-def attempts_text(attempts: Any) -> str:
+def attempts_text(attempts: Sequence[AttemptBrief]) -> str:
     """Which rule fired on which account, in order: ``exhausted: exhausted 429 →
     healthy: ok`` ("" when the flow made no attempt, e.g. a request refused early)."""
-    return " → ".join(_attempt_text(a) for a in attempts or [] if isinstance(a, dict))
+    return " → ".join(_attempt_text(a) for a in attempts)
 
 
-def attempts_tooltip(attempts: Any) -> str:
+def attempts_tooltip(attempts: Sequence[AttemptBrief]) -> str:
     """One line per attempt, with what the rule did (``use``, ``next``, ``disable``,
     ``return``)."""
     return "\n".join(
-        f"{i}. {_attempt_text(a)} — {a.get('action') or '?'}"
-        for i, a in enumerate((a for a in attempts or [] if isinstance(a, dict)), 1)
+        f"{i}. {_attempt_text(a)} — {a.action or '?'}" for i, a in enumerate(attempts, 1)
     )
 
 
-def _retried(attempts: Any) -> bool:
-    return any(isinstance(a, dict) and a.get("failure_class") != "ok" for a in attempts or [])
+def _retried(attempts: Sequence[AttemptBrief]) -> bool:
+    return any(a.failure_class != "ok" for a in attempts)
 
 
 class FlowsModel(ColumnsModel):
@@ -171,12 +171,12 @@ class FlowsModel(ColumnsModel):
     _NUMERIC = frozenset({STATUS, TTFT, TOKENS, DURATION})
 
     IdRole = USER + 1  # the flow id
-    SummaryRole = USER + 2  # the whole summary dict
+    SummaryRole = USER + 2  # the whole FlowSummary
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._unfollow: Callable[[], None] | None = None  # the store's unsubscribe
-        self._rows: list[Summary] = []  # newest first, as the store lists them
+        self._rows: list[FlowSummary] = []  # newest first, as the store lists them
         self._ids: dict[str, int] | None = {}  # id -> row; None: rebuild on next use
         self.batcher: UiBatcher[FlowEvent] | None = None
 
@@ -218,7 +218,7 @@ class FlowsModel(ColumnsModel):
     def load(self, store: FlowStore, limit: int | None = None) -> None:
         """Show the store's flows (newest first; at most ``limit``), replacing the rows.
         Events queued before the load repeat flows already shown: they update, not add."""
-        rows: list[Summary] = []
+        rows: list[FlowSummary] = []
         while limit is None or len(rows) < limit:
             size = LOAD_PAGE if limit is None else min(LOAD_PAGE, limit - len(rows))
             page, total = store.summaries(len(rows), size)
@@ -227,7 +227,7 @@ class FlowsModel(ColumnsModel):
                 break
         self.reset(rows)
 
-    def reset(self, summaries: Iterable[Summary]) -> None:
+    def reset(self, summaries: Iterable[FlowSummary]) -> None:
         """Show exactly ``summaries`` (newest first)."""
         if self.batcher is not None:
             self.batcher.discard()
@@ -241,7 +241,7 @@ class FlowsModel(ColumnsModel):
 
     def apply(self, events: Sequence[FlowEvent]) -> None:
         """Apply store events in order; consecutive additions make one insert."""
-        added: list[Summary] = []
+        added: list[FlowSummary] = []
         for event in events:
             match event:
                 case FlowAdded(summary) | FlowUpdated(summary):
@@ -258,21 +258,21 @@ class FlowsModel(ColumnsModel):
             added = []
         self._add(added)
 
-    def update(self, summary: Summary) -> bool:
+    def update(self, summary: FlowSummary) -> bool:
         """A newer summary of a flow shown (its verdict, say): that row changes. False
         when the flow is not shown."""
-        row = self._index().get(summary.get("id", ""))
+        row = self._index().get(summary.id)
         if row is None:
             return False
         self._rows[row] = summary
         self._row_changed(row)
         return True
 
-    def _add(self, summaries: list[Summary]) -> None:
-        latest: dict[str, Summary] = {}  # one row per flow: a batch may repeat one
+    def _add(self, summaries: list[FlowSummary]) -> None:
+        latest: dict[str, FlowSummary] = {}  # one row per flow: a batch may repeat one
         for summary in summaries:  # (its verdict came in; or a load raced its event)
             if not self.update(summary):
-                latest[summary.get("id", "")] = summary
+                latest[summary.id] = summary
         fresh = list(latest.values())
         if not fresh:
             return
@@ -298,7 +298,7 @@ class FlowsModel(ColumnsModel):
 
     def _index(self) -> dict[str, int]:
         if self._ids is None:
-            self._ids = {s.get("id", ""): row for row, s in enumerate(self._rows)}
+            self._ids = {s.id: row for row, s in enumerate(self._rows)}
         return self._ids
 
     # -- reading --------------------------------------------------------------------------
@@ -306,11 +306,11 @@ class FlowsModel(ColumnsModel):
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
 
-    def summary_at(self, row: int) -> Summary:
+    def summary_at(self, row: int) -> FlowSummary:
         return self._rows[row]
 
     def flow_id_at(self, row: int) -> str:
-        return str(self._rows[row].get("id", ""))
+        return self._rows[row].id
 
     def row_of(self, flow_id: str) -> int | None:
         return self._index().get(flow_id)
@@ -320,7 +320,7 @@ class FlowsModel(ColumnsModel):
             return None
         summary = self._rows[index.row()]
         column = index.column()
-        value = summary.get(self._KEYS[column])
+        value = getattr(summary, self._KEYS[column])
         if role == DISPLAY:
             return self._text(summary, column, value)
         if role == SORT_ROLE:
@@ -354,12 +354,12 @@ class FlowsModel(ColumnsModel):
         if role == ALIGNMENT and column in self._NUMERIC and column != self.STATUS:
             return RIGHT
         if role == self.IdRole:
-            return summary.get("id")
+            return summary.id
         if role == self.SummaryRole:
             return summary
         return None
 
-    def _text(self, summary: Summary, column: int, value: Any) -> str:
+    def _text(self, summary: FlowSummary, column: int, value: Any) -> str:
         if column == self.TIME:
             return clock_text(value if isinstance(value, int | float) else None)
         if column == self.STATUS:
@@ -406,7 +406,7 @@ class FlowsFilter(QSortFilterProxyModel):
             change()
             self.invalidateRowsFilter()
 
-    def accepts(self, summary: Summary) -> bool:
+    def accepts(self, summary: FlowSummary) -> bool:
         wanted = self._status
         if wanted in ("ok", "errors"):
             if status_class(summary) != wanted:
@@ -415,9 +415,9 @@ class FlowsFilter(QSortFilterProxyModel):
             return False
         if not self._text:
             return True
-        if any(self._text in str(summary.get(k) or "").lower() for k in TEXT_FIELDS):
+        if any(self._text in str(getattr(summary, k) or "").lower() for k in TEXT_FIELDS):
             return True
-        shown = (status_text(summary), attempts_text(summary.get("attempts")))
+        shown = (status_text(summary), attempts_text(summary.attempts))
         return any(self._text in text.lower() for text in shown)
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:

@@ -8,7 +8,6 @@ loose string is read as one); its detail (status, error code, message) is the to
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from streamscope.capture.outcome import (
     DESCRIPTIONS,
@@ -18,26 +17,27 @@ from streamscope.capture.outcome import (
     legacy_detail,
     parse_outcome,
 )
+from streamscope.capture.summary import FlowSummary
 
-Summary = dict[str, Any]
+Summary = FlowSummary
 OK_MARK, FAIL_MARK = "✓", "✗"
 
 
 def outcome_of(summary: Summary) -> Outcome | None:
     """The flow's outcome (also read from an older flow's loose string); None when it
     names none (an imported flow)."""
-    return parse_outcome(summary.get("outcome"))
+    return parse_outcome(summary.outcome)
 
 
 def detail_of(summary: Summary) -> str:
     """What is behind the outcome: the status, error code and message."""
-    return str(summary.get("outcome_detail") or "") or legacy_detail(summary.get("outcome"))
+    return str(summary.outcome_detail or "") or legacy_detail(summary.outcome)
 
 
 def is_ok(summary: Summary) -> bool:
     """The status class of a flow: a 2xx/3xx answer to the client that is whole (its
     outcome ``complete``) is ``ok``."""
-    status = summary.get("status")
+    status = summary.status
     if not (isinstance(status, int) and 200 <= status < 400):
         return False
     outcome = outcome_of(summary)
@@ -57,7 +57,7 @@ def _answer_text(summary: Summary) -> str:
     upstream = re.match(r"upstream (?:\S+ answered |status )(\d{3})", detail)
     if upstream:
         code = upstream[1]
-        return "from upstream" if code == str(summary.get("status")) else f"upstream {code}"
+        return "from upstream" if code == str(summary.status) else f"upstream {code}"
     own = re.match(r"\d{3} ([^\s:]+)", detail)
     return own[1] if own else detail.split(":", 1)[0]
 
@@ -67,7 +67,7 @@ def outcome_text(summary: Summary) -> str:
     error answer its error code (or the upstream's status)."""
     outcome = outcome_of(summary)
     if outcome is None:
-        return str(summary.get("outcome") or "").replace("-", " ")
+        return str(summary.outcome or "").replace("-", " ")
     if outcome == Outcome.COMPLETE:
         return ""
     if outcome == Outcome.ERROR_ANSWER:
@@ -79,7 +79,7 @@ def status_text(summary: Summary) -> str:
     """The Status cell's text: ``200``, ``503 no_account_available``, ``429 from
     upstream``; a stream's failure in words (``upstream error``, ``cut``, ``timeout``,
     ``cancelled``); ``no answer`` (and why) when the client got no status at all."""
-    status = summary.get("status")
+    status = summary.status
     short = outcome_text(summary)
     outcome = outcome_of(summary)
     if outcome is not None and outcome not in (Outcome.COMPLETE, Outcome.ERROR_ANSWER):
@@ -104,12 +104,12 @@ def status_cell(summary: Summary) -> str:
 def status_tooltip(summary: Summary) -> str:
     """The outcome in full: what the client got, the outcome and what it means, and the
     detail (the status, error code and message)."""
-    status = summary.get("status")
+    status = summary.status
     got = f"HTTP {status}" if status is not None else "no HTTP answer"
     verdict = "a whole answer" if is_ok(summary) else "no whole answer"
     text = f"The client got {got}: {verdict}."
     outcome = outcome_of(summary)
-    recorded = str(summary.get("outcome") or "")
+    recorded = str(summary.outcome or "")
     if outcome is not None:
         text += f"\nOutcome: {outcome} — {DESCRIPTIONS[outcome]}."
     elif recorded:

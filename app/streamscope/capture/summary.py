@@ -1,0 +1,181 @@
+"""What a flow list shows of a flow, typed: :class:`FlowSummary`, and its attempts in
+brief (:class:`AttemptBrief`).
+
+The store builds a summary when it stores a flow (:meth:`FlowSummary.of_flow`) and keeps
+it as JSON beside the flow (:meth:`FlowSummary.to_json`, also what ``/admin/flows``
+answers); the verdict fields (``verdict``, ``upstream_verdict``, ``lint``,
+``tokens_estimated``) are filled in when it is first read (:meth:`FlowSummary.with_verdict`,
+``analysis.view.summarize``). Reading JSON back (:meth:`FlowSummary.from_json`) accepts
+what older versions stored: a missing field is its default, a field of the wrong type
+is dropped, an unknown one ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from streamscope.capture.raw import RawFlow
+
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptBrief:
+    """One attempt of a flow, as a list shows it: which rule (its failure class and
+    action) fired on which account, and the upstream's status."""
+
+    account: str | None = None
+    failure_class: str | None = None
+    action: str | None = None
+    status: int | None = None
+
+    @classmethod
+    def from_json(cls, data: Any) -> AttemptBrief | None:
+        if not isinstance(data, dict):
+            return None
+        status = data.get("status")
+        return cls(
+            account=_str(data.get("account")),
+            failure_class=_str(data.get("failure_class")),
+            action=_str(data.get("action")),
+            status=status if isinstance(status, int) and not isinstance(status, bool) else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LintCounts:
+    """How many errors and warnings the client leg's lint found."""
+
+    errors: int = 0
+    warnings: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FlowSummary:
+    """A flow in one row: who asked what of which upstream, how it ended, and (once
+    linted) whether a strict client would render it."""
+
+    id: str
+    started: float | None = None
+    client_protocol: str | None = None
+    model: str | None = None
+    upstream: str | None = None
+    account: str | None = None
+    status: int | None = None
+    ttft_ms: float | None = None
+    tokens: int | None = None
+    duration_ms: float | None = None
+    outcome: str | None = None
+    outcome_detail: str = ""
+    method: str | None = None
+    path: str | None = None
+    attempts: tuple[AttemptBrief, ...] = ()
+    imported: bool = False
+    verdict: str | None = None  # None: not linted yet
+    upstream_verdict: str | None = None
+    lint: LintCounts | None = None
+    tokens_estimated: bool = False
+
+    @classmethod
+    def of_flow(cls, raw: RawFlow) -> FlowSummary:
+        """The summary of a flow as captured (or imported), before it is linted."""
+        info = raw.info
+        return cls(
+            id=raw.id,
+            started=raw.started,
+            client_protocol=raw.client.protocol,
+            model=_str(info.get("model")),
+            upstream=_str(info.get("upstream")),
+            account=_str(info.get("account")),
+            status=raw.client.status,
+            ttft_ms=_number(info.get("ttft_ms")),
+            tokens=_int(info.get("tokens")),
+            duration_ms=raw.duration_ns / 1e6 if raw.duration_ns is not None else None,
+            outcome=_str(info.get("outcome")),
+            outcome_detail=_str(info.get("outcome_detail")) or "",
+            method=raw.request.method,
+            path=raw.request.url,
+            attempts=_attempts(info.get("attempts")),
+            imported=bool(info.get("imported")),
+        )
+
+    @property
+    def linted(self) -> bool:
+        return self.verdict is not None
+
+    def with_verdict(
+        self,
+        verdict: str,
+        *,
+        upstream_verdict: str | None,
+        lint: LintCounts,
+        tokens: int | None,
+        tokens_estimated: bool,
+        ttft_ms: float | None,
+    ) -> FlowSummary:
+        """This summary with its lint verdict and the counts read with it."""
+        return replace(
+            self,
+            verdict=verdict,
+            upstream_verdict=upstream_verdict,
+            lint=lint,
+            tokens=tokens,
+            tokens_estimated=tokens_estimated,
+            ttft_ms=ttft_ms,
+        )
+
+    def to_json(self) -> JSON:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: JSON) -> FlowSummary:
+        lint = data.get("lint")
+        counts = None
+        if isinstance(lint, dict):
+            counts = LintCounts(_int(lint.get("errors")) or 0, _int(lint.get("warnings")) or 0)
+        return cls(
+            id=str(data.get("id") or ""),
+            started=_number(data.get("started")),
+            client_protocol=_str(data.get("client_protocol")),
+            model=_str(data.get("model")),
+            upstream=_str(data.get("upstream")),
+            account=_str(data.get("account")),
+            status=_int(data.get("status")),
+            ttft_ms=_number(data.get("ttft_ms")),
+            tokens=_int(data.get("tokens")),
+            duration_ms=_number(data.get("duration_ms")),
+            outcome=_str(data.get("outcome")),
+            outcome_detail=_str(data.get("outcome_detail")) or "",
+            method=_str(data.get("method")),
+            path=_str(data.get("path")),
+            attempts=_attempts(data.get("attempts")),
+            imported=bool(data.get("imported")),
+            verdict=_str(data.get("verdict")),
+            upstream_verdict=_str(data.get("upstream_verdict")),
+            lint=counts,
+            tokens_estimated=bool(data.get("tokens_estimated")),
+        )
+
+
+def _attempts(data: Any) -> tuple[AttemptBrief, ...]:
+    if not isinstance(data, list):
+        return ()
+    return tuple(a for a in map(AttemptBrief.from_json, data) if a is not None)
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value
+
+
+__all__ = ["AttemptBrief", "FlowSummary", "LintCounts"]

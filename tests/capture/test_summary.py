@@ -1,0 +1,119 @@
+"""A flow's summary, typed (capture/summary.py): built from a captured flow, kept as JSON,
+read back from what any version stored."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from streamscope.capture.recorder import FlowRecorder
+from streamscope.capture.summary import AttemptBrief, FlowSummary, LintCounts
+from streamscope.redact import Redactor
+
+
+def _captured(info: dict[str, object]) -> FlowSummary:
+    rec = FlowRecorder("f1", "anthropic", 1 << 20)
+    rec.request("POST", "/v1/messages", [], b'{"model":"m"}')
+    rec.client_message({"type": "http.response.start", "status": 529, "headers": []})
+    rec.client_message({"type": "http.response.body", "body": b"{}"})
+    rec.done()
+    return FlowSummary.of_flow(rec.build(info, Redactor([])))
+
+
+def test_a_captured_flow_is_summed_up_from_its_request_answer_and_info() -> None:
+    summary = _captured(
+        {
+            "model": "claude",
+            "upstream": "anthropic",
+            "account": "main",
+            "outcome": "error-answer",
+            "outcome_detail": "upstream anthropic answered 529",
+            "tokens": 7,
+            "ttft_ms": 12.5,
+            "attempts": [
+                {
+                    "account": "main",
+                    "failure_class": "overloaded",
+                    "action": "next",
+                    "status": 529,
+                    "message": "kept in the flow, not the list",
+                },
+            ],
+        }
+    )
+    assert (summary.id, summary.client_protocol, summary.status) == ("f1", "anthropic", 529)
+    assert (summary.method, summary.path) == ("POST", "/v1/messages")
+    assert (summary.model, summary.upstream, summary.account) == ("claude", "anthropic", "main")
+    assert (summary.outcome, summary.tokens, summary.ttft_ms) == ("error-answer", 7, 12.5)
+    assert summary.attempts == (AttemptBrief("main", "overloaded", "next", 529),)
+    assert summary.duration_ms is not None and summary.duration_ms >= 0
+    assert not summary.linted and not summary.imported
+
+
+def test_info_of_the_wrong_type_is_dropped_not_stored() -> None:
+    summary = _captured({"model": ["not", "a", "name"], "tokens": "7", "attempts": "x"})
+    assert (summary.model, summary.tokens, summary.attempts) == (None, None, ())
+
+
+def test_the_verdict_comes_with_its_counts() -> None:
+    base = FlowSummary("f", tokens=None, ttft_ms=None)
+    linted = base.with_verdict(
+        "would render empty in Cherry Studio",
+        upstream_verdict="ok",
+        lint=LintCounts(errors=2, warnings=1),
+        tokens=40,
+        tokens_estimated=True,
+        ttft_ms=3.0,
+    )
+    assert linted.linted and not base.linted
+    assert linted.to_json()["lint"] == {"errors": 2, "warnings": 1}
+    assert (linted.tokens, linted.tokens_estimated, linted.ttft_ms) == (40, True, 3.0)
+
+
+def test_a_summary_stored_by_an_older_version_reads_with_defaults() -> None:
+    older = {
+        "id": "old",
+        "status": 200,
+        "outcome": "done",  # a loose string of an older version: kept as it was
+        "attempts": [{"account": "a", "failure_class": "ok"}, "not an attempt"],
+        "verdict": None,
+        "tokens": True,  # a bool is no count
+        "something_newer": 1,
+    }
+    summary = FlowSummary.from_json(older)
+    assert (summary.id, summary.status, summary.outcome) == ("old", 200, "done")
+    assert summary.attempts == (AttemptBrief("a", "ok", None, None),)
+    assert summary.tokens is None and summary.outcome_detail == "" and summary.lint is None
+    assert not summary.linted
+
+
+_text = st.none() | st.text(max_size=12)
+_count = st.none() | st.integers(0, 10**9)
+_attempts = st.lists(
+    st.builds(AttemptBrief, _text, _text, _text, st.none() | st.integers(100, 599)), max_size=3
+).map(tuple)
+
+
+@given(
+    st.builds(
+        FlowSummary,
+        id=st.text(min_size=1, max_size=8),
+        started=st.none() | st.floats(0, 2e9),
+        client_protocol=_text,
+        model=_text,
+        status=st.none() | st.integers(100, 599),
+        ttft_ms=st.none() | st.floats(0, 1e6),
+        tokens=_count,
+        outcome=_text,
+        outcome_detail=st.text(max_size=12),
+        attempts=_attempts,
+        imported=st.booleans(),
+        verdict=_text,
+        lint=st.none() | st.builds(LintCounts, st.integers(0, 99), st.integers(0, 99)),
+        tokens_estimated=st.booleans(),
+    )
+)
+def test_json_keeps_every_field(summary: FlowSummary) -> None:
+    assert FlowSummary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
