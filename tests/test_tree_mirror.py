@@ -69,11 +69,11 @@ def only_reexports(path: Path) -> bool:
     return True
 
 
-def test_files() -> list[Path]:
+def mirrored_test_files() -> list[Path]:
     return sorted(p for p in TESTS.rglob("test_*.py") if p.relative_to(TESTS).parts[0] not in WHOLE)
 
 
-def tested_module(test: Path, modules: set[str]) -> str | None:
+def module_tested_by(test: Path, modules: set[str]) -> str | None:
     """The module ``tests/a/test_b_topic.py`` tests: the longest ``a/b…`` that is one."""
     rel = test.relative_to(TESTS)
     stem = rel.stem.removeprefix("test_")
@@ -92,8 +92,8 @@ def test_every_test_file_names_its_module() -> None:
     assert "proxy/relay" in modules and "cli" in modules  # the tree is read at all
     stray = [
         str(t.relative_to(TESTS))
-        for t in test_files()
-        if t.relative_to(TESTS).as_posix() not in WHOLE and tested_module(t, modules) is None
+        for t in mirrored_test_files()
+        if t.relative_to(TESTS).as_posix() not in WHOLE and module_tested_by(t, modules) is None
     ]
     assert not stray, (
         "test files that name no module at the mirrored path (tests/a/test_b.py tests "
@@ -104,7 +104,7 @@ def test_every_test_file_names_its_module() -> None:
 
 def test_every_module_has_tests_of_its_own() -> None:
     modules = module_names()
-    tested = {tested_module(t, set(modules)) for t in test_files()}
+    tested = {module_tested_by(t, set(modules)) for t in mirrored_test_files()}
     missing = [m for m in modules if m not in tested and m not in UNTESTED_ALONE]
     assert not missing, (
         "modules without tests/<path>/test_<module>[_topic].py (write them, or list the "
@@ -114,7 +114,7 @@ def test_every_module_has_tests_of_its_own() -> None:
 
 def test_the_exemptions_are_true_and_few() -> None:
     modules = set(module_names())
-    tested = {tested_module(t, modules) for t in test_files()}
+    tested = {module_tested_by(t, modules) for t in mirrored_test_files()}
     for module, (covering, why) in UNTESTED_ALONE.items():
         assert module in modules, f"{module} is no module: drop it from UNTESTED_ALONE"
         assert module not in tested, f"{module} has tests of its own now: drop its exemption"

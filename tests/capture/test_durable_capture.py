@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from streamscope.analysis.view import summarize
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
 from streamscope.redact import Redactor
@@ -107,7 +108,7 @@ def test_the_backlog_is_bounded_in_bytes_and_what_is_shed_is_said(
             # was built in the loop on a loaded machine.
             recorders = [recorder(f"f{i}", BODY) for i in range(12)]
             for rec in recorders:
-                store.submit(rec, {"outcome": "complete"})
+                store.submit(rec, FlowInfo(outcome="complete"))
                 peak = max(peak, store.backlog_bytes)
             assert peak <= 4 * BODY  # the bound (one flow alone may pass it: none here)
             assert store.shed >= 6
@@ -134,10 +135,10 @@ def test_the_backlog_is_bounded_in_bytes_and_what_is_shed_is_said(
 def test_the_backlog_is_bounded_in_time(tmp_path: Path) -> None:
     store = FlowStore(tmp_path / "flows.sqlite3", Redactor([]), busy=lambda: True, max_delay=30.0)
     try:
-        store.submit(recorder("first", BODY), {})
-        store.submit(recorder("soon", BODY), {})  # the first waits 0 s: kept whole
+        store.submit(recorder("first", BODY), FlowInfo())
+        store.submit(recorder("soon", BODY), FlowInfo())  # the first waits 0 s: kept whole
         time.sleep(0.9)  # the oldest unwritten flow has now waited longer than 0.75 s
-        store.submit(recorder("late", BODY), {})
+        store.submit(recorder("late", BODY), FlowInfo())
         store.flush()
         soon, late = store.get("soon"), store.get("late")
         assert soon is not None and soon.capture_note == "" and len(soon.request.body) > BODY
@@ -150,7 +151,7 @@ def test_the_backlog_is_bounded_in_time(tmp_path: Path) -> None:
 def test_one_flow_bigger_than_the_bound_is_kept_when_nothing_waits(tmp_path: Path) -> None:
     store = FlowStore(tmp_path / "flows.sqlite3", Redactor([]), max_backlog_bytes=BODY // 2)
     try:
-        store.submit(recorder("big", BODY), {})
+        store.submit(recorder("big", BODY), FlowInfo())
         store.flush()
         flow = store.get("big")
         assert flow is not None and flow.capture_note == "" and len(flow.request.body) > BODY
@@ -164,7 +165,7 @@ def test_flows_are_committed_within_a_second_while_the_proxy_stays_busy(
     path = tmp_path / "flows.sqlite3"
     store = FlowStore(path, Redactor([]), busy=lambda: True)  # never a lull
     try:
-        store.submit(recorder("f1"), {})
+        store.submit(recorder("f1"), FlowInfo())
         deadline = time.monotonic() + 5
         while "f1" not in stored_ids(path) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -186,7 +187,7 @@ def test_a_deleted_database_is_noticed_reopened_and_said_once(
     events: list[str] = []
     store.subscribe(lambda e: events.append(type(e).__name__))
     try:
-        store.submit(recorder("before"), {})
+        store.submit(recorder("before"), FlowInfo())
         store.flush()
         with caplog.at_level(logging.WARNING, logger="streamscope.capture"):
             for name in os.listdir(path.parent):
@@ -195,8 +196,8 @@ def test_a_deleted_database_is_noticed_reopened_and_said_once(
             while not path.exists() and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert path.exists()
-            store.submit(recorder("after"), {})
-            store.submit(recorder("later"), {})
+            store.submit(recorder("after"), FlowInfo())
+            store.submit(recorder("later"), FlowInfo())
             store.flush()
         assert stored_ids(path) == {"after", "later"}  # in the new file, not lost
         assert [s.id for s in store.summaries()[0]] == ["later", "after"]
@@ -214,15 +215,15 @@ def test_a_replaced_database_is_noticed_and_its_flows_read(
     path = tmp_path / "flows.sqlite3"
     other = tmp_path / "backup.sqlite3"
     backup = FlowStore(other, Redactor([]))
-    backup.submit(recorder("from-backup"), {})
+    backup.submit(recorder("from-backup"), FlowInfo())
     backup.close()
     store = FlowStore(path, Redactor([]))
     try:
-        store.submit(recorder("mine"), {})
+        store.submit(recorder("mine"), FlowInfo())
         store.flush()
         with caplog.at_level(logging.WARNING, logger="streamscope.capture"):
             os.replace(other, path)
-            store.submit(recorder("new"), {})
+            store.submit(recorder("new"), FlowInfo())
             store.flush()
         assert stored_ids(path) == {"from-backup", "new"}
         assert store.get("from-backup") is not None and store.get("mine") is None
@@ -239,14 +240,14 @@ def test_a_flow_kept_in_part_gets_no_false_verdict(tmp_path: Path) -> None:
     try:
         shed = recorder("shed")
         assert shed.shed(0, "a test said so") > 0  # every part goes, the stream too
-        store.submit(shed, {"outcome": "complete"})
+        store.submit(shed, FlowInfo(outcome="complete"))
         cut = recorder("cut")  # the size limit reached mid-stream: the end not kept
         cut.client_sends = cut.client_sends[:1]
         cut.truncated = True
-        store.submit(cut, {"outcome": "complete"})
+        store.submit(cut, FlowInfo(outcome="complete"))
         whole = recorder("whole")
         whole.client_sends = whole.client_sends[:1]  # the same bytes, kept whole: broken
-        store.submit(whole, {"outcome": "complete"})
+        store.submit(whole, FlowInfo(outcome="complete"))
         store.flush()
         verdicts = {s.id: s.verdict for s in store.summaries()[0]}
         assert verdicts["shed"].startswith("not judged whole: the capture kept only part")

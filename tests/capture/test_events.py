@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import assert_never
 
 from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, FlowsDeleted, FlowUpdated
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
 from streamscope.redact import Redactor
@@ -17,7 +18,7 @@ def _record(store: FlowStore, flow_id: str) -> None:
     rec.client_message({"type": "http.response.start", "status": 200, "headers": []})
     rec.client_message({"type": "http.response.body", "body": b"{}"})
     rec.done()
-    store.submit(rec, {"model": "m"})
+    store.submit(rec, FlowInfo(model="m"))
 
 
 def _said(event: FlowEvent) -> str:

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.capture.flow import RequestRecord
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import NO_SOURCE, RawFlow, RawLeg, pack, to_flow, unpack
 from streamscope.wire import SSEDecoder, encode_comment
 from tests.support import FIXTURES, load
@@ -16,7 +17,7 @@ WIRE = b"".join(f.raw for f in CHAT)
 
 
 def _flow(client: RawLeg, upstream: RawLeg | None = None) -> RawFlow:
-    return RawFlow("f", 0.0, {}, RequestRecord(), None, upstream or RawLeg(), client)
+    return RawFlow("f", 0.0, FlowInfo(), RequestRecord(), None, upstream or RawLeg(), client)
 
 
 @given(st.lists(st.integers(-(2**62), 2**62), max_size=50))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.recorder import CHECK_EVERY, FlowRecorder
 from streamscope.redact import Redactor
 from streamscope.wire import SSEDecoder
@@ -55,7 +56,7 @@ def test_the_flat_log_builds_the_same_legs() -> None:
     for chunk in sent:
         recorder.client_message({"type": "http.response.body", "body": chunk, "more_body": True})
     recorder.done()
-    raw = recorder.build({}, Redactor([]))
+    raw = recorder.build(FlowInfo(), Redactor([]))
     assert raw.upstream.data == b"".join(f.raw for f in frames[:at])
     assert raw.client.data == b"".join(sent)
     assert raw.client.entry_frames == [1, 3, 2, 5, 0]

@@ -3,6 +3,7 @@ reading the flow — the request line and which rule fired on which account."""
 
 from __future__ import annotations
 
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
 from streamscope.capture.summary import AttemptBrief
@@ -22,7 +23,7 @@ def test_a_summary_names_the_request_and_its_attempts() -> None:
             Attempt("f1", "demo", "exhausted", "exhausted", "disable", 429, 1.0, "quota"),
             Attempt("f1", "demo", "healthy", "ok", "use", 200, 2.0),
         ]
-        store.submit(rec, {"model": "m", "attempts": attempts})
+        store.submit(rec, FlowInfo(model="m", attempts=attempts))
         store.flush()
         summary = store.summary("f1")
         assert summary is not None

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from streamscope.analysis.view import summarize
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import (
     FlowAdded,
@@ -303,8 +304,7 @@ def record(store: FlowStore, n: int, status: int = 200) -> None:
     rec.client_message({"type": "http.response.start", "status": status, "headers": headers})
     rec.client_message({"type": "http.response.body", "body": CHUNK})
     rec.done()
-    info = {"model": "gpt-4o", "upstream": "up", "account": "main", "tokens": n}
-    store.submit(rec, info)
+    store.submit(rec, FlowInfo(model="gpt-4o", upstream="up", account="main", tokens=n))
 
 
 def test_load_fills_from_a_real_stores_summaries(qapp: QApplication, store: FlowStore) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from streamscope.capture.flow import CapturedFrame, Flow, Headers, Leg, RequestRecord
+from streamscope.capture.info import FlowInfo
 from streamscope.wire import SSEDecoder
 
 JSON = dict[str, Any]
@@ -120,7 +121,7 @@ class RawLeg:
 class RawFlow:
     id: str
     started: float
-    info: JSON  # model, upstream, account, mode, outcome (+ detail), attempts, ttft_ms, tokens
+    info: FlowInfo
     request: RequestRecord
     upstream_request: RequestRecord | None
     upstream: RawLeg
@@ -201,20 +202,20 @@ def to_flow(raw: RawFlow) -> Flow:
         started=raw.started,
         started_ns=0,
         client_protocol=raw.client.protocol,
-        model=info.get("model"),
-        upstream_name=info.get("upstream"),
-        account=info.get("account"),
-        mode=info.get("mode"),
-        outcome=str(info.get("outcome") or ""),
-        outcome_detail=str(info.get("outcome_detail") or ""),
-        capture_note=str(info.get("capture_note") or ""),
+        model=info.model,
+        upstream_name=info.upstream,
+        account=info.account,
+        mode=info.mode,
+        outcome=info.outcome or "",
+        outcome_detail=info.outcome_detail,
+        capture_note=info.capture_note,
         request=raw.request,
         upstream_request=raw.upstream_request,
-        attempts=list(info.get("attempts") or []),
+        attempts=info.attempts_json(),
         upstream=upstream,
         client=client,
         duration_ns=raw.duration_ns,
-        imported=bool(info.get("imported")),
+        imported=info.imported,
     )
 
 
@@ -290,32 +291,30 @@ def _relay_log(raw: RawLeg, frames: list[CapturedFrame], upstream_frames: int) -
         i = j
 
 
-def from_flow(flow: Flow, info: JSON | None = None) -> RawFlow:
+def from_flow(flow: Flow, *, imported: bool = False) -> RawFlow:
     """The compact form of a readable flow (an imported one): :func:`to_flow` gives it
     back — frames, times and each client frame's first source — as long as the client
-    leg's frames are whole SSE frames (they are re-read as such). ``info`` adds to what
-    the flow says of itself (model, upstream, account, mode, outcome, attempts)."""
+    leg's frames are whole SSE frames (they are re-read as such). ``imported``: mark it
+    so (else it is as imported as the flow says)."""
     client = _raw_leg(flow.client)
     if client.streamed:
         _relay_log(client, flow.client.frames, len(flow.upstream.frames))
-    meta: JSON = {
-        "model": flow.model,
-        "upstream": flow.upstream_name,
-        "account": flow.account,
-        "mode": flow.mode,
-        "outcome": flow.outcome,
-        "outcome_detail": flow.outcome_detail,
-        "capture_note": flow.capture_note,
-        "attempts": list(flow.attempts),
-        "ttft_ms": None,
-        "tokens": None,
-        "imported": flow.imported,
-    }
+    info = FlowInfo(
+        model=flow.model,
+        upstream=flow.upstream_name,
+        account=flow.account,
+        mode=flow.mode,
+        outcome=flow.outcome or None,
+        outcome_detail=flow.outcome_detail,
+        capture_note=flow.capture_note,
+        attempts=list(flow.attempts),
+        imported=imported or flow.imported,
+    )
     upstream_request = flow.upstream_request
     return RawFlow(
         id=flow.id,
         started=flow.started,
-        info=meta | (info or {}),
+        info=info,
         request=_copy_request(flow.request),
         upstream_request=_copy_request(upstream_request) if upstream_request else None,
         upstream=_raw_leg(flow.upstream),

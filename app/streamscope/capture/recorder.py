@@ -25,11 +25,13 @@ from __future__ import annotations
 import time
 from array import array
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from operator import attrgetter
 from typing import Any
 from urllib.parse import unquote_plus
 
 from streamscope.capture.flow import Headers, RequestRecord
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import RawFlow, RawLeg
 from streamscope.config import mask
 from streamscope.redact import Redactor
@@ -272,7 +274,7 @@ class FlowRecorder:
 
     # -- off the hot path -----------------------------------------------------------------
 
-    def build(self, info: dict[str, Any], redactor: Redactor) -> RawFlow:
+    def build(self, info: FlowInfo, redactor: Redactor) -> RawFlow:
         """The compact flow (in the store's writer thread): bytes joined, arrays packed,
         secrets masked in headers and in every byte kept (same length: sizes stay true)."""
         t0 = self.started_ns
@@ -333,9 +335,11 @@ class FlowRecorder:
                 mask_headers(_text_pairs(self.upstream_headers), redactor),
                 red(self.upstream_body),
             )
-        info = {**info, "attempts": [_json(a) for a in info.get("attempts") or []]}
-        if self.shed_reason:
-            info["capture_note"] = self.shed_reason
+        info = replace(
+            info,
+            attempts=info.attempts_json(),
+            capture_note=self.shed_reason or info.capture_note,
+        )
         return RawFlow(
             id=self.flow_id,
             started=self.started,
@@ -362,11 +366,6 @@ def _text_pairs(headers: list[Any]) -> list[tuple[str, str]]:
         (k.decode("latin-1"), v.decode("latin-1")) if isinstance(k, bytes | bytearray) else (k, v)
         for k, v in headers
     ]
-
-
-def _json(value: Any) -> Any:
-    to_json = getattr(value, "to_json", None)
-    return to_json() if callable(to_json) else value
 
 
 __all__ = ["FlowRecorder", "mask_flow", "mask_headers", "mask_query"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamscope.capture.flow import RequestRecord
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import RawFlow, RawLeg
 
 JSON = dict[str, Any]
@@ -170,7 +171,7 @@ def stored_form(raw: RawFlow) -> tuple[JSON, dict[str, bytes]]:
     detail = {
         "id": raw.id,
         "started": raw.started,
-        "info": raw.info,
+        "info": raw.info.to_json(),
         "duration_ns": raw.duration_ns,
         "request": request(raw.request),
         "upstream_request": request(raw.upstream_request),
@@ -202,7 +203,7 @@ def restore(detail: JSON, blobs: dict[str, bytes]) -> RawFlow:
     return RawFlow(
         id=detail["id"],
         started=detail["started"],
-        info=detail["info"],
+        info=FlowInfo.from_json(detail["info"]),
         request=req,
         upstream_request=request(detail["upstream_request"]),
         upstream=legs["upstream"],

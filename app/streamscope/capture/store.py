@@ -43,6 +43,7 @@ from typing import Any
 from streamscope.capture.dbfile import CaptureDb
 from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, FlowsDeleted, FlowUpdated
 from streamscope.capture.flow import Flow
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import RawFlow, from_flow, to_flow
 from streamscope.capture.recorder import FlowRecorder, mask_flow
 from streamscope.capture.rows import (
@@ -125,7 +126,7 @@ class FlowStore:
 
     # -- writing --------------------------------------------------------------------------
 
-    def submit(self, recorder: FlowRecorder, info: JSON) -> None:
+    def submit(self, recorder: FlowRecorder, info: FlowInfo) -> None:
         """Store a finished flow, soon (``info``: what the proxy knows of it). With the
         backlog full, its bytes are dropped first (see the module docstring)."""
         size = recorder.size()
@@ -303,7 +304,7 @@ class FlowStore:
         already stored gets a new one (nothing stored is replaced)."""
         out = []
         for flow in flows:
-            raw = from_flow(flow, {"imported": True})
+            raw = from_flow(flow, imported=True)
             with self._lock:
                 taken = self._db.execute("SELECT 1 FROM flows WHERE id = ?", (raw.id,)).fetchone()
             if taken is not None or not raw.id:

@@ -42,6 +42,7 @@ from typing import Any
 
 import httpx
 
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome, short_detail
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
@@ -477,16 +478,16 @@ def _not_allowed(method: str, path: str, allowed: str) -> ProxyError:
     )
 
 
-def _flow_info(exchange: Exchange) -> dict[str, Any]:
-    """What the proxy knows of a finished request, for its flow's summary."""
-    return {
-        "model": exchange.model,
-        "upstream": exchange.upstream,
-        "account": exchange.account,
-        "mode": exchange.mode,
-        "outcome": str(exchange.outcome) if exchange.outcome is not None else None,
-        "outcome_detail": exchange.outcome_detail,
-        "attempts": list(exchange.attempts),  # Attempt objects: made JSON by the writer
-        "ttft_ms": exchange.ttft * 1000 if exchange.ttft is not None else None,
-        "tokens": exchange.tokens,
-    }
+def _flow_info(exchange: Exchange) -> FlowInfo:
+    """What the proxy knows of a finished request, for its flow."""
+    return FlowInfo(
+        model=exchange.model,
+        upstream=exchange.upstream,
+        account=exchange.account,
+        mode=exchange.mode,
+        outcome=str(exchange.outcome) if exchange.outcome is not None else None,
+        outcome_detail=exchange.outcome_detail,
+        attempts=list(exchange.attempts),  # Attempt objects: made JSON by the writer
+        ttft_ms=exchange.ttft * 1000 if exchange.ttft is not None else None,
+        tokens=exchange.tokens,
+    )

@@ -1,0 +1,78 @@
+"""What the proxy knows of a flow beyond its bytes, typed: :class:`FlowInfo`.
+
+The proxy fills it in when a request ends (``proxy.app``: the exchange's model, route,
+account, outcome, attempts, time to first token and token count) and hands it to the
+store with the flow's recorder; an imported flow's comes from its file. It is kept as
+JSON in the flow's detail (:meth:`FlowInfo.to_json`) and read back tolerantly
+(:meth:`FlowInfo.from_json`: a field of the wrong type is its default).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+JSON = dict[str, Any]
+
+
+@dataclass(slots=True)
+class FlowInfo:
+    """The proxy's facts about one flow. ``attempts``: one per account tried, in order
+    (``pool.Attempt`` objects while the proxy hands it over; JSON once built)."""
+
+    model: str | None = None
+    upstream: str | None = None
+    account: str | None = None
+    mode: str | None = None  # "passthrough" or "repair"
+    outcome: str | None = None  # a capture.outcome.Outcome (or an older loose string)
+    outcome_detail: str = ""
+    attempts: list[Any] = field(default_factory=list)
+    ttft_ms: float | None = None
+    tokens: int | None = None
+    imported: bool = False  # read from a file, not captured
+    capture_note: str = ""  # what capture kept only in part, and why
+
+    def attempts_json(self) -> list[JSON]:
+        """The attempts as JSON objects (an attempt object's ``to_json()``)."""
+        out = []
+        for attempt in self.attempts:
+            to_json = getattr(attempt, "to_json", None)
+            item = to_json() if callable(to_json) else attempt
+            if isinstance(item, dict):
+                out.append(item)
+        return out
+
+    def to_json(self) -> JSON:
+        data = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        data["attempts"] = self.attempts_json()
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> FlowInfo:
+        if not isinstance(data, dict):
+            return cls()
+
+        def text(name: str) -> str | None:
+            value = data.get(name)
+            return value if isinstance(value, str) else None
+
+        ttft, tokens = data.get("ttft_ms"), data.get("tokens")
+        attempts = data.get("attempts")
+        return cls(
+            model=text("model"),
+            upstream=text("upstream"),
+            account=text("account"),
+            mode=text("mode"),
+            outcome=text("outcome"),
+            outcome_detail=text("outcome_detail") or "",
+            attempts=[a for a in attempts if isinstance(a, dict)]
+            if isinstance(attempts, list)
+            else [],
+            ttft_ms=ttft if isinstance(ttft, int | float) and not isinstance(ttft, bool) else None,
+            tokens=tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
+            imported=data.get("imported") is True,
+            capture_note=text("capture_note") or "",
+        )
+
+
+__all__ = ["FlowInfo"]
