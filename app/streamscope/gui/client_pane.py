@@ -44,6 +44,7 @@ from streamscope.client import (
     ClientSession,
     Composition,
     Params,
+    SessionCallbacks,
     Turn,
     replay_session,
     sdk_base_url,
@@ -341,12 +342,8 @@ class ClientPane(QWidget):
             return
         try:
             composition = self.composition()
-            session = ClientSession(
-                composition,
-                on_status=self.status.setText,
-                analyser=self.analyser,
-                **self.view.callbacks(),
-            )
+            callbacks = SessionCallbacks(on_status=self.status.setText, **self.view.callbacks())
+            session = ClientSession(composition, callbacks=callbacks, analyser=self.analyser)
         except ValueError as exc:  # bad tool JSON, say: said where the user looks
             self.status.setText(str(exc))
             return
