@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from streamscope.client import ClientSession
+from streamscope.client import ClientSession, SessionCallbacks
 from streamscope.gui.leg_view import LegView
 from streamscope.wire.frame import Frame
 from tests.client.test_session import compose
@@ -32,7 +32,9 @@ async def test_a_cancelled_session_is_not_red(
     def on_frames(batch: list[tuple[int, float, Frame]]) -> None:
         arrived.set()
 
-    session = ClientSession(compose(slow, protocol, "demo-long"), on_frames=on_frames)
+    session = ClientSession(
+        compose(slow, protocol, "demo-long"), callbacks=SessionCallbacks(on_frames=on_frames)
+    )
     task = asyncio.create_task(session.run())
     await asyncio.wait_for(arrived.wait(), 5)
     await asyncio.sleep(0.1)

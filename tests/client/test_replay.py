@@ -12,7 +12,7 @@ import pytest
 from streamscope.analysis.timing import leg_series
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.capture.sse import leg_frames
-from streamscope.client import NO_FRAME, replay_session
+from streamscope.client import NO_FRAME, ClientSession, Replay, replay_session
 from streamscope.codecs import get_codec
 from streamscope.model.assemble import assemble
 from streamscope.model.events import Event, Finish, MessageStart, TextDelta, Usage
@@ -160,3 +160,13 @@ def test_a_leg_of_no_known_protocol_needs_one() -> None:
     with pytest.raises(ValueError, match="unknown protocol 'nope'"):
         replay_session(leg, protocol="nope")
     assert replay_session(leg, protocol="openai-chat").protocol == "openai-chat"
+
+
+def test_a_session_of_a_replay_has_no_request_to_send() -> None:
+    leg = Leg("", 200, SSE, frames=[CapturedFrame(b"data: {}\n\n", 0)])
+    asked = {"model": "m", "stream": True}
+    session = ClientSession(Replay(leg, "openai-chat", asked))
+    assert session.protocol == "openai-chat" and session.request_body == asked
+    assert session.leg is leg and session.composition is None and session.url == ""
+    with pytest.raises(ValueError, match="no composition"):
+        session.resend()

@@ -22,6 +22,8 @@ from streamscope.client import (
     ClientSession,
     Composition,
     Params,
+    SessionCallbacks,
+    SessionLimits,
     replay_session,
     with_tool_results,
 )
@@ -67,14 +69,13 @@ class Recorder:
         self.session_: ClientSession | None = None
 
     def session(self, c: Composition, **kw: Any) -> ClientSession:
-        self.session_ = ClientSession(
-            c,
+        callbacks = SessionCallbacks(
             on_frames=self.frames.append,
             on_events=self.events.append,
             on_status=self.statuses.append,
             on_tools=self.tools.append,
-            **kw,
         )
+        self.session_ = ClientSession(c, callbacks=callbacks, **kw)
         return self.session_
 
     @property
@@ -194,14 +195,16 @@ async def test_a_bad_key_is_an_http_401_body_leg(fast: Running, protocol: str) -
 async def test_a_refused_connection_is_an_error_status() -> None:
     c = Composition("http://127.0.0.1:9/v1", "openai-chat", "demo-chat", turns=[("user", "x")])
     rec = Recorder()
-    result = await rec.session(c, connect_timeout=2).run()
+    result = await rec.session(c, limits=SessionLimits(connect_timeout=2)).run()
     assert result.status.startswith("error: cannot connect to http://127.0.0.1:9/v1/chat")
     assert result.response is None and result.lint is None and result.http_status is None
 
 
 async def test_coalescing_reports_fewer_batches_than_reads(slow: Running) -> None:
     rec = Recorder()
-    result = await rec.session(compose(slow, "openai-chat", "demo-chat"), coalesce_ms=100).run()
+    result = await rec.session(
+        compose(slow, "openai-chat", "demo-chat"), limits=SessionLimits(coalesce_ms=100)
+    ).run()
     assert result.status == "done" and result.response is not None
     assert result.response.choices[0].text == SAID
     reads = len(result.leg.frames)
@@ -243,9 +246,8 @@ async def test_cancel_mid_stream_stops_at_once(slow: Running, protocol: str, whe
         rec.frames.append(batch)
         arrived.set()
 
-    session = ClientSession(
-        compose(slow, protocol, "demo-long"), on_frames=on_frames, on_status=rec.statuses.append
-    )
+    callbacks = SessionCallbacks(on_frames=on_frames, on_status=rec.statuses.append)
+    session = ClientSession(compose(slow, protocol, "demo-long"), callbacks=callbacks)
     task = asyncio.create_task(session.run())
     await asyncio.wait_for(arrived.wait(), 5)
     await asyncio.sleep(0.2)
@@ -300,6 +302,14 @@ async def test_cancel_before_run_and_run_once(fast: Running) -> None:
     again = await session.resend().run()  # re-send: a new session, same composition
     assert again.status == "done" and again.response is not None
     assert again.response.choices[0].text == SAID
+
+
+def test_a_resent_session_keeps_its_callbacks_and_limits() -> None:
+    c = Composition("http://127.0.0.1:9/v1", "openai-chat", "demo-chat", turns=[("user", "x")])
+    callbacks = SessionCallbacks(on_status=lambda text: None)
+    limits = SessionLimits(read_timeout=5, connect_timeout=1)
+    again = ClientSession(c, callbacks=callbacks, limits=limits).resend()
+    assert again.callbacks is callbacks and again.limits is limits
 
 
 async def test_a_tool_loop_gets_the_demos_thanks(fast: Running) -> None:

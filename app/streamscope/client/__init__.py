@@ -6,7 +6,8 @@ watch its stream — frames, canonical events, tool calls — in batches, with n
 - :mod:`streamscope.client.tools`: tool calls followed fragment by fragment;
 - :mod:`streamscope.client.feed`: the per-frame path (decode, assemble, track) and the
   batches it reports;
-- :mod:`streamscope.client.session`: one exchange over httpx, or a replay of a leg;
+- :mod:`streamscope.client.session`: one exchange over httpx, or a replay of a leg, with
+  the callbacks it reports to and its limits;
 - :mod:`streamscope.client.outcome`: what a session ends with (:class:`ClientResult`).
 """
 
@@ -27,7 +28,14 @@ from streamscope.client.compose import (
     with_tool_results,
 )
 from streamscope.client.feed import NO_FRAME
-from streamscope.client.session import ClientResult, ClientSession, replay_session
+from streamscope.client.session import (
+    ClientResult,
+    ClientSession,
+    Replay,
+    SessionCallbacks,
+    SessionLimits,
+    replay_session,
+)
 from streamscope.client.tools import Fragment, ToolCallEntry, ToolCallTracker
 
 __all__ = [
@@ -39,6 +47,9 @@ __all__ = [
     "Composition",
     "Fragment",
     "Params",
+    "Replay",
+    "SessionCallbacks",
+    "SessionLimits",
     "ToolCall",
     "ToolCallEntry",
     "ToolCallTracker",

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from streamscope.client.compose import Composition, Params, endpoint
 from streamscope.client.outcome import ClientResult
-from streamscope.client.session import ClientSession
+from streamscope.client.session import ClientSession, SessionCallbacks, SessionLimits
 from streamscope.wire.frame import Frame
 
 
@@ -47,7 +47,12 @@ async def probe(
             for index, t_ms, frame in batch:
                 on_frame(index, t_ms, frame)
 
-    return await ClientSession(composition, on_frames=frames, read_timeout=read_timeout).run()
+    session = ClientSession(
+        composition,
+        callbacks=SessionCallbacks(on_frames=frames),
+        limits=SessionLimits(read_timeout=read_timeout),
+    )
+    return await session.run()
 
 
 __all__ = ["endpoint", "probe"]

@@ -12,6 +12,9 @@ per network read (or per ``coalesce_ms`` window), never per byte or per frame:
   ``done``, ``cancelled``, ``error: <why>``;
 - ``on_tools([key, ...])`` (optional): the tool-call entries the batch changed.
 
+They travel together as one :class:`SessionCallbacks`; the timeouts and batch sizes as
+one :class:`SessionLimits`.
+
 The exchange is kept as a capture :class:`~streamscope.capture.flow.Leg` (exports,
 timing and lint reuse the capture code), next to the running assembled response and the
 :class:`~streamscope.client.tools.ToolCallTracker`. A non-streaming answer or an HTTP
@@ -19,7 +22,8 @@ error is a body leg, decoded as the protocol's response or error. :meth:`result`
 the outcome once :meth:`run` has returned. :meth:`cancel` (from any thread) stops a
 running request at once: the connection is closed, so the server sees the disconnect.
 
-:func:`replay_session` feeds the same callbacks from a captured leg, without network.
+:func:`replay_session` feeds the same callbacks from a captured leg, without network
+(a session built from a :class:`Replay` instead of a composition).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import copy
 import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -50,53 +55,92 @@ StatusCallback = Callable[[str], None]
 REPLAY_BATCH_FRAMES = 256
 
 
+@dataclass(frozen=True)
+class SessionCallbacks:
+    """Where a session reports what arrives, each called once per batch with the batch
+    (see the module docstring for what each receives); one left None is not called.
+    They are called on the event loop that runs the session, from :meth:`ClientSession.run`."""
+
+    on_frames: FramesCallback | None = None
+    on_events: EventsCallback | None = None
+    on_status: StatusCallback | None = None
+    on_tools: ToolsCallback | None = None
+
+
+@dataclass(frozen=True)
+class SessionLimits:
+    """How long a session waits for the server, and how much it reports at once.
+
+    ``connect_timeout`` and ``read_timeout`` are in seconds (httpx's). ``coalesce_ms``
+    gathers the network reads of that many milliseconds into one batch (0: one batch per
+    read). ``batch_frames`` is a replay's batch, in frames (at least 1 is used)."""
+
+    coalesce_ms: float = 0.0
+    read_timeout: float = 300.0
+    connect_timeout: float = 10.0
+    batch_frames: int = REPLAY_BATCH_FRAMES
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A captured leg for a session to report again, with no network: ``protocol`` is
+    the leg's when None; ``request_body`` is the request that got the leg, when known
+    (the lint reads whether it asked for a stream). The leg is read, never changed."""
+
+    leg: Leg
+    protocol: str | None = None
+    request_body: JSON | None = None
+
+
 class ClientSession:
-    """One request and its answer (see the module docstring). ``composition`` is
-    validated at once (``ValueError``). ``replay``: use :func:`replay_session`."""
+    """One request and its answer, as the client pane and ``streamscope probe`` run it.
+
+    Built from a :class:`~streamscope.client.compose.Composition` it sends that request
+    over httpx (the composition is copied and validated at once: ``ValueError``); built
+    from a :class:`Replay` it reports a captured leg instead (:func:`replay_session`).
+    It owns the exchange as a capture :class:`~streamscope.capture.flow.Leg` and the
+    :class:`~streamscope.client.feed.StreamFeed` that decodes it (the assembled
+    response, the tool calls, which frame wrote which characters), and reports through
+    its :class:`SessionCallbacks` as batches arrive (see the module docstring).
+
+    It runs once, on an asyncio loop: ``await session.run()``, whose callbacks all come
+    on that loop; :meth:`cancel` is safe from any thread. The end-of-stream timing and
+    lint run off the loop (in ``analyser``'s worker process, or a thread when None).
+    :meth:`resend` makes a new session for the same composition."""
 
     def __init__(
         self,
-        composition: Composition | None,
+        source: Composition | Replay,
         *,
-        on_frames: FramesCallback | None = None,
-        on_events: EventsCallback | None = None,
-        on_status: StatusCallback | None = None,
-        on_tools: ToolsCallback | None = None,
-        coalesce_ms: float = 0.0,
-        read_timeout: float = 300.0,
-        connect_timeout: float = 10.0,
-        replay: Leg | None = None,
-        protocol: str | None = None,
-        request_body: JSON | None = None,
-        batch_frames: int = REPLAY_BATCH_FRAMES,
+        callbacks: SessionCallbacks = SessionCallbacks(),
+        limits: SessionLimits = SessionLimits(),
         analyser: Analyser | None = None,
     ) -> None:
-        self.composition = copy.deepcopy(composition)  # later edits in the pane: not ours
+        self.composition: Composition | None = None
         self.url = ""
         self.request_headers: dict[str, str] = {}
-        self.request_body = request_body
-        if self.composition is not None:
+        self.request_body: JSON | None = None
+        self._replay: Leg | None = None
+        if isinstance(source, Replay):
+            self.request_body = source.request_body
+            self._replay = source.leg
+            protocol = source.protocol or source.leg.protocol
+        else:
+            self.composition = copy.deepcopy(source)  # later edits in the pane: not ours
             self.url = target_url(self.composition)
             self.request_headers = headers(self.composition)
             self.request_body = body(self.composition)
             protocol = self.composition.protocol
-        elif replay is not None:
-            protocol = protocol or replay.protocol
         if not protocol:
             raise ValueError("the protocol is unknown: give one")
         self.protocol = check_protocol(protocol)
-        self._callbacks = (on_frames, on_events, on_status, on_tools)
-        self._on_status = on_status
-        self.coalesce_ms = coalesce_ms
-        self.read_timeout = read_timeout
-        self.connect_timeout = connect_timeout
-        self.batch_frames = max(1, batch_frames)
-        # Where the end-of-stream timing and lint run: a worker process (the window's),
-        # or a thread of this process when None.
+        self.callbacks = callbacks
+        self.limits = limits
         self.analyser = analyser
-        self._replay = replay
-        self.leg = replay if replay is not None else Leg(protocol=self.protocol)
-        self.feed = StreamFeed(self.protocol, on_frames, on_events, on_tools)
+        self.leg = self._replay if self._replay is not None else Leg(protocol=self.protocol)
+        self.feed = StreamFeed(
+            self.protocol, callbacks.on_frames, callbacks.on_events, callbacks.on_tools
+        )
         self.status = "idle"
         self.error: str | None = None
         self.cancelled = False
@@ -142,17 +186,8 @@ class ClientSession:
         """A new session for the same composition, with the same callbacks."""
         if self.composition is None:
             raise ValueError("a replay cannot be sent again (it has no composition)")
-        on_frames, on_events, on_status, on_tools = self._callbacks
         return ClientSession(
-            self.composition,
-            on_frames=on_frames,
-            on_events=on_events,
-            on_status=on_status,
-            on_tools=on_tools,
-            coalesce_ms=self.coalesce_ms,
-            read_timeout=self.read_timeout,
-            connect_timeout=self.connect_timeout,
-            analyser=self.analyser,
+            self.composition, callbacks=self.callbacks, limits=self.limits, analyser=self.analyser
         )
 
     # -- running ------------------------------------------------------------------------
@@ -221,14 +256,14 @@ class ClientSession:
 
     def _status(self, text: str) -> None:
         self.status = text
-        if self._on_status is not None:
-            self._on_status(text)
+        if self.callbacks.on_status is not None:
+            self.callbacks.on_status(text)
 
     async def _exchange(self) -> None:
         self._status("sending")
         leg = self.leg
         data = json.dumps(self.request_body, ensure_ascii=False).encode()
-        timeout = httpx.Timeout(self.read_timeout, connect=self.connect_timeout)
+        timeout = httpx.Timeout(self.limits.read_timeout, connect=self.limits.connect_timeout)
         t0 = time.monotonic_ns()
         leg.sent_ns = 0
         try:
@@ -268,11 +303,12 @@ class ClientSession:
 
     def _batch_done(self) -> None:
         """One network read is in: report it, or within the coalescing window."""
-        if self.coalesce_ms <= 0:
+        coalesce_ms = self.limits.coalesce_ms
+        if coalesce_ms <= 0:
             self.feed.flush()
             return
         now = time.monotonic()
-        wait = self._last_flush + self.coalesce_ms / 1000 - now
+        wait = self._last_flush + coalesce_ms / 1000 - now
         if wait <= 0:
             self._timed_flush()
         elif self._timer is None and self._loop is not None:
@@ -301,9 +337,10 @@ class ClientSession:
             self._body(leg.body, leg.status, ((leg.ended_ns or base) - base) / 1e6)
             return
         self._status("streaming")
+        batch_frames = max(1, self.limits.batch_frames)
         for captured in leg.frames:
             self.feed.chunk(captured.raw, captured.t_ns, (captured.t_ns - base) / 1e6)
-            if self.feed.pending >= self.batch_frames:
+            if self.feed.pending >= batch_frames:
                 self.feed.flush()
                 await asyncio.sleep(0)  # let the GUI breathe (and cancel() land)
         end = leg.frames[-1].t_ns if leg.frames else base
@@ -367,17 +404,19 @@ def replay_session(
     20,000-frame leg is reported in a few dozen calls. ``protocol``: the leg's when None.
     The leg is read, never changed."""
     return ClientSession(
-        None,
-        on_frames=on_frames,
-        on_events=on_events,
-        on_status=on_status,
-        on_tools=on_tools,
-        replay=leg,
-        protocol=protocol,
-        request_body=request_body,
-        batch_frames=batch_frames,
+        Replay(leg, protocol, request_body),
+        callbacks=SessionCallbacks(on_frames, on_events, on_status, on_tools),
+        limits=SessionLimits(batch_frames=batch_frames),
         analyser=analyser,
     )
 
 
-__all__ = ["ClientResult", "ClientSession", "StatusCallback", "replay_session"]
+__all__ = [
+    "ClientResult",
+    "ClientSession",
+    "Replay",
+    "SessionCallbacks",
+    "SessionLimits",
+    "StatusCallback",
+    "replay_session",
+]

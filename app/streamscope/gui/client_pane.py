@@ -20,15 +20,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
-    QDoubleSpinBox,
-    QFormLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QSpinBox,
     QSplitter,
     QTabWidget,
     QTreeWidget,
@@ -44,6 +39,7 @@ from streamscope.client import (
     ClientSession,
     Composition,
     Params,
+    SessionCallbacks,
     Turn,
     replay_session,
     sdk_base_url,
@@ -51,20 +47,34 @@ from streamscope.client import (
 )
 from streamscope.client.analysis import Analyser
 from streamscope.client.models import fetch_models
-from streamscope.codecs import PROTOCOLS, get_codec
+from streamscope.codecs import get_codec
 from streamscope.gui.leg_view import LegView
 from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.real_clients import RealClientsPanel
-from streamscope.gui.widgets import ProxyPrompt, elide_combo
+from streamscope.gui.request_form import EMBEDDED, RequestForm
+from streamscope.gui.widgets import ProxyPrompt
 
-DEMO_MODELS = ["demo-chat", "demo-tools", "demo-reasoning", "demo-long"]
-REASONING = ["default", "low", "medium", "high", "1024", "4096"]
-EMBEDDED = "Embedded proxy"
-OTHER = "Other URL"
 TOOL_RESULT = '{"ok": true}'
 
 
 class ClientPane(QWidget):
+    """The window's Client tab: compose a request, send it or replay a captured leg into
+    it, and watch the answer arrive (see the module docstring).
+
+    It owns the request side (a :class:`~streamscope.gui.request_form.RequestForm`, the
+    Message, Conversation and Tools tabs, Send and Cancel) and a
+    :class:`~streamscope.gui.leg_view.LegView` of the answer with a Real clients tab. Each
+    Send makes a new :class:`~streamscope.client.ClientSession` (the current one is
+    :attr:`session`, its outcome :attr:`result` once it has ended); the conversation
+    before the message is :attr:`turns`. The form's fields and the answer's widgets are
+    also attributes of the pane, by the names tests, the benchmark and the screenshots use.
+
+    :class:`~streamscope.gui.window.MainWindow` makes it with the window's proxy control
+    and analyser, keeps its :meth:`state` across restarts, sends a flow's "Replay into
+    client pane" to :meth:`replay`, and calls :meth:`close_pane` on closing. It lives on
+    the GUI thread under qasync: a session runs as a task on the window's loop, and its
+    callbacks draw in batches on that thread."""
+
     def __init__(self, control: ProxyControl, analyser: Analyser | None = None) -> None:
         """``analyser``: where a stream's end is timed and linted (a thread when None)."""
         super().__init__()
@@ -73,74 +83,56 @@ class ClientPane(QWidget):
         self.session: ClientSession | None = None
         self.result: ClientResult | None = None
         self.turns: list[Turn] = []  # the conversation before the message
-        # -- target, protocol, model
-        self.target = QComboBox()
-        self.target.addItems([EMBEDDED, OTHER])
-        self.url = QLineEdit()
-        self.url.setPlaceholderText("https://api.openai.com/v1")
-        self.key = QLineEdit()
-        self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key.setPlaceholderText("API key for this URL")
-        self.protocol = QComboBox()
-        for protocol in PROTOCOLS:
-            self.protocol.addItem(protocol)
-            self.protocol.setItemData(
-                self.protocol.count() - 1,
-                f"{get_codec(protocol).title} ({get_codec(protocol).path})",
-                Qt.ItemDataRole.ToolTipRole,
-            )
-        self.model = QComboBox()
-        self.model.setEditable(True)
-        elide_combo(self.model)  # long names: elided in the middle, whole in the tooltip
-        self.model.addItems(DEMO_MODELS)
-        self.refresh_models = QPushButton("↻")
-        self.refresh_models.setToolTip("List the target's models (GET /v1/models)")
-        self.refresh_models.setMaximumWidth(32)
-        model_row = QHBoxLayout()
-        model_row.addWidget(self.model, 1)
-        model_row.addWidget(self.refresh_models)
-        # -- parameters
-        self.stream = QCheckBox("stream")
-        self.stream.setChecked(True)
-        self.include_usage = QCheckBox("include usage")
-        self.include_usage.setChecked(True)
-        self.max_tokens = QSpinBox()
-        self.max_tokens.setRange(0, 1_000_000)
-        self.max_tokens.setSpecialValueText("default")
-        self.temperature = QDoubleSpinBox()
-        self.temperature.setRange(-0.1, 2.0)
-        self.temperature.setSingleStep(0.1)
-        self.temperature.setValue(-0.1)
-        self.temperature.setSpecialValueText("default")
-        self.reasoning = QComboBox()
-        self.reasoning.addItems(REASONING)
-        self.reasoning.setToolTip("An effort, or a thinking budget in tokens")
-        flags = QHBoxLayout()
-        flags.addWidget(self.stream)
-        flags.addWidget(self.include_usage)
-        flags.addStretch(1)
-        form = QFormLayout()
-        form.addRow("Target", self.target)
-        form.addRow("URL", self.url)
-        form.addRow("Key", self.key)
-        form.addRow("Protocol", self.protocol)
-        form.addRow("Model", model_row)
-        form.addRow("", flags)
-        form.addRow("Max tokens", self.max_tokens)
-        form.addRow("Temperature", self.temperature)
-        form.addRow("Reasoning", self.reasoning)
-        # -- message, conversation, tools
+        self._task: asyncio.Future[ClientResult | None] | None = None
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self._request_side())
+        self.splitter.addWidget(self._answer_side())
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([360, 1000])
+        QVBoxLayout(self).addWidget(self.splitter)
+        self.proxy_prompt = ProxyPrompt(control, self.status, self.start_proxy)
+        self._connect_signals()
+        self._show_turns()
+
+    # -- building -----------------------------------------------------------------------
+
+    def _request_side(self) -> QWidget:
+        """The form, the compose tabs, the buttons and the status line, top to bottom."""
+        self.form = RequestForm()
+        f = self.form  # its fields, by the names the pane has always had
+        self.target, self.url, self.key, self.protocol = f.target, f.url, f.key, f.protocol
+        self.model, self.refresh_models, self.reasoning = f.model, f.refresh_models, f.reasoning
+        self.stream, self.include_usage = f.stream, f.include_usage
+        self.max_tokens, self.temperature = f.max_tokens, f.temperature
+        self.compose_tabs = QTabWidget()
+        self.compose_tabs.addTab(self._message_page(), "Message")
+        self.compose_tabs.addTab(self._conversation_page(), "Conversation")
+        self.compose_tabs.addTab(self._tools_page(), "Tools")
+        request = QWidget()
+        request_layout = QVBoxLayout(request)
+        request_layout.addWidget(self.form)
+        request_layout.addWidget(self.compose_tabs, 1)
+        request_layout.addLayout(self._send_row())
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        request_layout.addWidget(self.status)
+        return request
+
+    def _message_page(self) -> QWidget:
         self.system = QPlainTextEdit()
         self.system.setPlaceholderText("System prompt (optional)")
         self.system.setMaximumHeight(70)
         self.prompt = QPlainTextEdit("Hello! What is the weather in Lyon?")
         self.prompt.setPlaceholderText("The user message to send")
-        message_page = QWidget()
-        message_layout = QVBoxLayout(message_page)
-        message_layout.addWidget(QLabel("System"))
-        message_layout.addWidget(self.system)
-        message_layout.addWidget(QLabel("Message"))
-        message_layout.addWidget(self.prompt, 1)
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addWidget(QLabel("System"))
+        layout.addWidget(self.system)
+        layout.addWidget(QLabel("Message"))
+        layout.addWidget(self.prompt, 1)
+        return page
+
+    def _conversation_page(self) -> QWidget:
         self.conversation = QTreeWidget()
         self.conversation.setHeaderLabels(["role", "content"])
         self.conversation.setRootIsDecorated(False)
@@ -154,74 +146,57 @@ class ClientPane(QWidget):
         turn_buttons = QHBoxLayout()
         for button in (self.keep, self.forget, self.clear_turns):
             turn_buttons.addWidget(button)
-        conversation_page = QWidget()
-        conversation_layout = QVBoxLayout(conversation_page)
-        conversation_layout.addWidget(self.conversation, 1)
-        conversation_layout.addLayout(turn_buttons)
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addWidget(self.conversation, 1)
+        layout.addLayout(turn_buttons)
+        return page
+
+    def _tools_page(self) -> QWidget:
         self.use_tools = QCheckBox("send these tools")
         self.tools = QPlainTextEdit(WEATHER_TOOLS_JSON)
         self.tools.setFont(self.prompt.font())
-        tools_page = QWidget()
-        tools_layout = QVBoxLayout(tools_page)
-        tools_layout.addWidget(self.use_tools)
-        tools_layout.addWidget(self.tools, 1)
-        self.compose_tabs = QTabWidget()
-        self.compose_tabs.addTab(message_page, "Message")
-        self.compose_tabs.addTab(conversation_page, "Conversation")
-        self.compose_tabs.addTab(tools_page, "Tools")
-        # -- send
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addWidget(self.use_tools)
+        layout.addWidget(self.tools, 1)
+        return page
+
+    def _send_row(self) -> QHBoxLayout:
         self.send = QPushButton("Send")
         self.send.setToolTip("Ctrl+Enter")
         self.send.setDefault(True)
         self.cancel = QPushButton("Cancel")
         self.cancel.setToolTip("Esc")
-        self.status = QLabel("")
-        self.status.setWordWrap(True)
         self.start_proxy = QPushButton("Start the proxy")  # shown when it is not running
-        send_row = QHBoxLayout()
-        send_row.addWidget(self.send)
-        send_row.addWidget(self.cancel)
-        send_row.addWidget(self.start_proxy)
-        request = QWidget()
-        request_layout = QVBoxLayout(request)
-        request_layout.addLayout(form)
-        request_layout.addWidget(self.compose_tabs, 1)
-        request_layout.addLayout(send_row)
-        request_layout.addWidget(self.status)
-        # -- the answer
-        self.view = LegView()
-        # "Run in real clients": a tab of the answer side, with its own Run button
+        row = QHBoxLayout()
+        for button in (self.send, self.cancel, self.start_proxy):
+            row.addWidget(button)
+        return row
+
+    def _answer_side(self) -> LegView:
+        """The answer's view, with "Run in real clients" as a tab of its own (and its own
+        Run button); its widgets also by the names tests and the benchmark use."""
+        self.view = v = LegView()
         self.real_clients = RealClientsPanel(run_button=True)
         self.run_clients = self.real_clients.run_button
-        self.view.tabs.addTab(self.real_clients, "Real clients")
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(request)
-        self.splitter.addWidget(self.view)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([360, 1000])
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.splitter)
-        # The answer's widgets, by the names tests and the benchmark use.
-        v = self.view
+        v.tabs.addTab(self.real_clients, "Real clients")
         self.frames, self.frames_model, self.raw = v.frames, v.frames_model, v.raw
         self.answer, self.tool_tree, self.timing = v.answer, v.tool_tree, v.timing
         self.findings, self.findings_model, self.verdict = v.findings, v.findings_model, v.verdict
-        # -- behaviour
+        return v
+
+    def _connect_signals(self) -> None:
         self.send.clicked.connect(self.start)
         self.cancel.clicked.connect(self.stop)
         self.real_clients.run_requested.connect(self.start_real_clients)
         QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.start)
         QShortcut(QKeySequence("Ctrl+Enter"), self, activated=self.start)
         QShortcut(QKeySequence("Esc"), self, activated=self.stop)
-        self.target.currentTextChanged.connect(self._target_changed)
         self.refresh_models.clicked.connect(self.list_models)
-        self.proxy_prompt = ProxyPrompt(control, self.status, self.start_proxy)
         self.keep.clicked.connect(self.keep_exchange)
         self.forget.clicked.connect(self._forget_turn)
         self.clear_turns.clicked.connect(self._clear_turns)
-        self._task: asyncio.Future[ClientResult | None] | None = None
-        self._target_changed(self.target.currentText())
-        self._show_turns()
 
     # -- the composition -------------------------------------------------------------------
 
@@ -341,12 +316,8 @@ class ClientPane(QWidget):
             return
         try:
             composition = self.composition()
-            session = ClientSession(
-                composition,
-                on_status=self.status.setText,
-                analyser=self.analyser,
-                **self.view.callbacks(),
-            )
+            callbacks = SessionCallbacks(on_status=self.status.setText, **self.view.callbacks())
+            session = ClientSession(composition, callbacks=callbacks, analyser=self.analyser)
         except ValueError as exc:  # bad tool JSON, say: said where the user looks
             self.status.setText(str(exc))
             return
@@ -479,11 +450,6 @@ class ClientPane(QWidget):
                 text += "\n".join(f"← {r.call_id}: {r.text}" for r in turn.tool_results)
             QTreeWidgetItem(self.conversation, [turn.role, text.strip()])
         self.compose_tabs.setTabText(1, f"Conversation ({len(self.turns)})")
-
-    def _target_changed(self, target: str) -> None:
-        other = target == OTHER
-        self.url.setEnabled(other)
-        self.key.setEnabled(other)
 
     def close_pane(self) -> None:
         self.stop()

@@ -218,8 +218,19 @@ class LegPane(QStackedWidget):
 
 
 class FlowDetail(QWidget):
-    """One flow (see the module docstring). ``store`` None: :meth:`show_flow` a flow
-    you have (an import, a test)."""
+    """One captured flow, in a tab of the traffic view (see the module docstring): its
+    header and buttons, the attempts and both requests, and its client and upstream legs
+    replayed into two :class:`LegPane` views, with a real-clients panel under them.
+
+    It owns the flow once read (:attr:`flow`, :attr:`summary`) and the task that reads
+    it (:attr:`task`). :class:`~streamscope.gui.traffic.TrafficView` makes one per opened
+    flow, calls :meth:`start` with the GUI's loop and :meth:`stop` when the tab closes,
+    and re-emits :attr:`replay_requested`. With ``store`` None, :meth:`show_flow` shows a
+    flow you have (an import, a test).
+
+    GUI thread only, its tasks on the GUI's (qasync) loop: the store is read in a worker
+    thread and each leg is timed and linted by ``analyser`` (a worker process; a thread
+    when None), so neither blocks the loop the embedded proxy serves on."""
 
     replay_requested = Signal(object, object)  # (client Leg, request body dict | None)
     loaded = Signal()  # the flow is shown and both legs replayed

@@ -2,8 +2,9 @@
 
 Left, the frames as they arrive (a batched table; the selected frame's exact bytes and
 its JSON below). Right, tabs: the assembled answer (reasoning, collapsible; text;
-refusal), the tool calls as they are reassembled, the timing (figures and a chart) and
-the lint findings; the verdict sits above the tabs, where it is seen.
+refusal), the tool calls as they are reassembled (:mod:`streamscope.gui.tool_tree`), the
+timing (figures and a chart) and the lint findings; the verdict sits above the tabs,
+where it is seen.
 
 Selecting a frame highlights the characters it wrote in the answer; clicking in the
 answer selects the frame that wrote the character under the cursor; clicking a finding
@@ -29,8 +30,6 @@ from PySide6.QtWidgets import (
     QTabWidget,
     QTextEdit,
     QToolButton,
-    QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -38,11 +37,12 @@ from PySide6.QtWidgets import (
 from streamscope.analysis.timing import LegTiming
 from streamscope.client import ClientResult, ClientSession
 from streamscope.client.parts import Part
-from streamscope.client.tools import Key, ToolCallEntry
+from streamscope.client.tools import Key
 from streamscope.gui.models.batcher import UiBatcher
 from streamscope.gui.models.findings import FindingsModel, frame_severities
 from streamscope.gui.models.frames import FramesModel
 from streamscope.gui.timing_chart import TimingChart
+from streamscope.gui.tool_tree import ToolCallTree
 from streamscope.gui.widgets import ElideMiddleDelegate, tool_calls_note
 from streamscope.lint.report import LintReport
 from streamscope.wire.frame import Frame
@@ -108,15 +108,43 @@ def timing_text(timing: LegTiming) -> str:
 class LegView(QWidget):
     """Frames, answer, tool calls, timing and lint of one leg (see the module docstring).
 
+    It owns the widgets of those panels, the models behind its two tables, and a
+    :class:`~streamscope.gui.models.batcher.UiBatcher` that draws arriving frames at most
+    once per 50 ms, never per frame. The answer and the tool calls are read from the
+    session being shown (:attr:`session`), which the view never runs or changes. The
+    client pane has one for its answer; a flow's detail has one per leg, side by side
+    (:meth:`compact`).
+
     Feed it a session: ``view.begin(session)`` before the session runs, with the
-    session built with ``**view.callbacks()``; ``view.finish(result)`` when it ends."""
+    session built with ``**view.callbacks()``; ``view.finish(result)`` when it ends.
+    GUI thread only, and the session with it: the view reads the session's parts and
+    tool calls as it draws, so the session runs on the GUI thread's (qasync) loop, as
+    the client pane and the flow detail run it."""
 
     def __init__(self, title: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session: ClientSession | None = None
         self.title = QLabel(title)
         self.title.setVisible(bool(title))
-        # -- frames
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self._frames_side())
+        self.splitter.addWidget(self._meaning_side())
+        self.splitter.setSizes([700, 480])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.splitter, 1)
+        self.batcher: UiBatcher[FrameItem] = UiBatcher(self._frames_in, 50, self)
+        self._shown: dict[Part, int] = {}
+        self._changed_tools: dict[Key, None] = {}
+        self._selecting = False
+        self._connect_signals()
+        self.clear()
+
+    # -- building ----------------------------------------------------------------------
+
+    def _frames_side(self) -> QSplitter:
+        """The frames table over the selected frame's bytes and JSON."""
         self.frames_model = FramesModel(self)
         self.frames = QTableView()
         self.frames.setModel(self.frames_model)
@@ -135,11 +163,37 @@ class LegView(QWidget):
         self.frames.setItemDelegateForColumn(3, self._elide_event)
         self.raw = monospace(QPlainTextEdit())
         self.raw.setPlaceholderText("Select a frame to see its exact bytes and its JSON.")
-        left = QSplitter(Qt.Orientation.Vertical)
-        left.addWidget(self.frames)
-        left.addWidget(self.raw)
-        left.setSizes([500, 200])
-        # -- the answer
+        side = QSplitter(Qt.Orientation.Vertical)
+        side.addWidget(self.frames)
+        side.addWidget(self.raw)
+        side.setSizes([500, 200])
+        return side
+
+    def _meaning_side(self) -> QWidget:
+        """The verdict over the tabs of what the frames mean."""
+        answer_page = self._answer_page()
+        self.tool_tree = ToolCallTree()
+        timing_page = self._timing_page()
+        findings = self._findings_table()
+        self.verdict = QLabel("")
+        self.verdict.setWordWrap(True)
+        self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.tabs = QTabWidget()
+        self.tabs.setUsesScrollButtons(True)  # the tab bar sets no minimum width
+        self.tabs.addTab(answer_page, "Answer")
+        self.tabs.addTab(self.tool_tree, "Tool calls")
+        self.tabs.addTab(timing_page, "Timing")
+        self.tabs.addTab(findings, "Lint")
+        side = QWidget()
+        layout = QVBoxLayout(side)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.verdict)
+        layout.addWidget(self.tabs, 1)
+        return side
+
+    def _answer_page(self) -> QWidget:
+        """Reasoning (folding), a note when the answer is tool calls only, the text,
+        the refusal and the error, each shown only when there is one."""
         self.reasoning_toggle = QToolButton()
         self.reasoning_toggle.setCheckable(True)
         self.reasoning_toggle.setChecked(True)
@@ -151,40 +205,38 @@ class LegView(QWidget):
         self.answer.setPlaceholderText(PLACEHOLDER)
         self.tools_note = QLabel()  # an answer of tool calls only says so, with a link
         self.tools_note.setWordWrap(True)
-        self.tools_note.linkActivated.connect(lambda _: self.tabs.setCurrentWidget(self.tool_tree))
         self.refusal_label = QLabel("Refusal")
         self.refusal = monospace(QPlainTextEdit())
         self.error = QLabel()
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #d04040")
-        answer_page = QWidget()
-        answer_layout = QVBoxLayout(answer_page)
-        answer_layout.addWidget(self.reasoning_toggle)
-        answer_layout.addWidget(self.reasoning, 1)
-        answer_layout.addWidget(self.tools_note)
-        answer_layout.addWidget(self.answer, 3)
-        answer_layout.addWidget(self.refusal_label)
-        answer_layout.addWidget(self.refusal, 1)
-        answer_layout.addWidget(self.error)
         self._texts: dict[Part, QPlainTextEdit] = {
             "reasoning": self.reasoning,
             "text": self.answer,
             "refusal": self.refusal,
         }
-        # -- tool calls
-        self.tool_tree = QTreeWidget()
-        self.tool_tree.setHeaderLabels(["call", "arguments so far", "parses as JSON"])
-        self.tool_tree.setColumnWidth(0, 240)
-        self.tool_tree.setColumnWidth(1, 420)
-        # -- timing
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addWidget(self.reasoning_toggle)
+        layout.addWidget(self.reasoning, 1)
+        layout.addWidget(self.tools_note)
+        layout.addWidget(self.answer, 3)
+        layout.addWidget(self.refusal_label)
+        layout.addWidget(self.refusal, 1)
+        layout.addWidget(self.error)
+        return page
+
+    def _timing_page(self) -> QWidget:
         self.timing = monospace(QPlainTextEdit())
         self.timing.setMaximumHeight(230)
         self.chart = TimingChart()
-        timing_page = QWidget()
-        timing_layout = QVBoxLayout(timing_page)
-        timing_layout.addWidget(self.timing)
-        timing_layout.addWidget(self.chart, 1)
-        # -- lint
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addWidget(self.timing)
+        layout.addWidget(self.chart, 1)
+        return page
+
+    def _findings_table(self) -> QTableView:
         self.findings_model = FindingsModel()
         self.findings = QTableView()
         self.findings.setModel(self.findings_model)
@@ -195,40 +247,15 @@ class LegView(QWidget):
             self.findings.setColumnWidth(column, width)
         self.findings.verticalHeader().setVisible(False)
         self.findings.horizontalHeader().setStretchLastSection(True)
-        self.verdict = QLabel("")
-        self.verdict.setWordWrap(True)
-        self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.tabs = QTabWidget()
-        self.tabs.setUsesScrollButtons(True)  # the tab bar sets no minimum width
-        self.tabs.addTab(answer_page, "Answer")
-        self.tabs.addTab(self.tool_tree, "Tool calls")
-        self.tabs.addTab(timing_page, "Timing")
-        self.tabs.addTab(self.findings, "Lint")
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(self.verdict)
-        right_layout.addWidget(self.tabs, 1)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(left)
-        self.splitter.addWidget(right)
-        self.splitter.setSizes([700, 480])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.title)
-        layout.addWidget(self.splitter, 1)
-        # -- behaviour
-        self.batcher: UiBatcher[FrameItem] = UiBatcher(self._frames_in, 50, self)
-        self._shown: dict[Part, int] = {}
-        self._tool_items: dict[Key, tuple[QTreeWidgetItem, int]] = {}
-        self._changed_tools: dict[Key, None] = {}
-        self._selecting = False
+        return self.findings
+
+    def _connect_signals(self) -> None:
+        self.tools_note.linkActivated.connect(lambda _: self.tabs.setCurrentWidget(self.tool_tree))
         self.reasoning_toggle.toggled.connect(self._fold_reasoning)
         self.frames.selectionModel().selectionChanged.connect(self._frame_selected)
         self.findings.clicked.connect(self._finding_clicked)
         for part, text in self._texts.items():
             text.cursorPositionChanged.connect(lambda p=part: self._text_clicked(p))
-        self.clear()
 
     def compact(self) -> None:
         """Narrow columns for a view that shares the width (a flow's two legs side by
@@ -257,8 +284,7 @@ class LegView(QWidget):
         self.session = None
         self.frames_model.clear()
         self.findings_model.clear()
-        self.tool_tree.clear()
-        self._tool_items.clear()
+        self.tool_tree.clear_calls()
         self._changed_tools.clear()
         for text in (self.timing, self.raw, *self._texts.values()):
             text.clear()
@@ -336,7 +362,7 @@ class LegView(QWidget):
             for key in keys:
                 entry = session.tools.get(key)
                 if entry is not None:
-                    self._show_tool(entry)
+                    self.tool_tree.show_call(entry)
         self._note_tools()
 
     def _note_tools(self) -> None:
@@ -363,31 +389,6 @@ class LegView(QWidget):
             Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow
         )
         self._show_parts_visibility()
-
-    def _show_tool(self, entry: ToolCallEntry) -> None:
-        known = self._tool_items.get(entry.key)
-        if known is None:
-            item = QTreeWidgetItem()
-            self.tool_tree.addTopLevelItem(item)
-            item.setExpanded(True)
-            shown = 0
-        else:
-            item, shown = known
-            # the parsed tree (last child) is rebuilt; fragments only grow
-            if item.childCount() > shown:
-                item.takeChild(item.childCount() - 1)
-        item.setText(0, f"#{entry.index} {entry.name or '(no name)'}  {entry.id or '(no id)'}")
-        item.setText(1, entry.arguments)
-        item.setText(2, "yes" if entry.parsed else "not yet")
-        for fragment in entry.fragments[shown:]:
-            QTreeWidgetItem(
-                item, [f"frame {fragment.frame}  +{fragment.t_ms:.1f} ms", fragment.text, ""]
-            )
-        if entry.parsed:
-            parsed = QTreeWidgetItem(item, ["parsed", "", ""])
-            _json_tree(parsed, entry.value)
-            parsed.setExpanded(True)
-        self._tool_items[entry.key] = (item, len(entry.fragments))
 
     # -- selection, both ways ----------------------------------------------------------------
 
@@ -471,27 +472,6 @@ class LegView(QWidget):
         frame = self.findings_model.frame_of(rows[0].row())
         if frame is not None:
             self.select_frame(frame)
-
-
-def _json_tree(parent: QTreeWidgetItem, value: Any) -> None:
-    """``value`` (parsed JSON) as child items of ``parent``."""
-    if isinstance(value, dict):
-        for key, child in value.items():
-            _json_child(parent, str(key), child)
-    elif isinstance(value, list):
-        for i, child in enumerate(value):
-            _json_child(parent, f"[{i}]", child)
-    else:
-        parent.setText(1, json.dumps(value, ensure_ascii=False))
-
-
-def _json_child(parent: QTreeWidgetItem, name: str, value: Any) -> None:
-    item = QTreeWidgetItem(parent, [name, "", ""])
-    if isinstance(value, dict | list):
-        _json_tree(item, value)
-        item.setExpanded(True)
-    else:
-        item.setText(1, json.dumps(value, ensure_ascii=False))
 
 
 __all__ = ["LegView", "monospace", "timing_text"]

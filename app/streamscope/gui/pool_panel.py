@@ -37,6 +37,16 @@ def _table(model: PoolModel | AttemptsModel) -> QTableView:
 
 
 class PoolPanel(QWidget):
+    """The window's Account pool tab: the accounts table with Enable and Disable over
+    the recent attempts (see the module docstring).
+
+    It owns the two models (:class:`~streamscope.gui.models.pool.PoolModel`,
+    :class:`~streamscope.gui.models.pool.AttemptsModel`), which follow the pool's
+    events until :meth:`unfollow`; the buttons call the pool's own methods.
+    :class:`~streamscope.gui.window.MainWindow` makes it with the core's pool, calls
+    :meth:`follow` when the proxy is rebuilt on new settings and :meth:`stop` on
+    closing. GUI thread only: the pool reports on the qasync loop the proxy runs on."""
+
     def __init__(self, pool: AccountPool) -> None:
         super().__init__()
         self.pool = pool

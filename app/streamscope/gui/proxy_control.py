@@ -22,9 +22,20 @@ from streamscope.proxy.server import PortInUse, ProxyServer
 
 
 class ProxyControl(QObject):
-    """``changed`` is emitted with a one-line state: "running", "stopped", or why not;
+    """The embedded proxy, as the window drives it (see the module docstring).
+
+    It owns the config (:attr:`config`), the core (:attr:`core`: the pool and the
+    captured flows, which the panes read directly), the app serving them and, while it
+    listens, the server. :func:`~streamscope.gui.app.run_window` makes it; the window
+    starts it and closes it, the status bar starts and stops it or moves it to another
+    port, the settings dialog gives new settings to :meth:`apply`, and the client pane
+    reads its :attr:`url` and :attr:`key` (and offers to start it when it is down).
+
+    ``changed`` is emitted with a one-line state: "running", "stopped", or why not;
     ``replaced`` when :meth:`apply` has put a new :attr:`app` in place (views of the old
-    core's flows and pool follow ``control.core`` then)."""
+    core's flows and pool follow ``control.core`` then). Its coroutines run on the
+    window's qasync loop, the server being a task on it; a slot starts them with
+    ``asyncio.ensure_future`` and never waits."""
 
     changed = Signal(str)
     replaced = Signal()

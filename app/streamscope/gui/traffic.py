@@ -45,6 +45,22 @@ STATUS_CHOICES = [("all", "all"), ("ok", "ok"), ("errors", "errors")] + [
 
 
 class TrafficView(QWidget):
+    """The window's Traffic tab: the flows, live and filterable by text and outcome,
+    over the proxy's refused requests, and a closable tab per opened flow (see the
+    module docstring).
+
+    It owns the :class:`~streamscope.gui.models.flows.FlowsModel` that follows the
+    capture store (``store`` None: nothing to follow), its filter, and the open
+    :class:`~streamscope.gui.flow_detail.FlowDetail` tabs by flow id (:attr:`details`).
+    :class:`~streamscope.gui.window.MainWindow` makes it with the core's store, the
+    window's analyser and refusal feed, calls :meth:`start` once the loop runs,
+    :meth:`follow` when the proxy is rebuilt on new settings and :meth:`stop` on
+    closing, and sends :attr:`replay_requested` to the client pane.
+
+    GUI thread only; its tasks run on the loop :meth:`start` ran on (qasync). The store
+    is read in worker threads, and a new flow's verdict is computed by ``analyser`` (a
+    worker process; a thread when None), never on the loop."""
+
     opened = Signal(str)  # a flow id: its detail tab was opened (or shown again)
     replay_requested = Signal(object, object)  # (client Leg, request body dict | None)
 

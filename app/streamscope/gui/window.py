@@ -122,6 +122,21 @@ def settings_file() -> Path:
 
 
 class MainWindow(QMainWindow):
+    """The application's window: the Client, Traffic and Account pool tabs, the status
+    bar (the proxy's :class:`ProxyBar` and the refused-requests counter) and the File
+    and View menus (see the module docstring).
+
+    It owns the panes (:attr:`client`, :attr:`traffic`, :attr:`pool`), the refusal feed
+    and the analyser they share, and keeps its geometry, splitters, tab, theme and the
+    client pane's request in :attr:`state_file` across restarts. It routes a flow's
+    "Replay into client pane" to the client pane, and when the proxy is rebuilt on new
+    settings (``control.replaced``) the panes follow the new core.
+
+    :func:`~streamscope.gui.app.run_window` makes it and awaits :meth:`run`: the proxy
+    starts, the window shows, and once it is closed the panes stop and the proxy
+    closes. Everything runs on the GUI thread's qasync loop: slots schedule async work
+    and never wait for it (the module's NOTE)."""
+
     def __init__(
         self,
         control: ProxyControl,

@@ -1,0 +1,118 @@
+"""The client pane's request form: where the request goes and how it is asked.
+
+Target (the embedded proxy, or any URL with its key: the URL and key are editable only
+for "Other URL"), protocol (each with its codec's title and path as the tooltip), model
+(editable, with a button to list the target's models) and the parameters: stream,
+include usage, max tokens, temperature and reasoning ("default" leaves each unsent).
+
+The form only holds the widgets, laid out; the :class:`~streamscope.gui.client_pane.
+ClientPane` reads them into a composition, keeps them across restarts and lists the
+models.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QWidget,
+)
+
+from streamscope.codecs import PROTOCOLS, get_codec
+from streamscope.gui.widgets import elide_combo
+
+DEMO_MODELS = ["demo-chat", "demo-tools", "demo-reasoning", "demo-long"]
+REASONING = ["default", "low", "medium", "high", "1024", "4096"]
+EMBEDDED = "Embedded proxy"
+OTHER = "Other URL"
+
+
+class RequestForm(QWidget):
+    """The target, protocol, model and parameters of the client pane's request (see the
+    module docstring). Each field is a public attribute (``target``, ``protocol``,
+    ``max_tokens``…) that the pane reads and also shows by the same name. Made and used
+    on the GUI thread, as any widget."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        form = QFormLayout(self)
+        form.setContentsMargins(0, 0, 0, 0)
+        self._add_target_rows(form)
+        self._add_protocol_and_model_rows(form)
+        self._add_parameter_rows(form)
+        self.target.currentTextChanged.connect(self._target_changed)
+        self._target_changed(self.target.currentText())
+
+    def _add_target_rows(self, form: QFormLayout) -> None:
+        self.target = QComboBox()
+        self.target.addItems([EMBEDDED, OTHER])
+        self.url = QLineEdit()
+        self.url.setPlaceholderText("https://api.openai.com/v1")
+        self.key = QLineEdit()
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key.setPlaceholderText("API key for this URL")
+        form.addRow("Target", self.target)
+        form.addRow("URL", self.url)
+        form.addRow("Key", self.key)
+
+    def _add_protocol_and_model_rows(self, form: QFormLayout) -> None:
+        self.protocol = QComboBox()
+        for protocol in PROTOCOLS:
+            self.protocol.addItem(protocol)
+            self.protocol.setItemData(
+                self.protocol.count() - 1,
+                f"{get_codec(protocol).title} ({get_codec(protocol).path})",
+                Qt.ItemDataRole.ToolTipRole,
+            )
+        self.model = QComboBox()
+        self.model.setEditable(True)
+        elide_combo(self.model)  # long names: elided in the middle, whole in the tooltip
+        self.model.addItems(DEMO_MODELS)
+        self.refresh_models = QPushButton("↻")
+        self.refresh_models.setToolTip("List the target's models (GET /v1/models)")
+        self.refresh_models.setMaximumWidth(32)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model, 1)
+        model_row.addWidget(self.refresh_models)
+        form.addRow("Protocol", self.protocol)
+        form.addRow("Model", model_row)
+
+    def _add_parameter_rows(self, form: QFormLayout) -> None:
+        self.stream = QCheckBox("stream")
+        self.stream.setChecked(True)
+        self.include_usage = QCheckBox("include usage")
+        self.include_usage.setChecked(True)
+        self.max_tokens = QSpinBox()
+        self.max_tokens.setRange(0, 1_000_000)
+        self.max_tokens.setSpecialValueText("default")
+        self.temperature = QDoubleSpinBox()
+        self.temperature.setRange(-0.1, 2.0)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setValue(-0.1)
+        self.temperature.setSpecialValueText("default")
+        self.reasoning = QComboBox()
+        self.reasoning.addItems(REASONING)
+        self.reasoning.setToolTip("An effort, or a thinking budget in tokens")
+        flags = QHBoxLayout()
+        flags.addWidget(self.stream)
+        flags.addWidget(self.include_usage)
+        flags.addStretch(1)
+        form.addRow("", flags)
+        form.addRow("Max tokens", self.max_tokens)
+        form.addRow("Temperature", self.temperature)
+        form.addRow("Reasoning", self.reasoning)
+
+    def _target_changed(self, target: str) -> None:
+        other = target == OTHER
+        self.url.setEnabled(other)
+        self.key.setEnabled(other)
+
+
+__all__ = ["DEMO_MODELS", "EMBEDDED", "OTHER", "REASONING", "RequestForm"]
