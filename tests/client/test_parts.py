@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from streamscope.capture.flow import CapturedFrame, Leg
-from streamscope.client import replay_session
+from streamscope.client import SessionCallbacks, replay_session
 from streamscope.client.parts import PARTS, PartsTracker
 from streamscope.model.events import ReasoningDelta, RefusalDelta, TextDelta
 from tests.support import fixture_files, load
@@ -26,7 +26,9 @@ async def test_the_spans_rebuild_every_part_of_a_recording(path: Path) -> None:
     events_by_frame: dict[int, list[object]] = {}
     session = replay_session(
         Leg(rec.protocol, 200, SSE, sent_ns=0, frames=frames),
-        on_events=lambda batch: [events_by_frame.setdefault(i, []).append(e) for i, e in batch],
+        SessionCallbacks(
+            on_events=lambda batch: [events_by_frame.setdefault(i, []).append(e) for i, e in batch]
+        ),
     )
     result = await session.run()
     parts = session.parts

@@ -5,14 +5,13 @@ not 20,000 — with the frames, events, tool calls and outcome of the leg."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
 from streamscope.analysis.timing import leg_series
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.capture.sse import leg_frames
-from streamscope.client import NO_FRAME, ClientSession, Replay, replay_session
+from streamscope.client import NO_FRAME, ClientSession, Replay, SessionCallbacks, replay_session
 from streamscope.codecs import get_codec
 from streamscope.model.assemble import assemble
 from streamscope.model.events import Event, Finish, MessageStart, TextDelta, Usage
@@ -42,19 +41,19 @@ class Calls:
         self.statuses: list[str] = []
         self.tools: list[list[tuple[int, int]]] = []
 
-    def kwargs(self) -> dict[str, Any]:
-        return {
-            "on_frames": self.frames.append,
-            "on_events": self.events.append,
-            "on_status": self.statuses.append,
-            "on_tools": self.tools.append,
-        }
+    def callbacks(self) -> SessionCallbacks:
+        return SessionCallbacks(
+            on_frames=self.frames.append,
+            on_events=self.events.append,
+            on_status=self.statuses.append,
+            on_tools=self.tools.append,
+        )
 
 
 async def test_a_20000_frame_leg_is_reported_in_batches() -> None:
     leg = big_leg()
     calls = Calls()
-    result = await replay_session(leg, **calls.kwargs()).run()
+    result = await replay_session(leg, calls.callbacks()).run()
     frames = [f for batch in calls.frames for f in batch]
     assert len(frames) == len(leg.frames) > COUNT
     assert result.frames == len(frames) and result.status == "done"
@@ -83,7 +82,7 @@ async def test_a_20000_frame_leg_is_reported_in_batches() -> None:
 
 async def test_batches_hold_whole_chunks_of_the_size_asked() -> None:
     calls = Calls()
-    await replay_session(big_leg(), batch_frames=1000, **calls.kwargs()).run()
+    await replay_session(big_leg(), calls.callbacks(), batch_frames=1000).run()
     sizes = [len(b) for b in calls.frames]
     assert all(s == 1000 for s in sizes[:-1]) and 0 < sizes[-1] <= 1000
 
@@ -97,7 +96,7 @@ async def test_a_replayed_recording_tracks_its_tool_calls(name: str) -> None:
     chunks = [CapturedFrame(f.raw, 1_000_000 * (i + 1)) for i, f in enumerate(rec.frames)]
     leg = Leg(rec.protocol, 200, SSE, sent_ns=0, frames=chunks)
     calls = Calls()
-    session = replay_session(leg, batch_frames=2, **calls.kwargs())
+    session = replay_session(leg, calls.callbacks(), batch_frames=2)
     result = await session.run()
     assert result.response is not None
     want = [(t.id, t.name, t.arguments) for t in result.response.choices[0].tool_calls]
@@ -120,7 +119,7 @@ async def test_a_body_leg_replays_as_the_protocols_response() -> None:
     data = json.dumps(get_codec("anthropic").encode_response(answer)).encode()
     leg = Leg("anthropic", 200, [("content-type", "application/json")], body=data, ended_ns=9)
     calls = Calls()
-    session = replay_session(leg, **calls.kwargs())
+    session = replay_session(leg, calls.callbacks())
     result = await session.run()
     assert calls.frames == [] and result.frames == 0
     assert {i for batch in calls.events for i, _ in batch} == {NO_FRAME}
@@ -147,7 +146,7 @@ async def test_an_error_body_leg_is_an_error() -> None:
 
 
 async def test_cancelling_a_replay_stops_it() -> None:
-    session = replay_session(big_leg(), on_frames=lambda batch: session.cancel())
+    session = replay_session(big_leg(), SessionCallbacks(on_frames=lambda batch: session.cancel()))
     result = await session.run()
     assert result.status == "cancelled" and result.cancelled
     assert 0 < result.frames < COUNT

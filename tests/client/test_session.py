@@ -339,7 +339,7 @@ async def test_a_broken_passthrough_replay_gets_a_lint_verdict() -> None:
     # Replaying the captured leg into the pane gives the same view, with no network.
     rec = Recorder()
     replayed = await replay_session(
-        result.leg, on_frames=rec.frames.append, on_events=rec.events.append
+        result.leg, SessionCallbacks(on_frames=rec.frames.append, on_events=rec.events.append)
     ).run()
     assert replayed.lint is not None
     assert [f.rule_id for f in replayed.lint.findings] == [f.rule_id for f in result.lint.findings]

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication
 from streamscope.analysis.reading import LegReading
 from streamscope.analysis.view import flow_view
 from streamscope.capture.flow import CapturedFrame, Flow, Leg
-from streamscope.client import replay_session
+from streamscope.client import SessionCallbacks, replay_session
 from streamscope.gui.leg_view import timing_text
 from streamscope.gui.models.frames import FramesModel
 from streamscope.model.events import TextDelta
@@ -45,7 +45,7 @@ def chunked_leg() -> Leg:
 
 async def table_of(leg: Leg) -> FramesModel:
     model = FramesModel()
-    session = replay_session(leg, on_frames=model.append_batch)
+    session = replay_session(leg, SessionCallbacks(on_frames=model.append_batch))
     await session.run()
     return model
 

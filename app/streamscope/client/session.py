@@ -389,23 +389,20 @@ class ClientSession:
 
 def replay_session(
     leg: Leg,
+    callbacks: SessionCallbacks | None = None,
     *,
-    on_frames: FramesCallback | None = None,
-    on_events: EventsCallback | None = None,
-    on_status: StatusCallback | None = None,
-    on_tools: ToolsCallback | None = None,
     protocol: str | None = None,
     request_body: JSON | None = None,
     batch_frames: int = REPLAY_BATCH_FRAMES,
     analyser: Analyser | None = None,
 ) -> ClientSession:
-    """A session that replays a captured leg into the same callbacks, with no network:
+    """A session that replays a captured leg into ``callbacks``, with no network:
     ``await session.run()``. Batches hold ``batch_frames`` frames (whole chunks), so a
     20,000-frame leg is reported in a few dozen calls. ``protocol``: the leg's when None.
     The leg is read, never changed."""
     return ClientSession(
         Replay(leg, protocol, request_body),
-        callbacks=SessionCallbacks(on_frames, on_events, on_status, on_tools),
+        callbacks=callbacks or SessionCallbacks(),
         limits=SessionLimits(batch_frames=batch_frames),
         analyser=analyser,
     )

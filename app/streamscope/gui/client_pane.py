@@ -39,7 +39,6 @@ from streamscope.client import (
     ClientSession,
     Composition,
     Params,
-    SessionCallbacks,
     Turn,
     replay_session,
     sdk_base_url,
@@ -316,7 +315,7 @@ class ClientPane(QWidget):
             return
         try:
             composition = self.composition()
-            callbacks = SessionCallbacks(on_status=self.status.setText, **self.view.callbacks())
+            callbacks = self.view.callbacks(on_status=self.status.setText)
             session = ClientSession(composition, callbacks=callbacks, analyser=self.analyser)
         except ValueError as exc:  # bad tool JSON, say: said where the user looks
             self.status.setText(str(exc))
@@ -330,10 +329,9 @@ class ClientPane(QWidget):
         self._fill_from_body(leg.protocol, request_body)
         session = replay_session(
             leg,
-            on_status=self.status.setText,
+            self.view.callbacks(on_status=self.status.setText),
             request_body=request_body,
             analyser=self.analyser,
-            **self.view.callbacks(),
         )
         self._begin(session)
 

@@ -212,7 +212,7 @@ class LegPane(QStackedWidget):
         """Show the captured leg, replayed through a client session (its timing and
         lint read by ``analyser``; in a worker thread when None)."""
         self.setCurrentWidget(self.view)
-        session = replay_session(leg, request_body=body, analyser=analyser, **self.view.callbacks())
+        session = replay_session(leg, self.view.callbacks(), request_body=body, analyser=analyser)
         self.view.begin(session)
         self.view.finish(await session.run())
 

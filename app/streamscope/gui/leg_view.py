@@ -17,7 +17,6 @@ added, never rebuilt per frame.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat, QTextCursor
@@ -35,8 +34,9 @@ from PySide6.QtWidgets import (
 )
 
 from streamscope.analysis.timing import LegTiming
-from streamscope.client import ClientResult, ClientSession
+from streamscope.client import ClientResult, ClientSession, SessionCallbacks
 from streamscope.client.parts import Part
+from streamscope.client.session import StatusCallback
 from streamscope.client.tools import Key
 from streamscope.gui.models.batcher import UiBatcher
 from streamscope.gui.models.findings import FindingsModel, frame_severities
@@ -116,7 +116,7 @@ class LegView(QWidget):
     (:meth:`compact`).
 
     Feed it a session: ``view.begin(session)`` before the session runs, with the
-    session built with ``**view.callbacks()``; ``view.finish(result)`` when it ends.
+    session built with ``view.callbacks()``; ``view.finish(result)`` when it ends.
     GUI thread only, and the session with it: the view reads the session's parts and
     tool calls as it draws, so the session runs on the GUI thread's (qasync) loop, as
     the client pane and the flow detail run it."""
@@ -268,9 +268,11 @@ class LegView(QWidget):
 
     # -- feeding -----------------------------------------------------------------------
 
-    def callbacks(self) -> dict[str, Any]:
-        """The callbacks to build the session with."""
-        return {"on_frames": self.batcher.extend, "on_tools": self._tools_changed}
+    def callbacks(self, on_status: StatusCallback | None = None) -> SessionCallbacks:
+        """The callbacks to build a session with (``on_status``: whoever shows it)."""
+        return SessionCallbacks(
+            on_frames=self.batcher.extend, on_status=on_status, on_tools=self._tools_changed
+        )
 
     def begin(self, session: ClientSession) -> None:
         self.clear()
