@@ -4,8 +4,8 @@ request that asked for no stream, read against its protocol's non-stream schema
 (``framing.body-*``).
 
 What the Python SDKs do was measured by running them over such bytes (openai 3.57,
-anthropic 2.14; ``tests/lint/test_answer.py`` keeps running them). The Node clients are
-not claimed here: nothing was run against them for these rules.
+anthropic 2.14; ``tests/lint/test_checks_answer.py`` keeps running them). The Node
+clients are not claimed here: nothing was run against them for these rules.
 """
 
 from __future__ import annotations
