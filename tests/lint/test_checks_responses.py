@@ -1,13 +1,29 @@
 """OpenAI Responses checks (``lint/checks_responses.py``): deltas without the indexes
-openai-python places them by are named, not misread as a delta before its content part."""
+openai-python places them by are named, not misread as a delta before its content part;
+sequence numbers, ``response.in_progress`` and every item done, each on a real recording
+with one defect."""
 
 from __future__ import annotations
 
 import pytest
 
 from streamscope.lint import LintFinding, LintReport, lint_bytes
+from streamscope.lint.checks_responses import check, in_progress, items_done, sequence_numbers
+from streamscope.lint.stream import Hit
 from tests import sdk_clients
-from tests.lint.streams import RESP_CALL, RESP_TEXT, edited, first, payloads, rules, typed
+from tests.lint.observed import observe
+from tests.lint.streams import (
+    RESP_CALL,
+    RESP_ERROR,
+    RESP_TEXT,
+    edited,
+    first,
+    native,
+    payloads,
+    rules,
+    typed,
+    without,
+)
 
 
 def finding(report: LintReport, rule_id: str) -> LintFinding:
@@ -52,3 +68,47 @@ def test_one_delta_without_its_index_is_enough() -> None:
         edited(RESP_TEXT, lambda i: first(i, "response.output_text.delta").pop("output_index"))
     )
     assert "responses.delta-without-index" in rules(lint_bytes(body))
+
+
+# -- the other checks, each on a real recording with one defect ------------------------
+
+
+def test_the_real_recordings_are_clean() -> None:
+    for source in (RESP_TEXT, RESP_CALL, RESP_ERROR):
+        assert check(observe(native(source), "responses")) == []
+
+
+def test_sequence_numbers_matter_most_on_the_error_events() -> None:
+    items = payloads(RESP_ERROR)  # created, in_progress, error, response.failed
+    for p in items:
+        del p["sequence_number"]
+    assert sequence_numbers(observe(typed(items), "responses")) == [
+        Hit("responses.error-without-sequence-number", 2, "error without sequence_number"),
+        Hit(
+            "responses.error-without-sequence-number",
+            3,
+            "response.failed without sequence_number",
+        ),
+        Hit(
+            "responses.missing-sequence-number",
+            0,
+            "events without sequence_number (4 frames, the first at frame 0)",
+        ),
+    ]
+
+
+def test_response_in_progress_is_expected() -> None:
+    items = without(payloads(RESP_TEXT), "response.in_progress")
+    assert in_progress(observe(typed(items), "responses")) == [
+        Hit("responses.missing-in-progress", None, "no response.in_progress event")
+    ]
+
+
+def test_an_item_is_done_by_its_event_or_by_the_final_response() -> None:
+    items = without(payloads(RESP_TEXT), "response.output_item.done")
+    assert items_done(observe(typed(items), "responses")) == []  # completed lists it
+    first(items, "response.completed")["response"]["output"] = []
+    added = next(i for i, p in enumerate(items) if p["type"] == "response.output_item.added")
+    assert items_done(observe(typed(items), "responses")) == [
+        Hit("responses.item-not-done", added, "output item 0 is never done")
+    ]
