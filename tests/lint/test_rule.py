@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from streamscope.lint.profiles import ALL_PROTOCOLS
-from streamscope.lint.rule import BREAKING, EFFECTS, Break, rule
+from streamscope.lint.rule import BREAKING, EFFECTS, Break, Effect, rule
 
 
 def test_the_protocols_follow_from_the_prefix_unless_given() -> None:
@@ -26,7 +26,7 @@ def test_the_protocols_follow_from_the_prefix_unless_given() -> None:
 
 
 def test_breaks_and_shows_are_the_rules_own() -> None:
-    breaks = {"cherry": ("empty", "renders nothing")}
+    breaks: dict[str, tuple[Effect, str]] = {"cherry": ("empty", "renders nothing")}
     shows = {"openai-node": "throws"}
     made = rule("chat.x", "error", "c", "E.", "F.", breaks, shows=shows)
     assert made.breaks == {"cherry": Break("empty", "renders nothing")}
