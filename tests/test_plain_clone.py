@@ -133,7 +133,7 @@ def test_fixture_tests_pass_on_a_plain_clone(plain_clone: Path) -> None:
         "-q",
         "-p",
         "no:cacheprovider",
-        "tests/lint/test_fixtures.py",
+        "tests/lint/test_check_fixtures.py",
         "tests/codecs/lmstudio",
         timeout=300,
     )

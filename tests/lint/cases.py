@@ -1,6 +1,6 @@
 """One minimal stream per lint rule: a real recording with the one defect the rule is
 about (rules that real recordings or the broken samples already trigger are covered there
-too, see ``test_catalogue.py``)."""
+too, see ``test_rules_catalogue.py``)."""
 
 from __future__ import annotations
 

@@ -286,7 +286,9 @@ def _frame_key(finding: LintFinding) -> tuple[int, int]:
 
 
 def _not_spoken(profile: str, protocol: str | None) -> str:
-    return f"n/a: {PROFILES[profile].name} does not speak {protocol}"
+    prof = PROFILES[profile]
+    verb = "do" if prof.pronoun == "they" else "does"  # "the Anthropic SDKs do not …"
+    return f"n/a: {prof.name} {verb} not speak {protocol}"
 
 
 def sort_findings(findings: list[LintFinding]) -> list[LintFinding]:

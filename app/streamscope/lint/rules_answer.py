@@ -4,8 +4,10 @@ request that asked for no stream, read against its protocol's non-stream schema
 (``framing.body-*``).
 
 What the Python SDKs do was measured by running them over such bytes (openai 3.57,
-anthropic 2.14; ``tests/lint/test_answer.py`` keeps running them). The Node clients are
-not claimed here: nothing was run against them for these rules.
+anthropic 2.14; ``tests/lint/test_checks_answer.py`` keeps running them). The Node
+clients are claimed only in what they show of the upstream's error
+(``stream.upstream-error``'s ``shows``, run by ``tests/realclients``): nothing was run
+against them for the body rules.
 """
 
 from __future__ import annotations

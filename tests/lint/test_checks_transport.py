@@ -1,7 +1,9 @@
 """The WIRE-CONTRACT rules around the frames and the fields the decoders let pass:
-buffering headers, long silences, the error envelope of a pre-stream error, a tool call
-without ``type: "function"`` and Responses deltas without their indexes. Each fires on
-the defect, stays quiet on the real recordings, and says what it saw."""
+buffering headers, long silences, the error envelope of a pre-stream error (the checks of
+``lint/checks_transport.py``), a tool call without ``type: "function"``
+(test_rules_chat_tool_type.py) and Responses deltas without their indexes
+(test_checks_responses.py). Each fires on the defect, stays quiet on the real
+recordings, and says what it saw."""
 
 from __future__ import annotations
 
@@ -9,34 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from streamscope.analysis.view import leg_lint
-from streamscope.capture.flow import CapturedFrame, Leg
-from streamscope.capture.sse import import_sse
 from streamscope.codecs import PROTOCOLS, get_codec
-from streamscope.lint import LintFinding, LintReport, lint, lint_bytes
+from streamscope.lint import LintFinding, LintReport, lint
 from streamscope.lint.checks_transport import Headers, envelope
 from streamscope.model.events import Error
 from streamscope.proxy.asgi import SSE_HEADERS
 from streamscope.recording import read_recording
 from streamscope.wire import decode_all
-from tests import sdk_clients
 from tests.lint.cases import timed
-from tests.lint.streams import (
-    CHAT_TEXT,
-    CHAT_TOOLS,
-    RESP_CALL,
-    RESP_TEXT,
-    Payload,
-    chat,
-    deltas,
-    edited,
-    first,
-    lint_file,
-    native,
-    payloads,
-    rules,
-    typed,
-)
+from tests.lint.streams import CHAT_TEXT, chat, lint_file, payloads, rules
 from tests.support import FIXTURES, fixture_files
 
 NEW_RULES = {
@@ -239,129 +222,3 @@ def test_the_envelope_claims_match_openai_python() -> None:
     )
     assert message(404, b"no such model") == "Error code: 404"
     assert message(404, b'{"detail":"no such model"}') == "Error code: 404"
-
-
-# -- chat: a tool call without type "function" ---------------------------------------
-
-
-def test_a_tool_call_without_its_type_breaks_only_openai_node() -> None:
-    def untyped(items: list[Payload]) -> None:
-        for d in deltas(items):
-            for call in d.get("tool_calls") or []:
-                call.pop("type", None)
-
-    body = chat(edited(CHAT_TOOLS, untyped))
-    report = lint_bytes(body)
-    hits = [f for f in report.findings if f.rule_id == "chat.tool-call-missing-type"]
-    assert len(hits) == 2 and hits[0].severity == "error"  # one per call
-    assert 'has no type, not "function"' in hits[0].message
-    assert report.verdict("openai-python") is None and report.verdict("cherry") is None
-    # measured (tests/realclients): openai-node raises "tool call snapshot missing `type`"
-    assert "missing `type`" in (report.verdict("openai-node") or "")
-    assert sdk_clients.openai_chat(body) == sdk_clients.openai_chat(native(CHAT_TOOLS))
-
-
-def test_a_tool_call_of_another_type_is_named() -> None:
-    body = chat(edited(CHAT_TOOLS, lambda i: [c.update(type="custom") for c in _firsts(i)]))
-    hit = finding(lint_bytes(body), "chat.tool-call-missing-type")
-    assert "type 'custom'" in hit.message
-
-
-def _firsts(items: list[Payload]) -> list[Payload]:
-    return [c for d in deltas(items) for c in d.get("tool_calls") or [] if "id" in c]
-
-
-def test_a_legacy_function_call_needs_no_type() -> None:
-    items = payloads(CHAT_TEXT)
-    for d in deltas(items):
-        d.pop("content", None)
-    deltas(items)[0]["function_call"] = {"name": "lookup", "arguments": '{"q": 1}'}
-    assert "chat.tool-call-missing-type" not in rules(lint_bytes(chat(items)))
-
-
-# -- Responses: deltas without their indexes ---------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "source,kind,key",
-    [
-        (RESP_TEXT, "response.output_text.delta", "output_index"),
-        (RESP_TEXT, "response.output_text.delta", "content_index"),
-        (RESP_CALL, "response.function_call_arguments.delta", "output_index"),
-    ],
-)
-def test_a_delta_without_its_index_is_named_not_misread(source: str, kind: str, key: str) -> None:
-    body = typed(edited(source, lambda i: [p.pop(key) for p in i if p["type"] == kind]))
-    report = lint_bytes(body)
-    hit = finding(report, "responses.delta-without-index")
-    assert f"{kind} without {key}" in hit.message
-    assert hit.frame == next(n for n, p in enumerate(payloads(source)) if p["type"] == kind)
-    # Not the wrong cause: the content part was added, the delta cannot say which it is.
-    assert "responses.delta-before-content-part" not in rules(report)
-    with pytest.raises((RuntimeError, TypeError)):
-        sdk_clients.openai_responses(body)  # the rule's claim for openai-python
-    assert "openai-python" in (report.verdict("openai-python") or "")
-
-
-def test_a_delta_before_its_part_is_still_reported_as_such() -> None:
-    body = typed(
-        edited(RESP_TEXT, lambda i: [p for p in i if p["type"] != "response.content_part.added"])
-    )
-    found = rules(lint_bytes(body))
-    assert "responses.delta-before-content-part" in found
-    assert "responses.delta-without-index" not in found
-
-
-def test_one_delta_without_its_index_is_enough() -> None:
-    body = typed(
-        edited(RESP_TEXT, lambda i: first(i, "response.output_text.delta").pop("output_index"))
-    )
-    assert "responses.delta-without-index" in rules(lint_bytes(body))
-
-
-# -- a captured leg passes its headers and times -------------------------------------------
-
-
-def _leg(headers_ns: int | None, times: list[int], headers: list[tuple[str, str]]) -> Leg:
-    frames = decode_all(native(CHAT_TEXT))
-    return Leg(
-        protocol="openai-chat",
-        status=200,
-        headers=headers,
-        headers_ns=headers_ns,
-        frames=[CapturedFrame(f.raw, t) for f, t in zip(frames, times, strict=True)],
-    )
-
-
-def test_leg_lint_passes_the_headers_a_captured_leg_has() -> None:
-    n = len(decode_all(native(CHAT_TEXT)))
-    quick = [i * 10_000_000 for i in range(n)]
-    bare = [("content-type", "text/event-stream")]
-    captured = leg_lint(_leg(1_000, quick, bare))
-    assert captured is not None and rules(captured) == {"framing.buffering-headers"}
-    proxied = leg_lint(_leg(1_000, quick, PROXY_HEADERS))
-    assert proxied is not None and rules(proxied) == set()
-    # An imported .sse file has a stand-in Content-Type and no headers time: not checked.
-    imported = leg_lint(import_sse(native(CHAT_TEXT)).upstream)
-    assert imported is not None and rules(imported) == set()
-
-
-def test_leg_lint_checks_the_silences_of_a_timed_leg() -> None:
-    n = len(decode_all(native(CHAT_TEXT)))
-    times = [i * 10_000_000 + (40_000_000_000 if i >= 5 else 0) for i in range(n)]
-    report = leg_lint(_leg(1_000, times, PROXY_HEADERS))
-    assert report is not None and rules(report) == {"framing.long-silence"}
-    assert finding(report, "framing.long-silence").frame == 5
-
-
-def test_leg_lint_checks_the_envelope_of_an_error_leg() -> None:
-    leg = Leg(
-        protocol="openai-chat",
-        status=502,
-        headers=[("content-type", "text/html")],
-        headers_ns=1_000,
-        body=b"<html>Bad gateway</html>",
-    )
-    report = leg_lint(leg)
-    assert report is not None
-    assert rules(report) == {"framing.http-error", "framing.error-envelope"}

@@ -1,8 +1,8 @@
 """What an answer says, and verdicts for what the client asked (issue 16): a stream that
 ends in the upstream's error is a finding quoting it, and says what each client shows; a
 whole body answering a request for no stream is read against its protocol's non-stream
-schema; a stream the client cancelled is not blamed for its missing end; a verdict names
-only the clients of the flow's own protocol.
+schema; a verdict names only the clients of the flow's own protocol (a stream the client
+cancelled, and what the request asked: tests/analysis/test_view_asked_and_cancelled.py).
 
 The clients' behaviour the rules claim is checked here by running the Python SDKs over
 the same bytes (tests/sdk_clients.py)."""
@@ -19,16 +19,12 @@ import httpx2
 import openai
 import pytest
 
-from streamscope.analysis.view import asked_to_stream, leg_lint, was_cancelled
-from streamscope.capture.flow import CapturedFrame, Leg, RequestRecord
 from streamscope.cli.lint import run as lint_cli
 from streamscope.lint import RULES, lint_bytes
-from streamscope.lint.report import END_RULES
-from streamscope.recording import read_recording
 from tests import sdk_clients
 from tests.lint.answers import CHAT_ERROR, NO_STREAM, body_bytes
 from tests.lint.streams import ANT_TEXT, CHAT_TEXT, RESP_ERROR, RESP_TEXT, native, payloads, typed
-from tests.support import FIXTURES, fixture_files
+from tests.support import fixture_files
 
 # -- the upstream's error in a stream -----------------------------------------------------
 
@@ -176,20 +172,6 @@ def test_the_body_rules_claims_are_what_openai_python_does() -> None:
     assert _openai_create(no_usage, "responses").usage is None
 
 
-def test_asked_to_stream_reads_the_request_as_its_codec_does() -> None:
-    def req(body: dict[str, Any]) -> RequestRecord:
-        return RequestRecord(body=json.dumps(body).encode())
-
-    chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
-    assert asked_to_stream(req({**chat, "stream": True}), "openai-chat") is True
-    assert asked_to_stream(req(chat), "openai-chat") is False
-    assert asked_to_stream(req({"model": "m", "input": "hi"}), "responses") is False
-    # LM Studio's native API streams only when asked to (its codec's default is no stream).
-    assert asked_to_stream(req({"model": "m", "input": "hi"}), "lmstudio") is False
-    assert asked_to_stream(req({"model": "m", "input": "hi", "stream": True}), "lmstudio")
-    assert asked_to_stream(RequestRecord(method="GET"), "openai-chat") is None
-
-
 # -- verdicts name the clients of the flow's own protocol ---------------------------------
 
 
@@ -211,33 +193,3 @@ def test_an_anthropic_body_verdict_never_names_openai_python() -> None:
     assert "openai-python" not in text and "openai-node" not in text
     assert asked.headline().startswith(("would fail in ", "would render empty in "))
     assert asked.verdict("anthropic-sdk") is not None  # a stream that never came
-
-
-# -- a stream the client cancelled --------------------------------------------------------
-
-
-@pytest.mark.parametrize("source", [CHAT_TEXT, ANT_TEXT, RESP_TEXT])
-def test_a_cancelled_stream_is_not_blamed_for_its_missing_end(source: str) -> None:
-    rec = read_recording((FIXTURES / source).read_bytes())
-    assert rec.protocol is not None
-    half = [CapturedFrame(f.raw, 1) for f in rec.frames[: len(rec.frames) // 2]]
-    leg = Leg(rec.protocol, 200, [("content-type", "text/event-stream")], frames=half)
-    blamed = leg_lint(leg)
-    assert blamed is not None and any(blamed.verdict(p.id) for p in blamed.profiles)
-    report = leg_lint(leg, cancelled=True)
-    assert report is not None and report.cancelled
-    assert all(report.verdict(p.id) is None for p in report.profiles)
-    assert report.errors == []
-    assert report.headline().startswith("cancelled by the client")
-    assert all(v.startswith("cancelled by the client") for v in report.verdicts().values())
-    assert {f.rule_id for f in report.findings if f.excused} <= END_RULES | {
-        "anthropic.block-order",
-        "anthropic.message-order",
-    }
-
-
-def test_the_outcomes_of_a_client_going_away_are_cancels() -> None:
-    for outcome in ("client-cancelled", "client-gone", "client-disconnected", "cancelled"):
-        assert was_cancelled(outcome)
-    for outcome in ("", None, "done", "complete", "upstream-error", "upstream-cut", "idle"):
-        assert not was_cancelled(outcome)

@@ -1,0 +1,91 @@
+"""Checks of what a stream says as a whole (``lint/checks_stream.py``), from its canonical
+events: nothing at all to show, reasoning and no answer, and tool call arguments that are
+not complete JSON or no JSON at all (``""`` where OpenAI sends ``"{}"``)."""
+
+from __future__ import annotations
+
+from streamscope.lint.checks_stream import content, tool_json
+from streamscope.lint.stream import Hit
+from tests.lint.observed import observe
+from tests.lint.streams import (
+    ANT_THINKING,
+    ANT_TOOL,
+    CHAT_REASONING,
+    CHAT_TEXT,
+    CHAT_TOOLS,
+    Payload,
+    chat,
+    deltas,
+    native,
+    payloads,
+    typed,
+)
+
+
+def without_content(source: str) -> list[Payload]:
+    items = payloads(source)
+    for d in deltas(items):
+        d.pop("content", None)
+    return items
+
+
+def test_a_stream_with_nothing_to_show() -> None:
+    assert content(observe(native(CHAT_TEXT), "openai-chat")) == []
+    assert content(observe(chat(without_content(CHAT_TEXT)), "openai-chat")) == [
+        Hit("stream.no-content", None, "no text, reasoning, tool call or error (finish: stop)")
+    ]
+    # The upstream's error is what the client shows instead.
+    errored = (
+        chat(without_content(CHAT_TEXT), done=False) + b'data: {"error": {"message": "x"}}\n\n'
+    )
+    assert content(observe(errored, "openai-chat")) == []
+
+
+def test_reasoning_and_no_answer() -> None:
+    thinking_only = [p for p in payloads(ANT_THINKING) if p.get("index") != 1]  # block 1: text
+    assert content(observe(typed(thinking_only), "anthropic")) == [
+        Hit("stream.reasoning-only", None, "reasoning but no text or tool call (finish: end_turn)")
+    ]
+    # In Chat, checks_chat says where the text went (chat.text-in-unexpected-field).
+    assert content(observe(chat(without_content(CHAT_REASONING)), "openai-chat")) == []
+
+
+def test_arguments_cut_before_their_json_ends() -> None:
+    assert tool_json(observe(native(CHAT_TOOLS), "openai-chat")) == []
+    items = payloads(CHAT_TOOLS)
+    calls = [c for d in deltas(items) for c in d.get("tool_calls") or []]
+    first = [c for c in calls if c["index"] == 0]
+    name = first[0]["function"]["name"]
+    last_piece = first[-1]["function"]["arguments"]
+    first[-1]["function"]["arguments"] = ""  # the closing piece of call 0 never came
+    args = "".join(c["function"]["arguments"] for c in first)
+    obs = observe(chat(items), "openai-chat")
+    (hit,) = tool_json(obs)
+    assert last_piece and hit.rule == "stream.truncated-tool-json"
+    assert hit.message == (
+        f"the arguments of tool call {name!r} end as {args[-40:]!r}; "
+        "the stream finished with 'tool_calls'"
+    )
+    finish = next(i for i, p in obs.payloads for c in p["choices"] if c.get("finish_reason"))
+    assert hit.frame == finish  # a chat call ends with the finish
+
+
+def test_no_arguments_are_an_object_in_anthropic_but_empty_json_in_openai() -> None:
+    items = payloads(CHAT_TOOLS)
+    for d in deltas(items):
+        for call in d.get("tool_calls") or []:
+            call["function"]["arguments"] = ""
+    names = [
+        c["function"]["name"] for d in deltas(items) for c in d.get("tool_calls") or [] if "id" in c
+    ]
+    hits = tool_json(observe(chat(items), "openai-chat"))
+    assert [h.rule for h in hits] == ["stream.empty-tool-arguments"] * len(names)
+    assert [h.message for h in hits] == [
+        f"tool call {n!r} ends with arguments '', not \"{{}}\"" for n in names
+    ]
+    no_input = [
+        p
+        for p in payloads(ANT_TOOL)
+        if not (p["type"] == "content_block_delta" and p["delta"]["type"] == "input_json_delta")
+    ]
+    assert tool_json(observe(typed(no_input), "anthropic")) == []

@@ -1,0 +1,53 @@
+"""The real clients a stream can be replayed into (``lint/clients.py``): each proves a
+lint profile that speaks its protocol, the pinned packages are those the clients are,
+and a profile's proof is the union of its clients' packages."""
+
+from __future__ import annotations
+
+from streamscope.lint.clients import (
+    BY_ID,
+    CLIENTS,
+    NODE_PINS,
+    PROFILE_OF,
+    PYTHON_PINS,
+    clients_for,
+    proven_with,
+)
+from streamscope.lint.profiles import PROFILES
+
+
+def test_every_client_proves_a_profile_of_its_protocol() -> None:
+    assert set(PROFILE_OF) == set(BY_ID) and len(BY_ID) == len(CLIENTS)
+    for spec in CLIENTS:
+        assert spec.protocol in PROFILES[PROFILE_OF[spec.id]].protocols, spec.id
+    # Every profile but the strict one has a real client standing for it.
+    assert set(PROFILE_OF.values()) == set(PROFILES) - {"strict"}
+
+
+def test_the_pins_are_the_packages_the_clients_are() -> None:
+    python = {n for c in CLIENTS if c.runtime == "python" for n in c.package_versions}
+    node = {n for c in CLIENTS if c.runtime == "node" for n in c.package_versions}
+    assert python == set(PYTHON_PINS)
+    assert set(NODE_PINS) - node == {"zod"}  # a peer dependency of `ai`, no client itself
+    for spec in CLIENTS:
+        pins = PYTHON_PINS if spec.runtime == "python" else NODE_PINS
+        assert all(pins[n] == v for n, v in spec.package_versions.items()), spec.id
+
+
+def test_a_profile_is_proven_with_the_union_of_its_clients_packages() -> None:
+    assert proven_with("openai-python") == {"openai": PYTHON_PINS["openai"]}
+    cherry = proven_with("cherry")
+    assert set(cherry) == {"ai", "@ai-sdk/openai-compatible", "@ai-sdk/openai", "@ai-sdk/anthropic"}
+    assert proven_with("strict") == {} and proven_with("nobody") == {}
+
+
+def test_the_clients_of_a_protocol_python_first() -> None:
+    responses = clients_for("responses")
+    assert [c.id for c in responses] == [
+        "openai-python-responses",
+        "ai-openai-responses",
+        "openai-node-responses",
+    ]
+    assert clients_for("lmstudio") == []
+    runtimes = [c.runtime for c in CLIENTS]
+    assert runtimes == sorted(runtimes, key=lambda r: r != "python")
