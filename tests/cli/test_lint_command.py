@@ -99,7 +99,7 @@ def test_client_filters_findings_and_verdicts(capsys: pytest.CaptureFixture[str]
 
 def test_client_of_another_protocol(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--client", "anthropic-sdk", str(NO_ITEM_ID))
-    assert code == 0 and "does not speak this protocol" in out
+    assert code == 0 and "the Anthropic SDKs (Python and Node) do not speak responses" in out
 
 
 def test_stdin_and_explicit_protocol(

@@ -171,7 +171,6 @@ def _print_tally(
     print(f"{indent}{report.protocol or 'unknown protocol'}: {tally}")
     verdicts = report.verdicts()
     if client is not None:
-        name = PROFILES[client].name
-        verdicts = {client: verdicts.get(client) or f"n/a: {name} does not speak this protocol"}
+        verdicts = {client: report.verdict_line(client)}
     for text in verdicts.values():
         print(f"{indent}  {text}")

@@ -263,13 +263,18 @@ class LintReport:
             return f"{CUT} ({self.cut}); nothing kept is known to break {prof.name}"
         return None
 
+    def verdict_line(self, profile: str) -> str:
+        """``profile``'s line of :meth:`verdicts`; for a client of another protocol,
+        that it does not speak this one."""
+        return self.verdicts().get(profile) or _not_spoken(profile, self.protocol)
+
     def to_json(self, profile: str | None = None) -> dict[str, Any]:
         """The report as JSON; for one client, only the findings that break it."""
         findings = self.findings
         verdicts = self.verdicts()
         if profile is not None:
             findings = [f for f in findings if f.breaks(profile) is not None]
-            verdicts = {profile: verdicts.get(profile) or _not_spoken(profile, self.protocol)}
+            verdicts = {profile: self.verdict_line(profile)}
         return {
             "protocol": self.protocol,
             "errors": sum(1 for f in findings if f.severity == "error"),
