@@ -7,7 +7,6 @@ live exchange and a replayed one end the same way.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,20 +56,12 @@ class ClientResult:
 def body_events(protocol: str, raw: bytes, status: int | None) -> tuple[list[Event], str | None]:
     """A whole body as events (the protocol's response, replayed as a stream, or the
     error of an HTTP error body) and the error to report, if any."""
-    codec = get_codec(protocol)
-    try:
-        parsed: Any = json.loads(raw)
-    except ValueError:
-        parsed = None
-    if status is not None and status >= 400:
-        err = codec.decode_error(parsed if parsed is not None else raw.decode("utf-8", "replace"))
-        return [err], f"HTTP {status}: {err.message}"
-    if parsed is None or not codec.is_response(parsed):
-        return [], f"the answer is no {protocol} response ({len(raw)} bytes)"
-    try:
-        return to_events(codec.decode_response(parsed)), None
-    except Exception as exc:  # noqa: BLE001 - a body the codec cannot read
-        return [], f"cannot read the {protocol} response: {exc}"
+    body = get_codec(protocol).read_body(raw, status or 200)
+    if status is not None and status >= 400 and body.error is not None:
+        return [body.error], f"HTTP {status}: {body.error.message}"
+    if body.response is None:
+        return [], body.unread
+    return to_events(body.response), None
 
 
 def lint_leg(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
-from streamscope.codecs.base import Codec, EncodeOptions, StreamDecoder, StreamEncoder
+from streamscope.codecs.base import Codec, EncodeOptions, StreamDecoder, StreamEncoder, WholeBody
 
 PROTOCOLS: dict[str, str] = {
     "openai-chat": "openai_chat",
@@ -44,5 +44,6 @@ __all__ = [
     "StreamDecoder",
     "StreamEncoder",
     "UnknownProtocol",
+    "WholeBody",
     "get_codec",
 ]

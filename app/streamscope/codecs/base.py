@@ -240,6 +240,17 @@ class StreamEncoder(FindingLog, ABC):
         return []
 
 
+@dataclass(frozen=True, slots=True)
+class WholeBody:
+    """A whole (not streamed) HTTP body as :meth:`Codec.read_body` read it."""
+
+    raw: bytes
+    json: Any  # None: the body is no JSON
+    response: Response | None = None  # the protocol's response it is (a success body)
+    error: Error | None = None  # what it says went wrong (an error body; a response's)
+    unread: str | None = None  # why a success body is no response of the protocol
+
+
 class Codec(ABC):
     """One protocol: its stream decoder/encoder, request/response translation, and its
     HTTP conventions (error envelope, auth headers, models list). Where protocols share
@@ -313,14 +324,31 @@ class Codec(ABC):
         text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
         return Error(text[:2000] or "upstream error")
 
-    def decode_error_body(self, raw: bytes) -> Error:
-        """:meth:`decode_error` of an HTTP error body as it came: JSON when it parses,
-        else its text (an HTML error page, say)."""
+    def read_body(self, raw: bytes, status: int = 200) -> WholeBody:
+        """A whole HTTP body of this protocol, read once: its JSON, and for an error
+        status (400 and up) the error it describes (JSON when it parses, else its text: an
+        HTML error page, say); else the response it is, or why it is none. Never raises."""
         try:
             parsed: Any = json.loads(raw)
         except ValueError:
-            parsed = raw.decode("utf-8", errors="replace")
-        return self.decode_error(parsed)
+            parsed = None
+        if status >= 400:
+            text = parsed if parsed is not None else raw.decode("utf-8", errors="replace")
+            return WholeBody(raw, parsed, error=self.decode_error(text))
+        if parsed is None or not self.is_response(parsed):
+            why = f"the answer is no {self.name} response ({len(raw)} bytes)"
+            return WholeBody(raw, parsed, unread=why)
+        try:
+            response = self.decode_response(parsed)
+        except Exception as exc:  # noqa: BLE001 - a body this codec cannot read
+            return WholeBody(raw, parsed, unread=f"cannot read the {self.name} response: {exc}")
+        return WholeBody(raw, parsed, response=response, error=response.error)
+
+    def decode_error_body(self, raw: bytes) -> Error:
+        """The error an HTTP error body describes (:meth:`read_body`)."""
+        error = self.read_body(raw, 400).error
+        assert error is not None  # (an error status always reads as one)
+        return error
 
     def auth_headers(self, key: str) -> dict[str, str]:
         """The headers that carry an upstream API key."""

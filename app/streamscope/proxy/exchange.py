@@ -17,16 +17,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 from typing import Any
 
 from streamscope.capture.outcome import Outcome
-from streamscope.codecs import Codec
+from streamscope.codecs import WholeBody
 from streamscope.config import ProxyConfig
 from streamscope.model import estimate
 from streamscope.model.assemble import assemble, to_events
 from streamscope.model.errors import ProxyError, bad_gateway
-from streamscope.model.events import Usage
+from streamscope.model.events import Error, Usage
 from streamscope.model.request import Request
 from streamscope.proxy.asgi import Send, send_bytes, send_json, start_sse
 from streamscope.proxy.attempts import Attempts, EarlyStart, UpstreamRejected
@@ -43,18 +42,12 @@ DRAIN_SECONDS = 0.05  # the upstream's tail read before the client's response en
 
 async def _upstream_error(rejected: UpstreamRejected, upstream: str, plan: Plan, send: Send) -> str:
     """Answer the upstream's error to the client; what it was, in one line."""
-    raw = rejected.body
-    try:
-        parsed: Any = json.loads(raw)
-    except ValueError:
-        parsed = None
-    upstream_error = plan.upstream.decode_error(
-        parsed if parsed is not None else raw.decode("utf-8", errors="replace")
-    )
+    body = plan.upstream.read_body(rejected.body, max(rejected.status, 400))
+    upstream_error = body.error or Error("upstream error")
     detail = f"upstream {upstream} answered {rejected.status}: {error_text(upstream_error)}"
-    if plan.passthrough and parsed is not None:
+    if plan.passthrough and body.json is not None:
         # The upstream's own error body, byte for byte (it is JSON of the client's protocol).
-        await send_bytes(send, rejected.status, raw, b"application/json")
+        await send_bytes(send, rejected.status, body.raw, b"application/json")
         return detail
     # (an HTML error page, say, is never forwarded as it is)
     error = dataclasses.replace(
@@ -202,14 +195,15 @@ async def _body_path(
     raw = await response.read(plan.read_limit)
     if exchange.recorder is not None:
         exchange.recorder.upstream_body_whole(raw)
-    usage = _usage_of(plan.upstream, raw)
+    body = plan.upstream.read_body(raw)
+    usage = body.response.usage if body.response is not None else None
     counted.tokens, counted.output = _tokens(usage), usage.output_tokens if usage else None
     started = early is not None and early.started
     if plan.passthrough and not started:  # the upstream's body, byte for byte
         await send_bytes(send, response.status, raw, response.content_type.encode())
         exchange.outcome = Outcome.COMPLETE
         return
-    await _body_as_answer(raw, plan, request, send, started, redactor)
+    await _body_as_answer(body, plan, request, send, started, redactor)
     exchange.outcome = Outcome.COMPLETE
     exchange.outcome_detail = "the upstream sent a whole body for a stream request"
 
@@ -266,7 +260,7 @@ async def _whole_answer(
 
 
 async def _body_as_answer(
-    raw: bytes,
+    body: WholeBody,
     plan: Plan,
     request: Request,
     send: Send,
@@ -277,12 +271,9 @@ async def _body_as_answer(
     response (some upstreams ignore ``stream: true``), decoded as such, or SSE under a
     JSON content type; either way the client gets its own stream or body."""
     codec, options = plan.upstream, plan.options
-    try:
-        parsed: Any = json.loads(raw)
-    except ValueError:
-        parsed = None
-    if parsed is not None and codec.is_response(parsed):
-        response = codec.decode_response(parsed)
+    raw = body.raw
+    if body.response is not None:
+        response = body.response
         events = to_events(response)
     else:
         frames = decode_all(raw)
@@ -305,8 +296,8 @@ async def _body_as_answer(
     out = [chunk for ev in events for chunk in encoder.encode(ev)]
     if not started:  # (an early-started stream has its headers and keepalives out)
         await start_sse(send, [])
-    body = b"".join(out + encoder.finish())
-    await send({"type": "http.response.body", "body": body, "more_body": True})
+    stream = b"".join(out + encoder.finish())
+    await send({"type": "http.response.body", "body": stream, "more_body": True})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
@@ -314,10 +305,3 @@ def is_event_stream(content_type: str) -> bool:
     """A stream unless the upstream says JSON (an SSE body with a wrong or missing
     content type is still read as SSE: its frames tell)."""
     return "json" not in content_type.lower()
-
-
-def _usage_of(codec: Codec, raw: bytes) -> Usage | None:
-    try:
-        return codec.decode_response(json.loads(raw)).usage
-    except Exception:  # a body we cannot read counts no tokens; the client still gets it
-        return None
