@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamscope.wire.jsontext import dumps, loads
+from streamscope.wire.jsontext import dumps, loads, may_hold_a_long_integer
 
 # JSON values without floats (whose exponent orjson spells 1e-7, json 1e-07) and without
 # lone surrogates (which no UTF-8 text can hold).
@@ -54,3 +54,21 @@ def test_what_orjson_refuses_to_read_goes_the_standard_way() -> None:
     assert value[0] != value[0]
     with pytest.raises(ValueError, match="Expecting value"):
         loads(b'{"a": }')
+
+
+@pytest.mark.parametrize(
+    "number",
+    [2**64, 2**64 + 1, -(2**63) - 1, 123456789012345678901234567890, -(10**30) - 7],
+)
+def test_integers_beyond_64_bits_are_read_exactly(number: int) -> None:
+    # orjson reads them as floats (the last digits lost): they go the standard way.
+    for text in (f'{{"seed":{number}}}', f'{{"seed":{number}}}'.encode()):
+        seed = loads(text)["seed"]
+        assert type(seed) is int and seed == number
+
+
+def test_long_digit_runs_that_are_no_integers_read_the_same() -> None:
+    text = '{"id":"12345678901234567890123","p":0.12345678901234567890,"n":[1234567890123456789]}'
+    assert may_hold_a_long_integer(text)
+    assert loads(text) == json.loads(text)
+    assert not may_hold_a_long_integer('{"created":1700000000,"id":"chatcmpl-123456789012345678"}')

@@ -86,3 +86,11 @@ def test_check_text_walks_values_and_keys() -> None:
     check_text({"a": ["b", {"c": "😀"}]})
     with pytest.raises(ValueError, match="lone surrogate"):
         check_text({"a": ["b", {"\udfff": 1}]})
+
+
+def test_integers_beyond_64_bits_are_read_exactly() -> None:
+    # A client's seed or schema bound is sent on as it came, not as a rounded float.
+    number = 123456789012345678901234567890
+    body = loads(b'{"seed": %d, "tools": [{"maximum": %d}]}' % (number, -(2**63) - 1))
+    assert body == {"seed": number, "tools": [{"maximum": -(2**63) - 1}]}
+    assert type(body["seed"]) is int and type(body["tools"][0]["maximum"]) is int
