@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from streamscope.wire import decode_all, encode_comment, encode_frame
+from streamscope.wire import decode_all, encode_comment, encode_done, encode_frame
 
 
 def test_encoder_writes_single_line_json_and_blank_line() -> None:
@@ -20,3 +20,17 @@ def test_encoder_splits_multiline_strings_into_data_lines(eol: str) -> None:
     assert raw == b"data: a\ndata: b\n\n"
     assert decode_all(raw)[0].data == "a\nb"
     assert encode_comment(f"x{eol}y") == b": x\n: y\n\n"
+
+
+def test_a_named_multiline_frame_the_terminator_and_a_keepalive() -> None:
+    raw = encode_frame("one\ntwo", event="note")
+    assert raw == b"event: note\ndata: one\ndata: two\n\n"
+    [frame] = decode_all(raw)
+    assert (frame.event, frame.data) == ("note", "one\ntwo")
+    assert encode_done() == b"data: [DONE]\n\n" and decode_all(encode_done())[0].data == "[DONE]"
+    assert encode_comment() == b": keepalive\n\n"
+    assert decode_all(encode_comment())[0].is_comment_only
+
+
+def test_non_ascii_is_written_as_utf8_not_escaped() -> None:
+    assert encode_frame({"t": "é😀"}) == 'data: {"t":"é😀"}\n\n'.encode()
