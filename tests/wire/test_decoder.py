@@ -244,31 +244,3 @@ def test_encode_decode_round_trip(
     assert frames[-1].comments == ("keepalive",)
     assert decoder.findings == []
     assert all(f.terminated for f in frames)
-
-
-def test_encoder_writes_single_line_json_and_blank_line() -> None:
-    raw = encode_frame({"text": "a\nb"}, event="x")
-    assert raw == b'event: x\ndata: {"text":"a\\nb"}\n\n'
-    assert encode_frame("[DONE]") == b"data: [DONE]\n\n"
-
-
-@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
-def test_encoder_splits_multiline_strings_into_data_lines(eol: str) -> None:
-    raw = encode_frame(f"a{eol}b")
-    assert raw == b"data: a\ndata: b\n\n"
-    assert decode_all(raw)[0].data == "a\nb"
-    assert encode_comment(f"x{eol}y") == b": x\n: y\n\n"
-
-
-def test_a_data_frame_holds_nothing_the_garbage_collector_walks() -> None:
-    """A long stream keeps tens of thousands of frames alive in the GUI process (the
-    frame table, the capture): each object the collector tracks per frame lengthens every
-    pass over them (the window's longest stalls were such passes). A frame's only
-    container field, its comments, is a tuple: the empty one is shared and untracked."""
-    import gc
-
-    frames = SSEDecoder().feed(b"data: {}\n\n" * 500 + b": keepalive\n\n", arrival_ns=0)
-    assert len(frames) == 501
-    assert not any(gc.is_tracked(f.comments) for f in frames[:-1])
-    assert len({id(f.comments) for f in frames[:-1]}) == 1
-    assert frames[-1].comments == ("keepalive",)

@@ -6,6 +6,10 @@ orjson writes what ``json.dumps(..., ensure_ascii=False, separators=(",", ":"))`
 read a frame's data, ~8x to write a frame). What it refuses goes the standard way, which
 takes it or says why in its own words: integers beyond 64 bits, lone surrogates, keys
 that are not strings, NaN.
+
+One thing orjson does not refuse but reads differently: an integer beyond 64 bits (below
+-2**63 or above 2**64 - 1) becomes a float, its last digits lost. Text that may hold one
+(a run of 19 digits or more) is read the standard way (:func:`may_hold_a_long_integer`).
 """
 
 from __future__ import annotations
@@ -26,12 +30,26 @@ def dumps(value: Any) -> bytes:
         return _dumps(value).encode()
 
 
+_DIGITS_AS_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+_LONG_NUMBER = b"0" * 19  # -2**63 - 1 has 19 digits; every 18-digit integer fits 64 bits
+
+
+def may_hold_a_long_integer(text: str | bytes) -> bool:
+    """Whether ``text`` has a run of 19 digits or more, so that orjson may read an integer
+    in it as a float (a digit run in a string or a float's mantissa says so too: those are
+    read the standard way, the same values, only slower). ~0.5 µs for a 300-byte frame."""
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    return _LONG_NUMBER in raw.translate(_DIGITS_AS_ZEROS)
+
+
 def loads(text: str | bytes) -> Any:
     """Parsed JSON; ``ValueError`` (the standard library's) when it is none."""
+    if may_hold_a_long_integer(text):
+        return json.loads(text)
     try:
         return orjson.loads(text)
     except ValueError:
         return json.loads(text)
 
 
-__all__ = ["dumps", "loads"]
+__all__ = ["dumps", "loads", "may_hold_a_long_integer"]

@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from streamscope.wire.jsontext import may_hold_a_long_integer
+
 # Cheap pre-check: a surrogate escape (\uD800-\uDFFF) or UTF-8-encoded surrogate bytes
 # (ED A0-BF). Most bodies have neither, and then nothing more is done.
 _MAYBE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
@@ -47,9 +49,10 @@ def loads(raw: bytes) -> Any:
     """``raw`` parsed as strict JSON: ``ValueError`` (one line) for anything else,
     including NaN/Infinity, lone surrogates and nesting too deep for Python."""
     # orjson first (several times faster; it refuses NaN, lone surrogates and nesting
-    # beyond 1,024). What it refuses, and anything nested deeply enough to come near
-    # Python's own limit, goes the standard way, which says why or takes it.
-    if raw.count(b"[") + raw.count(b"{") < 500:
+    # beyond 1,024). What it refuses, anything nested deeply enough to come near Python's
+    # own limit, and integers beyond 64 bits (which orjson reads as floats) go the
+    # standard way, which says why or takes it.
+    if raw.count(b"[") + raw.count(b"{") < 500 and not may_hold_a_long_integer(raw):
         try:
             return orjson.loads(raw)
         except ValueError:

@@ -1,5 +1,5 @@
-"""Helpers for the Responses codec tests: fixtures, decode/encode, and the wire-contract
-checker every encoder output goes through."""
+"""Helpers for the Responses codec tests: fixtures and what they say, synthetic streams,
+decode/encode, and the wire-contract checker every encoder output goes through."""
 
 from __future__ import annotations
 
@@ -12,8 +12,11 @@ from streamscope.codecs import EncodeOptions
 from streamscope.codecs.responses import CODEC
 from streamscope.codecs.responses.stream_decode import ResponsesDecoder
 from streamscope.codecs.responses.stream_encode import ResponsesEncoder
-from streamscope.model.estimate import NOTE
-from streamscope.model.events import Event
+from streamscope.findings import errors
+from streamscope.model.assemble import assemble
+from streamscope.model.estimate import DELTAS, NOTE, input_estimate
+from streamscope.model.events import Event, MessageStart
+from streamscope.model.response import Response
 from streamscope.recording import read_recording
 from streamscope.wire import SSEDecoder
 from streamscope.wire.frame import Frame
@@ -199,3 +202,146 @@ def _check_items(events: list[JSON]) -> None:
     if last["type"] != "response.failed":
         assert set(done) == set(added), "every added item is done"
         assert last["response"]["output"] == [done[i] for i in sorted(done)]
+
+
+# -- what a recording says ---------------------------------------------------------------
+
+
+def expected(path: Path) -> dict[str, Any]:
+    """What a recording says, from its final items and lifecycle events (plain json)."""
+    items = [p["item"] for p in payloads(path) if p["type"] == "response.output_item.done"]
+    text = reasoning = ""
+    calls, servers, citations = [], [], []
+    for item in items:
+        if item["type"] == "message":
+            for part in item["content"]:
+                if part["type"] == "output_text":
+                    text += part["text"]
+                    citations += part.get("annotations") or []
+        elif item["type"] == "reasoning":
+            reasoning += "".join(s["text"] for s in item.get("summary") or [])
+            reasoning += "".join(c["text"] for c in item.get("content") or [])
+        elif item["type"] == "function_call":
+            calls.append((item["name"], json.loads(item["arguments"] or "{}")))
+        else:
+            servers.append(item)
+    final = [p for p in payloads(path) if p["type"] == "response.completed"]
+    usage = final[-1]["response"]["usage"] if final else None
+    finish = None
+    if final:
+        finish = "tool_calls" if calls else "stop"
+    return {
+        "text": text,
+        "reasoning": reasoning,
+        "calls": calls,
+        "servers": servers,
+        "citations": citations,
+        "usage": usage,
+        "finish": finish,
+    }
+
+
+# -- synthetic streams --------------------------------------------------------------------
+
+
+def created(rid: str = "resp_1", seq: int = 0) -> JSON:
+    return {
+        "type": "response.created",
+        "sequence_number": seq,
+        "response": {
+            "id": rid,
+            "object": "response",
+            "created_at": 1,
+            "model": "m",
+            "status": "in_progress",
+            "tools": [],
+            "temperature": 0.3,
+        },
+    }
+
+
+def completed(seq: int, rid: str = "resp_1", kind: str = "response.completed", **kw: Any) -> JSON:
+    usage = {
+        "input_tokens": 5,
+        "output_tokens": 7,
+        "input_tokens_details": {"cached_tokens": 1},
+        "output_tokens_details": {"reasoning_tokens": 2},
+        "total_tokens": 12,
+    }
+    resp = {"id": rid, "status": "completed", "output": [], "usage": usage, **kw}
+    return {"type": kind, "sequence_number": seq, "response": resp}
+
+
+def numbered(items: list[JSON]) -> list[JSON]:
+    return [{**p, "sequence_number": i} for i, p in enumerate(items)]
+
+
+def message(idx: int, *content: JSON) -> list[JSON]:
+    item = {"id": f"msg_{idx}", "type": "message", "status": "in_progress", "content": []}
+    done = {**item, "status": "completed", "content": list(content)}
+    return [
+        {"type": "response.output_item.added", "output_index": idx, "item": item},
+        {"type": "response.output_item.done", "output_index": idx, "item": done},
+    ]
+
+
+def text_delta(idx: int, delta: str, **kw: Any) -> JSON:
+    return {
+        "type": "response.output_text.delta",
+        "item_id": f"msg_{idx}",
+        "output_index": idx,
+        "content_index": 0,
+        "delta": delta,
+        **kw,
+    }
+
+
+# -- encoding checked both ways -----------------------------------------------------------
+
+START = MessageStart("msg_01abc", "claude-x", 1_700_000_000)
+
+
+def of_type(events: list[JSON], kind: str) -> list[JSON]:
+    return [p for p in events if p["type"] == kind]
+
+
+def content(resp: Response) -> dict[str, Any]:
+    c = resp.choice(0)
+    u = resp.usage
+    return {
+        "text": c.text,
+        "reasoning": c.reasoning,
+        "refusal": c.refusal,
+        "calls": [(t.id, t.name, t.arguments) for t in c.tool_calls],
+        "usage": None if u is None else (u.input_tokens, u.output_tokens),
+        "finish": c.finish,
+    }
+
+
+def roundtrip(events: list[Event], options: EncodeOptions | None = None) -> list[JSON]:
+    """Encode, check the contract, decode again: same content, no findings."""
+    data, enc = encode(events, options)
+    payloads = check_contract(data)
+    again, dec = decode_bytes(data)
+    assert errors(dec.findings) == [] and dec.terminated
+    src, got = assemble(events), assemble(again)
+    want = content(src)
+    if src.error is None:
+        # Responses has no finish reason: only incomplete_details and the items say it.
+        if want["finish"] in ("length", "context_window"):
+            want["finish"] = "length"
+        elif want["finish"] != "content_filter":
+            want["finish"] = "tool_calls" if want["calls"] else "stop"
+        if want["usage"] is None:  # none sent: estimated (model.estimate)
+            request = options.request if options is not None else None
+            want["usage"] = (input_estimate(request), sum(e.type in DELTAS for e in events))
+        # A call with no arguments goes out with "{}", as OpenAI sends it.
+        want["calls"] = [(i, name, args or "{}") for i, name, args in want["calls"]]
+        assert content(got) == want
+    else:
+        assert got.error is not None and got.error.message == src.error.message
+        assert (got.error.code, got.error.error_type) == (
+            src.error.code or src.error.error_type,
+            src.error.error_type,
+        )
+    return payloads

@@ -4,8 +4,6 @@ Not LM Studio's OpenAI-compatible ``/v1/responses`` or ``/v1/chat/completions``:
 the ``responses`` and ``openai-chat`` codecs.
 """
 
-from streamscope.codecs.lmstudio.codec import LMStudioCodec
-
-CODEC = LMStudioCodec()
+from streamscope.codecs.lmstudio.codec import CODEC, LMStudioCodec
 
 __all__ = ["CODEC", "LMStudioCodec"]

@@ -46,3 +46,6 @@ class LMStudioCodec(Codec):
         # A bare `error` is shared with Anthropic and others: only the catalogue's own names.
         kind = payload.get("type")
         return isinstance(kind, str) and kind in SNIFF_TYPES
+
+
+CODEC = LMStudioCodec()

@@ -1,7 +1,5 @@
 """OpenAI Chat Completions (``/v1/chat/completions``) and its compatible dialects."""
 
-from streamscope.codecs.openai_chat.codec import OpenAIChatCodec
-
-CODEC = OpenAIChatCodec()
+from streamscope.codecs.openai_chat.codec import CODEC, OpenAIChatCodec
 
 __all__ = ["CODEC", "OpenAIChatCodec"]

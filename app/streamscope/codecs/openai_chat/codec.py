@@ -40,3 +40,6 @@ class OpenAIChatCodec(Codec):
         if payload.get("object") == "chat.completion.chunk":
             return True
         return isinstance(payload.get("choices"), list) and "type" not in payload
+
+
+CODEC = OpenAIChatCodec()

@@ -53,3 +53,6 @@ class ResponsesCodec(Codec):
             return False
         # A bare "error" is shared with Anthropic and LM Studio; Responses numbers it.
         return kind.startswith("response.") or (kind == "error" and "sequence_number" in payload)
+
+
+CODEC = ResponsesCodec()

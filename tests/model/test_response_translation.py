@@ -21,7 +21,7 @@ from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.model.assemble import assemble
 from streamscope.model.response import Response
 from tests.support import FIXTURES, fixture_files, load
-from tests.test_translate import ESTIMATED
+from tests.translation.sdk_expect import ESTIMATED
 
 # (Error streams have no successful body; their error envelopes are the proxy's concern.)
 SDK_MODELS: dict[str, Any] = {
