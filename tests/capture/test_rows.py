@@ -98,6 +98,19 @@ def test_bytes_are_stored_once_and_go_with_their_last_flow(db: sqlite3.Connectio
     assert db.execute("SELECT COUNT(*) FROM blobs").fetchone() == (0,)
 
 
+def test_a_flow_stored_again_under_its_id_replaces_the_old_ones_bytes(
+    db: sqlite3.Connection,
+) -> None:
+    tally = Tally()
+    put(db, tally, flow("a", body=b"first prompt"))
+    put(db, tally, flow("a", body=b"second prompt"))
+    assert stored_ids(db) == ["a"] and tally == Tally.read(db)
+    _, blobs = stored_form(flow("a", body=b"second prompt"))
+    assert {h for (h,) in db.execute("SELECT hash FROM blobs")} == set(blobs)
+    delete(db, "a", tally)  # nothing of either left behind
+    assert tally == Tally.read(db) == Tally(0, 0)
+
+
 def test_many_flows_at_once_are_all_inserted(db: sqlite3.Connection) -> None:
     # More rows than one statement takes: inserted in parts, counted once each.
     tally = Tally()
