@@ -161,7 +161,7 @@ def test_lint_of_a_har_file_takes_the_lint_options(tmp_path: Path) -> None:
 
 
 def test_lint_of_a_devtools_har_lints_the_streams_and_skips_the_rest(tmp_path: Path) -> None:
-    from tests.capture.test_exports import devtools_har
+    from tests.capture.test_har import devtools_har
 
     path = tmp_path / "devtools.har"
     path.write_text(json.dumps(devtools_har()))
@@ -201,7 +201,7 @@ def test_lint_of_an_unreadable_har_is_one_line_and_exit_2(
 
 
 def test_lint_of_a_har_flags_a_body_where_a_stream_was_asked_for(tmp_path: Path) -> None:
-    from tests.capture.test_exports import devtools_har
+    from tests.capture.test_har import devtools_har
 
     har = devtools_har()
     models = har["log"]["entries"][1]  # a JSON body: fine for GET /v1/models …

@@ -1,7 +1,7 @@
 """Drive ``streamscope serve`` (a child process, the demo upstream, capture on) under
 steady load, and read back which answered requests its capture database holds.
 
-Used by the durability test (``test_durable_capture``) and the crash benchmark
+Used by the durability test (``test_store_durability``) and the crash benchmark
 (``tests.bench.bench_crash``). Every request carries a marker (``x-mark: <n>``) in a header;
 the stored request headers say which requests reached the database.
 """

@@ -55,7 +55,7 @@ def test_a_flow_from_a_file_is_stored_as_it_reads() -> None:
     # from_flow -> the store -> to_flow: every frame's bytes, time and first source,
     # including a client frame of the proxy's own (no source), several client frames from
     # one upstream frame, and a link that goes back (not representable: dropped).
-    from tests.capture.test_exports import all_flows, translated_flow
+    from tests.capture.test_har import all_flows, translated_flow
 
     flow = translated_flow()
     frames = flow.client.frames
@@ -83,7 +83,7 @@ def test_a_flow_from_a_file_is_stored_as_it_reads() -> None:
 
 
 def test_a_stored_flow_from_a_file_has_its_secrets_masked() -> None:
-    from tests.capture.test_exports import translated_flow
+    from tests.capture.test_har import translated_flow
 
     secret = "sk-planted-in-a-file-0123456789-qrst"
     flow = translated_flow()

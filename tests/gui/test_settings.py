@@ -1,5 +1,6 @@
-"""Settings (saved to the config file, run by the proxy) and the "Connect Cherry Studio"
-helper, driven through their widgets on the window's qasync loop."""
+"""Settings (saved to the config file, run by the proxy), driven through the dialog's
+widgets on the window's qasync loop. (The "Connect Cherry Studio" helper, which shares
+this file's helpers: tests/gui/test_connect_dialog.py.)"""
 
 from __future__ import annotations
 
@@ -13,12 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QLineEdit, QWidget
 
 from streamscope.config import Config, load_config, mask
-from streamscope.gui.connect_dialog import ConnectDialog
 from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.settings import SettingsDialog
 from tests.gui.support import open_window, wait_until
@@ -291,50 +290,6 @@ async def test_a_stopped_proxy_stays_stopped_under_new_settings() -> None:
         assert not control.running  # stopped on purpose: it stays so
         await control.start()
         assert control.running
-
-
-@pytest.mark.qasync
-async def test_the_connect_dialog_gives_cherry_studio_what_it_needs() -> None:
-    async with open_window(make_config(DEMO)) as window:
-        control = window.control
-        await wait_until(lambda: control.running)
-        url = control.url
-        assert url is not None
-        dialog = ConnectDialog(control, window)
-        dialog.open()
-        labels = " ".join(texts(dialog))
-        for provider in ("OpenAI", "Anthropic", "OpenAI-Response"):
-            assert f"<b>{provider}</b>" in labels
-        for name in ("openai", "anthropic", "responses", "anthropic-sdk"):
-            assert dialog.values[name].text() == url
-        assert dialog.values["openai-sdk"].text() == url + "/v1"
-        assert dialog.values["key"].text() == mask(KEY) and not shows(dialog, KEY)
-        assert url in dialog.state.text()
-
-        clipboard = QGuiApplication.clipboard()
-        dialog.copy["key"].click()
-        key = clipboard.text()
-        assert key == KEY
-        dialog.copy["responses"].click()
-        assert clipboard.text() == url
-        dialog.copy["openai-sdk"].click()
-        assert clipboard.text() == url + "/v1"
-        dialog.copy["anthropic"].click()
-        host = clipboard.text()
-        # What was copied reaches the proxy, as Cherry Studio will send it.
-        async with httpx.AsyncClient() as client:
-            r = await client.get(host + "/v1/models", headers={"authorization": f"Bearer {key}"})
-        assert r.status_code == 200 and "demo-chat" in r.text
-
-        window.proxy_bar.toggle.click()  # stop
-        await wait_until(lambda: not control.running)
-        assert "stopped" in dialog.state.text()
-        assert not dialog.rows.isEnabled() and dialog.values["openai"].text() == ""
-        dialog.copy["key"].click()  # a disabled button does nothing
-        assert clipboard.text() == host
-        window.proxy_bar.toggle.click()
-        await wait_until(lambda: control.running)
-        assert dialog.values["openai"].text() == control.url
 
 
 @pytest.mark.qasync

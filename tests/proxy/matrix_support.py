@@ -7,7 +7,7 @@
   :class:`~tests.upstream_server.UpstreamServer` serves every upstream of the config.
 - :func:`want`: what an official SDK must assemble from a case, computed from the bytes
   the upstream sends with our own decoder and assembler (``expected()`` of
-  tests/test_translate.py, with its per-target refusal and partial-JSON rules).
+  tests/translation/sdk_expect.py, with its per-target refusal and partial-JSON rules).
 - :func:`call_sdk`: one request through the proxy with an official SDK client over real
   sockets, streaming (``.stream()`` helper) or not (``.create()``), and the result in the
   normalised shape of tests/sdk_clients.py.
@@ -29,7 +29,7 @@ from streamscope.recording import read_recording
 from streamscope.translation.offline import translate_frames
 from tests import sdk_clients
 from tests.support import FIXTURES, load
-from tests.test_translate import expected
+from tests.translation.sdk_expect import expected
 from tests.upstream_server import RecordedRequest, Script
 
 # Client name (as the test ids say it) -> the protocol it speaks.

@@ -1,7 +1,7 @@
 """Replays through the proxy (issue 5): ``replay/<name>`` plays a shipped recording.
 
 - repair mode: every shipped recording reaches every SDK client protocol translated, and
-  the SDK assembles what the recording says (``expected()`` of tests/test_translate.py,
+  the SDK assembles what the recording says (``expected()`` of tests/translation/sdk_expect.py,
   computed from the recording with our decoder);
 - passthrough mode: a client of the recording's own protocol gets its bytes unchanged;
 - a user's own file in the data dir's ``replay/`` folder is listed and played at once.
@@ -22,7 +22,7 @@ from tests.proxy.demo_support import CLIENTS, FAST, ask
 from tests.proxy.harness import Running, make_config, proxied
 from tests.proxy.matrix_support import CLIENT_PROTOCOL
 from tests.support import load
-from tests.test_translate import expected, got
+from tests.translation.sdk_expect import expected, got
 
 RECORDINGS = sorted(
     p for p in (builtin_dir() / "recordings").iterdir() if p.suffix in (".sse", ".jsonl")

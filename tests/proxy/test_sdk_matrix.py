@@ -17,7 +17,7 @@ client's system prompt, user text and token limit in that protocol's fields.
 
 What the SDK must assemble (text, reasoning, refusal, tool calls with parsed arguments,
 usage) is computed from the upstream's bytes by our own decoder and assembler
-(``expected()`` of tests/test_translate.py).
+(``expected()`` of tests/translation/sdk_expect.py).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from tests.proxy.matrix_support import (
     upstream_handler,
     want,
 )
-from tests.test_translate import expected
+from tests.translation.sdk_expect import expected
 from tests.upstream_server import RecordedRequest, UpstreamServer, run_in_thread
 
 # name -> (kind, mode); every one points at the same scripted upstream server.

@@ -572,7 +572,7 @@ def test_the_proxy_passes_a_finished_stream_without_done_through_unchanged() -> 
     """Every choice has its finish_reason and the usage chunk arrived: the answer is
     whole, so passthrough adds nothing (the bytes are the upstream's, which openai-python
     assembles) and repair adds the missing `[DONE]`. A stream cut before its finish is
-    still an ``upstream_incomplete`` error (tests/test_pipeline.py)."""
+    still an ``upstream_incomplete`` error (tests/translation/test_pipeline.py)."""
     name = "chat-missing-done.sse"
     assert through_the_proxy(name, True) == sample_bytes(name)
     repaired = through_the_proxy(name, False)

@@ -88,15 +88,19 @@ def insert(
     ]
     for part in _parts(flow_rows, MAX_ROWS):
         ids = [row[0] for row in part]
-        (replaced,) = db.execute(
-            f"SELECT COUNT(*) FROM flows WHERE id IN ({', '.join('?' * len(ids))})", ids
-        ).fetchone()
+        stored = db.execute(
+            f"SELECT id FROM flows WHERE id IN ({', '.join('?' * len(ids))})", ids
+        ).fetchall()
+        # A flow stored again replaces the old row: its bytes go as a deleted flow's do
+        # (a replaced row's blobs would otherwise keep a reference nothing names).
+        for (flow_id,) in stored:
+            delete(db, flow_id, tally)
         db.execute(
             "INSERT OR REPLACE INTO flows (id, started, size, summary, detail) VALUES "
             + ", ".join(["(?, ?, ?, ?, ?)"] * len(part)),
             [value for row in part for value in row],
         )
-        tally.flows += len(part) - replaced
+        tally.flows += len(part)
 
 
 def _parts(rows: list[Any], size: int) -> list[list[Any]]:

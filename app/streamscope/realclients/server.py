@@ -72,7 +72,8 @@ class ReplayServer:
             parts = path.split("/")
             replay = self.replays.get(parts[2]) if len(parts) > 2 and parts[1] == "r" else None
             if replay is None:
-                writer.write(_head(404, [("content-type", "text/plain")], b"no such replay"))
+                missing = b"no such replay"
+                writer.write(_head(404, [("content-type", "text/plain")], missing) + missing)
             else:
                 writer.write(_head(replay.status, replay.headers, replay.body) + replay.body)
             await writer.drain()

@@ -4,7 +4,6 @@ points at, and the frame table's markers taken from the same report."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,9 +16,10 @@ from streamscope.gui.models.frames import FramesModel
 from streamscope.lint.check import lint_bytes
 from streamscope.lint.report import LintReport
 from streamscope.recording import read_recording
+from tests.support import REPO
 
 M = FindingsModel
-BROKEN = Path(__file__).resolve().parents[2] / "resources" / "replay" / "broken"
+BROKEN = REPO / "resources" / "replay" / "broken"
 NO_ITEM_ID = (BROKEN / "responses-no-item-id.sse").read_bytes()
 
 

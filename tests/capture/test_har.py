@@ -1,43 +1,30 @@
-"""Exports and imports of flows (app/streamscope/capture/har.py and sse.py).
+"""The HAR export and import of flows (app/streamscope/capture/har.py): every export is a
+valid HAR 1.2 log (checked against a JSON Schema written from the spec,
+``har_schema.json``, and by a small validator here for what a schema cannot say: ``time``
+is the sum of the timings, URLs are absolute), and ``to_har`` -> JSON text -> ``from_har``
+gives back the flows exactly (every frame's bytes, time and sources); HAR files of browser
+devtools import as one flow per entry.
 
-- HAR: every export is a valid HAR 1.2 log (checked against a JSON Schema written from
-  the spec, ``har_schema.json``, and by a small validator here for what a schema cannot
-  say: ``time`` is the sum of the timings, URLs are absolute), and ``to_har`` -> JSON
-  text -> ``from_har`` gives back the flows exactly (every frame's bytes, time and
-  sources); HAR files of browser devtools import as one flow per entry.
-- ``.sse``: the export is the leg's exact bytes, the ``.timing`` sidecar has one time per
-  frame the replay reads, ``import_sse`` reads both back; and an exported leg, dropped
-  into a replay folder of the demo upstream, plays through a real proxy byte for byte
-  (passthrough, at the recorded pace) and assembles in an official SDK (repair).
+The flows exported here and the validator serve the ``.sse`` tests (test_sse.py,
+test_sse_replay.py) and others that need a HAR or a flow of every kind.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 import jsonschema
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from streamscope.analysis.timing import leg_timing, proxy_overhead_ms
+from streamscope.analysis.timing import leg_timing
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har, to_har
-from streamscope.capture.sse import export_sse, export_timing, import_sse, leg_frames
-from streamscope.recording import RecordingError, read_recording
-from streamscope.translation.offline import translate_frames
-from tests.proxy.demo_support import ask, demo_config
-from tests.proxy.harness import Running, proxied
-from tests.support import FIXTURES, fixture_files, load
-from tests.test_translate import expected, got
+from tests.support import FIXTURES, load
 
 MS = 1_000_000
 CHAT_SSE = FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse"
@@ -698,242 +685,3 @@ def test_a_devtools_import_exports_to_a_valid_har_again() -> None:
     har = to_har(flows)
     assert har_problems(har) == []
     assert _json(_round_trip(flows)) == _json(flows)
-
-
-# -- .sse export and import ----------------------------------------------------------------------
-
-FIXTURE_FILES = fixture_files()
-
-
-def _leg(path: Path, step_ms: float = 1.0) -> Leg:
-    rec = load(path)
-    frames = [CapturedFrame(f.raw, round((7 + i * step_ms) * MS)) for i, f in enumerate(rec.frames)]
-    return Leg(rec.protocol, 200, [("content-type", "text/event-stream")], frames=frames)
-
-
-def _rechunked(leg: Leg, size: int) -> Leg:
-    """The same bytes in chunks of ``size`` bytes, each at its last byte's frame time."""
-    data, times = b"", []
-    for f in leg.frames:
-        data += f.raw
-        times += [f.t_ns] * len(f.raw)
-    chunks = [
-        CapturedFrame(data[i : i + size], times[min(i + size, len(data)) - 1])
-        for i in range(0, len(data), size)
-    ]
-    return Leg(leg.protocol, leg.status, leg.headers, frames=chunks)
-
-
-@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
-def test_sse_export_is_the_legs_bytes_and_timing_fits_the_replay(path: Path) -> None:
-    leg = _leg(path)
-    data = export_sse(leg)
-    assert data == b"".join(f.raw for f in load(path).frames)
-    if path.suffix == ".sse":
-        assert data == path.read_bytes()
-    offsets = json.loads(export_timing(leg))
-    assert len(offsets) == len(read_recording(data).frames)
-    assert offsets == [i / 1e3 for i in range(len(leg.frames))]
-    rechunked = _rechunked(leg, 7)
-    assert export_sse(rechunked) == data
-    # A frame now completes with a chunk that may carry the next frame's start.
-    again = json.loads(export_timing(rechunked))
-    assert len(again) == len(offsets)
-    bounds = zip(again, offsets, [*offsets[1:], offsets[-1]], strict=True)
-    assert all(now <= new <= after for new, now, after in bounds)
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.lists(st.integers(1, 400), min_size=1, max_size=30), st.integers(0, 10**9))
-def test_timing_fits_however_the_bytes_were_chunked(cuts: list[int], seed: int) -> None:
-    data = ANTHROPIC_TOOL.read_bytes() + b"\n\n: keepalive\r\n\r\n"
-    pieces, pos, t = [], 0, seed
-    for cut in cuts:
-        if pos >= len(data):
-            break
-        pieces.append(CapturedFrame(data[pos : pos + cut], t))
-        pos, t = pos + cut, t + cut * 1000
-    if pos < len(data):
-        pieces.append(CapturedFrame(data[pos:], t))
-    leg = Leg("anthropic", frames=pieces)
-    offsets = json.loads(export_timing(leg))
-    assert export_sse(leg) == data
-    assert len(offsets) == len(read_recording(data).frames)
-    assert offsets == sorted(offsets) and offsets[-1] == (pieces[-1].t_ns - seed) / 1e9
-    assert [f.raw for _, f in leg_frames(leg)] == [f.raw for f in read_recording(data).frames]
-
-
-def test_a_body_leg_exports_its_body_and_no_times() -> None:
-    leg = body_flow().upstream
-    assert export_sse(leg) == leg.body
-    assert export_timing(leg) == b"[]"
-
-
-def test_import_reads_an_export_back() -> None:
-    leg = _leg(CHAT_SSE, step_ms=2.5)
-    flow = import_sse(export_sse(leg), export_timing(leg))
-    got_leg = flow.upstream
-    assert [f.raw for f in got_leg.frames] == [f.raw for f in leg.frames]
-    assert [f.t_ns for f in got_leg.frames] == [f.t_ns - 7 * MS for f in leg.frames]
-    assert (got_leg.protocol, flow.client_protocol, flow.outcome) == ("openai-chat",) * 2 + (
-        "imported",
-    )
-    assert flow.upstream_request is None
-    assert flow.client.raw() == got_leg.raw() and flow.client.frames[0] is not got_leg.frames[0]
-    assert leg_timing(got_leg).tokens_per_second == leg_timing(leg).tokens_per_second
-    without_times = import_sse(export_sse(leg)).upstream
-    assert {f.t_ns for f in without_times.frames} == {0}
-
-
-def test_import_of_json_lines_and_of_a_whole_body() -> None:
-    flow = import_sse(RESPONSES_TEXT.read_bytes())
-    assert flow.upstream.protocol == "responses"
-    assert flow.upstream.raw() == b"".join(f.raw for f in load(RESPONSES_TEXT).frames)
-    body = {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "m",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}}],
-    }
-    whole = import_sse(json.dumps(body, indent=2).encode())
-    assert (whole.upstream.body, whole.upstream.protocol) == (
-        json.dumps(body, indent=2).encode(),
-        "openai-chat",
-    )
-
-
-def test_an_unknown_protocol_imports_with_none() -> None:
-    flow = import_sse(b"data: hello\n\ndata: world\n\n", b"[0, 0.5]")
-    assert flow.upstream.protocol == ""
-    assert [f.t_ns for f in flow.upstream.frames] == [0, 500 * MS]
-    assert import_sse(b"data: {}\n\n", protocol="anthropic").upstream.protocol == "anthropic"
-
-
-@pytest.mark.parametrize(
-    ("data", "timing"),
-    [
-        (b"", None),
-        (b"  \n", None),
-        (b": only a comment\n\n", None),
-        (b"data: x\n\n", b"[0, 1]"),  # two times for one frame
-        (b"data: x\n\ndata: y\n\n", b"[1, 0.5]"),  # time going back
-        (b"data: x\n\n", b'["0"]'),
-        (b"data: x\n\n", b"[-1]"),
-        (b"data: x\n\n", b"{"),
-    ],
-)
-def test_import_refuses_what_does_not_fit(data: bytes, timing: bytes | None) -> None:
-    with pytest.raises(ValueError):  # RecordingError is a ValueError
-        import_sse(data, timing)
-
-
-def test_import_refuses_an_unknown_protocol() -> None:
-    with pytest.raises(RecordingError):
-        import_sse(b"data: x\n\n", protocol="no-such-protocol")
-
-
-# -- an export replayed through a real proxy -------------------------------------------------
-
-SDK_CASES = {  # client -> (recording, protocol)
-    "chat": (CHAT_SSE, "openai-chat"),
-    "messages": (ANTHROPIC_TOOL, "anthropic"),
-    "responses": (RESPONSES_TEXT, "responses"),
-}
-ENDPOINT = {
-    "openai-chat": "/v1/chat/completions",
-    "anthropic": "/v1/messages",
-    "responses": "/v1/responses",
-}
-SPAN_S = 0.15  # the recorded stream lasts this long: the replay must take as long
-
-
-def _paced_leg(path: Path) -> Leg:
-    rec = load(path)
-    step = SPAN_S * 1e9 / (len(rec.frames) - 1)
-    frames = [CapturedFrame(f.raw, 3 * MS + round(i * step)) for i, f in enumerate(rec.frames)]
-    return Leg(rec.protocol, 200, [("content-type", "text/event-stream")], frames=frames)
-
-
-@pytest.fixture(scope="module")
-def replay_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("replays")
-    for client, (path, _) in SDK_CASES.items():
-        leg = _paced_leg(path)
-        (folder / f"export-{client}.sse").write_bytes(export_sse(leg))
-        (folder / f"export-{client}.sse.timing").write_bytes(export_timing(leg))
-    return folder
-
-
-def _proxy(replay_dir: Path, mode: str) -> Iterator[Running]:
-    config = demo_config(keepalive=5.0)
-    config.upstreams[0].mode = mode  # type: ignore[assignment]
-    config.upstreams[0].demo.replay_dirs = [str(replay_dir)]
-    with proxied(config) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def passthrough(replay_dir: Path) -> Iterator[Running]:
-    yield from _proxy(replay_dir, "passthrough")
-
-
-@pytest.fixture(scope="module")
-def repair(replay_dir: Path) -> Iterator[Running]:
-    yield from _proxy(replay_dir, "repair")
-
-
-def _post(running: Running, protocol: str, model: str) -> httpx.Response:
-    body: JSON = {"model": model, "stream": True, "max_tokens": 50}
-    body |= {"messages": [{"role": "user", "content": "hi"}], "input": "hi"}
-    if protocol == "responses":
-        del body["messages"], body["max_tokens"]
-    elif protocol != "anthropic":
-        del body["input"]
-    headers = {"authorization": f"Bearer {running.key}"}
-    return httpx.post(running.url + ENDPOINT[protocol], json=body, headers=headers, timeout=30)
-
-
-@pytest.mark.parametrize("client", list(SDK_CASES))
-def test_an_export_replays_byte_for_byte_at_its_pace(
-    passthrough: Running, replay_dir: Path, client: str
-) -> None:
-    path, protocol = SDK_CASES[client]
-    exported = (replay_dir / f"export-{client}.sse").read_bytes()
-    began = time.monotonic()
-    response = _post(passthrough, protocol, f"replay/export-{client}")
-    elapsed = time.monotonic() - began
-    assert response.status_code == 200
-    assert response.content == exported
-    assert elapsed >= SPAN_S * 0.9  # the .timing sidecar was read (else: no pacing at all)
-
-
-def test_a_captured_replay_exports_again(passthrough: Running, replay_dir: Path) -> None:
-    # The proxy's capture of a replayed export: its upstream leg is the export again, at
-    # about the recorded pace, and the flow survives a HAR round trip exactly.
-    exported = (replay_dir / "export-messages.sse").read_bytes()
-    response = _post(passthrough, "anthropic", "replay/export-messages")
-    flows = passthrough.server.app.flows
-    assert flows is not None
-    flows.flush()
-    flow = flows.get(response.headers["x-request-id"])
-    assert flow is not None
-    assert export_sse(flow.upstream) == exported == export_sse(flow.client)
-    timing = leg_timing(flow.upstream)
-    assert timing.total_ms is not None and timing.first_byte_ms is not None
-    assert timing.total_ms - timing.first_byte_ms >= SPAN_S * 1e3 * 0.9
-    assert len(json.loads(export_timing(flow.upstream))) == len(read_recording(exported).frames)
-    assert _json(_round_trip([flow])) == _json([flow])
-    assert har_problems(to_har([flow])) == []
-    overhead = proxy_overhead_ms(flow)  # same clock: the proxy sends after it receives
-    assert overhead is not None and 0 <= overhead < 1000
-
-
-@pytest.mark.parametrize("client", list(SDK_CASES))
-def test_an_export_replays_to_the_official_sdk(repair: Running, client: str) -> None:
-    path, protocol = SDK_CASES[client]
-    rec = load(path)
-    _, pipeline = translate_frames(rec.frames, rec.protocol, rec.protocol)
-    want = expected(pipeline.assembler.response, protocol)
-    assert want["text"] or want["tool_calls"]
-    assert got(ask(repair, client, f"replay/export-{client}", stream=True)) == want

@@ -15,7 +15,7 @@ import pytest
 
 from streamscope.config import AccountConfig
 from streamscope.proxy.server import ProxyServer
-from tests.capture.test_exports import CHAT_SSE, devtools_har, har_problems
+from tests.capture.test_har import CHAT_SSE, devtools_har, har_problems
 from tests.capture.test_recorder import UPSTREAM_KEY, N, _config, _flow, _flows, proxied
 from tests.proxy.harness import KEY
 from tests.upstream_server import RecordedRequest, Script, fast_stream_script, run_in_thread

@@ -1,0 +1,128 @@
+"""The flow's data model (app/streamscope/capture/flow.py): a leg is its frames' bytes or its
+whole body, and a flow's JSON form (storage, the admin API, import) gives the flow back
+exactly, whatever bytes it holds — only the monotonic ``started_ns``, which means nothing
+outside the process that captured it, is not carried."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from tests.support import FIXTURES, load
+
+CHAT = load(FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse").frames
+
+text = st.text(max_size=12)
+headers = st.lists(st.tuples(text, text), max_size=3)
+nanos = st.none() | st.integers(0, 2**62)
+frames = st.lists(
+    st.builds(
+        CapturedFrame,
+        raw=st.binary(max_size=40),
+        t_ns=st.integers(0, 2**62),
+        sources=st.lists(st.integers(0, 1000), max_size=2).map(tuple),
+    ),
+    max_size=4,
+)
+legs = st.builds(
+    Leg,
+    protocol=st.sampled_from(["", "openai-chat", "anthropic", "responses"]),
+    status=st.none() | st.integers(100, 599),
+    headers=headers,
+    sent_ns=nanos,
+    headers_ns=nanos,
+    frames=frames,
+    body=st.none() | st.binary(max_size=40),  # b"" too: an empty body is not "no body"
+    ended_ns=nanos,
+    truncated=st.booleans(),
+)
+requests = st.builds(
+    RequestRecord,
+    method=st.sampled_from(["POST", "GET"]),
+    url=text,
+    headers=headers,
+    body=st.binary(max_size=40),
+)
+flows = st.builds(
+    Flow,
+    id=st.text(min_size=1, max_size=8),
+    started=st.floats(0, 2e9, allow_nan=False),
+    started_ns=st.just(0),
+    client_protocol=text,
+    model=st.none() | text,
+    upstream_name=st.none() | text,
+    account=st.none() | text,
+    mode=st.sampled_from([None, "repair", "passthrough"]),
+    outcome=text,
+    outcome_detail=text,
+    request=requests,
+    upstream_request=st.none() | requests,
+    attempts=st.lists(st.fixed_dictionaries({"account": text, "status": st.integers(0, 599)})),
+    upstream=legs,
+    client=legs,
+    duration_ns=nanos,
+    imported=st.booleans(),
+    capture_note=text,
+)
+
+
+def _through_json_text(flow: Flow) -> Flow:
+    return Flow.from_json(json.loads(json.dumps(flow.to_json())))
+
+
+def test_a_leg_is_its_frames_bytes_or_its_whole_body() -> None:
+    stream = Leg("openai-chat", 200, frames=[CapturedFrame(f.raw, i) for i, f in enumerate(CHAT)])
+    assert stream.streamed and stream.raw() == b"".join(f.raw for f in CHAT)
+    body = Leg("openai-chat", 200, body=b'{"id":"x"}', frames=stream.frames)
+    assert not body.streamed and body.raw() == b'{"id":"x"}'  # the body, not the frames
+    assert Leg(body=b"").raw() == b"" and not Leg(body=b"").streamed
+    assert Leg().raw() == b"" and Leg().streamed
+
+
+@settings(max_examples=50, deadline=None)
+@given(flows)
+def test_a_flow_survives_its_json_form_exactly(flow: Flow) -> None:
+    assert _through_json_text(flow) == flow
+
+
+def test_started_ns_is_not_carried() -> None:
+    flow = Flow("f", 1.5, started_ns=123_456_789, client=Leg(frames=[CapturedFrame(b"x", 7)]))
+    back = _through_json_text(flow)
+    assert back.started_ns == 0 and back.started == 1.5
+    assert back.client.frames == [CapturedFrame(b"x", 7)]  # offsets, not clock readings
+
+
+def test_bytes_are_base64_in_the_json_form() -> None:
+    flow = Flow(
+        "f",
+        0.0,
+        0,
+        request=RequestRecord("POST", "/v1/x", [("a", "b")], b"\xff\x00 not utf-8"),
+        upstream=Leg(body=b"\x80"),
+        client=Leg(frames=[CapturedFrame(b"data: caf\xe9\n\n", 3, (0,))]),
+    )
+    data = flow.to_json()
+    json.dumps(data)  # plain JSON: no bytes left in it
+    assert base64.b64decode(data["request"]["body_b64"]) == b"\xff\x00 not utf-8"
+    assert base64.b64decode(data["legs"]["upstream"]["body_b64"]) == b"\x80"
+    assert data["legs"]["client"]["body_b64"] is None  # a stream has no body
+    (frame,) = data["legs"]["client"]["frames"]
+    assert base64.b64decode(frame["raw_b64"]) == b"data: caf\xe9\n\n"
+    assert (frame["t_ns"], frame["sources"]) == (3, [0])
+    assert data["upstream_request"] is None
+
+
+def test_a_sparse_object_reads_with_the_defaults() -> None:
+    # What a foreign tool or an older version may write: only an id (a number, even).
+    sparse: dict[str, Any] = {"id": 7, "legs": {"client": {"frames": [{"raw_b64": "eA=="}]}}}
+    flow = Flow.from_json(sparse)
+    assert (flow.id, flow.started, flow.outcome, flow.imported) == ("7", 0.0, "", False)
+    assert flow.request == RequestRecord("POST", "", [], b"")
+    assert flow.upstream_request is None and flow.attempts == []
+    assert flow.upstream == Leg() and flow.upstream.streamed
+    assert flow.client.frames == [CapturedFrame(b"x", 0, ())]

@@ -1,0 +1,139 @@
+"""A flow as the capture database holds it (app/streamscope/capture/rows.py), on a real
+SQLite database: the stored form gives the flow back, bytes are stored once however many
+flows use them and go with the last of those, the running tally agrees with a count of
+the rows, and retention drops the oldest flows until the limits hold."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from streamscope.capture.flow import RequestRecord
+from streamscope.capture.info import FlowInfo
+from streamscope.capture.raw import RawFlow, RawLeg, from_flow, to_flow
+from streamscope.capture.rows import (
+    GIL_PIECE,
+    MAX_ROWS,
+    SCHEMA,
+    Tally,
+    blob_hashes,
+    delete,
+    digest_of,
+    insert,
+    restore,
+    retain,
+    stored_form,
+)
+from tests.capture.test_har import all_flows, translated_flow
+
+PROMPT = b'{"model": "m", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
+
+
+@pytest.fixture
+def db() -> Iterator[sqlite3.Connection]:
+    connection = sqlite3.connect(":memory:", isolation_level=None)
+    connection.executescript(SCHEMA)
+    yield connection
+    connection.close()
+
+
+def flow(flow_id: str, body: bytes = PROMPT, answer: bytes = b"data: {}\n\n") -> RawFlow:
+    """A small flow: ``body`` its request (sent on unchanged), ``answer`` its stream."""
+    upstream = RawLeg("openai-chat", 200, data=answer, sizes=[len(answer)], times=[5])
+    client = RawLeg("openai-chat", 200, data=answer, sizes=[len(answer)], times=[6])
+    request = RequestRecord("POST", "/v1/chat/completions", [("a", "b")], body)
+    sent = RequestRecord("POST", "http://up/v1/chat/completions", [], body)
+    return RawFlow(flow_id, 1.0, FlowInfo(model="m"), request, sent, upstream, client, 9)
+
+
+def put(db: sqlite3.Connection, tally: Tally, *flows: RawFlow) -> None:
+    insert(db, [(raw, {"id": raw.id}, *stored_form(raw)) for raw in flows], tally)
+
+
+def stored_ids(db: sqlite3.Connection) -> list[str]:
+    return [i for (i,) in db.execute("SELECT id FROM flows ORDER BY seq")]
+
+
+def test_the_stored_form_gives_the_flow_back(db: sqlite3.Connection) -> None:
+    for readable in all_flows():
+        raw = from_flow(readable)
+        detail, blobs = stored_form(raw)
+        json.dumps(detail)  # the detail is JSON: its bytes are named, not held
+        assert blob_hashes(detail) == set(blobs)
+        assert all(digest == hashlib.sha256(data).hexdigest() for digest, data in blobs.items())
+        assert restore(json.loads(json.dumps(detail)), blobs) == raw
+    # through the database too: the row's detail and the blobs it names
+    raw = from_flow(translated_flow())
+    put(db, Tally(), raw)
+    (detail,) = db.execute("SELECT detail FROM flows").fetchone()
+    detail = json.loads(detail)
+    blobs = {
+        h: bytes(d)
+        for h in blob_hashes(detail)
+        for (d,) in db.execute("SELECT data FROM blobs WHERE hash = ?", (h,))
+    }
+    assert to_flow(restore(detail, blobs)).to_json() == to_flow(raw).to_json()
+
+
+def test_bytes_are_stored_once_and_go_with_their_last_flow(db: sqlite3.Connection) -> None:
+    tally = Tally()
+    put(db, tally, flow("a"), flow("b"))  # the same prompt and answer, twice
+    _, blobs = stored_form(flow("a"))
+    assert (tally.flows, tally.bytes) == (2, sum(map(len, blobs.values())))  # b added none
+    assert tally == Tally.read(db)
+    refs = dict(db.execute("SELECT hash, refs FROM blobs"))
+    assert refs[digest_of(PROMPT)] == 2  # one per flow (both of its requests name it)
+    delete(db, "a", tally)
+    assert tally == Tally.read(db) and tally.flows == 1
+    assert db.execute("SELECT refs FROM blobs WHERE hash = ?", (digest_of(PROMPT),)).fetchone()
+    delete(db, "b", tally)
+    delete(db, "no-such-flow", tally)
+    assert tally == Tally.read(db) == Tally(0, 0)
+    assert db.execute("SELECT COUNT(*) FROM blobs").fetchone() == (0,)
+
+
+def test_a_flow_stored_again_under_its_id_replaces_the_old_ones_bytes(
+    db: sqlite3.Connection,
+) -> None:
+    tally = Tally()
+    put(db, tally, flow("a", body=b"first prompt"))
+    put(db, tally, flow("a", body=b"second prompt"))
+    assert stored_ids(db) == ["a"] and tally == Tally.read(db)
+    _, blobs = stored_form(flow("a", body=b"second prompt"))
+    assert {h for (h,) in db.execute("SELECT hash FROM blobs")} == set(blobs)
+    delete(db, "a", tally)  # nothing of either left behind
+    assert tally == Tally.read(db) == Tally(0, 0)
+
+
+def test_many_flows_at_once_are_all_inserted(db: sqlite3.Connection) -> None:
+    # More rows than one statement takes: inserted in parts, counted once each.
+    tally = Tally()
+    many = [flow(f"f{i}", body=b"%d" % i) for i in range(MAX_ROWS + 7)]
+    put(db, tally, *many)
+    assert stored_ids(db) == [f.id for f in many]
+    assert tally == Tally.read(db) and tally.flows == MAX_ROWS + 7
+
+
+def test_retention_drops_the_oldest_until_the_limits_hold(db: sqlite3.Connection) -> None:
+    tally = Tally()
+    put(db, tally, *(flow(f"f{i}", body=bytes([65 + i]) * 100) for i in range(6)))
+    assert retain(db, 10, 10**9, tally) == []  # within both limits: nothing goes
+    assert retain(db, 4, 10**9, tally) == ["f0", "f1"]
+    assert stored_ids(db) == ["f2", "f3", "f4", "f5"] and tally == Tally.read(db)
+    # By size: each flow holds its own 100-byte prompt and the shared answer's bytes.
+    assert retain(db, 10, tally.bytes - 150, tally) == ["f2", "f3"]
+    assert tally == Tally.read(db)
+    # The newest flow stays, even alone over the size limit.
+    assert retain(db, 10, 1, tally) == ["f4"]
+    assert stored_ids(db) == ["f5"] and tally == Tally.read(db)
+
+
+@given(st.binary(max_size=3 * GIL_PIECE + 5))
+def test_the_digest_fed_in_pieces_is_sha256(data: bytes) -> None:
+    assert digest_of(data) == hashlib.sha256(data).hexdigest()
