@@ -33,6 +33,7 @@ WHOLE: dict[str, str] = {
     "test_plain_clone.py": "a clone of the repository alone runs the suite",
     "test_stack.py": "the pinned stack behaves as STACK-NOTES measured",
     "test_lint.py": "ruff and mypy over the whole tree",
+    "test_upstream_server.py": "the suite's own fake upstream (tests/upstream_server.py)",
 }
 
 # Modules without a test file of their own: module -> (the test covering it, why).

@@ -16,7 +16,7 @@ from streamscope.analysis.timing import LegTiming
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.capture.raw import pack_leg, unpack_leg
 from streamscope.client.analysis import Analyser, analyse_leg
-from tests.client.test_replay import big_leg
+from tests.client.test_session_replay import big_leg
 from tests.support import fixture_files, load
 
 SSE = [("content-type", "text/event-stream")]

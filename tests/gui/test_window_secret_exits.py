@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from tests.gui.support import open_window, wait_until
 from tests.proxy.harness import KEY
-from tests.proxy.test_secret_exits import MODEL, _config, _hostile
+from tests.test_redact_exits import MODEL, _config, _hostile
 from tests.upstream_server import RecordedRequest, Script, run_in_thread
 
 ROLES = (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole)

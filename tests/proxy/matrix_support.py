@@ -1,4 +1,4 @@
-"""Support for the SDK matrix test (tests/proxy/test_sdk_matrix.py).
+"""Support for the SDK matrix test (tests/proxy/test_exchange_sdk_matrix.py).
 
 - :class:`Case`: one upstream stream (a real recording, replayed in the upstream kind's
   own protocol) and the model name that selects it at the scripted upstream.

@@ -27,7 +27,7 @@ import pytest
 from streamscope.model.estimate import NOTE
 from streamscope.proxy.paths import ENDPOINTS
 from tests.proxy.harness import KEY, Running, make_config, proxied
-from tests.proxy.test_streaming import body_for
+from tests.proxy.test_relay_streaming import body_for
 from tests.support import FIXTURES
 from tests.upstream_server import RecordedRequest, Script, run_in_thread
 

@@ -23,7 +23,7 @@ from streamscope.capture.outcome import DESCRIPTIONS, Outcome
 from streamscope.wire import decode_all
 from tests.proxy.demo_support import demo_config
 from tests.proxy.harness import Running, proxied
-from tests.proxy.test_streaming import (
+from tests.proxy.test_relay_streaming import (
     BOOM,
     CLIENT_TIMEOUT,
     CLIENTS,
@@ -230,7 +230,7 @@ def admin(p: Running, path: str) -> Any:
 def test_a_non_streaming_client_of_an_errored_stream_gets_an_error_and_the_outcome(
     proxy: Running, client: str
 ) -> None:
-    from tests.proxy.test_streaming import assert_error_envelope, post_json
+    from tests.proxy.test_relay_streaming import assert_error_envelope, post_json
 
     r = post_json(proxy, client, f"anthropic/{scenario(broken_script('anthropic', 'error'))}")
     assert_error_envelope(client, r)

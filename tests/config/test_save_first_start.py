@@ -18,7 +18,7 @@ from pydantic import SecretStr
 from streamscope.config import Config, load_config, parse_config
 from streamscope.config.save import ensure_local_key, save_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # -- first start and Save over one file ------------------------------------------------
 

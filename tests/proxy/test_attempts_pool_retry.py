@@ -381,7 +381,7 @@ def test_an_upstream_silent_past_the_first_byte_budget_spends_the_request_not_th
     # (each attempt gets what is left, proxy/attempts.py): a silent account spends it,
     # the client gets a 504 within it, and the account's network failure sends the next
     # request (least recently used) to another account. Keepalive off: the stream never
-    # starts early, so the failure is a status (tests/proxy/test_silent_upstream.py has
+    # starts early, so the failure is a status (tests/proxy/test_attempts_silent_upstream.py has
     # the early-started stream's error frame).
     with run_in_thread() as up:
         up.route("POST", "/v1/chat/completions", keyed({"a": stall}))

@@ -23,7 +23,7 @@ from streamscope.proxy.paths import ENDPOINTS
 from streamscope.wire import SSEDecoder
 from tests.proxy.harness import KEY, Running, make_config, proxied
 from tests.proxy.matrix_support import KIND_PATH, Case
-from tests.proxy.test_streaming import body_for
+from tests.proxy.test_relay_streaming import body_for
 from tests.upstream_server import RecordedRequest, Script, run_in_thread
 
 PACE = 0.6  # seconds between the upstream's first frame and the next

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.proxy.harness import Running, make_config, proxied
-from tests.proxy.test_request_errors import CLIENTS, ENDPOINTS, envelope
+from tests.proxy.test_app_request_errors import CLIENTS, ENDPOINTS, envelope
 from tests.upstream_server import UpstreamServer, fast_stream_script, run_in_thread
 
 

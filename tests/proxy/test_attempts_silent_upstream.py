@@ -31,7 +31,7 @@ from tests.proxy.pool_support import (
     pool_config,
     streamed_text,
 )
-from tests.proxy.test_streaming import assert_outcome
+from tests.proxy.test_relay_streaming import assert_outcome
 from tests.upstream_server import RecordedRequest, Script, UpstreamServer, run_in_thread
 
 BUDGET = 1.5
