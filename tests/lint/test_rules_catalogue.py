@@ -64,9 +64,8 @@ def test_no_module_of_the_linter_is_large() -> None:
         assert ast.get_docstring(ast.parse(path.read_text())), f"{path.name} has no docstring"
 
 
-def test_the_linter_does_no_io_outside_its_cli() -> None:
+def test_the_linter_does_no_io() -> None:
+    """Reading files and printing is the lint command's (cli/lint.py), not the linter's."""
     for path in (PKG / "lint").glob("*.py"):
-        if path.name == "cli.py":
-            continue
         text = path.read_text()
         assert not re.search(r"\bopen\(|read_bytes|read_text|sys\.std|print\(", text), path.name

@@ -71,7 +71,7 @@ def test_every_claimed_rule_has_an_example_run_by_its_clients() -> None:
         for c in clients_for(e.stream.protocol)
     }
     # rules of a whole body answering a request for no stream: no stream helper reads
-    # such a body (tests/lint/test_answer.py runs the Python SDKs' create() over them)
+    # such a body (tests/lint/test_checks_answer.py runs the Python SDKs' create() over them)
     unstreamed = {c.rule for c in CASES if c.options.get("stream_asked") is False}
     claims = {
         (rule.id, who)
