@@ -25,7 +25,7 @@ FAST: dict[str, Any] = {
 
 
 def demo(catalogue: ReplayCatalogue | None = None, **settings: Any) -> DemoUpstream:
-    config = UpstreamConfig(name="demo", kind="demo", demo={**FAST, **settings})
+    config = UpstreamConfig(name="demo", protocol="demo", demo={**FAST, **settings})
     return DemoUpstream(config, catalogue or ReplayCatalogue([]))
 
 

@@ -947,7 +947,7 @@ def test_upstream_connections_are_reused_across_requests(mode: str) -> None:
             [
                 {
                     "name": "o",
-                    "kind": "openai",
+                    "protocol": "openai-chat",
                     "base_url": own.url + "/v1",
                     "mode": mode,
                     "models": ["m"],

@@ -197,7 +197,7 @@ class DemoUpstream:
     ) -> AsyncIterator[_Answer | _Stream]:
         if sent is not None:  # no wire: the request as the demo is given it
             sent(f"demo://{self.config.name}", [DEMO_HEADER], dumps(body))
-        codec = codec or get_codec(self.config.protocol)
+        codec = codec or get_codec(self.config.answers_in)
         yield await self._answer(body, stream, account, codec)
 
     async def _answer(

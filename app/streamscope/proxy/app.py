@@ -40,20 +40,15 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome, short_detail
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
 from streamscope.codecs import Codec, get_codec
 from streamscope.config import AccountConfig, Config
-from streamscope.demo.upstream import DemoUpstream
 from streamscope.model import errors
 from streamscope.model.errors import ProxyError
 from streamscope.model.request import RequestError
-from streamscope.net.clients import upstream_http, upstream_wire
-from streamscope.net.http1 import Http1Client
 from streamscope.pool.pool import AccountPool
 from streamscope.proxy.admin import handle_admin
 from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_json
@@ -65,7 +60,8 @@ from streamscope.proxy.plan import make_plan
 from streamscope.proxy.refusals import Reason, RefusalLog
 from streamscope.proxy.relay import Exchange, until_disconnect
 from streamscope.proxy.routing import ModelCatalog, Router
-from streamscope.proxy.upstream import HttpUpstream, Upstream
+from streamscope.proxy.upstream import Upstream
+from streamscope.proxy.upstreams import UpstreamClients, make_upstreams
 from streamscope.redact import RedactingFilter, Redactor
 from streamscope.wire import strictjson
 
@@ -123,9 +119,10 @@ class ProxyApp:
         keeps either in memory); both ignored when ``core`` is given."""
         self.core = core if core is not None else Core(config, state_path, capture_path)
         self.config = self.core.config
-        self.client: httpx.AsyncClient | None = None
-        self.wire: Http1Client | None = None  # reads upstream answers (the hot path)
-        self.upstreams = upstreams if upstreams is not None else self._build_upstreams()
+        self.clients = UpstreamClients(self.config.proxy)
+        self.upstreams = (
+            upstreams if upstreams is not None else make_upstreams(self.config, self.clients)
+        )
         self.router = Router(self.config, ModelCatalog(self.upstreams, self.pool.peek))
         self._log_filter = RedactingFilter(self.redactor)
         for name in LOGGERS:
@@ -154,26 +151,6 @@ class ProxyApp:
     def redactor(self) -> Redactor:
         return self.core.redactor
 
-    def _build_upstreams(self) -> dict[str, Upstream]:
-        out: dict[str, Upstream] = {}
-        for u in self.config.upstreams:
-            out[u.name] = (
-                DemoUpstream(u, keepalive_seconds=self.config.proxy.keepalive_seconds)
-                if u.kind == "demo"
-                else HttpUpstream(u, self._http(), self._wire())
-            )
-        return out
-
-    def _http(self) -> httpx.AsyncClient:
-        if self.client is None:
-            self.client = upstream_http(self.config.proxy)
-        return self.client
-
-    def _wire(self) -> Http1Client:
-        if self.wire is None:
-            self.wire = upstream_wire(self.config.proxy)
-        return self.wire
-
     async def start(self) -> None:
         await self.core.start(self._probe)
 
@@ -183,10 +160,7 @@ class ProxyApp:
             logging.getLogger(name).removeFilter(self._log_filter)
         for handler in self._filtered:
             handler.removeFilter(self._log_filter)
-        if self.client is not None:
-            await self.client.aclose()
-        if self.wire is not None:
-            await self.wire.aclose()
+        await self.clients.aclose()
 
     async def _probe(self, upstream: str, account: AccountConfig) -> bool:
         """A switched-off account answers a model listing: it is usable again."""

@@ -232,7 +232,7 @@ class HttpUpstream:
         return self.config.base_url + self.codec.models_path
 
     def protocol_for(self, client_protocol: str, model: str) -> str:
-        return self.config.protocol  # an HTTP upstream speaks its kind's protocol
+        return self.config.protocol  # an HTTP upstream speaks its own
 
     def _headers(
         self, *, stream: bool, account: AccountConfig | None, forward: dict[str, str]
