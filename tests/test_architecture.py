@@ -111,3 +111,25 @@ def test_only_codecs_know_protocols(path: Path) -> None:
         and n.split(".")[2] != own
     ]
     assert not bad, f"{path} imports protocol packages {bad}; go through codecs.get_codec()"
+
+
+# The modules that run a request hold codec objects, resolved once where the request's
+# protocol is first known (the endpoint, the route's upstream): none looks a name up.
+RUNS_A_REQUEST = (
+    "translation/pipeline.py",
+    "proxy/exchange.py",
+    "proxy/attempts.py",
+    "proxy/relay.py",
+)
+
+
+@pytest.mark.parametrize("rel", RUNS_A_REQUEST)
+def test_a_request_runs_on_codec_objects(rel: str) -> None:
+    tree = ast.parse((PKG / rel).read_text())
+    calls = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "get_codec"
+    ]
+    assert rel.endswith(".py") and (PKG / rel).exists()
+    assert not calls, f"{rel} looks a protocol up by name (lines {calls}): pass the Codec"

@@ -27,9 +27,9 @@ def _config(tmp_path: Path, text: str, port: int = 0) -> Path:
     return path
 
 
-def _upstream(url: str, *keys: str, kind: str = "openai", extra: str = "") -> str:
-    base = url + "/v1" if kind in ("openai", "responses") else url
-    text = f'[[upstreams]]\nname = "up"\nkind = "{kind}"\nbase_url = "{base}"\n{extra}'
+def _upstream(url: str, *keys: str, protocol: str = "openai-chat", extra: str = "") -> str:
+    base = url + "/v1" if protocol in ("openai-chat", "responses") else url
+    text = f'[[upstreams]]\nname = "up"\nprotocol = "{protocol}"\nbase_url = "{base}"\n{extra}'
     for n, key in enumerate(keys):
         text += f'[[upstreams.accounts]]\nname = "{["good", "bad", "limited"][n]}"\n'
         text += f'api_key = "{key}"\n'
@@ -87,7 +87,7 @@ def test_a_missing_config_is_ok_with_the_demo_defaults_and_stays_missing(
     [
         ("[proxy\nport = 1\n", "not valid TOML"),
         ('[proxy]\nport = "eighty"\n', "proxy.port: Input should be a valid integer"),
-        ('[[upstreams]]\nname = "x"\nkind = "openai"\n', "base_url is required"),
+        ('[[upstreams]]\nname = "x"\nprotocol = "openai-chat"\n', "base_url is required"),
     ],
 )
 def test_a_broken_config_is_a_failed_check_not_a_traceback(
@@ -131,7 +131,7 @@ def test_a_port_held_by_another_program_fails_with_the_fix(
 def test_a_running_streamscope_proxy_on_the_port_is_recognised(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    demo = {"name": "demo", "kind": "demo", "default": True}
+    demo = {"name": "demo", "protocol": "demo", "default": True}
     with proxied(make_config([demo])) as running:
         port = running.server.port
         path = _config(tmp_path, f'api_keys = ["{KEY}"]\n', port)
@@ -178,9 +178,9 @@ def test_an_upstream_at_a_closed_port_is_unreachable(
 
 
 @pytest.mark.parametrize(
-    ("kind", "path", "listing", "auth"),
+    ("protocol", "path", "listing", "auth"),
     [
-        ("openai", "/v1/models", MODELS, ("authorization", f"Bearer {GOOD}")),
+        ("openai-chat", "/v1/models", MODELS, ("authorization", f"Bearer {GOOD}")),
         ("anthropic", "/v1/models", MODELS, ("x-api-key", GOOD)),
         ("lmstudio", "/api/v1/models", LMSTUDIO_MODELS, ("authorization", f"Bearer {GOOD}")),
     ],
@@ -189,17 +189,17 @@ def test_an_upstream_listing_models_is_ok_with_the_count(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     upstream: UpstreamServer,
-    kind: str,
+    protocol: str,
     path: str,
     listing: dict[str, object],
     auth: tuple[str, str],
 ) -> None:
     upstream.route("GET", path, Script(body_json=listing))
-    code, out = _doctor(capsys, _config(tmp_path, _upstream(upstream.url, GOOD, kind=kind)))
+    code, out = _doctor(capsys, _config(tmp_path, _upstream(upstream.url, GOOD, protocol=protocol)))
     assert code == 0
     line = _line(out, "ok    upstream up")
     assert f"reachable: GET {upstream.url}{path} with account good (…aaaa) -> 200: 2 models" in line
-    (request,) = upstream.requests  # the proxy's own URL and auth for that kind
+    (request,) = upstream.requests  # the proxy's own URL and auth for that protocol
     assert request.headers[auth[0]] == auth[1]
 
 

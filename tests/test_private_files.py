@@ -48,7 +48,7 @@ def test_a_served_and_captured_flow_leaves_only_private_files(tmp_path: Path, um
     os.chmod(data, 0o755)  # as an older version left it
     flows = data / "flows.sqlite3"
     state = tmp_path / "config" / "config.pool.sqlite3"
-    config = make_config([{"name": "demo", "kind": "demo", "default": True}])
+    config = make_config([{"name": "demo", "protocol": "demo", "default": True}])
 
     async def start() -> ProxyServer:
         server = ProxyServer(config, state_path=state, capture_path=flows)

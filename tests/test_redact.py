@@ -34,13 +34,13 @@ api_keys = ["{LOCAL}"]
 
 [[upstreams]]
 name = "oa"
-kind = "openai"
+protocol = "openai-chat"
 base_url = "https://api.openai.com/v1"
 accounts = [{{api_key = "{ACCOUNT_A}"}}]
 
 [[upstreams]]
 name = "an"
-kind = "anthropic"
+protocol = "anthropic"
 base_url = "https://api.anthropic.com"
 accounts = [{{name = "main", api_key = "{ACCOUNT_B}"}}, {{api_key = "short"}}]
 """

@@ -76,7 +76,7 @@ def _hostile(req: RecordedRequest) -> Script:
 def _config(url: str, mode: str, key: str) -> Config:
     upstream = {
         "name": "up",
-        "kind": "openai",
+        "protocol": "openai-chat",
         "base_url": url + "/v1",
         "default": True,
         "mode": mode,
@@ -279,7 +279,7 @@ def test_a_base_url_password_stays_out_of_logs_and_captured_urls(
         url = up.url.replace("http://", f"http://bob:{PASSWORD}@")
         upstream = {
             "name": "up",
-            "kind": "openai",
+            "protocol": "openai-chat",
             "base_url": url + "/v1",
             "default": True,
             "models": [MODEL],

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamscope.codecs import PROTOCOLS, get_codec
+from streamscope.codecs import all_codecs
 from streamscope.findings import Finding
 from streamscope.wire import SSEDecoder, encode_done, encode_frame
 from streamscope.wire.frame import Frame
@@ -79,7 +79,7 @@ def response_protocol(data: bytes) -> str | None:
         body: Any = json.loads(data)
     except ValueError:
         return None
-    return next((p for p in PROTOCOLS if get_codec(p).is_response(body)), None)
+    return next((c.name for c in all_codecs() if c.is_response(body)), None)
 
 
 def detect_protocol(frames: list[Frame]) -> str | None:
@@ -89,9 +89,9 @@ def detect_protocol(frames: list[Frame]) -> str | None:
         for payload, event in _payloads(frame):
             if not isinstance(payload, dict):
                 continue
-            for name in PROTOCOLS:
-                if get_codec(name).sniff(payload, event):
-                    return name
+            for codec in all_codecs():
+                if codec.sniff(payload, event):
+                    return codec.name
             checked += 1
             if checked >= 5:
                 return None

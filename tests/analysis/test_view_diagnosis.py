@@ -15,7 +15,7 @@ BROKEN = "replay/broken/responses-no-item-id"
 
 
 def _flow_of(mode: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    demo = {"name": "demo", "kind": "demo", "default": True, "mode": mode, "demo": FAST}
+    demo = {"name": "demo", "protocol": "demo", "default": True, "mode": mode, "demo": FAST}
     with proxied(make_config([demo], keepalive_seconds=2.0)) as running:
         r = httpx.post(
             running.v1 + "/responses",

@@ -311,7 +311,7 @@ async def bench(args: argparse.Namespace, data_dir: Path) -> list[RunFigures]:
         "first_token_seconds": 0.0,
         "long_tokens": args.frames,
     }
-    config = make_config([{"name": "demo", "kind": "demo", "default": True, "demo": demo}])
+    config = make_config([{"name": "demo", "protocol": "demo", "default": True, "demo": demo}])
     control = ProxyControl(
         config, state_path=data_dir / "pool.sqlite3", capture_path=data_dir / "flows.sqlite3"
     )

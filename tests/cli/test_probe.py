@@ -54,7 +54,7 @@ def test_probe_json_is_one_document(running: Running, capsys: pytest.CaptureFixt
 
 
 def test_probe_of_a_broken_stream_names_who_breaks(capsys: pytest.CaptureFixture[str]) -> None:
-    upstream = {"name": "demo", "kind": "demo", "default": True, "mode": "passthrough"}
+    upstream = {"name": "demo", "protocol": "demo", "default": True, "mode": "passthrough"}
     with proxied(make_config([upstream], keepalive_seconds=2.0)) as running:
         argv = _probe(running, "responses", "replay/broken/responses-no-item-id")
         assert main(argv) == 1

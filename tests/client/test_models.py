@@ -27,7 +27,7 @@ def test_every_listing_shape_gives_its_ids_in_order() -> None:
     [("openai-chat", "/v1"), ("anthropic", ""), ("responses", "/v1"), ("lmstudio", "")],
 )
 async def test_the_proxy_lists_the_demo_models_to_each_protocol(protocol: str, suffix: str) -> None:
-    demo = {"name": "demo", "kind": "demo", "default": True}
+    demo = {"name": "demo", "protocol": "demo", "default": True}
     with proxied(make_config([demo])) as running:
         url = running.url
         c = Composition(url=url + suffix, protocol=protocol, model="", key=KEY)

@@ -326,7 +326,13 @@ async def test_a_tool_loop_gets_the_demos_thanks(fast: Running) -> None:
 
 
 async def test_a_broken_passthrough_replay_gets_a_lint_verdict() -> None:
-    demo = {"name": "demo", "kind": "demo", "default": True, "mode": "passthrough", "demo": FAST}
+    demo = {
+        "name": "demo",
+        "protocol": "demo",
+        "default": True,
+        "mode": "passthrough",
+        "demo": FAST,
+    }
     with proxied(make_config([demo], keepalive_seconds=2.0)) as running:
         c = compose(running, "responses", "replay/broken/responses-no-item-id")
         result = await ClientSession(c).run()

@@ -31,7 +31,7 @@ keepalive_seconds = 15
 
 [[upstreams]]
 name = "deepseek"
-kind = "openai"          # openai | anthropic | responses | lmstudio | demo
+protocol = "openai-chat"     # openai-chat | anthropic | responses | lmstudio | demo
 base_url = "https://api.deepseek.com/v1/"
 mode = "repair"
 default = false
@@ -49,9 +49,9 @@ api_key = "sk-upstream-secret-1234"
 def test_the_issue_example_parses() -> None:
     config = parse_config(EXAMPLE)
     up = config.upstreams[0]
-    assert (up.name, up.kind, up.protocol, up.base_url) == (
+    assert (up.name, up.protocol, up.answers_in, up.base_url) == (
         "deepseek",
-        "openai",
+        "openai-chat",
         "openai-chat",
         "https://api.deepseek.com/v1",  # trailing slash dropped
     )
@@ -65,7 +65,8 @@ def test_missing_file_gives_defaults_that_route_to_the_demo(tmp_path: Path) -> N
     config = load_config(tmp_path / "nope.toml")
     assert config.upstreams == [] and config.proxy.port == 8787
     defaults = config.with_defaults()
-    assert [(u.name, u.kind, u.default) for u in defaults.upstreams] == [("demo", "demo", True)]
+    assert [(u.name, u.protocol, u.default) for u in defaults.upstreams] == [("demo", "demo", True)]
+    assert defaults.upstreams[0].answers_in == "openai-chat"  # when no client protocol is given
 
 
 @pytest.mark.parametrize(
@@ -75,11 +76,15 @@ def test_missing_file_gives_defaults_that_route_to_the_demo(tmp_path: Path) -> N
         ("[proxy]\nkeepalive_seconds = -1\n", "proxy.keepalive_seconds"),
         ("[proxy]\nsurprise = 1\n", "proxy.surprise"),
         (
-            '[[upstreams]]\nname = "x"\nkind = "gemini"\nbase_url = "http://h"\n',
-            "upstreams[0].kind",
+            '[[upstreams]]\nname = "x"\nprotocol = "gemini"\nbase_url = "http://h"\n',
+            "upstreams[0].protocol",
         ),
-        ('[[upstreams]]\nname = "x"\nkind = "openai"\n', "base_url is required"),
-        ('[[upstreams]]\nname = "a/b"\nkind = "demo"\n', "upstreams[0].name"),
+        ('[[upstreams]]\nname = "x"\nprotocol = "openai-chat"\n', "base_url is required"),
+        ('[[upstreams]]\nname = "a/b"\nprotocol = "demo"\n', "upstreams[0].name"),
+        (
+            '[[upstreams]]\nname = "x"\nkind = "openai"\nprotocol = "anthropic"\nbase_url = "http://h"\n',
+            "disagree: keep only protocol",
+        ),
         ("[proxy\n", "not valid TOML"),
     ],
 )
@@ -105,7 +110,7 @@ def test_generated_key_goes_under_proxy_and_keeps_comments(tmp_path: Path) -> No
     path.write_text(EXAMPLE)
     key = ensure_local_key(load_config(path), path)
     text = path.read_text()
-    assert "# my proxy" in text and "# openai | anthropic" in text
+    assert "# my proxy" in text and "# openai-chat | anthropic" in text
     config = load_config(path)
     assert [k.get_secret_value() for k in config.proxy.api_keys] == [key]
     assert config.upstreams[0].name == "deepseek"
@@ -150,7 +155,7 @@ def test_demo_defaults_a_steady_60_tokens_per_second_and_a_silence_past_the_keep
 def _demo_config(keepalive: float, slow: float | None = None) -> Config:
     settings = "" if slow is None else f"\n[upstreams.demo]\nslow_seconds = {slow}\n"
     text = f'[proxy]\nkeepalive_seconds = {keepalive}\n\n[[upstreams]]\nname = "demo"\n'
-    return parse_config(text + f'kind = "demo"\n{settings}')
+    return parse_config(text + f'protocol = "demo"\n{settings}')
 
 
 @pytest.mark.parametrize(
@@ -195,3 +200,21 @@ def test_capture_defaults_keep_2000_flows_and_500_mib() -> None:
     assert (capture.max_flows, capture.max_megabytes) == (2000, 500)
     custom = parse_config("[capture]\nmax_flows = 10\nmax_megabytes = 1.5\n", "t").capture
     assert (custom.max_flows, custom.max_megabytes) == (10, 1.5)
+
+
+@pytest.mark.parametrize(
+    ("kind", "protocol"),
+    [
+        ("openai", "openai-chat"),
+        ("anthropic", "anthropic"),
+        ("lmstudio", "lmstudio"),
+        ("responses", "responses"),
+        ("demo", "demo"),
+    ],
+)
+def test_an_older_configs_kind_reads_as_its_protocol(kind: str, protocol: str) -> None:
+    text = f'[[upstreams]]\nname = "x"\nkind = "{kind}"\nbase_url = "http://h/v1"\n'
+    (up,) = parse_config(text).upstreams
+    assert up.protocol == protocol
+    both = text + f'protocol = "{protocol}"\n'  # both words, agreeing: fine
+    assert parse_config(both).upstreams[0].protocol == protocol

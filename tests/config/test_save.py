@@ -35,7 +35,7 @@ allowed_hosts = ["box.lan"]      # a name the dialog does not show
 # the paid one
 [[upstreams]]
 name = "deepseek"
-kind = "openai"
+protocol = "openai-chat"
 base_url = "https://api.deepseek.com/v1/"
 models = ["deepseek-chat"]       # fixed list, no fetching
 
@@ -57,7 +57,7 @@ api_key = "sk-spare-9999"
 # the offline one
 [[upstreams]]
 name = "demo"
-kind = "demo"
+protocol = "demo"
 
 [upstreams.demo]
 long_tokens = 50                 # keep demo-long short
@@ -168,14 +168,14 @@ def test_an_added_upstream_and_a_new_setting_land_in_their_tables(tmp_path: Path
     config = parse_config(COMMENTED)
     config.upstreams[0].strategy = "balance"
     config.upstreams.append(
-        UpstreamConfig(name="claude", kind="anthropic", base_url="https://api.anthropic.com")
+        UpstreamConfig(name="claude", protocol="anthropic", base_url="https://api.anthropic.com")
     )
     text = saved(tmp_path, config)
     # The new value goes below the upstream's values, above the comment on its accounts.
     assert 'models = ["deepseek-chat"]       # fixed list, no fetching\nstrategy = "balance"' in (
         text
     )
-    assert '[[upstreams]]\nname = "claude"\nkind = "anthropic"\n' in text
+    assert '[[upstreams]]\nname = "claude"\nprotocol = "anthropic"\n' in text
     assert "mode =" not in text and "max_retries" not in text  # defaults stay unwritten
     assert comment_lines(text) == comment_lines(COMMENTED)
 
@@ -185,14 +185,14 @@ def test_a_new_file_holds_only_what_differs_from_the_defaults(tmp_path: Path) ->
     config = Config.model_validate(
         {
             "proxy": {"port": 9000, "api_keys": ["sk-local-x"]},
-            "upstreams": [{"name": "demo", "kind": "demo", "accounts": [{"name": "a"}]}],
+            "upstreams": [{"name": "demo", "protocol": "demo", "accounts": [{"name": "a"}]}],
         }
     )
     save_config(config, path)
     assert load_config(path) == config
     assert path.read_text() == (
         '[proxy]\nport = 9000\napi_keys = ["sk-local-x"]\n\n'
-        '[[upstreams]]\nname = "demo"\nkind = "demo"\n\n[[upstreams.accounts]]\nname = "a"\n'
+        '[[upstreams]]\nname = "demo"\nprotocol = "demo"\n\n[[upstreams.accounts]]\nname = "a"\n'
     )
 
 
@@ -220,7 +220,7 @@ accounts = st.fixed_dictionaries(
     },
 )
 upstreams = st.fixed_dictionaries(
-    {"name": names, "kind": st.sampled_from(["openai", "anthropic", "demo"])},
+    {"name": names, "protocol": st.sampled_from(["openai-chat", "anthropic", "demo"])},
     optional={
         "base_url": st.sampled_from(["https://a.example/v1", "http://127.0.0.1:1234"]),
         "default": st.booleans(),
@@ -248,7 +248,7 @@ configs_data = st.fixed_dictionaries(
 
 def build(data: dict[str, Any]) -> Config:
     for upstream in data["upstreams"]:
-        if upstream["kind"] != "demo":
+        if upstream["protocol"] != "demo":
             upstream.setdefault("base_url", "https://a.example/v1")
     try:
         return Config.model_validate(data)
@@ -332,7 +332,7 @@ def test_a_file_with_keys_is_private(tmp_path: Path) -> None:
     save_config(config, path)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
-    keyless = Config.model_validate({"upstreams": [{"name": "d", "kind": "demo"}]})
+    keyless = Config.model_validate({"upstreams": [{"name": "d", "protocol": "demo"}]})
     other = tmp_path / "plain.toml"
     other.write_text("")
     os.chmod(other, 0o644)
@@ -340,7 +340,7 @@ def test_a_file_with_keys_is_private(tmp_path: Path) -> None:
     assert stat.S_IMODE(other.stat().st_mode) == 0o644  # no keys: its mode is left alone
 
     upstream_key = Config.model_validate(
-        {"upstreams": [{"name": "d", "kind": "demo", "accounts": [{"api_key": "sk-up"}]}]}
+        {"upstreams": [{"name": "d", "protocol": "demo", "accounts": [{"api_key": "sk-up"}]}]}
     )
     save_config(upstream_key, other)
     assert stat.S_IMODE(other.stat().st_mode) == 0o600
@@ -368,3 +368,18 @@ def test_windows_line_endings_are_kept(tmp_path: Path) -> None:
     raw = path.read_bytes().decode()
     assert raw.count("\r\n") == crlf.count("\r\n") and "\n" not in raw.replace("\r\n", "")
     assert load_config(path) == config
+
+
+def test_an_older_files_kind_is_saved_as_protocol_in_its_place(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[[upstreams]]\nname = "deepseek"\nkind = "openai"   # the provider\n'
+        'base_url = "https://api.deepseek.com/v1"\n'
+    )
+    config = load_config(path)
+    assert config.upstreams[0].protocol == "openai-chat"
+    changed = config.model_copy(update={"proxy": config.proxy.model_copy(update={"port": 9000})})
+    save_config(changed, path)
+    text = path.read_text()
+    assert 'name = "deepseek"\nprotocol = "openai-chat" # the provider\nbase_url' in text
+    assert "kind" not in text and load_config(path) == changed

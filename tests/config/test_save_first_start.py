@@ -143,7 +143,7 @@ def _upstreams(draw: st.DrawFn) -> str:
         return ""
     if draw(st.booleans()):
         entries = ", ".join(
-            f'{{ name = "u{i}", kind = "demo", accounts = [{{ name = "a{i}" }}] }}'
+            f'{{ name = "u{i}", protocol = "demo", accounts = [{{ name = "a{i}" }}] }}'
             for i in range(count)
         )
         return f"upstreams = [{entries}]\n"

@@ -25,7 +25,7 @@ FAST: dict[str, Any] = {
 
 
 def demo(catalogue: ReplayCatalogue | None = None, **settings: Any) -> DemoUpstream:
-    config = UpstreamConfig(name="demo", kind="demo", demo={**FAST, **settings})
+    config = UpstreamConfig(name="demo", protocol="demo", demo={**FAST, **settings})
     return DemoUpstream(config, catalogue or ReplayCatalogue([]))
 
 
@@ -33,7 +33,9 @@ async def open_stream(
     up: DemoUpstream, body: Any, protocol: str, account: AccountConfig | None = None
 ) -> tuple[Any, list[tuple[float, Frame]]]:
     """The answer and its frames, each with the monotonic time its batch came."""
-    async with up.open(body, stream=True, account=account, forward={}, protocol=protocol) as a:
+    async with up.open(
+        body, stream=True, account=account, forward={}, codec=get_codec(protocol)
+    ) as a:
         frames = [(time.monotonic(), f) async for batch in a.batches() for f in batch]
     return a, frames
 
@@ -41,7 +43,9 @@ async def open_stream(
 async def open_whole(
     up: DemoUpstream, body: Any, protocol: str, account: AccountConfig | None = None
 ) -> tuple[Any, bytes]:
-    async with up.open(body, stream=False, account=account, forward={}, protocol=protocol) as a:
+    async with up.open(
+        body, stream=False, account=account, forward={}, codec=get_codec(protocol)
+    ) as a:
         return a, await a.read()
 
 

@@ -35,7 +35,7 @@ ENDPOINT = {
 
 
 def _config(mode: str) -> Config:
-    demo = {"name": "demo", "kind": "demo", "default": True, "mode": mode, "demo": FAST}
+    demo = {"name": "demo", "protocol": "demo", "default": True, "mode": mode, "demo": FAST}
     return make_config([demo], keepalive_seconds=2.0)
 
 
@@ -111,7 +111,7 @@ def test_a_users_own_recording_is_listed_and_played(
     source = RECORDINGS[0]
     (folder / ("copy" + source.suffix)).write_bytes(source.read_bytes())
     config = make_config(
-        [{"name": "demo", "kind": "demo", "default": True, "demo": FAST}], keepalive_seconds=2.0
+        [{"name": "demo", "protocol": "demo", "default": True, "demo": FAST}], keepalive_seconds=2.0
     )
     assert config.upstreams[0].demo.replay_dirs == []
     with proxied(config) as running:
@@ -128,12 +128,12 @@ def test_a_recording_dropped_in_while_the_proxy_runs_is_listed_and_routed_at_onc
     # demo's model list has it. The default one is a dead address, so a wrong route fails.
     dead = {
         "name": "elsewhere",
-        "kind": "openai",
+        "protocol": "openai-chat",
         "base_url": "http://127.0.0.1:9/v1",
         "default": True,
         "models": [],
     }
-    demo = {"name": "demo", "kind": "demo", "demo": FAST}  # models_ttl_seconds: 300 s
+    demo = {"name": "demo", "protocol": "demo", "demo": FAST}  # models_ttl_seconds: 300 s
     config = make_config([demo, dead], keepalive_seconds=2.0)
     source = builtin_dir() / "recordings" / "chat-text-usage.sse"
     with proxied(config) as running:
@@ -225,7 +225,7 @@ def test_a_timing_sidecar_gives_the_replay_its_recorded_pace(tmp_path: Path) -> 
     # The recorded stream: everything at once, then the last frame 0.6 s later.
     (tmp_path / "paced.sse.timing").write_text(str([0.0] * (len(frames) - 1) + [0.6]))
     config = make_config(
-        [{"name": "demo", "kind": "demo", "default": True, "demo": FAST}], keepalive_seconds=2.0
+        [{"name": "demo", "protocol": "demo", "default": True, "demo": FAST}], keepalive_seconds=2.0
     )
     config.upstreams[0].demo.replay_dirs = [str(tmp_path)]
     with proxied(config) as running:

@@ -227,7 +227,7 @@ async def test_demo_slow_answers_at_once_then_is_silent_for_slow_seconds() -> No
     body = body_for("anthropic", "demo-slow")
     start = time.monotonic()
     async with demo(slow_seconds=0.2).open(
-        body, stream=True, account=None, forward={}, protocol="anthropic"
+        body, stream=True, account=None, forward={}, codec=get_codec("anthropic")
     ) as answer:
         opened = time.monotonic()
         frames = [(time.monotonic(), f) async for batch in answer.batches() for f in batch]
@@ -252,7 +252,9 @@ async def test_tokens_arrive_at_tokens_per_second() -> None:
 
 async def error_of(body: Any, protocol: str, stream: bool) -> tuple[int, str]:
     """The status and the envelope's message of an error answer."""
-    async with demo().open(body, stream=stream, account=None, forward={}, protocol=protocol) as a:
+    async with demo().open(
+        body, stream=stream, account=None, forward={}, codec=get_codec(protocol)
+    ) as a:
         assert a.content_type == "application/json"
         return a.status, get_codec(protocol).decode_error(json.loads(await a.read())).message
 

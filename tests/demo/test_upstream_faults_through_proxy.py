@@ -21,7 +21,7 @@ from tests.proxy.pool_support import account_states, chat, error_of
 def _faulty(fault: str, **demo: Any) -> Config:
     upstream = {
         "name": "demo",
-        "kind": "demo",
+        "protocol": "demo",
         "default": True,
         "demo": {**FAST, **demo},
         "accounts": [{"name": "bad", "fault": fault}, {"name": "good"}],

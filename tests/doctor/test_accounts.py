@@ -61,9 +61,9 @@ async def clients() -> AsyncIterator[tuple[httpx.AsyncClient, Http1Client]]:
     await wire.aclose()
 
 
-def _upstream(url: str, *names: str, kind: str = "openai", **table: Any) -> UpstreamConfig:
+def _upstream(url: str, *names: str, protocol: str = "openai-chat", **table: Any) -> UpstreamConfig:
     accounts = [{"name": n, "api_key": _key(n)} for n in names]
-    upstream = {"name": "up", "kind": kind, "base_url": url + "/v1", "accounts": accounts}
+    upstream = {"name": "up", "protocol": protocol, "base_url": url + "/v1", "accounts": accounts}
     return make_config([{**upstream, **table}]).upstreams[0]
 
 
@@ -109,7 +109,7 @@ async def test_each_account_is_asked_once_and_answered_in_the_pools_words(
 async def test_the_configured_model_is_asked_and_responses_gets_its_minimum_tokens(
     up: UpstreamServer, clients: tuple[httpx.AsyncClient, Http1Client]
 ) -> None:
-    u = _upstream(up.url, "good", kind="responses", models=["mine"])
+    u = _upstream(up.url, "good", protocol="responses", models=["mine"])
     await check_accounts(u, LISTED, *clients, DEFAULT_RULES)
     (asked,) = up.requests
     assert asked.path == "/v1/responses"

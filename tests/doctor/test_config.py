@@ -14,17 +14,17 @@ def test_config_warnings_name_what_validation_lets_through() -> None:
         api_keys = ["sk-local-abcdefghijklmnop1234"]
         [[upstreams]]
         name = "cloud"
-        kind = "anthropic"
+        protocol = "anthropic"
         base_url = "https://api.anthropic.com"
         [[upstreams]]
         name = "paid"
-        kind = "openai"
+        protocol = "openai-chat"
         base_url = "https://api.example.com/v1"
         models = ["gpt-x"]
         accounts = [{name = "blank"}]
         [[upstreams]]
         name = "local"
-        kind = "openai"
+        protocol = "openai-chat"
         base_url = "http://127.0.0.1:11434/v1"
         [aliases]
         fast = "quick"

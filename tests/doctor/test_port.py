@@ -67,7 +67,7 @@ async def test_another_program_on_the_port_fails_and_never_gets_the_key(
 async def test_a_streamscope_proxy_on_the_port_is_a_warning_saying_whose_keys(
     client: httpx.AsyncClient,
 ) -> None:
-    with proxied(make_config([{"name": "demo", "kind": "demo", "default": True}])) as running:
+    with proxied(make_config([{"name": "demo", "protocol": "demo", "default": True}])) as running:
         port = running.server.port
         mine = await check_port(_proxy(port, key=KEY), client)
         other = await check_port(_proxy(port, key=OTHER_KEY), client)

@@ -37,13 +37,13 @@ async def clients() -> AsyncIterator[tuple[httpx.AsyncClient, Http1Client]]:
     await wire.aclose()
 
 
-def _upstream(base_url: str, kind: str = "openai", **table: Any) -> UpstreamConfig:
-    config = make_config([{"name": "up", "kind": kind, "base_url": base_url, **table}])
+def _upstream(base_url: str, protocol: str = "openai-chat", **table: Any) -> UpstreamConfig:
+    config = make_config([{"name": "up", "protocol": protocol, "base_url": base_url, **table}])
     return config.upstreams[0]
 
 
 async def test_the_demo_needs_no_network(clients: tuple[httpx.AsyncClient, Http1Client]) -> None:
-    demo = make_config([{"name": "demo", "kind": "demo"}]).upstreams[0]
+    demo = make_config([{"name": "demo", "protocol": "demo"}]).upstreams[0]
     listing = await check_upstream(demo, *clients)
     assert listing.check.status == "ok" and "no network needed" in listing.check.detail
 
@@ -103,20 +103,20 @@ async def test_an_answer_that_is_no_listing_says_what_it_was(
 
 
 @pytest.mark.parametrize(
-    ("kind", "base", "shape"),
+    ("protocol", "base", "shape"),
     [
         ("anthropic", "", "is the server root, without /v1"),
         ("responses", "/v1", "ends with the version path"),
     ],
 )
-async def test_a_404_hints_at_the_base_url_as_that_kinds_sdk_takes_it(
+async def test_a_404_hints_at_the_base_url_as_that_protocols_sdk_takes_it(
     up: UpstreamServer,
     clients: tuple[httpx.AsyncClient, Http1Client],
-    kind: str,
+    protocol: str,
     base: str,
     shape: str,
 ) -> None:
-    listing = await check_upstream(_upstream(up.url + base, kind=kind), *clients)
+    listing = await check_upstream(_upstream(up.url + base, protocol=protocol), *clients)
     assert listing.check.status == "warn"
     assert f"GET {up.url}/v1/models with no key -> 404" in listing.check.detail
     assert f"check base_url ({up.url}{base})" in listing.check.fix and shape in listing.check.fix

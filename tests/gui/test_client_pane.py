@@ -15,7 +15,7 @@ from tests.proxy.harness import make_config
 
 
 def _window(mode: str = "repair") -> AbstractAsyncContextManager[MainWindow]:
-    demo = {"name": "demo", "kind": "demo", "default": True, "mode": mode, "demo": FAST}
+    demo = {"name": "demo", "protocol": "demo", "default": True, "mode": mode, "demo": FAST}
     return open_window(make_config([demo], keepalive_seconds=2.0))
 
 

@@ -18,7 +18,7 @@ from streamscope.proxy.refusals import RefusalLog
 from tests.gui.support import open_window, wait_until
 from tests.proxy.harness import KEY, make_config
 
-DEMO = [{"name": "demo", "kind": "demo", "default": True}]
+DEMO = [{"name": "demo", "protocol": "demo", "default": True}]
 WRONG = "sk-wrong-key-000000000000wxyz"
 AGENT = "refusal-test/1.0"
 

@@ -34,7 +34,7 @@ api_keys = ["{KEY}"]   # the test key
 # offline
 [[upstreams]]
 name = "demo"
-kind = "demo"
+protocol = "demo"
 default = true
 
 [[upstreams.accounts]]
@@ -212,11 +212,11 @@ async def test_invalid_settings_show_why_and_write_nothing(tmp_path: Path) -> No
 
         dialog.add_upstream.click()
         dialog.name.setText("demo")
-        dialog.kind.setCurrentText("demo")
+        dialog.protocol.setCurrentText("demo")
         refused("upstream names must be unique: demo")
 
         dialog.name.setText("claude")
-        dialog.kind.setCurrentText("anthropic")
+        dialog.protocol.setCurrentText("anthropic")
         refused("base_url is required for a anthropic upstream")
         dialog.base_url.setText("api.anthropic.com")
         refused("base_url must start with http:// or https://")
@@ -240,7 +240,7 @@ async def test_invalid_settings_show_why_and_write_nothing(tmp_path: Path) -> No
         assert await asyncio.wait_for(dialog.pending, 20) is True
         assert not dialog.error.isVisible()
         text = path.read_text()
-        assert '[[upstreams]]\nname = "claude"\nkind = "anthropic"\n' in text
+        assert '[[upstreams]]\nname = "claude"\nprotocol = "anthropic"\n' in text
         assert "max_retries" not in text and "strategy" not in text
         assert [u.name for u in load_config(path).upstreams] == ["demo", "claude"]
         assert replaced.done()
@@ -273,7 +273,7 @@ async def test_a_taken_port_is_saved_and_reported_and_another_one_can_be_saved(
             assert load_config(path).proxy.port == 0
 
 
-DEMO = [{"name": "demo", "kind": "demo", "default": True}]
+DEMO = [{"name": "demo", "protocol": "demo", "default": True}]
 
 
 @pytest.mark.qasync
@@ -302,7 +302,7 @@ async def test_the_settings_dialog_maps_every_field_back_unchanged() -> None:
             "upstreams": [
                 {
                     "name": "deepseek",
-                    "kind": "openai",
+                    "protocol": "openai-chat",
                     "base_url": "https://api.deepseek.com/v1",
                     "mode": "passthrough",
                     "strategy": "weighted",
@@ -315,7 +315,7 @@ async def test_the_settings_dialog_maps_every_field_back_unchanged() -> None:
                 },
                 {
                     "name": "demo",
-                    "kind": "demo",
+                    "protocol": "demo",
                     "default": True,
                     "accounts": [{"name": "x", "fault": "429"}],
                     "demo": {"long_tokens": 9},

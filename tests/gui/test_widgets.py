@@ -26,7 +26,7 @@ from streamscope.model.events import ToolCallDelta, ToolCallStart
 from tests.gui.support import wait_until
 from tests.proxy.harness import make_config
 
-DEMO = [{"name": "demo", "kind": "demo", "default": True}]
+DEMO = [{"name": "demo", "protocol": "demo", "default": True}]
 LONG = "replay/broken/chat-usage-chunk-without-choices"
 
 

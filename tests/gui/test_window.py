@@ -19,7 +19,7 @@ from streamscope.proxy.ports import is_free
 from tests.gui.support import open_window, wait_until
 from tests.proxy.harness import KEY, make_config
 
-DEMO = [{"name": "demo", "kind": "demo", "default": True}]
+DEMO = [{"name": "demo", "protocol": "demo", "default": True}]
 
 
 @pytest.mark.qasync

@@ -24,7 +24,7 @@ from tests.gui.support import open_window, wait_until
 from tests.gui.test_client_pane import _send, _window
 from tests.proxy.harness import make_config
 
-DEMO = [{"name": "demo", "kind": "demo", "default": True}]
+DEMO = [{"name": "demo", "protocol": "demo", "default": True}]
 LONG = "replay/broken/chat-usage-chunk-without-choices"
 
 

@@ -28,7 +28,7 @@ def make_config(
         pool_toml,
         "[[upstreams]]",
         f'name = "{upstream}"',
-        'kind = "openai"',
+        'protocol = "openai-chat"',
         'base_url = "https://api.example.test/v1"',
         f'strategy = "{strategy}"',
     ]

@@ -382,9 +382,9 @@ def test_snapshot_masks_keys_and_lists_rules_and_attempts(clock: Clock) -> None:
     text = json.dumps(snap)
     assert key(1) not in text and key(2) not in text
     up = snap["upstreams"][0]
-    assert (up["name"], up["kind"], up["strategy"], up["max_retries"]) == (
+    assert (up["name"], up["protocol"], up["strategy"], up["max_retries"]) == (
         "oa",
-        "openai",
+        "openai-chat",
         "lru",
         10,
     )

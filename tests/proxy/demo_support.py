@@ -54,7 +54,7 @@ FAST = {
 
 
 def demo_config(keepalive: float = 0.2, **demo: Any) -> Config:
-    upstream = {"name": "demo", "kind": "demo", "default": True, "demo": {**FAST, **demo}}
+    upstream = {"name": "demo", "protocol": "demo", "default": True, "demo": {**FAST, **demo}}
     return make_config([upstream], keepalive_seconds=keepalive)
 
 

@@ -100,7 +100,7 @@ def pool_config(
         [
             {
                 "name": "up",
-                "kind": "openai",
+                "protocol": "openai-chat",
                 "base_url": url + "/v1",
                 "default": True,
                 "mode": mode,

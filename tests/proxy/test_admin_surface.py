@@ -27,7 +27,9 @@ PAGE = "http://page.example"
 
 
 def _config(**proxy: Any) -> Any:
-    return make_config([{"name": "demo", "kind": "demo", "default": True, "demo": FAST}], **proxy)
+    return make_config(
+        [{"name": "demo", "protocol": "demo", "default": True, "demo": FAST}], **proxy
+    )
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ def up() -> Iterator[UpstreamServer]:
 def proxy(up: UpstreamServer) -> Iterator[Running]:
     table = {
         "name": "ok",
-        "kind": "openai",
+        "protocol": "openai-chat",
         "base_url": up.url + "/ok/v1",
         "models": ["gpt-ok"],
         "accounts": [{"api_key": "sk-upstream-ok"}],

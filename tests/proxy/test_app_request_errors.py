@@ -147,27 +147,27 @@ def upstream_tables(up: UpstreamServer) -> list[dict[str, Any]]:
     tables: list[dict[str, Any]] = [
         {
             "name": "ok",
-            "kind": "openai",
+            "protocol": "openai-chat",
             "base_url": up.url + "/ok/v1",
             "models": [OK_MODEL],
             "accounts": [{"api_key": "sk-upstream-ok"}],
         },
         {
             "name": "html",
-            "kind": "openai",
+            "protocol": "openai-chat",
             "base_url": up.url + "/html/v1",
             "models": ["html-model"],
         },
         {
             "name": "htmlpt",
-            "kind": "openai",
+            "protocol": "openai-chat",
             "base_url": up.url + "/htmlpt/v1",
             "models": ["html-pt-model"],
             "mode": "passthrough",
         },
         {
             "name": "dead",
-            "kind": "openai",
+            "protocol": "openai-chat",
             "base_url": f"http://127.0.0.1:{free_port()}/v1",
             "models": ["dead-model"],
         },

@@ -21,7 +21,7 @@ CHAT = {"model": "demo-chat", "messages": [{"role": "user", "content": "hi"}]}
 def _config(**capture: Any) -> Config:
     demo = {
         "name": "demo",
-        "kind": "demo",
+        "protocol": "demo",
         "default": True,
         "demo": FAST,
         "accounts": [{"name": "a"}, {"name": "b"}],

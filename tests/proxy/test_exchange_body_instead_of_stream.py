@@ -26,7 +26,7 @@ def _body_always(req: RecordedRequest) -> Script:
 def _config(url: str, mode: str):  # type: ignore[no-untyped-def]
     upstream = {
         "name": "up",
-        "kind": "openai",
+        "protocol": "openai-chat",
         "base_url": url + "/v1",
         "default": True,
         "mode": mode,

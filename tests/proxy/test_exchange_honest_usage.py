@@ -50,7 +50,7 @@ def running() -> Iterator[Running]:
         up.route("POST", "/v1/chat/completions", _upstream)
         upstream = {
             "name": "up",
-            "kind": "openai",
+            "protocol": "openai-chat",
             "base_url": up.url + "/v1",
             "accounts": [{"name": "a", "api_key": "sk-upstream-usage"}],
             "models": ["no-usage", "with-usage"],

@@ -81,7 +81,7 @@ def running() -> Iterator[Running]:
         ]
         passthrough = {
             "name": "up-passthrough",
-            "kind": "openai",
+            "protocol": "openai-chat",
             "mode": "passthrough",
             "base_url": up.url + "/v1",
             "accounts": [{"name": "a", "api_key": "sk-upstream-noargs"}],

@@ -26,7 +26,7 @@ SECRET_PROMPT = "the-prompt-must-not-be-kept"
 
 
 def _config(max_flows: int = 2000) -> Any:
-    demo = {"name": "demo", "kind": "demo", "default": True, "demo": FAST}
+    demo = {"name": "demo", "protocol": "demo", "default": True, "demo": FAST}
     config = make_config([demo])
     config.capture.max_flows = max_flows
     return config

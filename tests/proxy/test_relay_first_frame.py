@@ -132,7 +132,7 @@ def test_a_slow_first_frame_starts_the_stream_within_the_commit_window(window: f
         up.route("POST", KIND_PATH["openai"], slow)
         upstream = {
             "name": "up",
-            "kind": "openai",
+            "protocol": "openai-chat",
             "base_url": up.url + "/v1",
             "accounts": [{"name": "a", "api_key": "sk-upstream-paced"}],
             "models": ["slow"],

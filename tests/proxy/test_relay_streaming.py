@@ -33,6 +33,7 @@ import openai
 import pytest
 
 from streamscope.capture.summary import FlowSummary
+from streamscope.codecs import get_codec
 from streamscope.model.estimate import is_note
 from streamscope.model.response import Response
 from streamscope.translation.offline import translate_frames
@@ -118,7 +119,9 @@ def frames_of(kind: str) -> tuple[bytes, ...]:
 
 def assemble(protocol: str, frames: list[Frame]) -> Response:
     """What our own decoder makes of a stream (keepalive comments are ignored by it)."""
-    pipe = StreamPipeline(protocol, protocol, passthrough=True, on_incomplete="close")
+    pipe = StreamPipeline(
+        get_codec(protocol), get_codec(protocol), passthrough=True, on_incomplete="close"
+    )
     for f in frames:
         pipe.feed(f)
     pipe.finish()
@@ -131,7 +134,7 @@ def head_of(kind: str) -> tuple[bytes, ...]:
     stream that has said something but is not finished."""
     protocol = PROTOCOL[kind]
     frames = frames_of(kind)
-    pipe = StreamPipeline(protocol, protocol, passthrough=True)
+    pipe = StreamPipeline(get_codec(protocol), get_codec(protocol), passthrough=True)
     for i, raw in enumerate(frames):
         for f in decode_all(raw):
             pipe.feed(f)
@@ -140,7 +143,7 @@ def head_of(kind: str) -> tuple[bytes, ...]:
             break
     else:
         raise AssertionError(f"{kind}: no content in the source stream")
-    check = StreamPipeline(protocol, protocol, passthrough=True)
+    check = StreamPipeline(get_codec(protocol), get_codec(protocol), passthrough=True)
     for f in decode_all(b"".join(head)):
         check.feed(f)
     assert not check.closed and check.assembler.response.choice(0).text, kind
@@ -944,7 +947,7 @@ def test_upstream_connections_are_reused_across_requests(mode: str) -> None:
             [
                 {
                     "name": "o",
-                    "kind": "openai",
+                    "protocol": "openai-chat",
                     "base_url": own.url + "/v1",
                     "mode": mode,
                     "models": ["m"],

@@ -505,7 +505,7 @@ api_keys = ["sk-local-abc"]
 
 [[upstreams]]
 name = "deepseek"
-kind = "openai"
+protocol = "openai-chat"
 base_url = "https://api.deepseek.com/v1/"
 default = true
 models = ["deepseek-chat"]
@@ -516,7 +516,7 @@ api_key = "sk-secret"
 
 [[upstreams]]
 name = "local"
-kind = "demo"
+protocol = "demo"
 
 [aliases]
 "claude-sonnet-4-6" = "deepseek/deepseek-chat"
@@ -571,7 +571,7 @@ def test_bad_config_names_the_key(case: str) -> None:
 
 
 def test_config_error_never_shows_secrets() -> None:
-    text = GOOD.replace('kind = "demo"', 'kind = "demo"\nbogus = 1')
+    text = GOOD.replace('protocol = "demo"', 'protocol = "demo"\nbogus = 1')
     with pytest.raises(ConfigError) as exc:
         parse_config(text, "my.toml")
     assert "upstreams[1].bogus" in str(exc.value)

@@ -26,7 +26,7 @@ async def test_proxy_serves_as_a_task_on_a_qasync_loop() -> None:
 
     assert isinstance(asyncio.get_running_loop(), qasync.QEventLoop)
     before = signal.getsignal(signal.SIGINT)
-    server = ProxyServer(make_config([{"name": "demo", "kind": "demo", "default": True}]))
+    server = ProxyServer(make_config([{"name": "demo", "protocol": "demo", "default": True}]))
     await server.start()
     ticks = 0
 

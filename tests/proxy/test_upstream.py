@@ -85,7 +85,7 @@ def test_a_stream_compressed_anyway_reaches_the_client_as_its_plain_bytes(
         up.route("POST", "/v1/chat/completions", Script(headers=headers, chunks=chunks))
         upstream = {
             "name": "up",
-            "kind": "openai",
+            "protocol": "openai-chat",
             "base_url": up.url + "/v1",
             "default": True,
             "mode": "passthrough",  # the client gets the upstream's bytes as they are
@@ -108,7 +108,12 @@ def test_an_encoding_the_proxy_cannot_read_is_a_502_naming_it() -> None:
     headers = {"content-type": "text/event-stream", "content-encoding": "br"}  # it is not
     with run_in_thread() as up:
         up.route("POST", "/v1/chat/completions", Script(headers=headers, chunks=[packed]))
-        upstream = {"name": "up", "kind": "openai", "base_url": up.url + "/v1", "models": ["m"]}
+        upstream = {
+            "name": "up",
+            "protocol": "openai-chat",
+            "base_url": up.url + "/v1",
+            "models": ["m"],
+        }
         with proxied(make_config([upstream], keepalive_seconds=2.0)) as running:
             answer = httpx.post(
                 running.v1 + "/chat/completions",

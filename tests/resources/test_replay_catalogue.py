@@ -555,7 +555,9 @@ def test_repair_re_emits_a_non_sse_body_as_a_stream() -> None:
 
 def through_the_proxy(name: str, passthrough: bool) -> bytes:
     """The client bytes of StreamPipeline as the proxy builds it (``on_incomplete="error"``)."""
-    pipeline = StreamPipeline(protocol_of(name), protocol_of(name), passthrough=passthrough)
+    pipeline = StreamPipeline(
+        get_codec(protocol_of(name)), get_codec(protocol_of(name)), passthrough=passthrough
+    )
     out: list[bytes] = []
     for frame in decode_all(sample_bytes(name)):
         out += pipeline.feed(frame)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from streamscope.codecs import get_codec
 from streamscope.model.events import Error
 from streamscope.translation.pipeline import StreamPipeline
 from streamscope.wire import decode_all
@@ -16,7 +17,7 @@ SAME_PROTOCOL = [p for p in fixture_files() if load(p).protocol != "lmstudio"]
 
 def run(path: Path, passthrough: bool, cut: int | None = None) -> tuple[bytes, StreamPipeline]:
     rec = load(path)
-    pipe = StreamPipeline(rec.protocol, rec.protocol, passthrough=passthrough)
+    pipe = StreamPipeline(get_codec(rec.protocol), get_codec(rec.protocol), passthrough=passthrough)
     out: list[bytes] = []
     for frame in rec.frames[:cut]:
         out += pipe.feed(frame)
@@ -39,7 +40,7 @@ def test_passthrough_forwards_bytes_and_still_knows_what_they_meant(path: Path) 
 def test_passthrough_decodes_only_until_the_first_content() -> None:
     path = FIXTURES / "openai-chat" / "oai-py_json-object-long.sse"
     rec = load(path)
-    pipe = StreamPipeline(rec.protocol, rec.protocol, passthrough=True)
+    pipe = StreamPipeline(get_codec(rec.protocol), get_codec(rec.protocol), passthrough=True)
     for frame in rec.frames:
         pipe.feed(frame)
     assert pipe.closed and pipe.first_content_ns is not None
@@ -61,7 +62,7 @@ def test_a_stream_cut_short_ends_with_an_error_frame_and_terminator(passthrough:
 
 
 def test_passthrough_error_frame_without_terminator_gets_only_the_terminator() -> None:
-    pipe = StreamPipeline("responses", "responses", passthrough=True)
+    pipe = StreamPipeline(get_codec("responses"), get_codec("responses"), passthrough=True)
     head = load(FIXTURES / "responses" / "vercel_openai_error-then-response-failed.jsonl")
     out: list[bytes] = []
     for frame in head.frames[:3]:  # created, in_progress, error — no response.failed
@@ -80,13 +81,13 @@ def test_fail_after_the_terminator_writes_nothing() -> None:
 
 def test_passthrough_needs_the_same_protocol() -> None:
     with pytest.raises(ValueError, match="same protocol"):
-        StreamPipeline("openai-chat", "anthropic", passthrough=True)
+        StreamPipeline(get_codec("openai-chat"), get_codec("anthropic"), passthrough=True)
 
 
 @pytest.mark.parametrize("path", SAME_PROTOCOL, ids=lambda p: p.name)
 def test_passthrough_usage_is_read_from_the_last_frames_alone(path: Path) -> None:
     rec = load(path)
-    passed = StreamPipeline(rec.protocol, rec.protocol, passthrough=True)
+    passed = StreamPipeline(get_codec(rec.protocol), get_codec(rec.protocol), passthrough=True)
     for frame in rec.frames:
         passed.feed(frame)
     _, repaired = run(path, passthrough=False)
@@ -108,7 +109,7 @@ def test_a_stream_sent_with_single_newlines_is_read_line_by_line(path: Path) -> 
     frames = decode_all(squeezed)
     assert len(frames) == 1  # per the SSE spec: one event, its data lines joined
     _, reference = run(path, passthrough=False)
-    pipe = StreamPipeline(rec.protocol, rec.protocol, on_incomplete="close")
+    pipe = StreamPipeline(get_codec(rec.protocol), get_codec(rec.protocol), on_incomplete="close")
     for frame in frames:
         pipe.feed(frame)
     pipe.finish()

@@ -239,7 +239,7 @@ def _serve(args: argparse.Namespace) -> int:
             f"Anthropic client at {server.url}.",
             flush=True,
         )
-        demo = next((u for u in server.app.config.upstreams if u.kind == "demo"), None)
+        demo = next((u for u in server.app.config.upstreams if u.is_demo), None)
         if demo is not None:
             print(_demo_hint(server.url, new_key is not None), flush=True)
         try:

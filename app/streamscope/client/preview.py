@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 
-from streamscope.codecs import PROTOCOLS, UnknownProtocol, get_codec
+from streamscope.codecs import UnknownProtocol, all_codecs, get_codec
 from streamscope.model.events import JSON
 from streamscope.wire.frame import Frame
 
@@ -75,8 +75,7 @@ def _read(payload: JSON, event: str | None, protocol: str | None) -> str | None:
             return get_codec(protocol).preview(payload, event)
         except UnknownProtocol:
             pass
-    for name in PROTOCOLS:
-        codec = get_codec(name)
+    for codec in all_codecs():
         if codec.sniff(payload, event):
             return codec.preview(payload, event)
     return None

@@ -37,6 +37,12 @@ def get_codec(name: str) -> Codec:
     return codec
 
 
+def all_codecs() -> tuple[Codec, ...]:
+    """Every protocol's codec, in :data:`PROTOCOLS`' order (to ask each whether a body or
+    a frame is its own)."""
+    return tuple(get_codec(name) for name in PROTOCOLS)
+
+
 __all__ = [
     "PROTOCOLS",
     "Codec",
@@ -45,5 +51,6 @@ __all__ = [
     "StreamEncoder",
     "UnknownProtocol",
     "WholeBody",
+    "all_codecs",
     "get_codec",
 ]

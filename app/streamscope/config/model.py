@@ -21,16 +21,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
-UpstreamKind = Literal["openai", "anthropic", "responses", "lmstudio", "demo"]
-
-# The wire protocol each upstream kind speaks (the codec that decodes it).
-KIND_PROTOCOL: dict[str, str] = {
-    "openai": "openai-chat",
-    "anthropic": "anthropic",
-    "responses": "responses",
-    "lmstudio": "lmstudio",
-    "demo": "openai-chat",
-}
+UpstreamProtocol = Literal["openai-chat", "anthropic", "responses", "lmstudio", "demo"]
+"""What an upstream speaks: a protocol (its codec's name, as everywhere in StreamScope), or
+``demo``, the built-in backend, which answers each client in the client's own."""
+DEMO_PROTOCOL = "openai-chat"  # the demo's answers when no client protocol is given
+OLD_KIND = {"openai": "openai-chat"}
+"""Configs of 0.1 said ``kind`` (the same names but ``openai``): read as ``protocol``, and
+rewritten so when the config is next saved."""
 
 
 # -- the account pool's failure rules ([[pool.rules]]; the table: pool/rules.py) ------
@@ -126,7 +123,7 @@ Strategy = Literal["lru", "balance", "round_robin", "weighted"]
 
 class UpstreamConfig(_Model):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
-    kind: UpstreamKind
+    protocol: UpstreamProtocol
     base_url: str = ""
     mode: Literal["repair", "passthrough"] = "repair"
     default: bool = False
@@ -137,14 +134,35 @@ class UpstreamConfig(_Model):
     max_retries: int = Field(default=10, ge=1)  # distinct accounts tried per request
     demo: DemoSettings = Field(default_factory=DemoSettings)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _kind_was_the_old_word(cls, data: object) -> object:
+        if not isinstance(data, dict) or "kind" not in data:
+            return data
+        data = dict(data)
+        kind = data.pop("kind")
+        said = OLD_KIND.get(kind, kind) if isinstance(kind, str) else kind
+        if data.setdefault("protocol", said) != said:
+            raise ValueError(
+                f"kind = {kind!r} (the old word for protocol) and protocol = "
+                f"{data['protocol']!r} disagree: keep only protocol"
+            )
+        return data
+
     @property
-    def protocol(self) -> str:
-        return KIND_PROTOCOL[self.kind]
+    def is_demo(self) -> bool:
+        return self.protocol == "demo"
+
+    @property
+    def answers_in(self) -> str:
+        """The protocol of its answers: its own (the demo's: OpenAI Chat when no client
+        protocol is given)."""
+        return DEMO_PROTOCOL if self.is_demo else self.protocol
 
     @model_validator(mode="after")
     def _base_url_needed(self) -> UpstreamConfig:
-        if self.kind != "demo" and not self.base_url:
-            raise ValueError(f"base_url is required for a {self.kind} upstream")
+        if not self.is_demo and not self.base_url:
+            raise ValueError(f"base_url is required for a {self.protocol} upstream")
         if self.base_url and not self.base_url.startswith(("http://", "https://")):
             raise ValueError("base_url must start with http:// or https://")
         self.base_url = self.base_url.rstrip("/")
@@ -154,7 +172,7 @@ class UpstreamConfig(_Model):
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"account names must be unique: {', '.join(dupes)}")
-        if self.kind != "demo" and any(a.fault for a in self.accounts):
+        if not self.is_demo and any(a.fault for a in self.accounts):
             raise ValueError("only accounts of a demo upstream can have a fault")
         return self
 
@@ -233,7 +251,7 @@ class Config(_Model):
             return self
         demo = UpstreamConfig(
             name="demo",
-            kind="demo",
+            protocol="demo",
             default=True,
             accounts=[AccountConfig(name="healthy"), AccountConfig(name="exhausted", fault="429")],
         )
@@ -277,7 +295,7 @@ def pool_state_path(config_path: Path) -> Path:
 
 
 def describe_errors(exc: ValidationError) -> str:
-    """A validation error as one line: each problem at its path (`upstreams[0].kind: ...`)."""
+    """A validation error as one line: each problem at its path (`upstreams[0].protocol: ...`)."""
     problems = []
     for err in exc.errors():
         loc = ".".join(

@@ -31,7 +31,14 @@ from tomlkit.container import Container
 from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import AoT, Comment, InlineTable, Item, Table, Whitespace
 
-from streamscope.config import Config, ConfigError, generate_local_key, load_config, parse_config
+from streamscope.config import (
+    OLD_KIND,
+    Config,
+    ConfigError,
+    generate_local_key,
+    load_config,
+    parse_config,
+)
 
 __all__ = ["ensure_local_key", "render_config", "save_config"]
 
@@ -64,6 +71,7 @@ def render_config(config: Config, old_text: str = "", source: str = "config") ->
         doc = tomlkit.parse(old_text)
     except TOMLKitError as exc:
         raise ConfigError(f"{source}: not valid TOML, so not updated ({exc})") from None
+    _say_protocol(doc)
     old = _old_data(doc)
     _merge_table(doc, old, _data(config, minimal=False), _data(config, minimal=True))
     text = tomlkit.dumps(doc)
@@ -116,6 +124,25 @@ def _holds_keys(config: Config) -> bool:
 
 
 # -- updating the document --------------------------------------------------------------
+
+
+def _say_protocol(doc: tomlkit.TOMLDocument) -> None:
+    """An older file's ``kind = "openai"`` becomes ``protocol = "openai-chat"`` in its
+    place, its comment kept (the migration the model does on reading: ``OLD_KIND``)."""
+    upstreams = doc.get("upstreams")
+    if not isinstance(upstreams, AoT):
+        return
+    for table in upstreams:
+        kind = table.get("kind")
+        if not isinstance(kind, str) or "protocol" in table:
+            continue
+        new = tomlkit.item(OLD_KIND.get(kind, kind))
+        comment = table.value.item("kind").trivia.comment
+        if comment:
+            new.comment(comment.lstrip("#").strip())
+        # NOTE: Container._replace keeps the key's place; tomlkit has no public rename.
+        table.value._replace("kind", "protocol", new)
+
 
 Node = MutableMapping[str, Any]  # TOMLDocument, Table or InlineTable
 

@@ -21,7 +21,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, I
 from contextlib import asynccontextmanager
 from typing import Any
 
-from streamscope.codecs import EncodeOptions, get_codec
+from streamscope.codecs import Codec, EncodeOptions, get_codec
 from streamscope.config import AccountConfig, UpstreamConfig, default_data_dir
 from streamscope.demo.replay import PREFIX, Replay, ReplayCatalogue
 from streamscope.demo.scenarios import SCENARIOS, Step, Timing, steps
@@ -115,22 +115,22 @@ class _Stream:
         return None
 
 
-def _error(protocol: str, status: int, error: Error, **headers: str) -> _Answer:
-    body = json.dumps(get_codec(protocol).encode_error(error)).encode()
+def _error(codec: Codec, status: int, error: Error, **headers: str) -> _Answer:
+    body = json.dumps(codec.encode_error(error)).encode()
     return _Answer(status, body, headers={"content-type": "application/json", **headers})
 
 
 def _timed_frames(
-    protocol: str, played: Iterable[Step], request: Request
+    codec: Codec, played: Iterable[Step], request: Request
 ) -> Iterator[tuple[float, bytes]]:
-    """The scenario encoded in ``protocol``: bytes grouped by the wait before them.
+    """The scenario encoded in ``codec``'s protocol: bytes grouped by the wait before them.
     Encoded as the stream plays, as a provider does: encoding a 20,000-token answer up
     front took 20-90 ms before the first byte (on the window's loop, a stall at Send)."""
     options = EncodeOptions(
-        include_usage=request.include_usage or get_codec(protocol).requires_usage,
+        include_usage=request.include_usage or codec.requires_usage,
         request=request,
     )
-    encoder = get_codec(protocol).stream_encoder(options)
+    encoder = codec.stream_encoder(options)
     wait = 0.0
     for step in played:
         wait += step.delay
@@ -192,16 +192,16 @@ class DemoUpstream:
         stream: bool,
         account: AccountConfig | None,
         forward: dict[str, str],
-        protocol: str | None = None,
+        codec: Codec | None = None,
         sent: Callable[[str, list[tuple[bytes, bytes]], bytes], None] | None = None,
     ) -> AsyncIterator[_Answer | _Stream]:
         if sent is not None:  # no wire: the request as the demo is given it
             sent(f"demo://{self.config.name}", [DEMO_HEADER], dumps(body))
-        protocol = protocol or self.config.protocol
-        yield await self._answer(body, stream, account, protocol)
+        codec = codec or get_codec(self.config.answers_in)
+        yield await self._answer(body, stream, account, codec)
 
     async def _answer(
-        self, body: JSON, stream: bool, account: AccountConfig | None, protocol: str
+        self, body: JSON, stream: bool, account: AccountConfig | None, codec: Codec
     ) -> _Answer | _Stream:
         fault = account.fault if account is not None else None
         if fault == "network":
@@ -211,44 +211,43 @@ class DemoUpstream:
         elif fault is not None:
             status, kind, message = FAULTS[fault]
             headers = {"retry-after": str(RETRY_AFTER)} if status == 429 else {}
-            return _error(protocol, status, Error(message, kind, kind), **headers)
+            return _error(codec, status, Error(message, kind, kind), **headers)
         model = str(body.get("model", ""))
         replay = self.catalogue.get(model)
         if replay is not None:
-            return self._replay(replay, stream, protocol)
+            return self._replay(replay, stream, codec)
         try:
-            request = get_codec(protocol).decode_request(body)
+            request = codec.decode_request(body)
         except RequestError as exc:
-            return _error(
-                protocol, 400, Error(exc.message, "invalid_request_error", None, exc.param)
-            )
+            return _error(codec, 400, Error(exc.message, "invalid_request_error", None, exc.param))
         if model not in SCENARIOS:
             known = ", ".join(SCENARIOS)
             message = f"the demo has no model {model!r} (it has {known} and replay/<name>)"
-            return _error(protocol, 404, Error(message, "not_found_error", "model_not_found"))
+            return _error(codec, 404, Error(message, "not_found_error", "model_not_found"))
         if stream:
-            return _Stream(_timed_frames(protocol, steps(model, request, self.timing), request))
+            return _Stream(_timed_frames(codec, steps(model, request, self.timing), request))
         # Not streaming: the same answer after the time it would have taken.
         played = list(steps(model, request, self.timing))
         await asyncio.sleep(sum(s.delay for s in played))
         response = assemble(s.event for s in played)
         if response.error is not None:
-            return _error(protocol, 500, response.error)
-        data = json.dumps(get_codec(protocol).encode_response(response)).encode()
+            return _error(codec, 500, response.error)
+        data = json.dumps(codec.encode_response(response)).encode()
         return _Answer(200, data)
 
-    def _replay(self, replay: Replay, stream: bool, protocol: str) -> _Answer | _Stream:
+    def _replay(self, replay: Replay, stream: bool, codec: Codec) -> _Answer | _Stream:
+        """A recording played back (``codec``: the protocol asked in, for an error)."""
         try:
             if replay.is_body:
                 return _Answer(200, replay.path.read_bytes())
             recording = replay.recording()
         except (OSError, RecordingError) as exc:
             message = f"cannot replay {replay.name}: {exc}"
-            return _error(protocol, 500, Error(message, "api_error", "replay_unreadable"))
+            return _error(codec, 500, Error(message, "api_error", "replay_unreadable"))
         if not stream:
-            decoder = get_codec(recording.protocol).stream_decoder()
-            response = assemble(decoder.decode_stream(recording.frames))
-            data = json.dumps(get_codec(recording.protocol).encode_response(response)).encode()
+            recorded = get_codec(recording.protocol)  # the recording's own protocol
+            response = assemble(recorded.stream_decoder().decode_stream(recording.frames))
+            data = json.dumps(recorded.encode_response(response)).encode()
             return _Answer(200, data)
         frames = recording.frames
         offsets = replay.offsets(len(frames))

@@ -71,7 +71,7 @@ async def run_checks(options: Options) -> list[Check]:
         checks.append(await check_port(config.proxy, client))
         listings = await asyncio.gather(*(check_upstream(u, client, wire) for u in full.upstreams))
         checks += [r.check for r in listings]
-        http = [(u, r) for u, r in zip(full.upstreams, listings, strict=True) if u.kind != "demo"]
+        http = [(u, r) for u, r in zip(full.upstreams, listings, strict=True) if not u.is_demo]
         if not options.accounts:
             checks.append(accounts_opt_in(sum(len(u.accounts) for u, _ in http)))
         else:

@@ -58,7 +58,7 @@ async def check_accounts(
     return list(await asyncio.gather(*jobs))
 
 
-# OpenAI's Responses API refuses max_output_tokens below 16; every other kind takes 1.
+# OpenAI's Responses API refuses max_output_tokens below 16; every other protocol takes 1.
 TINY_TOKENS = {"responses": 16}
 
 
@@ -67,11 +67,11 @@ async def _try_account(
 ) -> Check:
     """One non-streaming "ping" with the fewest tokens, sent as real traffic is."""
     u = upstream.config
-    params = Params(stream=False, include_usage=False, max_tokens=TINY_TOKENS.get(u.kind, 1))
+    params = Params(stream=False, include_usage=False, max_tokens=TINY_TOKENS.get(u.protocol, 1))
     request = body(
         Composition(
             url=u.base_url,
-            protocol=u.protocol,
+            protocol=u.answers_in,
             model=model,
             params=params,
             turns=[("user", "ping")],
@@ -83,7 +83,7 @@ async def _try_account(
             if answer.status < 400:
                 return Check(name, "ok", f"accepted: {model} answered (HTTP {answer.status})")
             verdict = classify(rules, answer.status, raw, answer.headers)
-            status, message = answer.status, get_codec(u.protocol).decode_error_body(raw).message
+            status, message = answer.status, get_codec(u.answers_in).decode_error_body(raw).message
     except UpstreamUnreachable as exc:
         verdict = classify(rules, NETWORK_STATUS)
         status, message = NETWORK_STATUS, exc.error.message

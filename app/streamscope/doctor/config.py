@@ -17,7 +17,7 @@ from streamscope.config import (
 )
 from streamscope.doctor.check import Check, count
 
-KEYED_KINDS = ("openai", "anthropic", "responses")  # kinds whose providers want a key
+KEYED = ("openai-chat", "anthropic", "responses")  # protocols whose providers want a key
 
 
 def check_config(path: Path) -> tuple[list[Check], Config | None]:
@@ -103,9 +103,9 @@ def _alias_warnings(config: Config) -> list[Check]:
 
 
 def _needs_key(u: UpstreamConfig) -> bool:
-    """A provider's kind at a non-local address (a local OpenAI-compatible server or LM
+    """A provider's protocol at a non-local address (a local OpenAI-compatible server or LM
     Studio usually takes no key)."""
-    return u.kind in KEYED_KINDS and not _is_local(urlsplit(u.base_url).hostname or "")
+    return u.protocol in KEYED and not _is_local(urlsplit(u.base_url).hostname or "")
 
 
 def _is_local(host: str) -> bool:

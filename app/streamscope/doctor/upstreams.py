@@ -31,7 +31,7 @@ async def check_upstream(
     """One model listing, sent by the proxy's own ``HttpUpstream`` (URL and auth), with
     its status kept: any HTTP answer means reachable."""
     name = f"upstream {u.name}"
-    if u.kind == "demo":
+    if u.is_demo:
         return Listing(Check(name, "ok", "built in (demo): no network needed"))
     account = next((a for a in u.accounts if a.api_key.get_secret_value()), None)
     upstream = HttpUpstream(u, client, wire)
@@ -46,7 +46,7 @@ async def check_upstream(
     seen = f"GET {url} with {sent} -> {status}"
     if 200 <= status < 300:
         try:
-            ids = get_codec(u.protocol).model_ids(answer.json())
+            ids = get_codec(u.answers_in).model_ids(answer.json())
         except ValueError:
             return Listing(Check(name, "warn", f"{seen}, not JSON", _base_url_hint(u)))
         return Listing(Check(name, "ok", f"reachable: {seen}: {count(len(ids), 'model')}"), ids)
@@ -57,7 +57,7 @@ async def check_upstream(
             else f"this upstream wants a key: give {u.name} an account ([[upstreams.accounts]])"
         )
         return Listing(Check(name, "fail", f"reachable, but the key was rejected: {seen}", fix))
-    message = one_line(get_codec(u.protocol).decode_error_body(answer.content).message)
+    message = one_line(get_codec(u.answers_in).decode_error_body(answer.content).message)
     detail = f"reachable, but {seen}" + (f": {message}" if message else "")
     fix = _base_url_hint(u) if status == 404 else "see the upstream's message; retry later"
     return Listing(Check(name, "warn", detail, fix))
@@ -68,12 +68,12 @@ def _masked(account: AccountConfig) -> str:
 
 
 def _base_url_hint(u: UpstreamConfig) -> str:
-    if u.kind in ("openai", "responses"):
+    if u.protocol in ("openai-chat", "responses"):
         shape = "ends with the version path, as the OpenAI SDK takes it (https://host/v1)"
     else:
         shape = "is the server root, without /v1"
     return (
-        f"check base_url ({u.base_url}): for a {u.kind} upstream it {shape}; a server "
+        f"check base_url ({u.base_url}): for a {u.protocol} upstream it {shape}; a server "
         "without a model listing needs models = [...] in the config"
     )
 

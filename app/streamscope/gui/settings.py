@@ -45,7 +45,7 @@ from streamscope.config import (
     ConfigError,
     Strategy,
     UpstreamConfig,
-    UpstreamKind,
+    UpstreamProtocol,
     describe_errors,
     generate_local_key,
 )
@@ -53,7 +53,7 @@ from streamscope.gui.accounts_table import AccountsTable, shown
 from streamscope.gui.proxy_control import ProxyControl
 
 KEY = Qt.ItemDataRole.UserRole  # where a local key's item keeps the real key
-KINDS: tuple[str, ...] = get_args(UpstreamKind)
+PROTOCOLS: tuple[str, ...] = get_args(UpstreamProtocol)
 MODES: tuple[str, ...] = get_args(UpstreamConfig.model_fields["mode"].annotation)
 STRATEGIES: tuple[str, ...] = get_args(Strategy)
 
@@ -159,8 +159,8 @@ class SettingsDialog(QDialog):
         left.addWidget(self.upstream_list)
         left.addLayout(list_row)
         self.name = QLineEdit()
-        self.kind = QComboBox()
-        self.kind.addItems(list(KINDS))
+        self.protocol = QComboBox()
+        self.protocol.addItems(list(PROTOCOLS))
         self.base_url = QLineEdit()
         self.base_url.setPlaceholderText("https://api.example.com/v1")
         self.mode = QComboBox()
@@ -178,7 +178,7 @@ class SettingsDialog(QDialog):
         form = QFormLayout(self.form)
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Name", self.name)
-        form.addRow("Kind", self.kind)
+        form.addRow("Protocol", self.protocol)
         form.addRow("Base URL", self.base_url)
         form.addRow("Mode", self.mode)
         form.addRow("", self.default)
@@ -252,7 +252,7 @@ class SettingsDialog(QDialog):
             return
         u = self._upstreams[row]
         self.name.setText(u["name"])
-        self.kind.setCurrentText(u["kind"])
+        self.protocol.setCurrentText(u["protocol"])
         self.base_url.setText(u["base_url"])
         self.mode.setCurrentText(u["mode"])
         self.default.setChecked(bool(u["default"]))
@@ -267,7 +267,7 @@ class SettingsDialog(QDialog):
         u = self._upstreams[self._current]
         u.update(
             name=self.name.text().strip(),
-            kind=self.kind.currentText(),
+            protocol=self.protocol.currentText(),
             base_url=self.base_url.text().strip(),
             mode=self.mode.currentText(),
             default=self.default.isChecked(),
@@ -285,8 +285,8 @@ class SettingsDialog(QDialog):
         taken = {u["name"] for u in self._upstreams}
         name = next(f"upstream{n}" for n in range(1, len(taken) + 2) if f"upstream{n}" not in taken)
         self._store_upstream()
-        fresh = UpstreamConfig(name=name, kind="demo").model_dump()
-        self._upstreams.append(_revealed({**fresh, "kind": "openai"}))
+        fresh = UpstreamConfig(name=name, protocol="demo").model_dump()
+        self._upstreams.append(_revealed({**fresh, "protocol": "openai-chat"}))
         self.upstream_list.addItem(name)
         self.upstream_list.setCurrentRow(len(self._upstreams) - 1)
         self.name.setFocus()

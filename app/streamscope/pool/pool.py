@@ -153,7 +153,7 @@ class AccountPool:
             upstreams.append(
                 {
                     "name": up.config.name,
-                    "kind": up.config.kind,
+                    "protocol": up.config.protocol,
                     "strategy": up.config.strategy,
                     "max_retries": up.config.max_retries,
                     "accounts": accounts,

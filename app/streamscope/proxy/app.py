@@ -40,32 +40,28 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome, short_detail
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
-from streamscope.codecs import get_codec
+from streamscope.codecs import Codec, get_codec
 from streamscope.config import AccountConfig, Config
-from streamscope.demo.upstream import DemoUpstream
 from streamscope.model import errors
 from streamscope.model.errors import ProxyError
 from streamscope.model.request import RequestError
-from streamscope.net.clients import upstream_http, upstream_wire
-from streamscope.net.http1 import Http1Client
 from streamscope.pool.pool import AccountPool
 from streamscope.proxy.admin import handle_admin
 from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_json
 from streamscope.proxy.attempts import Attempts
 from streamscope.proxy.core import Core
 from streamscope.proxy.exchange import handle_exchange
-from streamscope.proxy.paths import ENDPOINTS, MODELS, endpoint, miss
+from streamscope.proxy.paths import MODELS, endpoint, endpoint_codec, miss
 from streamscope.proxy.plan import make_plan
 from streamscope.proxy.refusals import Reason, RefusalLog
 from streamscope.proxy.relay import Exchange, until_disconnect
 from streamscope.proxy.routing import ModelCatalog, Router
-from streamscope.proxy.upstream import HttpUpstream, Upstream
+from streamscope.proxy.upstream import Upstream
+from streamscope.proxy.upstreams import UpstreamClients, make_upstreams
 from streamscope.redact import RedactingFilter, Redactor
 from streamscope.wire import strictjson
 
@@ -90,14 +86,14 @@ CORS_METHODS = b"GET, POST, OPTIONS"
 
 class Refused(ProxyError):
     """A request turned away before it became a flow (:mod:`~streamscope.proxy.refusals`):
-    answered in ``protocol``'s envelope and counted under ``reason``."""
+    answered in ``codec``'s envelope and counted under ``reason``."""
 
-    def __init__(self, reason: Reason, protocol: str, error: ProxyError) -> None:
+    def __init__(self, reason: Reason, codec: Codec, error: ProxyError) -> None:
         super().__init__(error.status, str(error), error.error.error_type, error.error.code)
         self.error = error.error
         self.headers = error.headers
         self.reason = reason
-        self.protocol = protocol
+        self.codec = codec
 
 
 def _host_name(host: str) -> str:
@@ -123,9 +119,10 @@ class ProxyApp:
         keeps either in memory); both ignored when ``core`` is given."""
         self.core = core if core is not None else Core(config, state_path, capture_path)
         self.config = self.core.config
-        self.client: httpx.AsyncClient | None = None
-        self.wire: Http1Client | None = None  # reads upstream answers (the hot path)
-        self.upstreams = upstreams if upstreams is not None else self._build_upstreams()
+        self.clients = UpstreamClients(self.config.proxy)
+        self.upstreams = (
+            upstreams if upstreams is not None else make_upstreams(self.config, self.clients)
+        )
         self.router = Router(self.config, ModelCatalog(self.upstreams, self.pool.peek))
         self._log_filter = RedactingFilter(self.redactor)
         for name in LOGGERS:
@@ -154,26 +151,6 @@ class ProxyApp:
     def redactor(self) -> Redactor:
         return self.core.redactor
 
-    def _build_upstreams(self) -> dict[str, Upstream]:
-        out: dict[str, Upstream] = {}
-        for u in self.config.upstreams:
-            out[u.name] = (
-                DemoUpstream(u, keepalive_seconds=self.config.proxy.keepalive_seconds)
-                if u.kind == "demo"
-                else HttpUpstream(u, self._http(), self._wire())
-            )
-        return out
-
-    def _http(self) -> httpx.AsyncClient:
-        if self.client is None:
-            self.client = upstream_http(self.config.proxy)
-        return self.client
-
-    def _wire(self) -> Http1Client:
-        if self.wire is None:
-            self.wire = upstream_wire(self.config.proxy)
-        return self.wire
-
     async def start(self) -> None:
         await self.core.start(self._probe)
 
@@ -183,10 +160,7 @@ class ProxyApp:
             logging.getLogger(name).removeFilter(self._log_filter)
         for handler in self._filtered:
             handler.removeFilter(self._log_filter)
-        if self.client is not None:
-            await self.client.aclose()
-        if self.wire is not None:
-            await self.wire.aclose()
+        await self.clients.aclose()
 
     async def _probe(self, upstream: str, account: AccountConfig) -> bool:
         """A switched-off account answers a model listing: it is usable again."""
@@ -215,7 +189,7 @@ class ProxyApp:
                 (b"vary", b"origin"),
             ]
         path = endpoint(scope["path"])
-        protocol = ENDPOINTS.get(path or "", "openai-chat")
+        codec = endpoint_codec(path)  # where the request's protocol is first known
         red = self.redactor.same_length
 
         async def tracked(message: Any) -> None:
@@ -243,11 +217,11 @@ class ProxyApp:
             # Not a flow: the recorder (if the request got that far) is dropped unsent.
             self._drop_recorder(exchange)
             self._refused(scope, exc)
-            await send_json(tracked, exc.status, get_codec(exc.protocol).encode_error(exc.error))
+            await send_json(tracked, exc.status, exc.codec.encode_error(exc.error))
             exchange.refused = exc.reason
         except ProxyError as exc:
             if not started:
-                body = get_codec(protocol).encode_error(exc.error)
+                body = codec.encode_error(exc.error)
                 await send_json(tracked, exc.status, body, exc.headers)
             if exchange.outcome is None:
                 code = exc.error.code or exc.error.error_type
@@ -263,7 +237,7 @@ class ProxyApp:
             exchange.outcome_detail = "internal proxy error (see the proxy log)"
             if not started:
                 err = ProxyError(500, "internal proxy error (see the proxy log)", "api_error")
-                await send_json(tracked, 500, get_codec(protocol).encode_error(err.error))
+                await send_json(tracked, 500, codec.encode_error(err.error))
             else:
                 await tracked({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
@@ -318,10 +292,10 @@ class ProxyApp:
 
     # -- request checks -------------------------------------------------------------------
 
-    def _check_host(self, scope: Scope, protocol: str) -> None:
+    def _check_host(self, scope: Scope, codec: Codec) -> None:
         host = header(scope, b"host")
         if host is None:
-            raise Refused("host", protocol, errors.forbidden("requests need a Host header"))
+            raise Refused("host", codec, errors.forbidden("requests need a Host header"))
         name = _host_name(host).lower()
         allowed = self._allowed_hosts
         if name in LOOPBACK or name.endswith(".localhost") or name in allowed or "*" in allowed:
@@ -329,13 +303,13 @@ class ProxyApp:
         # A web page on a rebinding domain reaches 127.0.0.1 with its own Host.
         raise Refused(
             "host",
-            protocol,
+            codec,
             errors.forbidden(
                 f"Host {name!r} is not a loopback name; add it to [proxy] allowed_hosts to allow it"
             ),
         )
 
-    def _check_key(self, scope: Scope, protocol: str, admin: bool = False) -> None:
+    def _check_key(self, scope: Scope, codec: Codec, admin: bool = False) -> None:
         """The key a request sent: one of ``[proxy] admin_keys`` on /admin when any is
         set, else one of the local keys (``api_keys``)."""
         given = _sent_key(scope)
@@ -344,7 +318,7 @@ class ProxyApp:
             which = "[proxy] admin_keys" if only_admin else "the proxy's local keys"
             raise Refused(
                 "no-key",
-                protocol,
+                codec,
                 errors.unauthorized(
                     f"no API key: send one of {which} as "
                     "'Authorization: Bearer <key>', 'x-api-key: <key>' or 'api-key: <key>'"
@@ -356,13 +330,13 @@ class ProxyApp:
                 return
             if any(hmac.compare_digest(key, k) for k in self._keys):
                 message = "this key is a client key; /admin needs one of [proxy] admin_keys"
-                raise Refused("client-key", protocol, errors.forbidden(message))
+                raise Refused("client-key", codec, errors.forbidden(message))
             message = "this API key is not one of the proxy's [proxy] admin_keys"
-            raise Refused("wrong-key", protocol, errors.unauthorized(message))
+            raise Refused("wrong-key", codec, errors.unauthorized(message))
         if not any(hmac.compare_digest(key, k) for k in self._keys):
             raise Refused(
                 "wrong-key",
-                protocol,
+                codec,
                 errors.unauthorized(
                     "this API key is not one of the proxy's local keys "
                     "(an upstream's key belongs in the config's accounts, not in the client)"
@@ -384,38 +358,39 @@ class ProxyApp:
     async def _dispatch(self, scope: Scope, receive: Receive, send: Send, ex: Exchange) -> None:
         method, raw_path = scope["method"], scope["path"]
         path = endpoint(raw_path)
-        protocol = ENDPOINTS.get(path or "", "openai-chat")
-        self._check_host(scope, protocol)
+        codec = endpoint_codec(path)
+        self._check_host(scope, codec)
         admin = _is_admin(raw_path)
         if admin and _from_browser(scope):  # a web page (or its preflight): never /admin
             message = "/admin answers no browser request (this one came from a web page)"
-            raise Refused("admin-origin", protocol, errors.forbidden(message))
+            raise Refused("admin-origin", codec, errors.forbidden(message))
         if method == "OPTIONS" and header(scope, b"origin") is not None:
             await self._preflight(scope, send)  # preflights carry no credentials (SOP)
             return
-        self._check_key(scope, protocol, admin)
+        self._check_key(scope, codec, admin)
         if admin:
             await handle_admin(self.pool, self.flows, self.refusals, scope, receive, send)
             return
         if path is None:
             wrong = miss(method, raw_path)
-            raise Refused("unknown-path", wrong.protocol, errors.not_found(wrong.message))
+            raise Refused(
+                "unknown-path", get_codec(wrong.protocol), errors.not_found(wrong.message)
+            )
         if path == MODELS:
             if method != "GET":
-                raise Refused("method", protocol, _not_allowed(method, raw_path, "GET"))
+                raise Refused("method", codec, _not_allowed(method, raw_path, "GET"))
             await self._models(scope, send)
             return
         if method != "POST":
-            raise Refused("method", protocol, _not_allowed(method, raw_path, "POST"))
-        codec = get_codec(protocol)  # where the request's protocol is first known
-        self._open_recorder(ex, protocol)
+            raise Refused("method", codec, _not_allowed(method, raw_path, "POST"))
+        self._open_recorder(ex, codec.name)
         limit = self.config.proxy.max_body_bytes
         raw = await read_body(receive, limit, header(scope, b"content-length"))
         try:
             body = strictjson.loads(raw)  # also: lone surrogates, nesting too deep
         except ValueError as exc:
             error = errors.bad_request(f"the request body is not valid JSON ({exc})")
-            raise Refused("not-json", protocol, error) from None
+            raise Refused("not-json", codec, error) from None
         if ex.recorder is not None:  # raw header pairs: decoded by the writer
             ex.recorder.request(
                 method, raw_path, scope["headers"], raw, scope.get("query_string", b"")

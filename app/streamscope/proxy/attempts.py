@@ -39,7 +39,7 @@ from typing import Any
 
 import httpx
 
-from streamscope.codecs import get_codec
+from streamscope.codecs import Codec
 from streamscope.config import AccountConfig
 from streamscope.model.errors import (
     ProxyError,
@@ -87,7 +87,7 @@ class Attempts:
         stack: AsyncExitStack,
         body: JSON,
         *,
-        protocol: str,
+        codec: Codec,
         stream: bool,
         forward: dict[str, str],
         buffered: bool = False,
@@ -113,7 +113,7 @@ class Attempts:
         timer = early.arm() if early is not None else None
         try:
             return await self._open(
-                stack, body, protocol, stream, forward, buffered, read_limit, early, deadline
+                stack, body, codec, stream, forward, buffered, read_limit, early, deadline
             )
         finally:
             if early is not None and timer is not None:
@@ -123,7 +123,7 @@ class Attempts:
         self,
         stack: AsyncExitStack,
         body: JSON,
-        protocol: str,
+        codec: Codec,
         stream: bool,
         forward: dict[str, str],
         buffered: bool,
@@ -146,7 +146,7 @@ class Attempts:
             self.exchange.account = account.name if account is not None else None
             rec = self.exchange.recorder
             if rec is not None:
-                rec.upstream_attempt(protocol)
+                rec.upstream_attempt(codec.name)
             attempt_stack = AsyncExitStack()
             try:
                 async with _within(deadline, self._budget):
@@ -156,7 +156,7 @@ class Attempts:
                             stream=stream,
                             account=account,
                             forward=forward,
-                            protocol=protocol,
+                            codec=codec,
                             sent=rec.upstream_sent if rec is not None else None,
                         )
                     )
@@ -171,7 +171,7 @@ class Attempts:
                         self.pool.rules, response.status, raw, response.headers, self.pool.clock()
                     )
                     masked = self.redactor.data(raw)  # before anything cuts it
-                    message = get_codec(protocol).decode_error_body(masked).message
+                    message = codec.decode_error_body(masked).message
                     self._fail(account, verdict, response.status, message)
                     if verdict.action == "return" or not pooled:
                         raise UpstreamRejected(response, masked)

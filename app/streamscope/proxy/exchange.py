@@ -100,8 +100,7 @@ async def _stream_error(
         timeout = (error.code or error.error_type) == "upstream_timeout"
         outcome = Outcome.PROXY_TIMEOUT if timeout else Outcome.ERROR_ANSWER
         detail = f"{exc.status} {error.code or error.error_type}: {error.message}"
-    client = plan.client.name
-    pipeline = StreamPipeline(client, client, passthrough=False, options=plan.options)
+    pipeline = StreamPipeline(plan.client, plan.client, options=plan.options)
     body = b"".join(pipeline.fail(error))
     exchange.outcome, exchange.outcome_detail = outcome, detail
     await send({"type": "http.response.body", "body": body, "more_body": True})
@@ -135,7 +134,7 @@ async def _exchange(
             response = await attempts.open(
                 stack,
                 plan.body,
-                protocol=plan.upstream.name,
+                codec=plan.upstream,
                 stream=plan.stream,
                 forward=plan.forward,
                 buffered=plan.passthrough and not plan.stream,
@@ -159,8 +158,8 @@ async def _exchange(
             else:
                 relay = StreamRelay(
                     StreamPipeline(
-                        plan.upstream.name,
-                        plan.client.name,
+                        plan.upstream,
+                        plan.client,
                         passthrough=plan.passthrough,
                         options=plan.options,
                     ),

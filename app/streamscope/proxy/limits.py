@@ -34,10 +34,9 @@ from typing import Any
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from streamscope.codecs import get_codec
 from streamscope.model.errors import ProxyError
 from streamscope.proxy.asgi import Receive, Scope, Send, send_json
-from streamscope.proxy.paths import ENDPOINTS, endpoint
+from streamscope.proxy.paths import endpoint, endpoint_codec
 
 log = logging.getLogger("streamscope.proxy")
 
@@ -58,9 +57,9 @@ class Limits:
 
 
 def _envelope(path: str, status: int, message: str, kind: str) -> bytes:
-    protocol = ENDPOINTS.get(endpoint(path) or "", "openai-chat")
     error = ProxyError(status, message, kind).error
-    return json.dumps(get_codec(protocol).encode_error(error), separators=(",", ":")).encode()
+    codec = endpoint_codec(endpoint(path))
+    return json.dumps(codec.encode_error(error), separators=(",", ":")).encode()
 
 
 async def _overloaded(scope: Scope, receive: Receive, send: Send) -> None:

@@ -14,10 +14,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from streamscope.codecs import PROTOCOLS, get_codec
+from streamscope.codecs import Codec, all_codecs, get_codec
 
-ENDPOINTS: dict[str, str] = {get_codec(name).path: name for name in PROTOCOLS}
+_CODECS: dict[str, Codec] = {codec.path: codec for codec in all_codecs()}
+ENDPOINTS: dict[str, str] = {path: codec.name for path, codec in _CODECS.items()}
 """Each POST endpoint's canonical path (its codec's) and the protocol it speaks."""
+_DEFAULT = get_codec("openai-chat")
+
+
+def endpoint_codec(path: str | None) -> Codec:
+    """The codec of the endpoint at a canonical path (:func:`endpoint`); OpenAI Chat's
+    for any other (the models list, no endpoint): whose envelope an error there uses."""
+    return _CODECS.get(path or "", _DEFAULT)
+
 
 MODELS = "/v1/models"
 
@@ -116,4 +125,4 @@ def miss(method: str, path: str) -> Miss:
     return Miss(protocol, f"{head}; did you mean {verb} {meant}? {why}", meant)
 
 
-__all__ = ["ENDPOINTS", "MODELS", "Miss", "endpoint", "miss", "normalize"]
+__all__ = ["ENDPOINTS", "MODELS", "Miss", "endpoint", "endpoint_codec", "miss", "normalize"]

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from streamscope.codecs import get_codec
+from streamscope.codecs import Codec, get_codec
 from streamscope.config import AccountConfig, UpstreamConfig
 from streamscope.model.errors import bad_gateway, gateway_timeout, unreachable
 from streamscope.net.http1 import Http1Client, Http1Response
@@ -95,11 +95,12 @@ class Upstream(Protocol):
         stream: bool,
         account: AccountConfig | None,
         forward: dict[str, str],
-        protocol: str | None = None,
+        codec: Codec | None = None,
         sent: RequestSent | None = None,
     ) -> AbstractAsyncContextManager[UpstreamResponse]:
-        """The upstream's answer to ``body`` (``sent``: told the request as it goes out
-        on the wire; the demo tells the request it was given)."""
+        """The upstream's answer to ``body``. ``codec``: the protocol to answer in (the
+        demo answers in any; an HTTP upstream speaks its own). ``sent``: told the request
+        as it goes out on the wire (the demo tells the request it was given)."""
         ...
 
     async def list_models(self, account: AccountConfig | None) -> list[str]: ...
@@ -231,7 +232,7 @@ class HttpUpstream:
         return self.config.base_url + self.codec.models_path
 
     def protocol_for(self, client_protocol: str, model: str) -> str:
-        return self.config.protocol  # an HTTP upstream speaks its kind's protocol
+        return self.config.protocol  # an HTTP upstream speaks its own
 
     def _headers(
         self, *, stream: bool, account: AccountConfig | None, forward: dict[str, str]
@@ -254,7 +255,7 @@ class HttpUpstream:
         stream: bool,
         account: AccountConfig | None,
         forward: dict[str, str],
-        protocol: str | None = None,
+        codec: Codec | None = None,
         sent: RequestSent | None = None,
     ) -> AsyncIterator[_HttpResponse]:
         headers = self._headers(stream=stream, account=account, forward=forward)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from streamscope.codecs import EncodeOptions
+from streamscope.codecs import EncodeOptions, get_codec
 from streamscope.translation.pipeline import StreamPipeline
 from streamscope.wire.frame import Frame
 
@@ -19,7 +19,9 @@ def translate_frames(
 ) -> tuple[list[bytes], StreamPipeline]:
     """The target stream's frames for a recorded source stream, and the pipeline (its
     findings and assembled response). A recording that stops early is closed cleanly."""
-    pipeline = StreamPipeline(source, target, options=options, on_incomplete="close")
+    pipeline = StreamPipeline(
+        get_codec(source), get_codec(target), options=options, on_incomplete="close"
+    )
     out: list[bytes] = []
     for frame in frames:
         out += pipeline.feed(frame)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from streamscope.codecs import EncodeOptions, StreamEncoder, get_codec
+from streamscope.codecs import Codec, EncodeOptions, StreamEncoder
 from streamscope.findings import Finding
 from streamscope.model.assemble import Assembler, merge_usage
 from streamscope.model.events import Error, Event, Usage
@@ -34,23 +34,23 @@ USAGE_TAIL = 4  # frames at a passthrough stream's end that may carry its usage
 class StreamPipeline:
     def __init__(
         self,
-        source: str,
-        target: str,
+        source: Codec,
+        target: Codec,
         *,
         passthrough: bool = False,
         options: EncodeOptions | None = None,
         on_incomplete: Literal["error", "close"] = "error",
     ) -> None:
-        if passthrough and source != target:
+        if passthrough and source.name != target.name:
             raise ValueError("passthrough needs the same protocol on both sides")
         self.source, self.target = source, target
         self.passthrough = passthrough
         self.on_incomplete = on_incomplete
         self.options = options or EncodeOptions()
-        self.decoder = get_codec(source).stream_decoder()
+        self.decoder = source.stream_decoder()
         self._assembler = Assembler()
         self._encoder: StreamEncoder | None = (
-            None if passthrough else get_codec(target).stream_encoder(self.options)
+            None if passthrough else target.stream_encoder(self.options)
         )
         self._events: list[Event] = []  # passthrough only: to close a broken stream
         self._backlog: list[Frame] = []  # passthrough only: forwarded, not decoded yet
@@ -117,7 +117,7 @@ class StreamPipeline:
         if incomplete and self.on_incomplete == "error":
             return self.fail(
                 Error(
-                    f"the upstream ({self.source}) stream ended before it was complete",
+                    f"the upstream ({self.source.name}) stream ended before it was complete",
                     "api_error",
                     "upstream_incomplete",
                 )
@@ -147,7 +147,7 @@ class StreamPipeline:
         forwarded frames are read, by a throwaway decoder."""
         usage = self._assembler.response.usage
         if self._backlog:
-            tail = get_codec(self.source).stream_decoder()
+            tail = self.source.stream_decoder()
             for frame in self._backlog[-USAGE_TAIL:]:
                 for ev in tail.decode(frame):
                     if isinstance(ev, Usage):
@@ -172,7 +172,7 @@ class StreamPipeline:
         if self._prior_error is not None:
             return self._prior_error
         if self._backlog:
-            tail = get_codec(self.source).stream_decoder()
+            tail = self.source.stream_decoder()
             for frame in self._backlog[-USAGE_TAIL:]:
                 for ev in tail.decode(frame):
                     if isinstance(ev, Error):
@@ -195,7 +195,7 @@ class StreamPipeline:
         """Passthrough: an encoder brought to the state of what was forwarded (its output
         discarded), so frames it adds fit the stream (Responses numbers its events, LM
         Studio's chat.end sums up the output)."""
-        encoder = get_codec(self.target).stream_encoder(self.options)
+        encoder = self.target.stream_encoder(self.options)
         for ev in self._events:
             if not isinstance(ev, Error):
                 encoder.encode(ev)
