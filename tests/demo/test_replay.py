@@ -199,7 +199,11 @@ async def test_json_body_replay_is_served_as_it_is(
     catalogue: ReplayCatalogue, stream: bool
 ) -> None:
     async with demo(catalogue).open(
-        {"model": "replay/body"}, stream=stream, account=None, forward={}, protocol="anthropic"
+        {"model": "replay/body"},
+        stream=stream,
+        account=None,
+        forward={},
+        codec=get_codec("anthropic"),
     ) as answer:
         data = await answer.read()
         batches = [b async for b in answer.batches()]
@@ -230,7 +234,7 @@ async def test_unreadable_replay_is_a_500_envelope(
 ) -> None:
     for stream in (True, False):
         async with demo(catalogue).open(
-            {"model": model}, stream=stream, account=None, forward={}, protocol=client
+            {"model": model}, stream=stream, account=None, forward={}, codec=get_codec(client)
         ) as answer:
             data = await answer.read()
         assert answer.status == 500 and answer.content_type == "application/json"

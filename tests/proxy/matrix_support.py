@@ -23,7 +23,7 @@ import anthropic
 import openai
 
 from streamscope.codecs import EncodeOptions, get_codec
-from streamscope.config import KIND_PROTOCOL
+from streamscope.config import OLD_KIND
 from streamscope.model.response import ReasoningOut, Response
 from streamscope.recording import read_recording
 from streamscope.translation.offline import translate_frames
@@ -64,7 +64,7 @@ class Case:
 
     @property
     def protocol(self) -> str:
-        return KIND_PROTOCOL[self.kind]
+        return OLD_KIND.get(self.kind, self.kind)  # the matrix names upstreams as 0.1 did
 
     @cached_property
     def chunks(self) -> list[bytes]:

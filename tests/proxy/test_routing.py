@@ -550,9 +550,9 @@ BAD_CONFIGS = {
         UPSTREAM_A + '[[upstreams.accounts]]\nkey = "k"\n',
         ["upstreams[0].accounts[0].key"],
     ),
-    "bad-kind": (
-        '[[upstreams]]\nname = "g"\nkind = "gemini"\nbase_url = "http://x"\n',
-        ["upstreams[0].kind"],
+    "bad-protocol": (
+        '[[upstreams]]\nname = "g"\nprotocol = "gemini"\nbase_url = "http://x"\n',
+        ["upstreams[0].protocol"],
     ),
     "bad-port": ('[proxy]\nport = "eighty"\n', ["proxy.port"]),
     "not-toml": ("[proxy\n", ["TOML"]),

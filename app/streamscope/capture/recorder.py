@@ -96,6 +96,12 @@ def mask_flow(raw: RawFlow, redactor: Redactor) -> None:
 
 
 class FlowRecorder:
+    """One flow's capture while the proxy serves it (see the module docstring): the
+    exchange carries it and calls a method at each moment (request, attempt, request sent,
+    upstream answer, each batch relayed, each client send, done); the store's writer thread
+    turns it into a :class:`~streamscope.capture.raw.RawFlow` with :meth:`build`. The hot
+    path only appends references; :meth:`check` bounds the memory it holds."""
+
     def __init__(self, flow_id: str, client_protocol: str, max_bytes: int) -> None:
         self.flow_id = flow_id
         self.client_protocol = client_protocol

@@ -78,6 +78,11 @@ Listener = Callable[[FlowEvent], None]
 
 
 class FlowStore:
+    """Captured flows in SQLite (see the module docstring). The proxy's event loop only
+    calls :meth:`submit` (a queue put); a writer thread builds, masks and stores the flows
+    and tells listeners (:meth:`subscribe`); readers (:meth:`summaries`, :meth:`get`, the
+    exports) may call from any thread, under one lock."""
+
     def __init__(
         self,
         path: Path | None,

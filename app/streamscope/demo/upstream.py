@@ -144,7 +144,7 @@ def _timed_frames(
 
 
 class DemoUpstream:
-    """The ``demo`` kind of upstream: no network, no key."""
+    """The upstream of ``protocol = "demo"``: no network, no key."""
 
     # Its model list is the scenarios and a look at the replay folders: the proxy asks
     # for it each time rather than caching it, so new recordings are listed at once.

@@ -241,6 +241,11 @@ class Http1Response:
 
 
 class Http1Client:
+    """The HTTP/1.1 client for upstream answers (see the module docstring): one pool of
+    kept-alive connections per origin, a request written in one piece, each socket read
+    parsed by httptools and handed on with its arrival time. It never sends a request
+    twice. Raises httpx's exception classes. Used on one event loop."""
+
     def __init__(
         self,
         *,

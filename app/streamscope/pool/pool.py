@@ -69,6 +69,12 @@ class _Upstream:
 
 
 class AccountPool:
+    """Every upstream's accounts and their state (see the module docstring). The proxy's
+    account loop asks it for an account (:meth:`select`) and tells it how each attempt
+    ended; its rules turn an answer into an action (use, next, disable, return) and a
+    cooldown. Owned by the proxy's core; the window follows it through :meth:`subscribe`.
+    Runs on the proxy's loop only."""
+
     def __init__(
         self,
         config: Config,

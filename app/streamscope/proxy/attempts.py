@@ -71,6 +71,11 @@ class UpstreamRejected(Exception):
 
 
 class Attempts:
+    """The account loop of one request (see the module docstring): tries the upstream
+    with one account after another, as the pool picks them and its rules decide, until an
+    answer is accepted (:meth:`open`), the rules return the error to the client, or the
+    first-byte budget is spent. Tells the pool and the flow's recorder about each attempt."""
+
     def __init__(
         self, pool: AccountPool, upstream: Upstream, exchange: Exchange, redactor: Redactor
     ) -> None:

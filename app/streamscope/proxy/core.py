@@ -25,6 +25,12 @@ Probe = Callable[[str, AccountConfig], Awaitable[bool]]
 
 
 class Core:
+    """The stores one proxy runs on: the account pool, the flow store (None with capture
+    off), the refusal log, the redactor they all mask with, and the count of requests in
+    flight (the capture writes in the lulls). Made once per config; the proxy app serves
+    with it, the window shows it. :meth:`start` opens the pool (its state file, its probe),
+    :meth:`aclose` writes what is pending and closes both stores."""
+
     def __init__(
         self, config: Config, state_path: Path | None = None, capture_path: Path | None = None
     ) -> None:

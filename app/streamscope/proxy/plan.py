@@ -32,6 +32,10 @@ JSON = dict[str, Any]
 
 @dataclass(frozen=True, slots=True)
 class Plan:
+    """What one request will do, decided before anything is sent (:func:`make_plan`): the
+    codecs of both sides, the mode, the upstream's body and headers, how the client's
+    answer is encoded, and the request's limits. Immutable; the exchange runs it."""
+
     client: Codec  # the protocol the client speaks
     upstream: Codec  # the protocol the upstream is asked in
     passthrough: bool

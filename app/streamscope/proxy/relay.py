@@ -59,7 +59,11 @@ End = Literal["ended", "eof", "broken", "idle"]  # how the pump stopped
 
 @dataclass(slots=True)
 class Exchange:
-    """What the request log line says about one request (never a key)."""
+    """One request as the proxy serves it: what its log line says (never a key), what
+    its flow's info is made of when it ends (model, route, account, attempts, outcome,
+    time to first token, tokens), and the capture recorder it carries (None with
+    capture off). Made by the app per request; the exchange, the account loop and the
+    relay fill it in."""
 
     request_id: str
     method: str
@@ -103,6 +107,12 @@ class Exchange:
 
 
 class StreamRelay:
+    """Moves one upstream stream to one client: reads the upstream's batches of frames,
+    feeds them through the pipeline, writes each batch's bytes in one send, and keeps the
+    client's stream alive (keepalive comments while the upstream is silent, an error frame
+    when it stays silent past the idle timeout or breaks). Hands capture each batch with
+    the bytes it became. One per streamed answer, on the proxy's loop."""
+
     def __init__(
         self,
         pipeline: StreamPipeline,

@@ -87,6 +87,10 @@ class ModelCatalog:
 
 
 class Router:
+    """Which upstream and model a requested model name means (see the module docstring):
+    an alias, ``upstream/model``, the first upstream that lists it, the default upstream,
+    else 404. One per proxy app; :meth:`resolve` per request."""
+
     def __init__(self, config: Config, catalog: ModelCatalog) -> None:
         self.config = config
         self.catalog = catalog

@@ -82,6 +82,11 @@ class UpstreamResponse(Protocol):
 
 
 class Upstream(Protocol):
+    """What the account loop needs of an upstream: the protocol to ask it in for a client,
+    one answer per attempt (:meth:`open`, with the account to use) and its model list. Two
+    kinds: :class:`HttpUpstream` (a service over HTTP) and the demo backend
+    (``demo.upstream.DemoUpstream``), both made by ``proxy.upstreams.make_upstreams``."""
+
     config: UpstreamConfig
 
     def protocol_for(self, client_protocol: str, model: str) -> str:
@@ -211,7 +216,7 @@ def _key(account: AccountConfig | None) -> str:
 
 
 class HttpUpstream:
-    """An upstream reached over HTTP (every kind but ``demo``). Its answers are read by
+    """An upstream reached over HTTP (every protocol but ``demo``). Its answers are read by
     ``wire`` (:class:`~streamscope.net.http1.Http1Client`, the hot path); model listings
     go through ``client`` (httpx)."""
 

@@ -32,6 +32,11 @@ USAGE_TAIL = 4  # frames at a passthrough stream's end that may carry its usage
 
 
 class StreamPipeline:
+    """One stream, translated frame by frame (see the module docstring): ``feed`` an
+    upstream frame, get the client's bytes; ``finish`` when the upstream ends, ``fail``
+    when it breaks. ``source`` and ``target`` are the two sides' codecs (the same one in
+    passthrough). No I/O: the proxy's relay drives it, and ``translate`` over a recording."""
+
     def __init__(
         self,
         source: Codec,
