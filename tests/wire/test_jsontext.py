@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamscope.wire.jsontext import dumps, loads, may_hold_a_long_integer
+from streamscope.wire.jsontext import dumps, loads, loads_frame, may_hold_a_long_integer
+from tests.support import fixture_files, load
 
 # JSON values without floats (whose exponent orjson spells 1e-7, json 1e-07) and without
 # lone surrogates (which no UTF-8 text can hold).
@@ -72,3 +73,24 @@ def test_long_digit_runs_that_are_no_integers_read_the_same() -> None:
     assert may_hold_a_long_integer(text)
     assert loads(text) == json.loads(text)
     assert not may_hold_a_long_integer('{"created":1700000000,"id":"chatcmpl-123456789012345678"}')
+
+
+def test_every_recorded_frame_reads_as_the_standard_library_reads_it() -> None:
+    # loads_frame skips the look for integers beyond 64 bits: no recorded stream has one
+    # where a number is (their long digit runs are in strings), so nothing reads otherwise.
+    frames = [f.data for path in fixture_files() for f in load(path).frames if f.data]
+    assert len(frames) > 3000
+    for data in frames:
+        try:
+            expected = json.loads(data)
+        except ValueError:
+            with pytest.raises(ValueError):
+                loads_frame(data)
+            continue
+        assert loads_frame(data) == expected
+
+
+def test_a_frame_reads_floats_where_orjson_does_and_loads_does_not() -> None:
+    # The trade loads_frame makes, said by a test: a frame's integer beyond 64 bits.
+    text = '{"n":123456789012345678901234567890}'
+    assert type(loads(text)["n"]) is int and type(loads_frame(text)["n"]) is float

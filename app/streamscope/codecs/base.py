@@ -25,7 +25,7 @@ from streamscope.model.events import JSON, Error, Event
 from streamscope.model.request import Request
 from streamscope.model.response import Response
 from streamscope.wire.frame import Frame
-from streamscope.wire.jsontext import loads
+from streamscope.wire.jsontext import loads_frame
 
 
 @dataclass(slots=True)
@@ -78,7 +78,7 @@ class StreamDecoder(FindingLog, ABC):
     def parse_json(self, frame: Frame) -> Any:
         """The frame's data as JSON, or None with an error finding."""
         try:
-            return loads(frame.data or "")
+            return loads_frame(frame.data or "")
         except ValueError as exc:
             self.note("invalid-json", "error", f"data is not valid JSON ({exc})")
             return None
