@@ -10,7 +10,6 @@ import math
 import httpx
 
 from streamscope.client.compose import Composition, Params, body
-from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, UpstreamConfig
 from streamscope.doctor.check import Check, Status, count, one_line
 from streamscope.doctor.upstreams import Listing
@@ -83,7 +82,7 @@ async def _try_account(
             if answer.status < 400:
                 return Check(name, "ok", f"accepted: {model} answered (HTTP {answer.status})")
             verdict = classify(rules, answer.status, raw, answer.headers)
-            status, message = answer.status, get_codec(u.answers_in).decode_error_body(raw).message
+            status, message = answer.status, upstream.codec.decode_error_body(raw).message
     except UpstreamUnreachable as exc:
         verdict = classify(rules, NETWORK_STATUS)
         status, message = NETWORK_STATUS, exc.error.message

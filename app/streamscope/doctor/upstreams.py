@@ -9,7 +9,6 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from streamscope.codecs import get_codec
 from streamscope.config import AccountConfig, UpstreamConfig, mask
 from streamscope.doctor.check import Check, count, one_line
 from streamscope.net.http1 import Http1Client
@@ -46,7 +45,7 @@ async def check_upstream(
     seen = f"GET {url} with {sent} -> {status}"
     if 200 <= status < 300:
         try:
-            ids = get_codec(u.answers_in).model_ids(answer.json())
+            ids = upstream.codec.model_ids(answer.json())
         except ValueError:
             return Listing(Check(name, "warn", f"{seen}, not JSON", _base_url_hint(u)))
         return Listing(Check(name, "ok", f"reachable: {seen}: {count(len(ids), 'model')}"), ids)
@@ -57,7 +56,7 @@ async def check_upstream(
             else f"this upstream wants a key: give {u.name} an account ([[upstreams.accounts]])"
         )
         return Listing(Check(name, "fail", f"reachable, but the key was rejected: {seen}", fix))
-    message = one_line(get_codec(u.answers_in).decode_error_body(answer.content).message)
+    message = one_line(upstream.codec.decode_error_body(answer.content).message)
     detail = f"reachable, but {seen}" + (f": {message}" if message else "")
     fix = _base_url_hint(u) if status == 404 else "see the upstream's message; retry later"
     return Listing(Check(name, "warn", detail, fix))

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from streamscope.codecs import PROTOCOLS, get_codec
+from streamscope.codecs import all_codecs
 from streamscope.gui.widgets import elide_combo
 
 DEMO_MODELS = ["demo-chat", "demo-tools", "demo-reasoning", "demo-long"]
@@ -64,11 +64,11 @@ class RequestForm(QWidget):
 
     def _add_protocol_and_model_rows(self, form: QFormLayout) -> None:
         self.protocol = QComboBox()
-        for protocol in PROTOCOLS:
-            self.protocol.addItem(protocol)
+        for codec in all_codecs():
+            self.protocol.addItem(codec.name)
             self.protocol.setItemData(
                 self.protocol.count() - 1,
-                f"{get_codec(protocol).title} ({get_codec(protocol).path})",
+                f"{codec.title} ({codec.path})",
                 Qt.ItemDataRole.ToolTipRole,
             )
         self.model = QComboBox()

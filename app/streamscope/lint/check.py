@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from streamscope.codecs import PROTOCOLS, get_codec
+from streamscope.codecs import PROTOCOLS, all_codecs
 from streamscope.codecs.frames import Decoded, decode_frames
 from streamscope.findings import Finding
 from streamscope.lint import (
@@ -173,7 +173,7 @@ def _lint_body(body: bytes, protocol: str | None, content_type: str | None) -> L
     except ValueError:
         parsed = None
     if protocol is None:
-        protocol = next((p for p in PROTOCOLS if get_codec(p).is_response(parsed)), None)
+        protocol = next((c.name for c in all_codecs() if c.is_response(parsed)), None)
     if parsed is None:
         what = "a body that is not JSON"
     elif isinstance(parsed, dict) and "error" in parsed:
