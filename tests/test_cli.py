@@ -105,3 +105,13 @@ def test_a_port_outside_0_to_65535_is_a_usage_error(
         main(argv)
     assert exited.value.code == 2
     assert "--port" in capsys.readouterr().err
+
+
+def test_serve_refuses_an_address_others_reach_without_its_guards(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[proxy]\napi_keys = ["sk-local-abcdefghijklmnop1234"]\n')
+    proc = cli("serve", "--config", str(config), "--host", "0.0.0.0", "--port", "0")
+    assert proc.returncode == 2, proc.stderr
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1 and "host = '0.0.0.0' is reachable from other machines" in err
+    assert "[proxy] admin_keys and [proxy] allowed_hosts" in err

@@ -38,4 +38,21 @@ def test_config_warnings_name_what_validation_lets_through() -> None:
     assert "account paid/blank has an empty api_key" in details
     assert not any("local" in d for d in details if d.startswith("upstream"))  # no key needed
     assert "alias fast points at alias quick, and aliases are resolved only once" in details
-    assert "the proxy listens on 0.0.0.0: other machines can reach it" in details
+    # Without admin_keys and allowed_hosts, serve refuses that address: a failure.
+    (exposed,) = [d for _, status, d in found if status == "fail"]
+    assert exposed.startswith("the proxy listens on 0.0.0.0: other machines can reach it;")
+    assert "[proxy] admin_keys and [proxy] allowed_hosts" in exposed
+
+
+def test_a_shared_proxy_with_its_guards_is_only_a_warning() -> None:
+    config = parse_config(
+        """
+        [proxy]
+        host = "0.0.0.0"
+        api_keys = ["sk-local-abcdefghijklmnop1234"]
+        admin_keys = ["sk-admin-abcdefghijklmnop1234"]
+        allowed_hosts = ["streamscope.team.internal"]
+        """
+    )
+    found = [(c.status, c.detail) for c in config_warnings(config) if c.name == "config"]
+    assert found == [("warn", "the proxy listens on 0.0.0.0: other machines can reach it")]

@@ -147,7 +147,13 @@ def _translate(args: argparse.Namespace) -> int:
 def _load(args: argparse.Namespace) -> tuple[Path, Config, str | None]:
     """The config file named by the options (with ``--host``/``--port`` applied), and
     the local key generated for it when it had none."""
-    from streamscope.config import ConfigError, default_config_path, keys_exposed, load_config
+    from streamscope.config import (
+        ConfigError,
+        default_config_path,
+        exposure_problem,
+        keys_exposed,
+        load_config,
+    )
     from streamscope.config.save import ensure_local_key
 
     path: Path = args.config or default_config_path()
@@ -159,6 +165,9 @@ def _load(args: argparse.Namespace) -> tuple[Path, Config, str | None]:
         config.proxy.host = args.host
     if args.port is not None:
         config.proxy.port = args.port
+    problem = exposure_problem(config.proxy)
+    if problem:
+        raise CliError(problem)
     try:
         new_key = ensure_local_key(config, path)
     except ConfigError as exc:

@@ -11,6 +11,7 @@ Secrets (local keys, account keys) are ``SecretStr``: they never show in a repr 
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 import string
@@ -337,6 +338,41 @@ _KEY_ALPHABET = string.ascii_letters + string.digits
 def generate_local_key() -> str:
     """``sk-local-`` and 32 random characters."""
     return "sk-local-" + "".join(secrets.choice(_KEY_ALPHABET) for _ in range(32))
+
+
+def is_loopback(host: str) -> bool:
+    """Only this machine can connect to ``host`` (``0.0.0.0`` and ``::`` are every
+    interface; a name other than localhost may resolve to anything)."""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def exposure_problem(proxy: ProxyConfig) -> str | None:
+    """Why the proxy must not listen where it is told to, else None: on an address other
+    machines reach, the admin API (flows hold every prompt; the pool can be switched
+    off) needs its own keys, and the Host guard the names clients will use."""
+    if is_loopback(proxy.host):
+        return None
+    missing = [
+        name
+        for name, given in (
+            ("admin_keys", proxy.admin_keys),
+            ("allowed_hosts", proxy.allowed_hosts),
+        )
+        if not given
+    ]
+    if not missing:
+        return None
+    return (
+        f"[proxy] host = {proxy.host!r} is reachable from other machines: set "
+        + " and ".join(f"[proxy] {m}" for m in missing)
+        + " first (admin_keys guard /admin, which shows every captured prompt; "
+        "allowed_hosts names the Host clients use); README, 'A shared proxy'"
+    )
 
 
 def keys_exposed(config: Config, path: Path) -> str | None:

@@ -11,6 +11,8 @@ from streamscope.config import (
     Config,
     ConfigError,
     UpstreamConfig,
+    exposure_problem,
+    is_loopback,
     keys_exposed,
     load_config,
     mask,
@@ -69,10 +71,14 @@ def config_warnings(config: Config) -> list[Check]:
                 out.append(Check("config", "warn", why, "set its api_key, or remove it"))
     out += _alias_warnings(config)
     host = config.proxy.host
-    if not _is_loopback(host):
+    if not is_loopback(host):
         why = f"the proxy listens on {host}: other machines can reach it"
         fix = 'set [proxy] host = "127.0.0.1" (or --host) unless you mean to share it'
-        out.append(Check("config", "warn", why, fix))
+        problem = exposure_problem(config.proxy)
+        if problem:  # serve refuses to start so
+            out.append(Check("config", "fail", f"{why}; {problem}", fix))
+        else:
+            out.append(Check("config", "warn", why, fix))
     return out
 
 
@@ -110,23 +116,13 @@ def _needs_key(u: UpstreamConfig) -> bool:
 
 def _is_local(host: str) -> bool:
     """This machine or the local network (a server there rarely wants a key)."""
-    if _is_loopback(host) or host.endswith(".local"):
+    if is_loopback(host) or host.endswith(".local"):
         return True
     try:
         address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return False
     return address.is_private and not address.is_unspecified
-
-
-def _is_loopback(host: str) -> bool:
-    """Only this machine can connect (0.0.0.0 and :: listen on every interface)."""
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 __all__ = ["check_config", "config_warnings"]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from streamscope.config import Config
+from streamscope.config import Config, ConfigError
 from streamscope.config.save import save_config
 from streamscope.proxy.app import ProxyApp
 from streamscope.proxy.core import Core
@@ -98,6 +98,10 @@ class ProxyControl(QObject):
             self.suggested_port = free_port(self.config.proxy.host, taken)
             free = f" ({self.suggested_port} is free)" if self.suggested_port else ""
             self.error = f"{exc.strerror}: choose another port{free}"
+            self.changed.emit(self.error)
+            return False
+        except ConfigError as exc:  # an address others reach, without its guards
+            self.error = str(exc)
             self.changed.emit(self.error)
             return False
         self.server, self.error, self.suggested_port = server, None, None

@@ -24,6 +24,9 @@ the local keys; never for a web page (the app refuses those first).
     GET  /admin/refusals?limit=100                 requests refused before they became
                                                    flows: counts by reason, the latest
     DELETE /admin/refusals                         reset those counts and the list
+    GET  /admin/events                             the live feed (SSE): flows added,
+                                                   updated, deleted; pool changes;
+                                                   resumes after Last-Event-ID (feed.py)
 
 Errors use the OpenAI envelope, like every endpoint that is not a client protocol's.
 """
@@ -44,9 +47,8 @@ from streamscope.capture.store import FlowStore
 from streamscope.codecs import PROTOCOLS
 from streamscope.model import errors
 from streamscope.model.errors import ProxyError
-from streamscope.pool.pool import AccountPool
 from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_bytes, send_json
-from streamscope.proxy.refusals import RefusalLog
+from streamscope.proxy.core import Core
 
 IMPORT_LIMIT = 256 * 1024 * 1024  # bytes of a file to import, at most
 MAX_SELECTION = 1000  # flows in one HAR export, at most
@@ -57,15 +59,13 @@ def _method(method: str, allowed: str, path: str) -> None:
         raise ProxyError(405, f"{method} is not allowed on {path}", "invalid_request_error")
 
 
-async def handle_admin(
-    pool: AccountPool,
-    flows: FlowStore | None,
-    refusals: RefusalLog,
-    scope: Scope,
-    receive: Receive,
-    send: Send,
-) -> None:
+async def handle_admin(core: Core, scope: Scope, receive: Receive, send: Send) -> None:
+    pool, flows, refusals = core.pool, core.flows, core.refusals
     method, path = scope["method"], scope["path"]
+    if path.rstrip("/") == "/admin/events":
+        _method(method, "GET", path)
+        await core.feed.stream(header(scope, b"last-event-id"), receive, send)
+        return
     if path.rstrip("/") == "/admin/refusals":
         if method == "DELETE":
             refusals.clear()

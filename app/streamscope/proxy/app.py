@@ -369,7 +369,7 @@ class ProxyApp:
             return
         self._check_key(scope, codec, admin)
         if admin:
-            await handle_admin(self.pool, self.flows, self.refusals, scope, receive, send)
+            await handle_admin(self.core, scope, receive, send)
             return
         if path is None:
             wrong = miss(method, raw_path)

@@ -17,6 +17,7 @@ from streamscope.capture.store import FlowStore
 from streamscope.config import AccountConfig, Config
 from streamscope.pool.pool import AccountPool
 from streamscope.pool.store import PoolStore
+from streamscope.proxy.feed import EventFeed
 from streamscope.proxy.refusals import RefusalLog
 from streamscope.redact import Redactor
 
@@ -58,13 +59,17 @@ class Core:
             else None
         )
         self.flow_limit = int(capture.max_flow_megabytes * MIB)  # one flow's bytes, at most
+        self.feed = EventFeed(self.pool, self.flows)  # /admin/events
 
     async def start(self, probe: Probe) -> None:
-        """The pool's timers and its probe of switched-off accounts."""
+        """The pool's timers and its probe of switched-off accounts; the live feed."""
         await self.pool.start(probe)
+        self.feed.start(asyncio.get_running_loop())
 
     async def aclose(self) -> None:
-        """The pool's state and what capture still holds, written; the files closed."""
+        """The live feed's streams ended; the pool's state and what capture still holds,
+        written; the files closed."""
+        self.feed.close()
         await self.pool.close()
         if self.flows is not None:
             await asyncio.to_thread(self.flows.close)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import uvicorn
 
-from streamscope.config import Config
+from streamscope.config import Config, ConfigError, exposure_problem
 from streamscope.proxy.app import ProxyApp
 from streamscope.proxy.limits import AcceptErrorFilter, Limits, protocol_class
 
@@ -116,7 +116,12 @@ class ProxyServer:
         return f"http://{host}:{self.port}"
 
     async def start(self) -> None:
+        """Bind and serve; ``ConfigError`` when the address needs guards the config lacks
+        (:func:`~streamscope.config.exposure_problem`)."""
         proxy = self.config.proxy
+        problem = exposure_problem(proxy)
+        if problem:
+            raise ConfigError(problem)
         self._socket = bind(proxy.host, proxy.port)
         asyncio_log = logging.getLogger("asyncio")
         if _ACCEPT_FILTER not in asyncio_log.filters:
@@ -139,9 +144,11 @@ class ProxyServer:
             await asyncio.sleep(0.005)
 
     def request_stop(self) -> None:
-        """Ask the server to shut down gracefully (safe from a signal handler)."""
+        """Ask the server to shut down gracefully (safe from a signal handler); attached
+        windows' live feeds end at once (a graceful stop would wait for them)."""
         if self._server is not None:
             self._server.should_exit = True
+        self.app.core.feed.end_streams()
 
     async def wait(self) -> None:
         """Until the server stops (Ctrl-C when it handles signals)."""
@@ -149,8 +156,7 @@ class ProxyServer:
             await self._task
 
     async def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
+        self.request_stop()
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task

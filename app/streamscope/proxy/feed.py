@@ -1,0 +1,224 @@
+"""The proxy's live feed for a window attached from elsewhere: ``GET /admin/events``.
+
+An SSE stream of what changes in the core, as it happens:
+
+    event: flow.added      data: the flow's summary (as /admin/flows lists it)
+    event: flow.updated    data: a newer summary (its verdict, read later)
+    event: flows.deleted   data: {"ids": [...]}
+    event: flows.cleared   data: {}
+    event: pool.account    data: {"upstream", "account", "state", "attempt"}
+    event: reset           data: {"reason": ...}: what was missed cannot be replayed;
+                           read /admin/flows and /admin/pool again
+
+Each event has an ``id:`` (``<epoch>-<n>``: the epoch names this process, so an id from
+before a restart is known as such). A client that reconnects with ``Last-Event-ID``
+gets every event after that one from a ring of the last :data:`RING` events, then the
+live ones; an id the ring no longer holds (or another process's) gets ``reset`` first.
+A ``: keepalive`` comment goes out after :data:`KEEPALIVE` seconds of quiet. (No
+``retry:`` frame: some parsers report a frame with no data as an empty event.)
+
+The feed listens to the flow store (whose writer thread emits: delivered on the proxy's
+loop) and to the pool, from :meth:`EventFeed.start`; every stream ends when the feed is
+closed (the server stopping), so a stop never waits on a window that is still attached.
+A client that reads too slowly to keep up (:data:`QUEUE` events behind) is sent
+``reset`` and its stream ends; it reconnects and reloads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, assert_never
+
+from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, FlowsDeleted, FlowUpdated
+from streamscope.capture.store import FlowStore
+from streamscope.pool.pool import AccountPool, PoolEvent
+from streamscope.proxy.asgi import Receive, Send
+
+RING = 4096  # events kept for clients that reconnect
+QUEUE = 8192  # events a client may be behind before it is reset
+KEEPALIVE = 15.0  # seconds of quiet before a keepalive comment
+
+
+@dataclass(frozen=True, slots=True)
+class FeedEvent:
+    """One numbered event, as the SSE frame it goes out as."""
+
+    n: int
+    frame: bytes
+
+
+_END = "end"  # put on a client's queue: its stream ends (the server stops)
+_BEHIND = "behind"  # ... it ends with a reset (the client fell too far behind)
+Item = FeedEvent | str
+
+
+class EventFeed:
+    """Numbers the core's changes and streams them to attached windows (see the module
+    docstring). Made by the core; runs on the proxy's loop."""
+
+    def __init__(self, pool: AccountPool, flows: FlowStore | None) -> None:
+        self.pool = pool
+        self.flows = flows
+        self.epoch = secrets.token_hex(4)
+        self._n = 0
+        self._ring: deque[FeedEvent] = deque(maxlen=RING)
+        self._clients: set[asyncio.Queue[Item]] = set()
+        self._unsubscribe: list[Callable[[], None]] = []
+        self.closed = False
+
+    # -- what goes in -------------------------------------------------------------------
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Listen to the store and the pool, their events delivered on ``loop``."""
+        if self.flows is not None:
+            self._unsubscribe.append(self.flows.subscribe(self._flow_event, loop))
+        self._unsubscribe.append(self.pool.subscribe(self._pool_event, loop))
+
+    def _flow_event(self, event: FlowEvent) -> None:
+        match event:
+            case FlowAdded(summary):
+                self.publish("flow.added", summary.to_json())
+            case FlowUpdated(summary):
+                self.publish("flow.updated", summary.to_json())
+            case FlowsDeleted(ids):
+                self.publish("flows.deleted", {"ids": list(ids)})
+            case FlowsCleared():
+                self.publish("flows.cleared", {})
+            case _:
+                assert_never(event)
+
+    def _pool_event(self, event: PoolEvent) -> None:
+        attempt = event.attempt.to_json() if event.attempt is not None else None
+        state = event.state.to_json() if event.account else None
+        data = {"upstream": event.upstream, "account": event.account, "state": state}
+        self.publish("pool.account", {**data, "attempt": attempt})
+
+    def publish(self, name: str, data: Any) -> None:
+        """Number an event, keep it in the ring and hand it to every attached client."""
+        if self.closed:
+            return
+        self._n += 1
+        body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        frame = f"id: {self.epoch}-{self._n}\nevent: {name}\ndata: {body}\n\n".encode()
+        event = FeedEvent(self._n, frame)
+        self._ring.append(event)
+        for queue in list(self._clients):
+            if queue.qsize() >= QUEUE - 1:
+                self._clients.discard(queue)
+                queue.put_nowait(_BEHIND)
+            else:
+                queue.put_nowait(event)
+
+    def end_streams(self) -> None:
+        """End every stream now (the server is stopping; the window's embedded proxy may
+        listen again later, and the feed goes on numbering)."""
+        for queue in self._clients:
+            queue.put_nowait(_END)
+        self._clients.clear()
+
+    def close(self) -> None:
+        """End every stream and stop listening, for good (the core is closing)."""
+        self.closed = True
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()
+        self.end_streams()
+
+    # -- what goes out ------------------------------------------------------------------
+
+    def missed(self, last_id: str | None) -> list[FeedEvent] | None:
+        """The kept events after ``last_id`` (all of them for none); None when they
+        cannot be told (an id of another process, or older than the ring)."""
+        if not last_id:
+            return []
+        epoch, _, number = last_id.partition("-")
+        if epoch != self.epoch or not number.isdigit():
+            return None
+        n = int(number)
+        if n > self._n:
+            return None
+        oldest = self._ring[0].n if self._ring else self._n + 1
+        if n < oldest - 1:
+            return None
+        return [e for e in self._ring if e.n > n]
+
+    async def stream(self, last_id: str | None, receive: Receive, send: Send) -> None:
+        """Serve one client until it goes away, falls too far behind, or the feed
+        closes."""
+        queue: asyncio.Queue[Item] = asyncio.Queue()
+        missed = self.missed(last_id)
+        if not self.closed:
+            self._clients.add(queue)  # before the replay: nothing falls between the two
+        headers = [
+            (b"content-type", b"text/event-stream; charset=utf-8"),
+            (b"cache-control", b"no-cache"),
+            (b"x-accel-buffering", b"no"),  # a reverse proxy must not buffer it
+        ]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        first = b": streamscope live feed\n\n"  # (a comment: every parser skips it)
+        if missed is None:
+            reason = "the events since Last-Event-ID are no longer kept (or another process)"
+            first += _reset_frame(reason)
+            missed = []
+        seen = missed[-1].n if missed else None
+        await send({"type": "http.response.body", "body": first, "more_body": True})
+        if missed:
+            body = b"".join(e.frame for e in missed)
+            await send({"type": "http.response.body", "body": body, "more_body": True})
+        gone = asyncio.ensure_future(_disconnected(receive))
+        try:
+            while not gone.done():
+                getter = asyncio.ensure_future(queue.get())
+                done, _ = await asyncio.wait(
+                    {getter, gone}, timeout=KEEPALIVE, return_when="FIRST_COMPLETED"
+                )
+                if getter not in done:
+                    getter.cancel()
+                    if gone in done:
+                        break
+                    await _send(send, b": keepalive\n\n")
+                    continue
+                event = getter.result()
+                if isinstance(event, str):
+                    if event == _BEHIND:
+                        await _send(send, _reset_frame("this client fell too far behind"))
+                    break
+                if seen is not None and event.n <= seen:
+                    continue  # (replayed already)
+                chunk = [event.frame]
+                while not queue.empty():  # whatever else is waiting: one send
+                    more = queue.get_nowait()
+                    if isinstance(more, str):
+                        queue.put_nowait(more)  # (the next turn ends the stream)
+                        break
+                    chunk.append(more.frame)
+                await _send(send, b"".join(chunk))
+        finally:
+            self._clients.discard(queue)
+            gone.cancel()
+            with contextlib.suppress(Exception):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def _reset_frame(reason: str) -> bytes:
+    return f"event: reset\ndata: {json.dumps({'reason': reason})}\n\n".encode()
+
+
+async def _send(send: Send, body: bytes) -> None:
+    await send({"type": "http.response.body", "body": body, "more_body": True})
+
+
+async def _disconnected(receive: Receive) -> None:
+    while True:
+        message = await receive()
+        if message.get("type") == "http.disconnect":
+            return
+
+
+__all__ = ["EventFeed", "FeedEvent"]
