@@ -158,6 +158,9 @@ def test_the_feed_is_the_admin_apis_and_a_stop_does_not_wait_for_it() -> None:
         )
         assert from_a_page.status_code == 403
         with _listening(running) as heard:
+            opened = heard.get(timeout=5)  # the stream says where the client is
+            assert opened is not None and opened.event == "feed.open"
+            assert opened.id == f"{json.loads(opened.data)['epoch']}-0"
             began = time.monotonic()
             server.close()  # the proxy stops with a window attached
             stopped = time.monotonic() - began

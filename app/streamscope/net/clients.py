@@ -63,4 +63,15 @@ def session_http(timeout: httpx.Timeout | float) -> httpx.AsyncClient:
     )
 
 
-__all__ = ["session_http", "upstream_http", "upstream_wire"]
+def admin_http(admin_key: str, read_timeout: float) -> httpx.AsyncClient:
+    """A client of another proxy's admin API (a window attached to it), with its key."""
+    return httpx.AsyncClient(
+        headers={"x-api-key": admin_key},
+        timeout=httpx.Timeout(10.0, read=read_timeout),
+        trust_env=False,
+        verify=tls_context(),
+        cookies=_no_cookies(),
+    )
+
+
+__all__ = ["admin_http", "session_http", "upstream_http", "upstream_wire"]

@@ -9,6 +9,8 @@ An SSE stream of what changes in the core, as it happens:
     event: pool.account    data: {"upstream", "account", "state", "attempt"}
     event: reset           data: {"reason": ...}: what was missed cannot be replayed;
                            read /admin/flows and /admin/pool again
+    event: feed.open       data: {"epoch", "last"}: sent once a stream has replayed what
+                           the client missed; its id is where the client now is
 
 Each event has an ``id:`` (``<epoch>-<n>``: the epoch names this process, so an id from
 before a restart is known as such). A client that reconnects with ``Last-Event-ID``
@@ -161,16 +163,18 @@ class EventFeed:
             (b"x-accel-buffering", b"no"),  # a reverse proxy must not buffer it
         ]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
-        first = b": streamscope live feed\n\n"  # (a comment: every parser skips it)
+        first = b""
         if missed is None:
             reason = "the events since Last-Event-ID are no longer kept (or another process)"
             first += _reset_frame(reason)
             missed = []
         seen = missed[-1].n if missed else None
-        await send({"type": "http.response.body", "body": first, "more_body": True})
-        if missed:
-            body = b"".join(e.frame for e in missed)
-            await send({"type": "http.response.body", "body": body, "more_body": True})
+        # Where the client is now, after what it missed: a client that has had no event
+        # yet resumes from here if this connection drops.
+        here = {"epoch": self.epoch, "last": self._n}
+        opened = f"id: {self.epoch}-{self._n}\nevent: feed.open\ndata: {json.dumps(here)}\n\n"
+        body = first + b"".join(e.frame for e in missed) + opened.encode()
+        await send({"type": "http.response.body", "body": body, "more_body": True})
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
             while not gone.done():

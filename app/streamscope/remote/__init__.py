@@ -1,0 +1,6 @@
+"""A proxy elsewhere, as a window follows it: its flows listed and read over its admin
+API, kept current by its live feed (``/admin/events``)."""
+
+from streamscope.remote.flows import RemoteError, RemoteFlows
+
+__all__ = ["RemoteError", "RemoteFlows"]

@@ -1,0 +1,193 @@
+"""The flows of a ``streamscope serve`` elsewhere: :class:`RemoteFlows`.
+
+It reads them over the proxy's admin API (``/admin/flows``, ``/admin/flows/{id}``) with
+an admin key, and follows its live feed (``/admin/events``, ``proxy/feed.py``), telling
+listeners the same :data:`~streamscope.capture.events.FlowEvent` s the local flow store
+tells, so a view fed by one is fed by the other:
+
+- a new flow is a ``FlowAdded`` with its summary, a deletion ``FlowsDeleted``, a clear
+  ``FlowsCleared``;
+- a dropped connection is retried after :data:`RETRY` seconds with ``Last-Event-ID``,
+  so nothing is missed or told twice; when the proxy cannot replay what was missed (it
+  restarted, or too much happened), it says ``reset`` and this tells ``FlowsCleared``
+  and then a ``FlowAdded`` for each flow it lists (:data:`RELOAD` at most, oldest
+  first);
+- a refused key ends the following: :attr:`RemoteFlows.error` says why, and
+  :attr:`RemoteFlows.status` listeners hear it.
+
+The pool's changes in the feed are handed on as they come (``pool_events``: the feed's
+JSON), for the pool panel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+from httpx_sse import ServerSentEvent, aconnect_sse
+
+from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, FlowsDeleted, FlowUpdated
+from streamscope.capture.flow import Flow
+from streamscope.capture.summary import FlowSummary
+from streamscope.net.clients import admin_http
+from streamscope.signals import Signal
+
+log = logging.getLogger("streamscope.remote")
+
+RETRY = 1.0  # seconds before a dropped feed is asked again
+READ_TIMEOUT = 40.0  # the feed sends a keepalive every 15 s: silence this long is a drop
+RELOAD = 500  # flows listed again after a reset
+JSON = dict[str, Any]
+
+
+class RemoteError(Exception):
+    """The remote proxy refused (a wrong admin key) or answered what this cannot read."""
+
+
+class RemoteFlows:
+    """Flows of the proxy at ``url``, read with ``admin_key`` (see the module docstring).
+    :meth:`start` follows its feed on the running loop; :meth:`aclose` stops."""
+
+    def __init__(self, url: str, admin_key: str, *, last_event_id: str | None = None) -> None:
+        self.url = url.rstrip("/")
+        self.last_event_id = last_event_id  # the last event told (resume after it)
+        self.events: Signal[FlowEvent] = Signal("the remote flows")
+        self.pool_events: Signal[JSON] = Signal("the remote pool")
+        self.status: Signal[str] = Signal("the remote feed")  # "live", "retrying", error
+        self.error: str | None = None
+        self.live = False
+        self._client = admin_http(admin_key, READ_TIMEOUT)
+        self._task: asyncio.Task[None] | None = None
+
+    def subscribe(
+        self, listener: Callable[[FlowEvent], None], loop: asyncio.AbstractEventLoop | None = None
+    ) -> Callable[[], None]:
+        return self.events.subscribe(listener, loop)
+
+    # -- reading --------------------------------------------------------------------------
+
+    async def summaries(self, offset: int = 0, limit: int = 100) -> tuple[list[FlowSummary], int]:
+        """Newest first, and their total (as the local store's ``summaries``)."""
+        data = await self._get_json(f"/admin/flows?offset={offset}&limit={limit}")
+        flows = data.get("flows") if isinstance(data, dict) else None
+        if not isinstance(flows, list):
+            raise RemoteError("the proxy's flow list is not one")
+        items = [FlowSummary.from_json(f) for f in flows if isinstance(f, dict)]
+        return items, int(data.get("total") or len(items))
+
+    async def get(self, flow_id: str) -> Flow | None:
+        """The whole flow (both legs, every frame), or None when the proxy has none."""
+        response = await self._client.get(f"{self.url}/admin/flows/{flow_id}")
+        if response.status_code == 404:
+            return None
+        data = self._checked(response)
+        if not isinstance(data, dict) or "id" not in data:
+            raise RemoteError(f"flow {flow_id}: the proxy's answer is no flow")
+        return Flow.from_json(data)
+
+    async def _get_json(self, path: str) -> Any:
+        return self._checked(await self._client.get(self.url + path))
+
+    def _checked(self, response: httpx.Response) -> Any:
+        if response.status_code in (401, 403):
+            raise RemoteError(f"the proxy at {self.url} refused the admin key ({_said(response)})")
+        if response.status_code >= 400:
+            raise RemoteError(f"{self.url} answered {response.status_code}: {_said(response)}")
+        try:
+            return response.json()
+        except ValueError:
+            raise RemoteError(f"{self.url} answered no JSON") from None
+
+    # -- following ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._follow(), name="remote-feed")
+
+    async def aclose(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self._client.aclose()
+
+    async def _follow(self) -> None:
+        while True:
+            headers = {"last-event-id": self.last_event_id} if self.last_event_id else {}
+            try:
+                async with aconnect_sse(
+                    self._client, "GET", self.url + "/admin/events", headers=headers
+                ) as source:
+                    if source.response.status_code in (401, 403):
+                        await source.response.aread()
+                        self._fail(f"the proxy refused the admin key ({_said(source.response)})")
+                        return
+                    if source.response.status_code != 200:
+                        await source.response.aread()
+                        raise RemoteError(f"the feed answered {source.response.status_code}")
+                    self._set_live(True)
+                    async for event in source.aiter_sse():
+                        await self._take(event)
+            except (httpx.HTTPError, RemoteError) as exc:
+                log.info("remote feed %s: %s; again in %g s", self.url, exc, RETRY)
+            self._set_live(False)
+            await asyncio.sleep(RETRY)
+
+    async def _take(self, event: ServerSentEvent) -> None:
+        name = event.event
+        if name == "reset":
+            await self._reload()
+            return
+        try:
+            data = json.loads(event.data) if event.data else {}
+        except ValueError:
+            log.warning("remote feed %s: an event that is no JSON (%s)", self.url, name)
+            return
+        if name == "flow.added":
+            self.events.emit(FlowAdded(FlowSummary.from_json(data)))
+        elif name == "flow.updated":
+            self.events.emit(FlowUpdated(FlowSummary.from_json(data)))
+        elif name == "flows.deleted":
+            ids = data.get("ids") if isinstance(data, dict) else None
+            self.events.emit(FlowsDeleted(tuple(str(i) for i in ids or [])))
+        elif name == "flows.cleared":
+            self.events.emit(FlowsCleared())
+        elif name == "pool.account" and isinstance(data, dict):
+            self.pool_events.emit(data)
+        if event.id:
+            self.last_event_id = event.id  # (told: a reconnect resumes after it)
+
+    async def _reload(self) -> None:
+        """What was missed cannot be replayed: everything known goes, and the proxy's
+        flows are told again."""
+        items, _ = await self.summaries(0, RELOAD)
+        self.events.emit(FlowsCleared())
+        for summary in reversed(items):  # oldest first, as they were added
+            self.events.emit(FlowAdded(summary))
+
+    def _set_live(self, live: bool) -> None:
+        if live != self.live:
+            self.live = live
+            self.status.emit("live" if live else "retrying")
+
+    def _fail(self, why: str) -> None:
+        self.error = why
+        self.live = False
+        self.status.emit(why)
+
+
+def _said(response: httpx.Response) -> str:
+    try:
+        error = response.json().get("error")
+        return str(error.get("message") if isinstance(error, dict) else error)
+    except (ValueError, AttributeError):
+        return response.text[:200]
+
+
+__all__ = ["RELOAD", "RETRY", "RemoteError", "RemoteFlows"]
