@@ -64,3 +64,25 @@ def test_an_added_flow_carries_its_summary_not_yet_linted() -> None:
     (event,) = added
     assert (event.summary.id, event.summary.model, event.summary.status) == ("f1", "m", 200)
     assert not event.summary.linted
+
+
+def test_a_verdict_kept_is_told_once_and_a_gone_flow_stays_gone() -> None:
+    from streamscope.analysis.view import summarize
+
+    store = FlowStore(None, Redactor([]), summarize=summarize)
+    heard: list[FlowEvent] = []
+    store.subscribe(heard.append)
+    try:
+        _record(store, "f1")
+        store.flush()
+        first = store.summary("f1")  # reading lints it: the verdict is kept, and told
+        again = store.summary("f1")  # already linted: nothing new
+        assert first is not None and again == first and first.verdict is not None
+        updates = [e for e in heard if isinstance(e, FlowUpdated)]
+        assert [u.summary for u in updates] == [first]
+        store.clear()
+        store.keep_summary(first)  # a verdict computed elsewhere, for a flow now gone
+        assert sum(isinstance(e, FlowUpdated) for e in heard) == 1
+        assert store.summary("f1") is None
+    finally:
+        store.close()

@@ -95,13 +95,20 @@ def _until(heard: queue.Queue[ServerSentEvent | None], name: str, **match: Any) 
     raise AssertionError(f"no {name} {match} within 10 s")
 
 
-def test_a_window_hears_each_new_flow_and_a_clear() -> None:
+def test_a_window_hears_each_new_flow_its_verdict_and_a_clear() -> None:
     with proxied(demo_config()) as running, _listening(running) as heard:
         flow_id = _ask(running)
         added = _until(heard, "flow.added", id=flow_id)
         summary = json.loads(added.data)
         assert (summary["model"], summary["status"], summary["verdict"]) == ("demo-chat", 200, None)
         assert added.id and added.id.split("-")[-1].isdigit()
+        # Someone reads the list: the flow is linted then, and its verdict is news.
+        listed = httpx.get(
+            running.url + "/admin/flows", headers={"x-api-key": running.key}, timeout=10
+        )
+        assert listed.json()["flows"][0]["verdict"] == "ok"
+        updated = json.loads(_until(heard, "flow.updated", id=flow_id).data)
+        assert updated["verdict"] == "ok" and updated["lint"] == {"errors": 0, "warnings": 0}
         cleared = httpx.delete(
             running.url + "/admin/flows", headers={"x-api-key": running.key}, timeout=10
         )

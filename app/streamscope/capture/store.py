@@ -366,12 +366,16 @@ class FlowStore:
         return summary, self.get_raw(flow_id)
 
     def keep_summary(self, summary: FlowSummary) -> FlowSummary:
-        """Keep a summary whose verdict was computed elsewhere (see :meth:`stored_summary`)."""
+        """Keep a summary whose verdict was computed (here, or elsewhere: see
+        :meth:`stored_summary`), and tell listeners (``FlowUpdated``: a window attached
+        from elsewhere learns the verdict so). A flow gone meanwhile stays gone."""
         with self._lock:
-            self._db.execute(
+            kept = self._db.execute(
                 "UPDATE flows SET summary = ? WHERE id = ?",
                 (json.dumps(summary.to_json()), summary.id),
-            )
+            ).rowcount
+        if kept:
+            self._emit(FlowUpdated(summary))
         return summary
 
     def _complete(self, summary: FlowSummary) -> FlowSummary:
