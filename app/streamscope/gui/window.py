@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
@@ -30,6 +31,7 @@ from streamscope.capture.flow import Leg
 from streamscope.client import sdk_base_url
 from streamscope.client.analysis import Analyser, shared_analyser
 from streamscope.config import default_data_dir, mask
+from streamscope.gui.attach_dialog import AttachDialog
 from streamscope.gui.client_pane import ClientPane
 from streamscope.gui.connect_dialog import ConnectDialog
 from streamscope.gui.pool_panel import PoolPanel
@@ -39,6 +41,7 @@ from streamscope.gui.settings import SettingsDialog
 from streamscope.gui.theme import MODES, Mode, Theme
 from streamscope.gui.traffic import TrafficView
 from streamscope.private import private_dir, private_file
+from streamscope.remote import RemoteError, RemoteStore
 
 
 class ProxyBar(QWidget):
@@ -175,6 +178,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.refused)
         self._menus()
         self._closed: asyncio.Future[None] | None = None
+        self.remote: RemoteStore | None = None  # the proxy elsewhere the traffic shows
         self.restore_state()
 
     def _menus(self) -> None:
@@ -183,8 +187,14 @@ class MainWindow(QMainWindow):
         self.settings_action.triggered.connect(self.open_settings)
         self.connect_action = QAction("&Connect Cherry Studio…", self)
         self.connect_action.triggered.connect(self.open_connect)
+        self.attach_action = QAction("&Attach to a proxy…", self)
+        self.attach_action.triggered.connect(self.open_attach)
+        self.detach_action = QAction("&Detach (this machine's proxy)", self, enabled=False)
+        self.detach_action.triggered.connect(lambda: asyncio.ensure_future(self.detach()))
         file.addAction(self.settings_action)
         file.addAction(self.connect_action)
+        file.addAction(self.attach_action)
+        file.addAction(self.detach_action)
         file.addSeparator()
         self.quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
         self.quit_action.triggered.connect(self.close)
@@ -212,11 +222,46 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
+    def open_attach(self) -> AttachDialog:
+        dialog = AttachDialog(self.attach, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    async def attach(self, url: str, admin_key: str) -> str | None:
+        """Show the traffic of the proxy at ``url`` (its flows, kept current by its live
+        feed) instead of this machine's; why it cannot, else None. The pool panel and
+        the client pane stay on this machine's proxy."""
+        remote = RemoteStore(url, admin_key)
+        try:
+            await asyncio.to_thread(remote.summaries, 0, 1)  # the URL and the key work
+        except (RemoteError, httpx.HTTPError, ValueError) as exc:
+            await remote.aclose()
+            return f"cannot attach to {url}: {exc}"
+        await self.detach()
+        await remote.start()
+        self.remote = remote
+        await self.traffic.follow(remote)  # type: ignore[arg-type]
+        self.setWindowTitle(f"StreamScope — traffic of {remote.url}")
+        self.detach_action.setEnabled(True)
+        return None
+
+    async def detach(self) -> None:
+        """Back to this machine's proxy's traffic."""
+        remote, self.remote = self.remote, None
+        if remote is None:
+            return
+        await self.traffic.follow(self.control.core.flows)
+        await remote.aclose()
+        self.setWindowTitle("StreamScope")
+        self.detach_action.setEnabled(False)
+
     def _app_replaced(self) -> None:
         """The proxy was rebuilt on new settings: the panes follow the new app."""
         self.pool.follow(self.control.core.pool)
         self.refusals.follow(self.control.core.refusals)
-        asyncio.ensure_future(self.traffic.follow(self.control.core.flows))
+        if self.remote is None:
+            asyncio.ensure_future(self.traffic.follow(self.control.core.flows))
 
     def show_refusals(self) -> None:
         """The refused requests, in the Traffic tab (the status bar's counter clicked)."""
@@ -293,6 +338,7 @@ class MainWindow(QMainWindow):
         self.show()
         await self._closed
         self.client.close_pane()
+        await self.detach()
         self.traffic.stop()
         self.refusals.unfollow()
         self.pool.stop()

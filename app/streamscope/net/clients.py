@@ -74,4 +74,15 @@ def admin_http(admin_key: str, read_timeout: float) -> httpx.AsyncClient:
     )
 
 
-__all__ = ["admin_http", "session_http", "upstream_http", "upstream_wire"]
+def admin_http_blocking(admin_key: str) -> httpx.Client:
+    """The same, blocking (reads a window makes in worker threads)."""
+    return httpx.Client(
+        headers={"x-api-key": admin_key},
+        timeout=10.0,
+        trust_env=False,
+        verify=tls_context(),
+        cookies=_no_cookies(),
+    )
+
+
+__all__ = ["admin_http", "admin_http_blocking", "session_http", "upstream_http", "upstream_wire"]

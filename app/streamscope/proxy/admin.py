@@ -17,6 +17,7 @@ the local keys; never for a web page (the app refuses those first).
                                                    a stream, else HAR is recognised by its
                                                    "log"); they are listed as ``imported``
     GET  /admin/flows/{id}                         a flow: both legs, frames, events
+    GET  /admin/flows/{id}/summary                 its summary (as the list has it), linted
     GET  /admin/flows/{id}.har                     the flow as HAR 1.2
     GET  /admin/flows/{id}/{leg}.sse               a leg's raw bytes (leg: client, upstream)
     GET  /admin/flows/{id}/{leg}.sse.timing        its frames' arrival times (a replay sidecar)
@@ -148,6 +149,12 @@ async def _flows(flows: FlowStore, scope: Scope, receive: Receive, send: Send) -
         return
     _method(method, "GET", path)
     flow_id, _, leg_file = rest.partition("/")
+    if leg_file == "summary":  # (linted now, if it was not yet)
+        summary = await asyncio.to_thread(flows.summary, flow_id)
+        if summary is None:
+            raise errors.not_found(f"no flow {flow_id!r}", "flow_not_found")
+        await send_json(send, 200, summary.to_json())
+        return
     har = flow_id.endswith(".har")
     flow = await asyncio.to_thread(flows.get, flow_id.removesuffix(".har"))
     if flow is None:

@@ -2,5 +2,6 @@
 API, kept current by its live feed (``/admin/events``)."""
 
 from streamscope.remote.flows import RemoteError, RemoteFlows
+from streamscope.remote.store import RemoteStore
 
-__all__ = ["RemoteError", "RemoteFlows"]
+__all__ = ["RemoteError", "RemoteFlows", "RemoteStore"]

@@ -73,35 +73,16 @@ class RemoteFlows:
 
     async def summaries(self, offset: int = 0, limit: int = 100) -> tuple[list[FlowSummary], int]:
         """Newest first, and their total (as the local store's ``summaries``)."""
-        data = await self._get_json(f"/admin/flows?offset={offset}&limit={limit}")
-        flows = data.get("flows") if isinstance(data, dict) else None
-        if not isinstance(flows, list):
-            raise RemoteError("the proxy's flow list is not one")
-        items = [FlowSummary.from_json(f) for f in flows if isinstance(f, dict)]
-        return items, int(data.get("total") or len(items))
+        query = {"offset": offset, "limit": limit}
+        response = await self._client.get(self.url + "/admin/flows", params=query)
+        return summaries_of(checked(response, self.url))
 
     async def get(self, flow_id: str) -> Flow | None:
         """The whole flow (both legs, every frame), or None when the proxy has none."""
         response = await self._client.get(f"{self.url}/admin/flows/{flow_id}")
         if response.status_code == 404:
             return None
-        data = self._checked(response)
-        if not isinstance(data, dict) or "id" not in data:
-            raise RemoteError(f"flow {flow_id}: the proxy's answer is no flow")
-        return Flow.from_json(data)
-
-    async def _get_json(self, path: str) -> Any:
-        return self._checked(await self._client.get(self.url + path))
-
-    def _checked(self, response: httpx.Response) -> Any:
-        if response.status_code in (401, 403):
-            raise RemoteError(f"the proxy at {self.url} refused the admin key ({_said(response)})")
-        if response.status_code >= 400:
-            raise RemoteError(f"{self.url} answered {response.status_code}: {_said(response)}")
-        try:
-            return response.json()
-        except ValueError:
-            raise RemoteError(f"{self.url} answered no JSON") from None
+        return flow_of(checked(response, self.url), flow_id)
 
     # -- following ------------------------------------------------------------------------
 
@@ -182,6 +163,34 @@ class RemoteFlows:
         self.status.emit(why)
 
 
+def checked(response: httpx.Response, url: str) -> Any:
+    """The JSON of an admin API answer; :class:`RemoteError` for a refusal or an error."""
+    if response.status_code in (401, 403):
+        raise RemoteError(f"the proxy at {url} refused the admin key ({_said(response)})")
+    if response.status_code >= 400:
+        raise RemoteError(f"{url} answered {response.status_code}: {_said(response)}")
+    try:
+        return response.json()
+    except ValueError:
+        raise RemoteError(f"{url} answered no JSON") from None
+
+
+def summaries_of(data: Any) -> tuple[list[FlowSummary], int]:
+    """A ``/admin/flows`` page: its summaries and the total."""
+    flows = data.get("flows") if isinstance(data, dict) else None
+    if not isinstance(flows, list):
+        raise RemoteError("the proxy's flow list is not one")
+    items = [FlowSummary.from_json(f) for f in flows if isinstance(f, dict)]
+    return items, int(data.get("total") or len(items))
+
+
+def flow_of(data: Any, flow_id: str) -> Flow:
+    """A ``/admin/flows/{id}`` answer as a flow."""
+    if not isinstance(data, dict) or "id" not in data:
+        raise RemoteError(f"flow {flow_id}: the proxy's answer is no flow")
+    return Flow.from_json(data)
+
+
 def _said(response: httpx.Response) -> str:
     try:
         error = response.json().get("error")
@@ -190,4 +199,4 @@ def _said(response: httpx.Response) -> str:
         return response.text[:200]
 
 
-__all__ = ["RELOAD", "RETRY", "RemoteError", "RemoteFlows"]
+__all__ = ["RELOAD", "RETRY", "RemoteError", "RemoteFlows", "checked", "flow_of", "summaries_of"]
