@@ -6,36 +6,19 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx
 import pytest
 
 from tests.gui.support import open_window, wait_until
-from tests.proxy.demo_support import FAST
-from tests.proxy.harness import Running, make_config, proxied
+from tests.proxy.demo_support import ask_streamed, shared_config
+from tests.proxy.harness import make_config, proxied
 
 ADMIN = "sk-admin-attach-test-00000000000000000"
 
 
-def _ask(running: Running) -> str:
-    r = httpx.post(
-        running.v1 + "/chat/completions",
-        json={
-            "model": "demo-chat",
-            "stream": True,
-            "messages": [{"role": "user", "content": "hi"}],
-        },
-        headers={"authorization": f"Bearer {running.key}"},
-        timeout=10,
-    )
-    assert r.status_code == 200
-    return r.headers["x-request-id"]
-
-
 @pytest.mark.qasync
 async def test_the_window_shows_and_opens_a_flow_another_proxy_served() -> None:
-    demo = {"name": "demo", "protocol": "demo", "default": True, "demo": FAST}
-    with proxied(make_config([demo], admin_keys=[ADMIN])) as remote:
-        before = await asyncio.to_thread(_ask, remote)  # served before the window attached
+    with proxied(shared_config(ADMIN)) as remote:
+        before = await asyncio.to_thread(ask_streamed, remote)  # served before the window attached
         async with open_window(make_config([])) as window:
             local = window.control.core.flows
             wrong = await window.attach(remote.url, "sk-admin-wrong")
@@ -45,7 +28,7 @@ async def test_the_window_shows_and_opens_a_flow_another_proxy_served() -> None:
             model = window.traffic.model
             await wait_until(lambda: model.rowCount() == 1)
             assert model.flow_id_at(0) == before
-            flow_id = await asyncio.to_thread(_ask, remote)  # live: the feed brings it
+            flow_id = await asyncio.to_thread(ask_streamed, remote)  # live: the feed brings it
             await wait_until(lambda: model.rowCount() == 2, 5)
             assert model.flow_id_at(0) == flow_id
             await wait_until(lambda: model.summary_at(0).verdict == "ok", 5)  # the remote's

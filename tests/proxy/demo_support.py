@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import anthropic
+import httpx
 import openai
 
 from streamscope.config import Config
@@ -208,3 +209,25 @@ FINISH = {
         "refusal": "completed",
     },
 }
+
+
+def shared_config(admin_key: str) -> Config:
+    """The fast demo behind an admin key: a proxy a window elsewhere attaches to."""
+    demo = {"name": "demo", "protocol": "demo", "default": True, "demo": FAST}
+    return make_config([demo], admin_keys=[admin_key])
+
+
+def ask_streamed(running: Running) -> str:
+    """One streamed chat request to the demo; the flow id (its ``x-request-id``)."""
+    r = httpx.post(
+        running.v1 + "/chat/completions",
+        json={
+            "model": "demo-chat",
+            "stream": True,
+            "messages": [{"role": "user", "content": "hi"}],
+        },
+        headers={"authorization": f"Bearer {running.key}"},
+        timeout=10,
+    )
+    assert r.status_code == 200
+    return r.headers["x-request-id"]

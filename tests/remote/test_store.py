@@ -5,34 +5,16 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx
-
 from streamscope.remote import RemoteStore
-from tests.proxy.demo_support import FAST
-from tests.proxy.harness import Running, make_config, proxied
+from tests.proxy.demo_support import ask_streamed, shared_config
+from tests.proxy.harness import proxied
 
 ADMIN = "sk-admin-store-test-000000000000000000"
 
 
-def _ask(running: Running) -> str:
-    r = httpx.post(
-        running.v1 + "/chat/completions",
-        json={
-            "model": "demo-chat",
-            "stream": True,
-            "messages": [{"role": "user", "content": "hi"}],
-        },
-        headers={"authorization": f"Bearer {running.key}"},
-        timeout=10,
-    )
-    assert r.status_code == 200
-    return r.headers["x-request-id"]
-
-
 async def test_the_remote_store_reads_as_the_local_one_does() -> None:
-    demo = {"name": "demo", "protocol": "demo", "default": True, "demo": FAST}
-    with proxied(make_config([demo], admin_keys=[ADMIN])) as running:
-        flow_id = await asyncio.to_thread(_ask, running)
+    with proxied(shared_config(ADMIN)) as running:
+        flow_id = await asyncio.to_thread(ask_streamed, running)
         flows = running.server.app.flows
         assert flows is not None
         await asyncio.to_thread(flows.flush)
