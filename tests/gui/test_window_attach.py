@@ -37,6 +37,11 @@ async def test_the_window_shows_and_opens_a_flow_another_proxy_served() -> None:
             assert detail.flow is not None and detail.flow.client.frames
             assert "/v1/chat/completions" in detail.header.text()
             assert remote.url in window.windowTitle()
+            assert (
+                not window.traffic.source.isHidden() and remote.url in window.traffic.source.text()
+            )
+            assert window.traffic.refusals.isHidden()  # this machine's
             await window.detach()
             assert window.traffic.store is local and window.remote is None
+            assert window.traffic.source.isHidden()
             await wait_until(lambda: model.rowCount() == 0)  # this machine served none

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QLineEdit,
     QPushButton,
     QSplitter,
@@ -111,6 +112,9 @@ class TrafficView(QWidget):
         flows_page = QWidget()
         flows_layout = QVBoxLayout(flows_page)
         flows_layout.setContentsMargins(0, 0, 0, 0)
+        self.source = QLabel()  # whose traffic this is, when not the embedded proxy's
+        self.source.setVisible(False)
+        flows_layout.addWidget(self.source)
         flows_layout.addLayout(bar)
         flows_layout.addWidget(self.table)
         self.refusals = RefusalsPanel(refusals if refusals is not None else RefusalFeed(self))
@@ -138,6 +142,13 @@ class TrafficView(QWidget):
         self.table.doubleClicked.connect(self._open_index)
         self.open_button.clicked.connect(self._open_selected)
         self.tabs.tabCloseRequested.connect(self._close_tab)
+
+    def show_source(self, text: str | None) -> None:
+        """Say whose traffic is shown (None: the embedded proxy's). Another proxy's
+        refused requests are not this machine's: their panel hides meanwhile."""
+        self.source.setText(text or "")
+        self.source.setVisible(text is not None)
+        self.refusals.setVisible(text is None)
 
     def _layout_columns(self) -> None:
         """At the window's default width (1360 px) what matters is seen without

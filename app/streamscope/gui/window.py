@@ -243,6 +243,9 @@ class MainWindow(QMainWindow):
         self.remote = remote
         await self.traffic.follow(remote)  # type: ignore[arg-type]
         self.setWindowTitle(f"StreamScope — traffic of {remote.url}")
+        self.traffic.show_source(
+            f"The traffic of {remote.url} (attached: File → Detach shows this machine's again)"
+        )
         self.detach_action.setEnabled(True)
         return None
 
@@ -254,6 +257,7 @@ class MainWindow(QMainWindow):
         await self.traffic.follow(self.control.core.flows)
         await remote.aclose()
         self.setWindowTitle("StreamScope")
+        self.traffic.show_source(None)
         self.detach_action.setEnabled(False)
 
     def _app_replaced(self) -> None:
