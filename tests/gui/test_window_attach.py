@@ -17,14 +17,18 @@ ADMIN = "sk-admin-attach-test-00000000000000000"
 
 @pytest.mark.qasync
 async def test_the_window_shows_and_opens_a_flow_another_proxy_served() -> None:
-    with proxied(shared_config(ADMIN)) as remote:
+    with proxied(shared_config(ADMIN, accounts=("remote-a",))) as remote:
         before = await asyncio.to_thread(ask_streamed, remote)  # served before the window attached
         async with open_window(make_config([])) as window:
             local = window.control.core.flows
             wrong = await window.attach(remote.url, "sk-admin-wrong")
             assert wrong is not None and "refused the admin key" in wrong
             assert window.traffic.store is local and window.remote is None
+            pool = window.pool.model
+            local_accounts = {pool.key_at(r) for r in range(pool.rowCount())}
+            assert ("demo", "healthy") in local_accounts
             assert await window.attach(remote.url, ADMIN) is None
+            assert {pool.key_at(r) for r in range(pool.rowCount())} == {("demo", "remote-a")}
             model = window.traffic.model
             await wait_until(lambda: model.rowCount() == 1)
             assert model.flow_id_at(0) == before
@@ -43,5 +47,6 @@ async def test_the_window_shows_and_opens_a_flow_another_proxy_served() -> None:
             assert window.traffic.refusals.isHidden()  # this machine's
             await window.detach()
             assert window.traffic.store is local and window.remote is None
+            assert {pool.key_at(r) for r in range(pool.rowCount())} == local_accounts
             assert window.traffic.source.isHidden()
             await wait_until(lambda: model.rowCount() == 0)  # this machine served none

@@ -211,9 +211,10 @@ FINISH = {
 }
 
 
-def shared_config(admin_key: str) -> Config:
+def shared_config(admin_key: str, accounts: tuple[str, ...] = ()) -> Config:
     """The fast demo behind an admin key: a proxy a window elsewhere attaches to."""
     demo = {"name": "demo", "protocol": "demo", "default": True, "demo": FAST}
+    demo["accounts"] = [{"name": name} for name in accounts]
     return make_config([demo], admin_keys=[admin_key])
 
 

@@ -41,7 +41,7 @@ from streamscope.gui.settings import SettingsDialog
 from streamscope.gui.theme import MODES, Mode, Theme
 from streamscope.gui.traffic import TrafficView
 from streamscope.private import private_dir, private_file
-from streamscope.remote import RemoteError, RemoteStore
+from streamscope.remote import RemoteError, RemotePool, RemoteStore
 
 
 class ProxyBar(QWidget):
@@ -229,12 +229,13 @@ class MainWindow(QMainWindow):
         return dialog
 
     async def attach(self, url: str, admin_key: str) -> str | None:
-        """Show the traffic of the proxy at ``url`` (its flows, kept current by its live
-        feed) instead of this machine's; why it cannot, else None. The pool panel and
-        the client pane stay on this machine's proxy."""
+        """Show the traffic and the account pool of the proxy at ``url`` (kept current
+        by its live feed) instead of this machine's; why it cannot, else None. The client
+        pane stays on this machine's proxy."""
         remote = RemoteStore(url, admin_key)
         try:
             await asyncio.to_thread(remote.summaries, 0, 1)  # the URL and the key work
+            pool = await asyncio.to_thread(RemotePool.read, remote)
         except (RemoteError, httpx.HTTPError, ValueError) as exc:
             await remote.aclose()
             return f"cannot attach to {url}: {exc}"
@@ -242,6 +243,7 @@ class MainWindow(QMainWindow):
         await remote.start()
         self.remote = remote
         await self.traffic.follow(remote)  # type: ignore[arg-type]
+        self.pool.follow(pool)  # type: ignore[arg-type]
         self.setWindowTitle(f"StreamScope — traffic of {remote.url}")
         self.traffic.show_source(
             f"The traffic of {remote.url} (attached: File → Detach shows this machine's again)"
@@ -255,16 +257,18 @@ class MainWindow(QMainWindow):
         if remote is None:
             return
         await self.traffic.follow(self.control.core.flows)
+        self.pool.follow(self.control.core.pool)
         await remote.aclose()
         self.setWindowTitle("StreamScope")
         self.traffic.show_source(None)
         self.detach_action.setEnabled(False)
 
     def _app_replaced(self) -> None:
-        """The proxy was rebuilt on new settings: the panes follow the new app."""
-        self.pool.follow(self.control.core.pool)
+        """The proxy was rebuilt on new settings: the panes follow the new app (those
+        showing a proxy elsewhere, once detached)."""
         self.refusals.follow(self.control.core.refusals)
         if self.remote is None:
+            self.pool.follow(self.control.core.pool)
             asyncio.ensure_future(self.traffic.follow(self.control.core.flows))
 
     def show_refusals(self) -> None:

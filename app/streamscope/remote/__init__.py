@@ -2,6 +2,7 @@
 API, kept current by its live feed (``/admin/events``)."""
 
 from streamscope.remote.flows import RemoteError, RemoteFlows
+from streamscope.remote.pool import RemotePool
 from streamscope.remote.store import RemoteStore
 
-__all__ = ["RemoteError", "RemoteFlows", "RemoteStore"]
+__all__ = ["RemoteError", "RemoteFlows", "RemotePool", "RemoteStore"]

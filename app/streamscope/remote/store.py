@@ -31,7 +31,7 @@ class RemoteStore:
     def __init__(self, url: str, admin_key: str) -> None:
         self.url = url.rstrip("/")
         self.feed = RemoteFlows(self.url, admin_key)
-        self._http = admin_http_blocking(admin_key)
+        self.http = admin_http_blocking(admin_key)  # (the pool reads with it too)
 
     def subscribe(
         self, listener: Callable[[FlowEvent], None], loop: asyncio.AbstractEventLoop | None = None
@@ -64,7 +64,7 @@ class RemoteStore:
 
     def _get(self, path: str, query: dict[str, Any] | None = None) -> Any:
         """The JSON answer; None for a 404 (no such flow)."""
-        response = self._http.get(self.url + path, params=query)
+        response = self.http.get(self.url + path, params=query)
         if response.status_code == 404:
             return None
         return checked(response, self.url)
@@ -74,7 +74,7 @@ class RemoteStore:
 
     async def aclose(self) -> None:
         await self.feed.aclose()
-        await asyncio.to_thread(self._http.close)
+        await asyncio.to_thread(self.http.close)
 
 
 __all__ = ["RemoteStore"]
