@@ -51,28 +51,40 @@ class FlowInfo:
     def from_json(cls, data: Any) -> FlowInfo:
         if not isinstance(data, dict):
             return cls()
-
-        def text(name: str) -> str | None:
-            value = data.get(name)
-            return value if isinstance(value, str) else None
-
-        ttft, tokens = data.get("ttft_ms"), data.get("tokens")
         attempts = data.get("attempts")
         return cls(
-            model=text("model"),
-            upstream=text("upstream"),
-            account=text("account"),
-            mode=text("mode"),
-            outcome=text("outcome"),
-            outcome_detail=text("outcome_detail") or "",
+            model=text_or_none(data.get("model")),
+            upstream=text_or_none(data.get("upstream")),
+            account=text_or_none(data.get("account")),
+            mode=text_or_none(data.get("mode")),
+            outcome=text_or_none(data.get("outcome")),
+            outcome_detail=text_or_none(data.get("outcome_detail")) or "",
             attempts=[a for a in attempts if isinstance(a, dict)]
             if isinstance(attempts, list)
             else [],
-            ttft_ms=ttft if isinstance(ttft, int | float) and not isinstance(ttft, bool) else None,
-            tokens=tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
+            ttft_ms=number_or_none(data.get("ttft_ms")),
+            tokens=int_or_none(data.get("tokens")),
             imported=data.get("imported") is True,
-            capture_note=text("capture_note") or "",
+            capture_note=text_or_none(data.get("capture_note")) or "",
         )
 
 
-__all__ = ["FlowInfo"]
+# Reading stored JSON tolerantly (a field of the wrong type is no value): here and in
+# capture.summary.
+
+
+def text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def number_or_none(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value
+
+
+__all__ = ["FlowInfo", "int_or_none", "number_or_none", "text_or_none"]

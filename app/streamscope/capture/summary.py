@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from streamscope.capture.info import int_or_none, number_or_none, text_or_none
 from streamscope.capture.raw import RawFlow
 
 JSON = dict[str, Any]
@@ -34,12 +35,11 @@ class AttemptBrief:
     def from_json(cls, data: Any) -> AttemptBrief | None:
         if not isinstance(data, dict):
             return None
-        status = data.get("status")
         return cls(
-            account=_str(data.get("account")),
-            failure_class=_str(data.get("failure_class")),
-            action=_str(data.get("action")),
-            status=status if isinstance(status, int) and not isinstance(status, bool) else None,
+            account=text_or_none(data.get("account")),
+            failure_class=text_or_none(data.get("failure_class")),
+            action=text_or_none(data.get("action")),
+            status=int_or_none(data.get("status")),
         )
 
 
@@ -133,26 +133,28 @@ class FlowSummary:
         lint = data.get("lint")
         counts = None
         if isinstance(lint, dict):
-            counts = LintCounts(_int(lint.get("errors")) or 0, _int(lint.get("warnings")) or 0)
+            counts = LintCounts(
+                int_or_none(lint.get("errors")) or 0, int_or_none(lint.get("warnings")) or 0
+            )
         return cls(
             id=str(data.get("id") or ""),
-            started=_number(data.get("started")),
-            client_protocol=_str(data.get("client_protocol")),
-            model=_str(data.get("model")),
-            upstream=_str(data.get("upstream")),
-            account=_str(data.get("account")),
-            status=_int(data.get("status")),
-            ttft_ms=_number(data.get("ttft_ms")),
-            tokens=_int(data.get("tokens")),
-            duration_ms=_number(data.get("duration_ms")),
-            outcome=_str(data.get("outcome")),
-            outcome_detail=_str(data.get("outcome_detail")) or "",
-            method=_str(data.get("method")),
-            path=_str(data.get("path")),
+            started=number_or_none(data.get("started")),
+            client_protocol=text_or_none(data.get("client_protocol")),
+            model=text_or_none(data.get("model")),
+            upstream=text_or_none(data.get("upstream")),
+            account=text_or_none(data.get("account")),
+            status=int_or_none(data.get("status")),
+            ttft_ms=number_or_none(data.get("ttft_ms")),
+            tokens=int_or_none(data.get("tokens")),
+            duration_ms=number_or_none(data.get("duration_ms")),
+            outcome=text_or_none(data.get("outcome")),
+            outcome_detail=text_or_none(data.get("outcome_detail")) or "",
+            method=text_or_none(data.get("method")),
+            path=text_or_none(data.get("path")),
             attempts=_attempts(data.get("attempts")),
             imported=bool(data.get("imported")),
-            verdict=_str(data.get("verdict")),
-            upstream_verdict=_str(data.get("upstream_verdict")),
+            verdict=text_or_none(data.get("verdict")),
+            upstream_verdict=text_or_none(data.get("upstream_verdict")),
             lint=counts,
             tokens_estimated=bool(data.get("tokens_estimated")),
         )
@@ -162,20 +164,6 @@ def _attempts(data: Any) -> tuple[AttemptBrief, ...]:
     if not isinstance(data, list):
         return ()
     return tuple(a for a in map(AttemptBrief.from_json, data) if a is not None)
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return value
 
 
 __all__ = ["AttemptBrief", "FlowSummary", "LintCounts"]

@@ -25,7 +25,7 @@ from streamscope.model.events import JSON, Error, Event
 from streamscope.model.request import Request
 from streamscope.model.response import Response
 from streamscope.wire.frame import Frame
-from streamscope.wire.jsontext import loads_frame
+from streamscope.wire.jsontext import loads, loads_frame
 
 
 @dataclass(slots=True)
@@ -329,7 +329,7 @@ class Codec(ABC):
         status (400 and up) the error it describes (JSON when it parses, else its text: an
         HTML error page, say); else the response it is, or why it is none. Never raises."""
         try:
-            parsed: Any = json.loads(raw)
+            parsed: Any = loads(raw)  # (exact: a whole body is read once, off the hot path)
         except ValueError:
             parsed = None
         if status >= 400:

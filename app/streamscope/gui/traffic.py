@@ -3,7 +3,8 @@ tab of its own, both legs side by side.
 
 It shows the capture store's summaries (``FlowsModel``, fed by the store's events). A
 new flow's lint verdict is computed by the store when its summary is first read, which
-decodes the whole flow, so it is read in a worker thread and the row is updated then.
+decodes the whole flow, so it is read in a worker thread (or linted in the window's
+worker process); the store then tells the new summary, and the row changes.
 
 Double-click, Enter or "Open" on a row opens the flow in a closable tab next to the
 list (a :class:`~streamscope.gui.flow_detail.FlowDetail`; opening it again shows the
@@ -32,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from streamscope.capture.outcome import MARKS, WORDS, Outcome
-from streamscope.capture.store import FlowAdded, FlowEvent, FlowStore, FlowUpdated
+from streamscope.capture.store import FlowAdded, FlowEvent, FlowStore
 from streamscope.client.analysis import Analyser
 from streamscope.gui.flow_detail import FlowDetail
 from streamscope.gui.models.flows import FlowsFilter, FlowsModel
@@ -269,29 +270,19 @@ class TrafficView(QWidget):
             task.add_done_callback(self._reading.discard)
 
     async def _read_summary(self, flow_id: str) -> None:
+        """Have the flow's verdict computed and kept: the store then tells
+        ``FlowUpdated``, which the model follows like any change."""
         store = self.store
         assert store is not None
         if self.analyser is None:
-            summary = await asyncio.to_thread(store.summary, flow_id)
-        else:
-            # The verdict lints the whole flow: in the worker process, so that a long
-            # stream's flow does not hold the GIL against the window (client/analysis.py).
-            stored = await asyncio.to_thread(store.stored_summary, flow_id)
-            if stored is None:
-                return
-            summary, raw = stored
-            if raw is not None:
-                linted = await self.analyser.summarize(raw, summary)
-                summary = await asyncio.to_thread(store.keep_summary, linted)
-        if summary is None:
+            await asyncio.to_thread(store.summary, flow_id)
             return
-        # Through the model's batcher, after the flow's own FlowAdded (updating directly
-        # could come before the row exists).
-        batcher = self.model.batcher
-        if batcher is not None:
-            batcher.push(FlowUpdated(summary))
-        else:
-            self.model.update(summary)
+        # The verdict lints the whole flow: in the worker process, so that a long
+        # stream's flow does not hold the GIL against the window (client/analysis.py).
+        stored = await asyncio.to_thread(store.stored_summary, flow_id)
+        if stored is not None and stored[1] is not None:
+            linted = await self.analyser.summarize(stored[1], stored[0])
+            await asyncio.to_thread(store.keep_summary, linted)
 
 
 __all__ = ["TrafficView"]

@@ -12,6 +12,7 @@ environment, and keep no cookies.
 from __future__ import annotations
 
 from http.cookiejar import CookieJar, DefaultCookiePolicy
+from typing import Any
 
 import httpx
 
@@ -63,26 +64,24 @@ def session_http(timeout: httpx.Timeout | float) -> httpx.AsyncClient:
     )
 
 
+def _admin_options(admin_key: str) -> dict[str, Any]:
+    return {
+        "headers": {"x-api-key": admin_key},
+        "trust_env": False,
+        "verify": tls_context(),
+        "cookies": _no_cookies(),
+    }
+
+
 def admin_http(admin_key: str, read_timeout: float) -> httpx.AsyncClient:
     """A client of another proxy's admin API (a window attached to it), with its key."""
-    return httpx.AsyncClient(
-        headers={"x-api-key": admin_key},
-        timeout=httpx.Timeout(10.0, read=read_timeout),
-        trust_env=False,
-        verify=tls_context(),
-        cookies=_no_cookies(),
-    )
+    timeout = httpx.Timeout(10.0, read=read_timeout)
+    return httpx.AsyncClient(timeout=timeout, **_admin_options(admin_key))
 
 
 def admin_http_blocking(admin_key: str) -> httpx.Client:
     """The same, blocking (reads a window makes in worker threads)."""
-    return httpx.Client(
-        headers={"x-api-key": admin_key},
-        timeout=10.0,
-        trust_env=False,
-        verify=tls_context(),
-        cookies=_no_cookies(),
-    )
+    return httpx.Client(timeout=10.0, **_admin_options(admin_key))
 
 
 __all__ = ["admin_http", "admin_http_blocking", "session_http", "upstream_http", "upstream_wire"]

@@ -25,7 +25,7 @@ from streamscope.config import ProxyConfig
 from streamscope.model import estimate
 from streamscope.model.assemble import assemble, to_events
 from streamscope.model.errors import ProxyError, bad_gateway
-from streamscope.model.events import Error, Usage
+from streamscope.model.events import Usage
 from streamscope.model.request import Request
 from streamscope.proxy.asgi import Send, send_bytes, send_json, start_sse
 from streamscope.proxy.attempts import Attempts, EarlyStart, UpstreamRejected
@@ -42,8 +42,9 @@ DRAIN_SECONDS = 0.05  # the upstream's tail read before the client's response en
 
 async def _upstream_error(rejected: UpstreamRejected, upstream: str, plan: Plan, send: Send) -> str:
     """Answer the upstream's error to the client; what it was, in one line."""
-    body = plan.upstream.read_body(rejected.body, max(rejected.status, 400))
-    upstream_error = body.error or Error("upstream error")
+    body = plan.upstream.read_body(rejected.body, rejected.status)
+    upstream_error = body.error
+    assert upstream_error is not None  # (a rejection's status is 400 or more: an error)
     detail = f"upstream {upstream} answered {rejected.status}: {error_text(upstream_error)}"
     if plan.passthrough and body.json is not None:
         # The upstream's own error body, byte for byte (it is JSON of the client's protocol).

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import secrets
 from collections import deque
 from collections.abc import Callable
@@ -41,6 +40,8 @@ from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, Flows
 from streamscope.capture.store import FlowStore
 from streamscope.pool.pool import AccountPool, PoolEvent
 from streamscope.proxy.asgi import Receive, Send
+from streamscope.proxy.relay import until_disconnect
+from streamscope.wire.encoder import encode_comment, encode_frame
 
 RING = 4096  # events kept for clients that reconnect
 QUEUE = 8192  # events a client may be behind before it is reset
@@ -106,9 +107,7 @@ class EventFeed:
         if self.closed:
             return
         self._n += 1
-        body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-        frame = f"id: {self.epoch}-{self._n}\nevent: {name}\ndata: {body}\n\n".encode()
-        event = FeedEvent(self._n, frame)
+        event = FeedEvent(self._n, encode_frame(data, name, f"{self.epoch}-{self._n}"))
         self._ring.append(event)
         for queue in list(self._clients):
             if queue.qsize() >= QUEUE - 1:
@@ -166,63 +165,47 @@ class EventFeed:
         first = b""
         if missed is None:
             reason = "the events since Last-Event-ID are no longer kept (or another process)"
-            first += _reset_frame(reason)
+            first = encode_frame({"reason": reason}, "reset")
             missed = []
-        seen = missed[-1].n if missed else None
         # Where the client is now, after what it missed: a client that has had no event
         # yet resumes from here if this connection drops.
         here = {"epoch": self.epoch, "last": self._n}
-        opened = f"id: {self.epoch}-{self._n}\nevent: feed.open\ndata: {json.dumps(here)}\n\n"
-        body = first + b"".join(e.frame for e in missed) + opened.encode()
-        await send({"type": "http.response.body", "body": body, "more_body": True})
-        gone = asyncio.ensure_future(_disconnected(receive))
+        opened = encode_frame(here, "feed.open", f"{self.epoch}-{self._n}")
+        body = first + b"".join(e.frame for e in missed) + opened
         try:
-            while not gone.done():
-                getter = asyncio.ensure_future(queue.get())
-                done, _ = await asyncio.wait(
-                    {getter, gone}, timeout=KEEPALIVE, return_when="FIRST_COMPLETED"
-                )
-                if getter not in done:
-                    getter.cancel()
-                    if gone in done:
-                        break
-                    await _send(send, b": keepalive\n\n")
-                    continue
-                event = getter.result()
-                if isinstance(event, str):
-                    if event == _BEHIND:
-                        await _send(send, _reset_frame("this client fell too far behind"))
-                    break
-                if seen is not None and event.n <= seen:
-                    continue  # (replayed already)
-                chunk = [event.frame]
-                while not queue.empty():  # whatever else is waiting: one send
-                    more = queue.get_nowait()
-                    if isinstance(more, str):
-                        queue.put_nowait(more)  # (the next turn ends the stream)
-                        break
-                    chunk.append(more.frame)
-                await _send(send, b"".join(chunk))
+            await _send(send, body)
+            await until_disconnect(receive, self._pump(queue, send))
         finally:
             self._clients.discard(queue)
-            gone.cancel()
             with contextlib.suppress(Exception):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
 
-
-def _reset_frame(reason: str) -> bytes:
-    return f"event: reset\ndata: {json.dumps({'reason': reason})}\n\n".encode()
+    async def _pump(self, queue: asyncio.Queue[Item], send: Send) -> None:
+        """The client's events as they come (what waits, in one send); a keepalive
+        comment after a quiet spell; the end when the feed lets the client go."""
+        while True:
+            item: Item | None
+            try:
+                item = await asyncio.wait_for(queue.get(), KEEPALIVE)
+            except TimeoutError:
+                await _send(send, encode_comment())
+                continue
+            frames: list[bytes] = []
+            while isinstance(item, FeedEvent):
+                frames.append(item.frame)
+                item = queue.get_nowait() if not queue.empty() else None
+            if frames:
+                await _send(send, b"".join(frames))
+            if item == _BEHIND:
+                await _send(
+                    send, encode_frame({"reason": "this client fell too far behind"}, "reset")
+                )
+            if item is not None:
+                return  # the stream ends
 
 
 async def _send(send: Send, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body, "more_body": True})
-
-
-async def _disconnected(receive: Receive) -> None:
-    while True:
-        message = await receive()
-        if message.get("type") == "http.disconnect":
-            return
 
 
 __all__ = ["EventFeed", "FeedEvent"]

@@ -15,12 +15,15 @@ from streamscope.wire.jsontext import dumps
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def encode_frame(data: Any, event: str | None = None) -> bytes:
+def encode_frame(data: Any, event: str | None = None, event_id: str | None = None) -> bytes:
     """One frame. ``data`` is serialised as compact single-line JSON unless it is a str.
 
     A str containing line breaks is split over several ``data:`` lines, which a
-    spec-conforming decoder joins back with ``\\n``.
+    spec-conforming decoder joins back with ``\\n``. ``event_id``: its ``id:`` line (what
+    a client sends back as ``Last-Event-ID``; no protocol's stream has one).
     """
+    if event_id is not None:
+        return b"id: %b\n%b" % (event_id.encode(), encode_frame(data, event))
     if not isinstance(data, str):
         # (compact JSON holds no line break: those in its strings are escaped)
         frame = b"data: %b\n\n" % dumps(data)

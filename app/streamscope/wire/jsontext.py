@@ -8,14 +8,14 @@ takes it or says why in its own words: integers beyond 64 bits, lone surrogates,
 that are not strings, NaN.
 
 One thing orjson does not refuse but reads differently: an integer beyond 64 bits (below
--2**63 or above 2**64 - 1) becomes a float, its last digits lost. :func:`loads` reads text
-that may hold one (a run of 19 digits or more) the standard way
-(:func:`may_hold_a_long_integer`). :func:`loads_frame`, for a stream frame's data on the
-proxy's hot path, does not look: no protocol's stream field holds such a number (ids are
-strings, tool arguments travel as JSON text inside strings, token counts are small), and
-looking cost 10% of the translated throughput (``tests/bench/bench_proxy.py``: 0.89 of
-direct with it, 0.98 without, the same run). A frame relayed in passthrough keeps its
-bytes whatever they hold.
+-2**63 or above 2**64 - 1) becomes a float, its last digits lost. :func:`loads` (a whole
+body: ``Codec.read_body``) reads text that may hold one (a run of 19 digits or more) the
+standard way (:func:`may_hold_a_long_integer`). :func:`loads_frame`, for a stream frame's
+data on the proxy's hot path, does not look: no protocol's stream field holds such a
+number (ids are strings, tool arguments travel as JSON text inside strings, token counts
+are small), and looking cost 10% of the translated throughput
+(``tests/bench/bench_proxy.py``: 0.89 of direct with it, 0.98 without, the same run). A
+frame relayed in passthrough keeps its bytes whatever they hold.
 """
 
 from __future__ import annotations

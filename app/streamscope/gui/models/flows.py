@@ -9,8 +9,8 @@ through a :class:`~streamscope.gui.models.batcher.UiBatcher`: a benchmark of tho
 requests makes a few inserts per second, each of many rows.
 
 A summary's lint verdict is computed when the store is first asked for it, not when the
-flow is stored, so an ``added`` row shows no verdict yet; whoever reads the summary again
-(``store.summary(id)``) hands it to :meth:`FlowsModel.update`.
+flow is stored, so an added row shows no verdict yet; the store tells ``FlowUpdated``
+when the verdict is kept, and the row changes then.
 
 Each row says its outcome: the status, and for a failure the error in short
 (:func:`status_text`: ``503 no_account_available``, ``429 from upstream``), and which rule
