@@ -172,3 +172,25 @@ def pytest_asyncio_loop_factories(
         return QtEventLoop(QApplication.instance() or QApplication([]))
 
     return {"qasync": factory}
+
+
+# --- a real PostgreSQL server (tests.postgres), for the shared storage -----------------------
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Any:
+    """One throwaway PostgreSQL cluster for the session (skips, saying why, where none can
+    be started: CI installs Debian's package, so there it runs)."""
+    from tests import postgres
+
+    reason = postgres.why_not()
+    if reason is not None:
+        pytest.skip(reason)
+    with postgres.running() as server:
+        yield server
+
+
+@pytest.fixture
+def pg_url(postgres_server: Any) -> str:
+    """A fresh empty database on the session's server, for one test."""
+    return str(postgres_server.new_database())

@@ -1,0 +1,288 @@
+"""A PostgreSQL database shared by several ``streamscope serve`` replicas.
+
+One :class:`Database` per process. It owns a thread running its own event loop, and on
+it an asyncpg pool (asyncpg was chosen by measurement: ``tests/bench/bench_pg_driver``,
+README "Running it for a team") and one listening connection. Nothing of the database
+runs on the proxy's loop: the flow store's writer thread and readers call :meth:`run`
+(blocking), the account pool calls :meth:`arun` (awaitable from any other loop), and
+``NOTIFY`` payloads reach listeners (:meth:`listen`) on the database thread.
+
+Outages: an operation that cannot reach the server raises :class:`StorageUnavailable`;
+the first such failure is logged once ("unreachable"), the recovery once ("reachable
+again"), and listeners of :attr:`state` are told both. The listening connection is
+asked again every second while the server is away; after it is back, every
+:meth:`on_reconnect` callback runs (a notification may have been missed: re-read).
+
+``replica`` names this process in what it writes and notifies (a NOTIFY comes back to
+its sender too; the sender skips its own).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import functools
+import logging
+import threading
+import uuid
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+
+from streamscope.signals import Signal
+from streamscope.storage.schema import SchemaTooNew, migrate
+
+log = logging.getLogger("streamscope.storage")
+
+T = TypeVar("T")
+Work = Callable[[asyncpg.Connection], Awaitable[T]]
+RETRY = 1.0  # seconds between two tries of the listening connection while it is down
+
+# What an unreachable or restarting server raises (a query's own error is not one).
+DOWN: tuple[type[BaseException], ...] = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.OperatorInterventionError,  # shut down by the admin, starting up
+    asyncpg.exceptions.ConnectionFailureError,
+)
+
+
+class StorageError(RuntimeError):
+    """The database cannot be used as configured (a start-up error, said as it is)."""
+
+
+class StorageUnavailable(StorageError):
+    """The server did not answer: the caller keeps what it has and tries later."""
+
+
+def display_url(url: str) -> str:
+    """``url`` with its password masked, for logs and messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host += f":{parts.port}"
+    user = f"{parts.username}:***@" if parts.username else ":***@"
+    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
+
+
+class Database:
+    """See the module docstring. :meth:`open` connects and migrates (raising
+    :class:`StorageError` when it cannot); :meth:`close` ends the thread."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        replica: str | None = None,
+        max_connections: int = 4,
+        timeout: float = 10.0,
+    ) -> None:
+        self.url = url
+        self.replica = replica or uuid.uuid4().hex[:12]
+        self.max_connections = max_connections
+        self.timeout = timeout
+        self.up = False
+        self.state: Signal[bool] = Signal("the shared database")  # True: reachable
+        self._pool: asyncpg.Pool | None = None
+        self._listeners: dict[str, list[Callable[[str], None]]] = {}
+        self._reconnect: list[Callable[[], None]] = []
+        self._listen_task: asyncio.Task[None] | None = None
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="database", daemon=True)
+        self._closed = self._closing = False
+
+    def __repr__(self) -> str:
+        return f"Database({display_url(self.url)!r}, replica={self.replica!r})"
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def open(self) -> None:
+        self._thread.start()
+        try:
+            self._call(self._open(), self.timeout + 5)
+        except BaseException:
+            self.close()
+            raise
+
+    async def _open(self) -> None:
+        try:
+            self._pool = await asyncpg.create_pool(
+                self.url,
+                min_size=1,
+                max_size=self.max_connections,
+                timeout=self.timeout,
+                command_timeout=self.timeout,
+            )
+            async with self._pool.acquire() as conn:
+                await migrate(conn)
+        except DOWN as exc:
+            raise StorageUnavailable(
+                f"cannot reach the database {display_url(self.url)}: {_say(exc)}"
+            ) from None
+        except (asyncpg.PostgresError, SchemaTooNew) as exc:
+            raise StorageError(f"the database {display_url(self.url)}: {_say(exc)}") from None
+        self.up = True  # (the first connection: nothing to say)
+        listening = asyncio.Event()
+        self._listen_task = asyncio.ensure_future(self._listen_forever(listening))
+        if self._listeners:  # from open's return on, no notification is missed
+            await asyncio.wait_for(listening.wait(), self.timeout)
+
+    def close(self) -> None:
+        if self._closed or self._closing:
+            return
+        self._closing = True
+        if self._thread.is_alive():
+            with contextlib.suppress(Exception):
+                self._call(self._close(), 10)
+        self._closed = True
+        if self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10)
+        if not self._loop.is_running():
+            self._loop.close()
+
+    async def _close(self) -> None:
+        if self._listen_task is not None:
+            self._listen_task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._listen_task
+        if self._pool is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._pool.close(), 5)
+            self._pool.terminate()
+        # whatever asyncpg still runs (a connection being made, say) ends here, not with
+        # the loop's closing
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)
+
+    # -- running work ---------------------------------------------------------------------
+
+    def run(self, work: Work[T]) -> T:
+        """Run ``work`` with a connection of the pool, on the database thread, and wait
+        (any thread but that one). :class:`StorageUnavailable` when the server is away."""
+        return self._call(self._with_connection(work), self.timeout + 5)
+
+    async def arun(self, work: Work[T]) -> T:
+        """:meth:`run` for a caller on another event loop (the proxy's)."""
+        future = asyncio.run_coroutine_threadsafe(self._with_connection(work), self._loop)
+        return await asyncio.wrap_future(future)
+
+    def _call(self, coro: Coroutine[Any, Any, T], timeout: float) -> T:
+        if self._closed:
+            coro.close()
+            raise StorageUnavailable("the database connection is closed")
+        future: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise StorageUnavailable("the database did not answer in time") from None
+
+    async def _with_connection(self, work: Work[T]) -> T:
+        if self._pool is None:
+            raise StorageUnavailable("the database is not open")
+        try:
+            async with self._pool.acquire(timeout=self.timeout) as conn:
+                result = await work(conn)
+        except DOWN as exc:
+            self._set_up(False, exc)
+            raise StorageUnavailable(f"the database is unreachable: {_say(exc)}") from None
+        except asyncpg.PostgresError as exc:
+            raise StorageError(f"the database refused: {_say(exc)}") from exc
+        self._set_up(True)
+        return result
+
+    # -- notifications --------------------------------------------------------------------
+
+    def listen(self, channel: str, callback: Callable[[str], None]) -> None:
+        """Call ``callback(payload)`` on the database thread for each NOTIFY on ``channel``
+        (every replica's, this one's included). Call before :meth:`open`."""
+        self._listeners.setdefault(channel, []).append(callback)
+
+    def on_reconnect(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (on the database thread) each time the listening connection
+        is back after a loss: notifications sent meanwhile are lost."""
+        self._reconnect.append(callback)
+
+    async def _listen_forever(self, listening: asyncio.Event) -> None:
+        first = True
+        while True:
+            conn: asyncpg.Connection | None = None
+            try:
+                conn = await asyncpg.connect(self.url, timeout=self.timeout)
+                lost: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                conn.add_termination_listener(functools.partial(_end, lost))
+                for channel in self._listeners:
+                    await conn.add_listener(channel, self._deliver)
+                listening.set()
+                if not first:
+                    self._set_up(True)
+                    for callback in self._reconnect:
+                        _safely(callback)
+                first = False
+                while not lost.done() and not conn.is_closed():
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(lost), RETRY)
+                    if not lost.done():  # a quiet second: is the server still there?
+                        await conn.execute("SELECT 1")
+            except asyncio.CancelledError:
+                if conn is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(conn.close(), 2)
+                raise
+            except DOWN as exc:
+                self._set_up(False, exc)
+            except asyncpg.PostgresError as exc:
+                log.warning("the database's notifications: %s", _say(exc))
+            first = False
+            if conn is not None:
+                conn.terminate()
+            await asyncio.sleep(RETRY)
+
+    def _deliver(self, _conn: Any, _pid: int, channel: str, payload: str) -> None:
+        for callback in self._listeners.get(channel, ()):
+            _safely(functools.partial(callback, payload))
+
+    def _set_up(self, up: bool, exc: BaseException | None = None) -> None:
+        if up == self.up:
+            return
+        self.up = up
+        if up:
+            log.warning("the database %s is reachable again", display_url(self.url))
+        else:
+            log.warning(
+                "the database %s is unreachable (%s): requests go on with what this replica"
+                " knows; flows wait in memory, within their bound",
+                display_url(self.url),
+                _say(exc) if exc is not None else "no answer",
+            )
+        self.state.emit(up)
+
+
+def _end(lost: asyncio.Future[None], _conn: Any) -> None:
+    if not lost.done():
+        lost.set_result(None)
+
+
+def _say(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+def _safely(callback: Callable[[], None]) -> None:
+    try:
+        callback()
+    except Exception:
+        log.exception("a database listener failed")
+
+
+__all__ = ["Database", "StorageError", "StorageUnavailable", "display_url"]

@@ -1,0 +1,117 @@
+"""The shared database's tables, created and migrated by the app.
+
+:data:`MIGRATIONS` is the history, oldest first: each step is applied once, in its own
+transaction, and its number written to ``streamscope_schema``. Replicas starting
+together take an advisory lock first, so one migrates and the others find it done. A
+database migrated by a newer StreamScope (a step this one does not know) is refused:
+an older replica must not write rows it does not understand.
+
+- ``flows``/``blobs``: the capture, as the SQLite store keeps it (``capture.rows``: a
+  flow's summary and detail as JSON, its bytes once each by SHA-256), with the replica
+  that served it. ``capture_tally`` is one row of totals, updated in the transaction
+  that changes them, so retention holds for the database, whatever replica writes.
+- ``pool_accounts``: each account's shared state (``pool.state.AccountState``): status,
+  cooldown end, counters, last error, keyed by upstream and account, with the key's
+  fingerprint (never the key).
+"""
+
+from __future__ import annotations
+
+import time
+
+import asyncpg
+
+LOCK = 0x5374_5363  # the advisory lock the migrating replica holds ("StSc")
+
+MIGRATIONS: list[tuple[int, str]] = [
+    (
+        1,
+        """
+        CREATE TABLE flows (
+            seq      BIGSERIAL PRIMARY KEY,
+            id       TEXT UNIQUE NOT NULL,
+            started  DOUBLE PRECISION NOT NULL,
+            size     BIGINT NOT NULL,
+            outcome  TEXT NOT NULL DEFAULT '',
+            replica  TEXT NOT NULL DEFAULT '',
+            summary  TEXT NOT NULL,
+            detail   TEXT NOT NULL
+        );
+        CREATE INDEX flows_outcome ON flows (outcome, seq);
+        CREATE TABLE blobs (
+            hash  TEXT PRIMARY KEY,
+            data  BYTEA NOT NULL,
+            refs  INTEGER NOT NULL
+        );
+        CREATE TABLE capture_tally (
+            one    BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one),
+            flows  BIGINT NOT NULL,
+            bytes  BIGINT NOT NULL
+        );
+        INSERT INTO capture_tally VALUES (TRUE, 0, 0);
+        CREATE TABLE pool_accounts (
+            upstream       TEXT NOT NULL,
+            account        TEXT NOT NULL,
+            fingerprint    TEXT NOT NULL,
+            status         TEXT NOT NULL DEFAULT 'active',
+            until          DOUBLE PRECISION,
+            reason         TEXT,
+            disabled_by    TEXT,
+            requests       BIGINT NOT NULL DEFAULT 0,
+            successes      BIGINT NOT NULL DEFAULT 0,
+            tokens_used    BIGINT NOT NULL DEFAULT 0,
+            failures       JSONB NOT NULL DEFAULT '{}',
+            last_error     TEXT,
+            last_error_at  DOUBLE PRECISION,
+            last_used      DOUBLE PRECISION,
+            balance        DOUBLE PRECISION,
+            updated        DOUBLE PRECISION NOT NULL,
+            updated_by     TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (upstream, account)
+        );
+        """,
+    ),
+]
+LATEST = MIGRATIONS[-1][0]
+
+
+class SchemaTooNew(RuntimeError):
+    pass
+
+
+async def current_version(conn: asyncpg.Connection) -> int:
+    exists = await conn.fetchval("SELECT to_regclass('streamscope_schema') IS NOT NULL")
+    if not exists:
+        return 0
+    return int(await conn.fetchval("SELECT COALESCE(MAX(version), 0) FROM streamscope_schema"))
+
+
+async def migrate(conn: asyncpg.Connection) -> list[int]:
+    """Apply the steps the database lacks (under the advisory lock); the steps applied.
+    Raises :class:`asyncpg.PostgresError` subclasses as the server does, and
+    :class:`SchemaTooNew` for a database ahead of this code."""
+    applied = []
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", LOCK)
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS streamscope_schema"
+            " (version INTEGER PRIMARY KEY, applied DOUBLE PRECISION NOT NULL)"
+        )
+        have = await current_version(conn)
+        if have > LATEST:
+            raise SchemaTooNew(
+                f"the database's tables are of a newer StreamScope (schema {have}; this one"
+                f" knows up to {LATEST}): upgrade this replica"
+            )
+        for version, ddl in MIGRATIONS:
+            if version <= have:
+                continue
+            await conn.execute(ddl)
+            await conn.execute(
+                "INSERT INTO streamscope_schema VALUES ($1, $2)", version, time.time()
+            )
+            applied.append(version)
+    return applied
+
+
+__all__ = ["LATEST", "MIGRATIONS", "SchemaTooNew", "migrate"]

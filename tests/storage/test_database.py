@@ -1,0 +1,105 @@
+"""storage.database: the database thread, notifications, and an outage said once."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Any
+
+import pytest
+
+from streamscope.storage.database import (
+    Database,
+    StorageError,
+    StorageUnavailable,
+    display_url,
+)
+from tests.postgres import free_port
+
+
+def test_a_password_never_shows() -> None:
+    assert display_url("postgresql://app:s3cret@db:5432/ss") == "postgresql://app:***@db:5432/ss"
+    assert "s3cret" not in display_url("postgresql://:s3cret@db/ss")
+    assert display_url("postgresql://app@db/ss") == "postgresql://app@db/ss"
+
+
+def test_an_unreachable_database_is_a_clear_error_at_start() -> None:
+    url = f"postgresql://app:s3cret@127.0.0.1:{free_port()}/ss"
+    db = Database(url, timeout=2)
+    with pytest.raises(StorageUnavailable) as caught:
+        db.open()
+    assert "cannot reach the database" in str(caught.value)
+    assert "s3cret" not in str(caught.value)
+
+
+def test_work_runs_blocking_from_any_thread(pg_url: str) -> None:
+    db = Database(pg_url)
+    db.open()
+    try:
+        results: list[int] = []
+
+        async def count(conn: Any) -> int:
+            return int(await conn.fetchval("SELECT COUNT(*) FROM pool_accounts"))
+
+        threads = [threading.Thread(target=lambda: results.append(db.run(count))) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert results == [0, 0, 0, 0]
+        with pytest.raises(StorageError):
+            db.run(lambda conn: conn.execute("SELECT nonsense FROM nowhere"))
+    finally:
+        db.close()
+
+
+async def test_notifications_reach_every_replica(pg_url: str) -> None:
+    got: dict[str, list[str]] = {"a": [], "b": []}
+    heard = {name: threading.Event() for name in got}
+    dbs = []
+    for name in got:
+        db = Database(pg_url, replica=name)
+        db.listen("t_chan", got[name].append)
+        db.listen("t_chan", lambda _payload, n=name: heard[n].set())
+        db.open()
+        dbs.append(db)
+    try:
+        await dbs[0].arun(lambda c: c.execute("SELECT pg_notify('t_chan', 'hello')"))
+        for event in heard.values():
+            assert await asyncio.to_thread(event.wait, 3)
+        assert got == {"a": ["hello"], "b": ["hello"]}
+    finally:
+        for db in dbs:
+            db.close()
+
+
+def test_an_outage_is_said_once_and_the_recovery_once(
+    postgres_server: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    # its own server: this one goes down
+    from tests.postgres import running
+
+    with running() as server:
+        url = server.new_database()
+        db = Database(url, timeout=2)
+        states: list[bool] = []
+        db.state.subscribe(states.append)
+        reconnected = threading.Event()
+        db.on_reconnect(reconnected.set)
+        db.open()
+        try:
+            caplog.set_level(logging.WARNING, "streamscope.storage")
+            server.stop()
+            for _ in range(3):
+                with pytest.raises(StorageUnavailable):
+                    db.run(lambda c: c.fetchval("SELECT 1"))
+            server.start()
+            assert reconnected.wait(10), "the listening connection never came back"
+            assert db.run(lambda c: c.fetchval("SELECT 1")) == 1
+        finally:
+            db.close()
+    said = [r.getMessage() for r in caplog.records]
+    assert sum("unreachable" in m for m in said) == 1, said
+    assert sum("reachable again" in m for m in said) == 1, said
+    assert states == [False, True]
