@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -17,7 +18,7 @@ import pytest
 from streamscope.config import Config
 from streamscope.pool.pool import AccountPool, PoolEvent
 from streamscope.pool.rules import classify
-from streamscope.pool.shared import SharedPool
+from streamscope.pool.shared import CHANNEL, SharedPool
 from streamscope.pool.state import MANUAL, Attempt
 from streamscope.storage.database import Database
 from tests import postgres
@@ -137,6 +138,30 @@ async def test_two_replicas_cooling_one_account_at_once_make_one_cooldown(pg_url
             assert a.state("oa", account).until == b.state("oa", account).until == stored["until"]
             assert a.state("oa", account).failures == {"exhausted": 2}
             assert stored["status"] == "cooling"
+
+
+async def test_the_end_of_a_cooldown_returns_the_account_once(pg_url: str) -> None:
+    changes: list[dict[str, Any]] = []
+    watcher = Database(pg_url, replica="watcher")
+    watcher.listen(CHANNEL, lambda payload: changes.append(json.loads(payload)))
+    await asyncio.to_thread(watcher.open)
+    try:
+        async with replica(pg_url, name="a") as a, replica(pg_url, name="b") as b:
+            fail(a, "account1", 429, retry_after="1")
+            await eventually(lambda: b.state("oa", "account1").status == "cooling")
+            await eventually(
+                lambda: all(p.state("oa", "account1").status == "active" for p in (a, b)),
+                within=2,
+            )
+            for pool in (a, b):
+                assert pool.shared is not None and await pool.shared.settle()
+            await asyncio.sleep(0.2)  # (a second return's notice would be here by now)
+        stored = await row(pg_url, "account1")
+        assert (stored["status"], stored["until"], stored["switch_offs"]) == ("active", None, 1)
+        status_changes = [c for c in changes if c["a"] == "account1" and c["s"]]
+        assert len(status_changes) == 2  # switched off once, returned once
+    finally:
+        await asyncio.to_thread(watcher.close)
 
 
 async def test_counters_add_up_across_replicas(pg_url: str) -> None:
