@@ -11,7 +11,10 @@ a pick also notices an expired cooldown, in case no timer could be armed).
 
 Persistence is write-behind: a change marks its account dirty and the dirty rows are
 written in one transaction, in a worker thread, at most every ``flush_delay`` seconds.
-:meth:`close` writes what is left.
+:meth:`close` writes what is left. With a :class:`~streamscope.pool.shared.SharedPool`
+instead of a store, the state is shared with other replicas through PostgreSQL: each
+change is handed to it (write-behind too), and what other replicas change comes back
+through :meth:`adopt`.
 """
 
 from __future__ import annotations
@@ -24,14 +27,18 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamscope.config import AccountConfig, Config, UpstreamConfig, mask
+from streamscope.pool.merge import Kind
 from streamscope.pool.rules import DEFAULT_RULES, Rule, Verdict
 from streamscope.pool.state import MANUAL, AccountState, Attempt
 from streamscope.pool.store import PoolStore, fingerprint
 from streamscope.pool.strategies import Candidate, Strategy, make_strategy
 from streamscope.signals import Signal
+
+if TYPE_CHECKING:
+    from streamscope.pool.shared import SharedPool
 
 log = logging.getLogger("streamscope.pool")
 
@@ -80,13 +87,17 @@ class AccountPool:
         config: Config,
         store: PoolStore | None = None,
         *,
+        shared: SharedPool | None = None,
         clock: Callable[[], float] = time.time,
         flush_delay: float = 0.25,
         history: int = 500,
     ) -> None:
         self.rules: tuple[Rule, ...] = (*config.pool.rules, *DEFAULT_RULES)
         self.probe_seconds = config.pool.probe_seconds
+        if store is not None and shared is not None:
+            raise ValueError("the pool's state is in a store or shared, not both")
         self.store = store
+        self.shared = shared
         self.clock = clock
         self.flush_delay = flush_delay
         self.attempts: deque[Attempt] = deque(maxlen=history)
@@ -238,7 +249,8 @@ class AccountPool:
                 self._switch_off(
                     attempt.upstream, acc, verdict.failure_class, state.last_error, verdict.cooldown
                 )
-        self._changed(attempt.upstream, attempt.account, attempt)
+        intent: Kind | None = "off" if verdict is not None and verdict.disables else None
+        self._changed(attempt.upstream, attempt.account, attempt, intent)
 
     def add_tokens(self, upstream: str, account: str, tokens: int) -> None:
         if tokens > 0:
@@ -261,13 +273,13 @@ class AccountPool:
         self._cancel_timer(acc)
         acc.state.status, acc.state.until = "active", None
         acc.state.reason, acc.state.disabled_by = reason, None
-        self._changed(upstream, account)
+        self._changed(upstream, account, intent="on")
         return acc.state
 
     def disable(self, upstream: str, account: str, reason: str = MANUAL) -> AccountState:
         acc = self._account(upstream, account)
         self._switch_off(upstream, acc, "user", reason, None)
-        self._changed(upstream, account)
+        self._changed(upstream, account, intent="user_off")
         return acc.state
 
     def _switch_off(
@@ -287,7 +299,7 @@ class AccountPool:
             self._cancel_timer(acc)
             acc.state.status, acc.state.until = "active", None
             acc.state.reason, acc.state.disabled_by = None, None
-            self._changed(upstream, name)
+            self._changed(upstream, name, intent="return")
 
     def _arm_timer(self, upstream: str, acc: _Account) -> None:
         try:
@@ -319,13 +331,48 @@ class AccountPool:
         returns the unsubscribe."""
         return self.events.subscribe(listener, loop)
 
-    def _changed(self, upstream: str, account: str, attempt: Attempt | None = None) -> None:
+    def _changed(
+        self,
+        upstream: str,
+        account: str,
+        attempt: Attempt | None = None,
+        intent: Kind | None = None,
+    ) -> None:
+        """``intent``: the status change made, if any (for the shared database)."""
+        self._emit(upstream, account, attempt)
+        if self.shared is not None:
+            self.shared.note(upstream, account, intent)
+        self._dirty.add((upstream, account))
+        self._schedule_flush()
+
+    def _emit(self, upstream: str, account: str, attempt: Attempt | None = None) -> None:
         if self.events:  # (a copy per change only for someone who listens)
             state = self._account(upstream, account).state
             copy = dataclasses.replace(state, failures=dict(state.failures))
             self.events.emit(PoolEvent(upstream, account, copy, attempt))
-        self._dirty.add((upstream, account))
-        self._schedule_flush()
+
+    # -- shared with other replicas (pool.shared) -----------------------------------------
+
+    def each_account(self) -> list[tuple[str, str, str, AccountState]]:
+        """(upstream, account, key fingerprint, live state) of every account."""
+        return [
+            (u, name, acc.fingerprint, acc.state)
+            for u, up in self._upstreams.items()
+            for name, acc in up.accounts.items()
+        ]
+
+    def adopt(self, upstream: str, account: str, state: AccountState) -> None:
+        """Take ``state`` as the account's (the shared database's view of it): its
+        cooldown timer follows, listeners are told; nothing is handed back to be shared."""
+        acc = self._account(upstream, account)
+        for name in AccountState.__dataclass_fields__:
+            setattr(acc.state, name, getattr(state, name))
+        acc.state.failures = dict(state.failures)
+        self._cancel_timer(acc)
+        self._emit(upstream, account)
+        if acc.state.status == "cooling":
+            self._arm_timer(upstream, acc)
+            self._refresh(upstream, account, acc, self.clock())
 
     def _account(self, upstream: str, account: str) -> _Account:
         try:
@@ -336,7 +383,10 @@ class AccountPool:
     # -- lifecycle: timers, write-behind, probe -------------------------------------------
 
     async def start(self, probe: Probe | None = None) -> None:
-        """Arm the timers of accounts cooling since before a restart; start the probe."""
+        """Load the shared state (with a shared database); arm the timers of accounts
+        cooling since before a restart; start the probe."""
+        if self.shared is not None:
+            await self.shared.start(self)
         now = self.clock()
         for name, up in self._upstreams.items():
             for acc_name, acc in up.accounts.items():
@@ -421,6 +471,8 @@ class AccountPool:
             self.store.save(self._rows())
             self.store.close()
             self.store = None
+        if self.shared is not None:
+            await self.shared.close()
 
 
 __all__ = ["AccountPool", "Listener", "PoolEvent", "Probe"]

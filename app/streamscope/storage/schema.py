@@ -12,7 +12,9 @@ an older replica must not write rows it does not understand.
   that changes them, so retention holds for the database, whatever replica writes.
 - ``pool_accounts``: each account's shared state (``pool.state.AccountState``): status,
   cooldown end, counters, last error, keyed by upstream and account, with the key's
-  fingerprint (never the key).
+  fingerprint (never the key), and how many times a switch-off took (``switch_offs``).
+  ``pool_writers``: the number of the last batch each running pool pushed, so a batch
+  whose commit was not acknowledged (an outage) is not added twice (``pool.shared``).
 """
 
 from __future__ import annotations
@@ -65,9 +67,15 @@ MIGRATIONS: list[tuple[int, str]] = [
             last_error_at  DOUBLE PRECISION,
             last_used      DOUBLE PRECISION,
             balance        DOUBLE PRECISION,
+            switch_offs    BIGINT NOT NULL DEFAULT 0,
             updated        DOUBLE PRECISION NOT NULL,
             updated_by     TEXT NOT NULL DEFAULT '',
             PRIMARY KEY (upstream, account)
+        );
+        CREATE TABLE pool_writers (
+            writer   TEXT PRIMARY KEY,
+            pushed   BIGINT NOT NULL,
+            updated  DOUBLE PRECISION NOT NULL
         );
         """,
     ),
