@@ -118,3 +118,13 @@ async def test_a_channel_listened_to_after_opening_hears_too(pg_url: str) -> Non
         assert payloads == ["x"]
     finally:
         db.close()
+
+
+async def test_work_after_closing_is_unavailable_not_a_crash(pg_url: str) -> None:
+    db = Database(pg_url)
+    db.open()
+    db.close()
+    with pytest.raises(StorageUnavailable):
+        await db.arun(lambda c: c.fetchval("SELECT 1"))
+    with pytest.raises(StorageUnavailable):
+        db.run(lambda c: c.fetchval("SELECT 1"))

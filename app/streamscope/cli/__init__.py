@@ -195,8 +195,14 @@ def _window(args: argparse.Namespace) -> int:
         raise CliError(
             f"the window cannot start ({exc}); `streamscope serve` runs headless"
         ) from None
+    from streamscope.config import ConfigError
+    from streamscope.storage import StorageError
+
     path, config, new_key = _load(args)
-    return run_window(config, path, new_key=new_key)
+    try:
+        return run_window(config, path, new_key=new_key)
+    except (StorageError, ConfigError) as exc:
+        raise CliError(str(exc)) from None
 
 
 def _fast_loop() -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -220,8 +226,9 @@ def _serve(args: argparse.Namespace) -> int:
     import signal
     import sqlite3
 
-    from streamscope.config import default_data_dir, pool_state_path
+    from streamscope.config import ConfigError, default_data_dir, pool_state_path
     from streamscope.proxy.server import PortInUse, ProxyServer, tune_gc
+    from streamscope.storage import StorageError
 
     path, config, new_key = _load(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
@@ -229,6 +236,8 @@ def _serve(args: argparse.Namespace) -> int:
     flows = default_data_dir() / "flows.sqlite3"
     try:
         server = ProxyServer(config.with_defaults(), state_path=state, capture_path=flows)
+    except (StorageError, ConfigError) as exc:
+        raise CliError(str(exc)) from None
     except (sqlite3.Error, OSError) as exc:
         raise CliError(f"cannot open the state files ({state}, {flows}): {exc}") from None
 

@@ -2,7 +2,8 @@
 
 It owns the stores: the account pool (and its SQLite file), the flow store (capture;
 None when capture is off), the refusal log, and the redactor every one of them masks
-with. The proxy app (:class:`~streamscope.proxy.app.ProxyApp`) serves requests with a
+with. With ``[storage] url``, the pool and the flows live in a PostgreSQL database
+shared with other replicas (``storage``), opened here. The proxy app (:class:`~streamscope.proxy.app.ProxyApp`) serves requests with a
 core; the window reads the core it was given, never through the app.
 """
 
@@ -16,10 +17,12 @@ from streamscope.analysis.view import summarize
 from streamscope.capture.store import FlowStore
 from streamscope.config import AccountConfig, Config
 from streamscope.pool.pool import AccountPool
+from streamscope.pool.shared import SharedPool
 from streamscope.pool.store import PoolStore
 from streamscope.proxy.feed import EventFeed
 from streamscope.proxy.refusals import RefusalLog
 from streamscope.redact import Redactor
+from streamscope.storage.database import Database
 
 MIB = 1024 * 1024
 Probe = Callable[[str, AccountConfig], Awaitable[bool]]
@@ -39,9 +42,13 @@ class Core:
         keeps either in memory)."""
         self.config = config.with_defaults()
         self.redactor = Redactor.for_config(self.config)
-        self.pool = AccountPool(
-            self.config, PoolStore(state_path) if state_path is not None else None
-        )
+        self.database = open_database(self.config)  # None: SQLite files (the default)
+        if self.database is not None:
+            self.pool = AccountPool(self.config, shared=SharedPool(self.database))
+        else:
+            self.pool = AccountPool(
+                self.config, PoolStore(state_path) if state_path is not None else None
+            )
         self.refusals = RefusalLog()  # requests turned away before they became flows
         self.in_flight = 0  # proxied requests under way (capture writes wait for a lull)
         capture = self.config.capture
@@ -73,6 +80,20 @@ class Core:
         await self.pool.close()
         if self.flows is not None:
             await asyncio.to_thread(self.flows.close)
+        if self.database is not None:
+            await asyncio.to_thread(self.database.close)
+
+
+def open_database(config: Config) -> Database | None:
+    """The shared database ``[storage]`` names, opened (connected, its tables migrated);
+    None for the SQLite files. Raises ``StorageError`` (its URL's password masked) or
+    ``ConfigError`` (``url_env`` unset)."""
+    url = config.storage.database_url()
+    if url is None:
+        return None
+    database = Database(url)
+    database.open()
+    return database
 
 
 __all__ = ["Core"]

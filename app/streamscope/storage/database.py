@@ -116,7 +116,7 @@ class Database:
         try:
             self._pool = await asyncpg.create_pool(
                 self.url,
-                min_size=1,
+                min_size=0,  # (1: asyncpg logs a traceback per try while the server is away)
                 max_size=self.max_connections,
                 timeout=self.timeout,
                 command_timeout=self.timeout,
@@ -173,6 +173,8 @@ class Database:
 
     async def arun(self, work: Work[T]) -> T:
         """:meth:`run` for a caller on another event loop (the proxy's)."""
+        if self._closed or self._loop.is_closed():
+            raise StorageUnavailable("the database connection is closed")
         future = asyncio.run_coroutine_threadsafe(self._with_connection(work), self._loop)
         return await asyncio.wrap_future(future)
 
