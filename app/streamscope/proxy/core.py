@@ -3,8 +3,9 @@
 It owns the stores: the account pool (and its SQLite file), the flow store (capture;
 None when capture is off), the refusal log, and the redactor every one of them masks
 with. With ``[storage] url``, the pool and the flows live in a PostgreSQL database
-shared with other replicas (``storage``), opened here. The proxy app (:class:`~streamscope.proxy.app.ProxyApp`) serves requests with a
-core; the window reads the core it was given, never through the app.
+shared with other replicas (``storage``), opened here. The proxy app
+(:class:`~streamscope.proxy.app.ProxyApp`) serves requests with a core; the window reads
+the core it was given, never through the app.
 """
 
 from __future__ import annotations
