@@ -26,6 +26,7 @@ WHOLE: dict[str, str] = {
     "packaging": "the built artefacts: wheel, pipx, the one-folder app, the version",
     "resources": "the files the app ships (the replay catalogue), read as a user has them",
     "bench": "benchmark scripts, no tests",
+    "replicas": "several `serve` processes on one real PostgreSQL, as a team runs them",
     "fixtures": "recorded streams and their provenance, no tests",
     "test_architecture.py": "the seams between packages, read from the source",
     "test_tree_mirror.py": "this file: the tests' layout",

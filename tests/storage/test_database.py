@@ -103,3 +103,18 @@ def test_an_outage_is_said_once_and_the_recovery_once(
     assert sum("unreachable" in m for m in said) == 1, said
     assert sum("reachable again" in m for m in said) == 1, said
     assert states == [False, True]
+
+
+async def test_a_channel_listened_to_after_opening_hears_too(pg_url: str) -> None:
+    db = Database(pg_url)
+    db.open()
+    try:
+        heard = threading.Event()
+        payloads: list[str] = []
+        db.listen("late_chan", payloads.append)
+        db.listen("late_chan", lambda _p: heard.set())
+        await db.arun(lambda c: c.execute("SELECT pg_notify('late_chan', 'x')"))
+        assert await asyncio.to_thread(heard.wait, 3)
+        assert payloads == ["x"]
+    finally:
+        db.close()

@@ -225,10 +225,50 @@ class CaptureConfig(_Model):
     backlog_megabytes: float = Field(default=64.0, gt=0)
 
 
+class StorageConfig(_Model):
+    """``[storage]``: where the pool's state and the flows live. No ``url``: SQLite files
+    on this machine (the default). ``url = "postgresql://user:password@host:5432/db"``, or
+    ``url_env`` naming an environment variable that holds it (the password stays out of
+    the file): a PostgreSQL database, shared by every ``serve`` replica given the same."""
+
+    url: SecretStr | None = None
+    url_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+    @model_validator(mode="after")
+    def _one_url(self) -> StorageConfig:
+        if self.url is not None and self.url_env is not None:
+            raise ValueError("give [storage] url or url_env, not both")
+        if self.url is not None:
+            _postgres_url(self.url.get_secret_value())
+        return self
+
+    def database_url(self) -> str | None:
+        """The PostgreSQL URL, or None for the SQLite files; ConfigError when ``url_env``
+        names a variable that is unset or not such a URL."""
+        if self.url is not None:
+            return self.url.get_secret_value()
+        if self.url_env is None:
+            return None
+        value = os.environ.get(self.url_env, "")
+        if not value:
+            raise ConfigError(f"[storage] url_env: ${self.url_env} is not set")
+        try:
+            return _postgres_url(value)
+        except ValueError as exc:
+            raise ConfigError(f"[storage] url_env: ${self.url_env}: {exc}") from None
+
+
+def _postgres_url(url: str) -> str:
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise ValueError("a storage url starts with postgresql:// (the only shared store)")
+    return url
+
+
 class Config(_Model):
     proxy: ProxyConfig = Field(default_factory=ProxyConfig)
     pool: PoolConfig = Field(default_factory=PoolConfig)
     capture: CaptureConfig = Field(default_factory=CaptureConfig)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
     upstreams: list[UpstreamConfig] = Field(default_factory=list)
     aliases: dict[str, str] = Field(default_factory=dict)
 
@@ -379,6 +419,8 @@ def keys_exposed(config: Config, path: Path) -> str | None:
     """A warning when the config file holds keys and other users may read it, else None."""
     keys = list(config.proxy.api_keys) + list(config.proxy.admin_keys)
     keys += [a.api_key for u in config.upstreams for a in u.accounts]
+    if config.storage.url is not None:  # (its password)
+        keys.append(config.storage.url)
     if not any(k.get_secret_value() for k in keys):
         return None
     from streamscope.private import exposed

@@ -8,6 +8,8 @@
   that cannot resolve, a proxy listening beyond this machine;
 - ``port``: the proxy's host:port can be bound (with the proxy's own :func:`bind`); if
   not, whether a StreamScope proxy is the one listening there;
+- ``storage``: SQLite files, or the shared PostgreSQL database: that it answers, and
+  its tables' version;
 - ``upstream NAME``: one model listing per HTTP upstream, with the URL and key the proxy
   would use (the demo needs no network);
 - ``account UPSTREAM/NAME`` (opt-in): one tiny request per account through the proxy's
@@ -31,6 +33,7 @@ from streamscope.doctor.accounts import accounts_opt_in, check_accounts
 from streamscope.doctor.check import Check, Status
 from streamscope.doctor.config import check_config, config_warnings
 from streamscope.doctor.port import check_port
+from streamscope.doctor.storage import check_storage
 from streamscope.doctor.upstreams import check_upstream
 from streamscope.net.clients import upstream_http
 from streamscope.net.http1 import Http1Client
@@ -69,6 +72,7 @@ async def run_checks(options: Options) -> list[Check]:
     )
     async with client:
         checks.append(await check_port(config.proxy, client))
+        checks.append(await check_storage(config, options.timeout))
         listings = await asyncio.gather(*(check_upstream(u, client, wire) for u in full.upstreams))
         checks += [r.check for r in listings]
         http = [(u, r) for u, r in zip(full.upstreams, listings, strict=True) if not u.is_demo]

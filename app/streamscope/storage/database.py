@@ -94,6 +94,7 @@ class Database:
         self._listeners: dict[str, list[Callable[[str], None]]] = {}
         self._reconnect: list[Callable[[], None]] = []
         self._listen_task: asyncio.Task[None] | None = None
+        self._listen_conn: asyncpg.Connection | None = None
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="database", daemon=True)
         self._closed = self._closing = False
@@ -131,8 +132,7 @@ class Database:
         self.up = True  # (the first connection: nothing to say)
         listening = asyncio.Event()
         self._listen_task = asyncio.ensure_future(self._listen_forever(listening))
-        if self._listeners:  # from open's return on, no notification is missed
-            await asyncio.wait_for(listening.wait(), self.timeout)
+        await asyncio.wait_for(listening.wait(), self.timeout)  # (none missed from here)
 
     def close(self) -> None:
         if self._closed or self._closing:
@@ -205,8 +205,17 @@ class Database:
 
     def listen(self, channel: str, callback: Callable[[str], None]) -> None:
         """Call ``callback(payload)`` on the database thread for each NOTIFY on ``channel``
-        (every replica's, this one's included). Call before :meth:`open`."""
+        (every replica's, this one's included), from this call's return on."""
+        new = channel not in self._listeners
         self._listeners.setdefault(channel, []).append(callback)
+        if new and self.up and not self._closed and self._thread.is_alive():
+            self._call(self._add_channel(channel), self.timeout + 5)
+
+    async def _add_channel(self, channel: str) -> None:
+        conn = self._listen_conn
+        if conn is not None and not conn.is_closed():
+            await conn.add_listener(channel, self._deliver)
+        # (else the listening connection is being made again, and takes every channel)
 
     def on_reconnect(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (on the database thread) each time the listening connection
@@ -221,8 +230,9 @@ class Database:
                 conn = await asyncpg.connect(self.url, timeout=self.timeout)
                 lost: asyncio.Future[None] = asyncio.get_running_loop().create_future()
                 conn.add_termination_listener(functools.partial(_end, lost))
-                for channel in self._listeners:
+                for channel in list(self._listeners):
                     await conn.add_listener(channel, self._deliver)
+                self._listen_conn = conn
                 listening.set()
                 if not first:
                     self._set_up(True)
@@ -244,6 +254,7 @@ class Database:
             except asyncpg.PostgresError as exc:
                 log.warning("the database's notifications: %s", _say(exc))
             first = False
+            self._listen_conn = None
             if conn is not None:
                 conn.terminate()
             await asyncio.sleep(RETRY)

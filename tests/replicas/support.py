@@ -1,0 +1,127 @@
+"""Replicas for the shared-storage tests: ``streamscope serve`` child processes, each
+with its own config file and data directory, on one PostgreSQL database, in front of
+one fake upstream (``tests.upstream_server``) that answers by account key
+(``tests.proxy.pool_support``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.proxy.pool_support import MODEL, key_of
+
+KEY = "sk-local-replicas-0000000000000000000000"
+ADMIN = "sk-admin-replicas-0000000000000000000000"
+HEADERS = {"x-api-key": KEY}
+ADMIN_HEADERS = {"x-api-key": ADMIN}
+
+
+def write_config(home: Path, database: str, upstream_url: str, names: str = "ab") -> Path:
+    home.mkdir(parents=True, exist_ok=True)
+    accounts = "".join(
+        f'[[upstreams.accounts]]\nname = "{n}"\napi_key = "{key_of(n)}"\n\n' for n in names
+    )
+    path = home / "config.toml"
+    path.write_text(
+        f'[proxy]\napi_keys = ["{KEY}"]\nadmin_keys = ["{ADMIN}"]\nkeepalive_seconds = 2\n\n'
+        f'[storage]\nurl = "{database}"\n\n'
+        f'[[upstreams]]\nname = "up"\nprotocol = "openai-chat"\nbase_url = "{upstream_url}/v1"\n'
+        f'default = true\nmodels = ["{MODEL}"]\n\n{accounts}'
+    )
+    os.chmod(path, 0o600)
+    return path
+
+
+@dataclass
+class Replica:
+    name: str
+    proc: subprocess.Popen[str]
+    url: str
+    logs: list[str] = field(default_factory=list)
+
+    def chat(self, stream: bool = True, timeout: float = 30) -> httpx.Response:
+        body = {"model": MODEL, "messages": [{"role": "user", "content": "hi"}], "stream": stream}
+        return httpx.post(
+            self.url + "/v1/chat/completions", json=body, headers=HEADERS, timeout=timeout
+        )
+
+    def admin(self, method: str, path: str) -> Any:
+        r = httpx.request(method, self.url + path, headers=ADMIN_HEADERS, timeout=10)
+        r.raise_for_status()
+        return r.json()
+
+    def accounts(self) -> dict[str, dict[str, Any]]:
+        body = self.admin("GET", "/admin/pool")
+        return {a["name"]: a for a in body["upstreams"][0]["accounts"]}
+
+    def flow_ids(self) -> list[str]:
+        return [f["id"] for f in self.admin("GET", "/admin/flows?limit=1000")["flows"]]
+
+    def flow_total(self) -> int:
+        return int(self.admin("GET", "/admin/flows?limit=1")["total"])
+
+    def stop(self, sig: int = signal.SIGTERM) -> tuple[str, str]:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            out, err = self.proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, err = self.proc.communicate()
+        self.logs += [out, err]
+        return out, err
+
+
+@contextlib.contextmanager
+def replica(home: Path, name: str) -> Iterator[Replica]:
+    """A ``serve`` on ``home``'s config, its data dir ``home/data``; stopped at the end
+    (its stderr must hold no traceback)."""
+    env = {
+        **os.environ,
+        "STREAMSCOPE_CONFIG": str(home / "config.toml"),
+        "STREAMSCOPE_DATA_DIR": str(home / "data"),
+        "PYTHONUNBUFFERED": "1",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamscope", "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    if "listening on http://" not in first:
+        proc.kill()
+        _, err = proc.communicate()
+        raise AssertionError(f"replica {name} did not start: {first}{err}")
+    running = Replica(name, proc, first.split("listening on ")[1].split()[0])
+    try:
+        yield running
+    finally:
+        _, err = running.stop()
+        assert "Traceback" not in err, err
+
+
+def eventually(check: Callable[[], Any], timeout: float = 5.0, every: float = 0.05) -> Any:
+    """``check()``'s first truthy answer within ``timeout`` seconds (else AssertionError
+    with the last answer)."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = check()
+        if last:
+            return last
+        time.sleep(every)
+    raise AssertionError(f"not within {timeout} s; last: {last!r}")

@@ -1,0 +1,75 @@
+"""Two ``serve`` replicas on one PostgreSQL share the account pool: a switch-off by one is
+skipped by the other within a second, a rule's cooldown is one cooldown, the counters add."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from tests.proxy.pool_support import error_script, keyed, order
+from tests.replicas.support import eventually, replica, write_config
+from tests.upstream_server import UpstreamServer
+
+
+def _two(tmp_path: Path, pg_url: str, upstream: UpstreamServer) -> tuple[Path, Path]:
+    homes = tmp_path / "a", tmp_path / "b"
+    for home in homes:
+        write_config(home, pg_url, upstream.url)
+    return homes
+
+
+def test_an_account_one_replica_disables_the_other_skips_within_a_second(
+    tmp_path: Path, pg_url: str, upstream: UpstreamServer
+) -> None:
+    upstream.route("POST", "/v1/chat/completions", keyed({}))
+    home_a, home_b = _two(tmp_path, pg_url, upstream)
+    with replica(home_a, "A") as a, replica(home_b, "B") as b:
+        a.admin("POST", "/admin/pool/up/a/disable")
+        started = time.monotonic()
+        eventually(lambda: b.accounts()["a"]["status"] == "disabled", timeout=1.0)
+        assert time.monotonic() - started < 1.0
+        asked = len(order(upstream))
+        for _ in range(4):
+            assert b.chat().status_code == 200
+        assert order(upstream)[asked:] == ["b"] * 4  # B never tried the disabled account
+        b.admin("POST", "/admin/pool/up/a/enable")
+        eventually(lambda: a.accounts()["a"]["status"] == "active", timeout=1.0)
+        assert a.accounts()["a"]["reason"] == b.accounts()["a"]["reason"]
+
+
+def test_a_rule_cooldown_is_one_cooldown_for_every_replica(
+    tmp_path: Path, pg_url: str, upstream: UpstreamServer
+) -> None:
+    quota = error_script(429, "quota", **{"Retry-After": "3600"})
+    upstream.route("POST", "/v1/chat/completions", keyed({"a": quota}))
+    home_a, home_b = _two(tmp_path, pg_url, upstream)
+    with replica(home_a, "A") as a, replica(home_b, "B") as b:
+        while "a" not in order(upstream):  # until A has tried a (the strategy may pick b)
+            assert a.chat().status_code == 200
+        cooling = eventually(lambda: b.accounts()["a"]["status"] == "cooling" and b.accounts())
+        assert cooling["a"]["until"] == a.accounts()["a"]["until"]
+        for _ in range(3):
+            assert b.chat().status_code == 200
+        assert order(upstream).count("a") == 1  # one 429: B never asked a
+        assert a.accounts()["a"]["failures"] == {"rate_limited": 1}
+
+
+def test_the_counters_add_up_across_replicas(
+    tmp_path: Path, pg_url: str, upstream: UpstreamServer
+) -> None:
+    upstream.route("POST", "/v1/chat/completions", keyed({}))
+    home_a, home_b = _two(tmp_path, pg_url, upstream)
+    with replica(home_a, "A") as a, replica(home_b, "B") as b:
+        for _ in range(3):
+            assert a.chat().status_code == 200
+        for _ in range(5):
+            assert b.chat().status_code == 200
+
+        def totals(r: object) -> tuple[int, int]:
+            accounts = r.accounts()  # type: ignore[attr-defined]
+            return (
+                sum(x["requests"] for x in accounts.values()),
+                sum(x["successes"] for x in accounts.values()),
+            )
+
+        eventually(lambda: totals(a) == (8, 8) and totals(b) == (8, 8), timeout=3.0)

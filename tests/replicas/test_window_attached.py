@@ -1,0 +1,41 @@
+"""The window, offscreen, attached to one ``serve`` replica, shows live a flow another
+replica served (both on one PostgreSQL, each with its own data directory)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tests.gui.support import open_window, wait_until
+from tests.proxy.harness import make_config
+from tests.proxy.pool_support import keyed
+from tests.replicas.support import ADMIN, replica, write_config
+from tests.upstream_server import UpstreamServer
+
+
+@pytest.mark.qasync
+async def test_a_window_on_one_replica_shows_what_another_served(
+    tmp_path: Path, pg_url: str, upstream: UpstreamServer
+) -> None:
+    upstream.route("POST", "/v1/chat/completions", keyed({}))
+    homes = tmp_path / "a", tmp_path / "b"
+    for home in homes:
+        write_config(home, pg_url, upstream.url)
+    with replica(homes[0], "A") as a, replica(homes[1], "B") as b:
+        async with open_window(make_config([])) as window:
+            assert await window.attach(b.url, ADMIN) is None
+            model = window.traffic.model
+            assert model.rowCount() == 0
+            response = await asyncio.to_thread(a.chat)  # served by A, not by B
+            assert response.status_code == 200
+            await wait_until(lambda: model.rowCount() == 1, 5)
+            (flow_id,) = await asyncio.to_thread(a.flow_ids)
+            assert model.flow_id_at(0) == flow_id
+            detail = window.traffic.open_flow(flow_id)
+            await wait_until(lambda: detail.flow is not None, 5)
+            assert detail.flow is not None and detail.flow.client.frames
+            pool = window.pool.model
+            assert {pool.key_at(r) for r in range(pool.rowCount())} == {("up", "a"), ("up", "b")}
+            await window.detach()
