@@ -74,8 +74,8 @@ def payloads(
 
 
 class PgFeed:
-    """Tells ``emit`` the other replicas' changes (see the module docstring). Made before
-    the database is opened (it listens from the open on); :meth:`close` ends its thread."""
+    """Tells ``emit`` the other replicas' changes (see the module docstring), from its
+    making on (before or after the database's opening); :meth:`close` ends its thread."""
 
     def __init__(
         self,

@@ -37,14 +37,9 @@ CANDIDATES = 500  # oldest flows read per round of retention, beyond those that 
 
 class PgRows:
     """Flows in the shared database (see the module docstring); other replicas' changes
-    go to ``emit`` as this store's events. Made before ``database.open()``."""
+    go to ``emit`` as this store's events (heard from this call's return on)."""
 
     def __init__(self, database: Database, emit: Callable[[FlowEvent], None]) -> None:
-        if database.up:
-            raise ValueError(
-                "make the flow store before opening the database: it listens to the other"
-                " replicas' flows from the open on"
-            )
         self.database = database
         self.feed = PgFeed(database, self.read_summaries, self.newest, emit)
 

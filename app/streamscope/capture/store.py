@@ -93,8 +93,8 @@ class FlowStore:
         """``path`` None: an in-memory database (tests, a session that keeps nothing).
         ``busy``: True while the proxy has requests in flight (writes wait for a lull).
         ``database``: the flows go to that shared PostgreSQL database instead (``path``
-        is ignored); make the store before ``database.open()`` (it listens to the other
-        replicas' changes from the open on)."""
+        is ignored; the caller opens and closes it, the store before or after its
+        opening; the other replicas' flows are told from then on)."""
         self.busy = busy
         self.max_delay = max_delay
         self.max_backlog_bytes = max_backlog_bytes
