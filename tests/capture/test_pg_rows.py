@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import replace
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
