@@ -16,8 +16,18 @@ loses only what came in the last second. The database file deleted or replaced u
 the running store is noticed (within a second, or at the next write), reopened, and
 said once in the log.
 
-How a flow is stored (each body's bytes once) is ``capture.rows``. Retention: beyond
-``max_flows`` flows or ``max_bytes`` of bytes, the oldest flows go first.
+How a flow is stored (each body's bytes once) is ``capture.rows``; where, its rows
+(``rows.FlowRows``): a SQLite file (``capture.sqlite_rows``), or a PostgreSQL database
+shared by replicas (``capture.pg_rows``: every replica lists every flow, retention holds
+for the database, and the other replicas' changes are told as this store's events).
+Retention: beyond ``max_flows`` flows or ``max_bytes`` of bytes, the oldest flows go
+first.
+
+A shared database away: ``submit`` goes on; built flows wait in memory (the newest
+``max_flows``), within the backlog's bound in bytes (no lag rule: the writer is not
+slow), new flows beyond it shed as above (past it, every part), said in one line per
+outage; the writer tries again every :data:`RETRY` second and catches up. Reads raise
+``StorageUnavailable`` (within the database's timeout).
 
 A flow's row in a list is a typed :class:`~streamscope.capture.summary.FlowSummary`,
 kept as JSON beside the flow. Change events (``capture.events``: a flow added with its
