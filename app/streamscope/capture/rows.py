@@ -14,7 +14,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from streamscope.capture.flow import RequestRecord
 from streamscope.capture.info import FlowInfo
@@ -22,6 +22,7 @@ from streamscope.capture.raw import RawFlow, RawLeg
 
 JSON = dict[str, Any]
 Blobs = dict[str, bytes]
+StoredFlow = tuple[RawFlow, JSON, JSON, Blobs]  # a flow, its summary, detail and bytes
 GIL_PIECE = 2047  # hashlib keeps the interpreter's lock for data up to this size
 MAX_ROWS = 500  # rows per INSERT (SQLite takes 32,766 parameters in one statement)
 EMPTY = hashlib.sha256(b"").hexdigest()  # the name of no bytes (never stored)
@@ -60,9 +61,31 @@ class Tally:
         return cls(int(flows), int(size))
 
 
-def insert(
-    db: sqlite3.Connection, rows: Sequence[tuple[RawFlow, JSON, JSON, Blobs]], tally: Tally
-) -> None:
+class FlowRows(Protocol):
+    """Where the flows are kept: ``capture.sqlite_rows`` (a file, this process alone) or
+    ``capture.pg_rows`` (a PostgreSQL database shared by replicas). Any thread may call;
+    a shared database that cannot be reached raises ``StorageUnavailable``; the
+    readers give the stored summaries as JSON text."""
+
+    def insert(self, rows: Sequence[StoredFlow], max_flows: int, max_bytes: int) -> list[str]:
+        """Store flows in one transaction, then the limits; the ids retention dropped."""
+        ...
+
+    def keep_summary(self, flow_id: str, summary: JSON) -> bool: ...
+    def clear(self) -> int: ...
+    def reopen_if_moved(self) -> bool: ...
+    def taken(self, flow_id: str) -> bool: ...
+    def ids(self, offset: int, limit: int) -> list[str]: ...
+    def summaries(
+        self, offset: int, limit: int, outcomes: tuple[str, ...]
+    ) -> tuple[list[str], int]: ...
+    def summary(self, flow_id: str) -> str | None: ...
+    def stored(self, flow_id: str) -> tuple[JSON, Blobs] | None: ...
+    def stored_bytes(self) -> int: ...
+    def close(self) -> None: ...
+
+
+def insert(db: sqlite3.Connection, rows: Sequence[StoredFlow], tally: Tally) -> None:
     """Insert flows (each with its summary and :func:`stored_form`) in a few statements,
     many rows each. Each statement runs with the interpreter's lock released, and under
     load the writer then waits for it back (about 5 ms, the switch interval): one
@@ -218,6 +241,9 @@ def restore(detail: JSON, blobs: dict[str, bytes]) -> RawFlow:
 
 __all__ = [
     "SCHEMA",
+    "Blobs",
+    "FlowRows",
+    "StoredFlow",
     "Tally",
     "blob_hashes",
     "delete",

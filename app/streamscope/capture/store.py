@@ -16,8 +16,18 @@ loses only what came in the last second. The database file deleted or replaced u
 the running store is noticed (within a second, or at the next write), reopened, and
 said once in the log.
 
-How a flow is stored (each body's bytes once) is ``capture.rows``. Retention: beyond
-``max_flows`` flows or ``max_bytes`` of bytes, the oldest flows go first.
+How a flow is stored (each body's bytes once) is ``capture.rows``; where, its rows
+(``rows.FlowRows``): a SQLite file (``capture.sqlite_rows``), or a PostgreSQL database
+shared by replicas (``capture.pg_rows``: every replica lists every flow, retention holds
+for the database, and the other replicas' changes are told as this store's events).
+Retention: beyond ``max_flows`` flows or ``max_bytes`` of bytes, the oldest flows go
+first.
+
+A shared database away: ``submit`` goes on; built flows wait in memory (the newest
+``max_flows``), within the backlog's bound in bytes (no lag rule: the writer is not
+slow), new flows beyond it shed as above (past it, every part), said in one line per
+outage; the writer tries again every :data:`RETRY` second and catches up. Reads raise
+``StorageUnavailable`` (within the database's timeout).
 
 A flow's row in a list is a typed :class:`~streamscope.capture.summary.FlowSummary`,
 kept as JSON beside the flow. Change events (``capture.events``: a flow added with its
@@ -31,7 +41,6 @@ import asyncio
 import json
 import logging
 import queue
-import sqlite3
 import threading
 import time
 import uuid
@@ -40,28 +49,20 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
-from streamscope.capture.dbfile import CaptureDb
 from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, FlowsDeleted, FlowUpdated
 from streamscope.capture.flow import Flow
 from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import RawFlow, from_flow, to_flow
 from streamscope.capture.recorder import FlowRecorder, mask_flow
-from streamscope.capture.rows import (
-    SCHEMA,
-    Tally,
-    blob_hashes,
-    insert,
-    restore,
-    retain,
-    stored_form,
-)
+from streamscope.capture.rows import FlowRows, restore, stored_form
+from streamscope.capture.sqlite_rows import SqliteRows
 from streamscope.capture.summary import FlowSummary
 from streamscope.redact import Redactor
 from streamscope.signals import Signal
+from streamscope.storage.database import Database, StorageUnavailable
 
 log = logging.getLogger("streamscope.capture")
 
-JSON = dict[str, Any]
 MAX_DELAY = 0.5  # seconds a flow waits for a lull at most, before it is written anyway
 MIB = 1024 * 1024
 MAX_BACKLOG_BYTES = 64 * MIB  # the bytes of flows waiting to be written, at most
@@ -71,17 +72,20 @@ SHED_WARN_EVERY = 10.0  # seconds between two warnings of flows stored without b
 CHUNK_BYTES = 4 * MIB  # flows' bytes per transaction, at most (one flow may be more)
 MAX_LAG = 0.75  # seconds the oldest unwritten flow may wait before new ones are shed
 SHED_KEEP = 64 * 1024  # with the backlog full, a flow's parts up to this size are kept
+RETRY = 1.0  # seconds between two tries to store flows held while the database is away
 Summarize = Callable[[RawFlow, FlowSummary], FlowSummary]
 
 
 Listener = Callable[[FlowEvent], None]
+Built = tuple[RawFlow, FlowSummary, int]  # a flow built, its summary, its bytes held
 
 
 class FlowStore:
-    """Captured flows in SQLite (see the module docstring). The proxy's event loop only
-    calls :meth:`submit` (a queue put); a writer thread builds, masks and stores the flows
-    and tells listeners (:meth:`subscribe`); readers (:meth:`summaries`, :meth:`get`, the
-    exports) may call from any thread, under one lock."""
+    """Captured flows in SQLite, or in a PostgreSQL database shared by replicas (see the
+    module docstring). The proxy's event loop only calls :meth:`submit` (a queue put); a
+    writer thread builds, masks and stores the flows and tells listeners
+    (:meth:`subscribe`); readers (:meth:`summaries`, :meth:`get`, the exports) may call
+    from any thread."""
 
     def __init__(
         self,
@@ -94,9 +98,13 @@ class FlowStore:
         busy: Callable[[], bool] | None = None,
         max_delay: float = MAX_DELAY,
         max_backlog_bytes: int = MAX_BACKLOG_BYTES,
+        database: Database | None = None,
     ) -> None:
         """``path`` None: an in-memory database (tests, a session that keeps nothing).
-        ``busy``: True while the proxy has requests in flight (writes wait for a lull)."""
+        ``busy``: True while the proxy has requests in flight (writes wait for a lull).
+        ``database``: the flows go to that shared PostgreSQL database instead (``path``
+        is ignored; the caller opens and closes it, the store before or after its
+        opening; the other replicas' flows are told from then on)."""
         self.busy = busy
         self.max_delay = max_delay
         self.max_backlog_bytes = max_backlog_bytes
@@ -107,27 +115,33 @@ class FlowStore:
         self.shed = 0  # flows stored without their big parts, the backlog being full
         self._shed_warned = 0.0
         self._shed_since_warning = 0
+        self._held: list[Built] = []  # built, waiting for the shared database's return
+        self._held_bytes = 0
+        self._next_try = 0.0
+        self.outage = False  # the last write found the shared database unreachable
+        self._outage_said = False
         self.path = path
         self.redactor = redactor
         self.max_flows = max_flows
         self.max_bytes = max_bytes
         self.summarize = summarize
-        self._file = CaptureDb(path, SCHEMA)
-        self._tally = Tally.read(self._file.db)
-        self._lock = threading.Lock()
-        self._queue: queue.Queue[Any] = queue.Queue()
         self.events: Signal[FlowEvent] = Signal("the flow store")
+        self._rows: FlowRows
+        if database is None:
+            self._rows = SqliteRows(path)
+        else:
+            from streamscope.capture.pg_rows import PgRows
+
+            self._rows = PgRows(database, self._emit)
+        self._queue: queue.Queue[Any] = queue.Queue()
         self._thread = threading.Thread(target=self._work, name="flow-store", daemon=True)
         self._thread.start()
 
     @property
-    def _db(self) -> sqlite3.Connection:
-        return self._file.db
-
-    @property
     def backlog_bytes(self) -> int:
-        """The bytes of the flows handed over and not yet taken to be written."""
-        return self._submitted - self._written
+        """The bytes of the flows handed over and not yet taken to be written, and of
+        those held while the shared database is unreachable."""
+        return self._submitted - self._written + self._held_bytes
 
     # -- writing --------------------------------------------------------------------------
 
@@ -137,7 +151,20 @@ class FlowStore:
         size = recorder.size()
         lag = self.lag()
         waiting = self.backlog_bytes
-        if waiting and (waiting + size > self.max_backlog_bytes or lag > MAX_LAG):
+        if self.outage:
+            # Held for the database, not slow: no lag rule; past the bound, nothing big.
+            if waiting and waiting + size > self.max_backlog_bytes:
+                keep = 0 if waiting >= self.max_backlog_bytes else SHED_KEEP
+                freed = recorder.shed(
+                    keep,
+                    f"the shared database was unreachable ({waiting / MIB:.0f} MiB of flows"
+                    " waiting for it in memory)",
+                )
+                if freed:
+                    size -= freed
+                    self.shed += 1
+                    self._say_outage()
+        elif waiting and (waiting + size > self.max_backlog_bytes or lag > MAX_LAG):
             freed = recorder.shed(
                 SHED_KEEP,
                 f"the flows before it were still being written ({waiting / MIB:.0f} MiB, the"
@@ -173,6 +200,19 @@ class FlowStore:
             )
             self._shed_warned, self._shed_since_warning = now, 0
 
+    def _say_outage(self) -> None:
+        """One line per outage, when flows lose bytes (or the oldest waiting go) because
+        of it; the database itself says the outage and the recovery."""
+        if not self._outage_said:
+            self._outage_said = True
+            log.warning(
+                "capture: flows wait in memory for the shared database, up to %d MiB;"
+                " beyond, they are kept without their big bodies and streams, and beyond"
+                " %d flows the oldest waiting go",
+                self.max_backlog_bytes // MIB,
+                self.max_flows,
+            )
+
     def flush(self, timeout: float = 10.0) -> None:
         """Wait until every request under way has ended and its flow is stored (tests,
         shutdown). A client can have its last byte a moment before the proxy hands the
@@ -190,10 +230,16 @@ class FlowStore:
 
     def _work(self) -> None:
         while True:
+            wait = WATCH  # (while flows are held: until the next try)
+            if self._held:
+                wait = min(max(self._next_try - time.monotonic(), 0.01), WATCH)
             try:
-                first = self._queue.get(timeout=WATCH)
+                first = self._queue.get(timeout=wait)
             except queue.Empty:
-                self._watch_file()
+                if self._held:
+                    self._store([], 0)
+                else:
+                    self._watch_file()
                 continue
             if isinstance(first, tuple):
                 self._wait_for_quiet(first[2] + self.max_delay)
@@ -210,12 +256,12 @@ class FlowStore:
         """Store the flows of ``batch``, a transaction per few MiB of them (built one by
         one: the batch's compact forms are never all in memory at once), answering the
         flushes in it after the flows before them; False at the stop."""
-        built: list[tuple[RawFlow, FlowSummary]] = []
+        built: list[Built] = []
         held = taken = 0
         for i, item in enumerate(batch):
             batch[i] = None  # the recorder's bytes go once its flow is built
             if item is _STOP or isinstance(item, threading.Event):
-                self._store(built, taken)
+                self._store(built, taken, last=item is _STOP)
                 built, held, taken = [], 0, 0
                 if item is _STOP:
                     return False
@@ -226,7 +272,7 @@ class FlowStore:
             taken += 1
             try:
                 raw = recorder.build(info, self.redactor)
-                built.append((raw, FlowSummary.of_flow(raw)))
+                built.append((raw, FlowSummary.of_flow(raw), size))
             except Exception:  # one bad flow must not stop the capture
                 log.exception("cannot store flow %s", recorder.flow_id)
             held += size
@@ -236,37 +282,66 @@ class FlowStore:
         self._store(built, taken)
         return True
 
-    def _store(self, built: list[tuple[RawFlow, FlowSummary]], taken: int) -> None:
-        """Insert ``built`` (the flows of the ``taken`` handed over that could be built)."""
+    def _store(self, built: list[Built], taken: int, last: bool = False) -> None:
+        """Insert ``built`` (the flows of the ``taken`` handed over that could be built),
+        after those held while the shared database was away; held while it still is
+        (tried again every :data:`RETRY` seconds; ``last``, at the close: a last try)."""
         try:
-            if built:
-                self._watch_file()
-                self._insert(built)
-        except Exception:
-            log.exception("cannot store %d flow(s)", len(built))
-            return
+            if self._held:
+                self._hold(built)
+                if time.monotonic() < self._next_try and not last:
+                    return
+                built, self._held, self._held_bytes = self._held, [], 0
+            self._store_chunks(built, last)
         finally:
             for _ in range(taken):
                 self._open.popleft()
-        for _, summary in built:
-            self._emit(FlowAdded(summary))
+
+    def _store_chunks(self, built: list[Built], last: bool) -> None:
+        """Insert ``built``, a transaction per :data:`CHUNK_BYTES`; what the database
+        was not there for is held."""
+        start = size = 0
+        for end, (*_, bytes_) in enumerate(built, 1):
+            size += bytes_
+            if size < CHUNK_BYTES and end < len(built):
+                continue
+            chunk = built[start:end]
+            try:
+                self._watch_file()
+                self._insert(chunk)
+            except StorageUnavailable:
+                self._hold(built[start:])
+                self.outage, self._next_try = True, time.monotonic() + RETRY
+                if last:
+                    log.warning(
+                        "capture: %d flow(s) not stored: the shared database is unreachable",
+                        len(self._held),
+                    )
+                return
+            except Exception:
+                log.exception("cannot store %d flow(s)", len(chunk))
+            else:
+                self.outage = self._outage_said = False
+                for _, summary, _ in chunk:
+                    self._emit(FlowAdded(summary))
+            start, size = end, 0
+
+    def _hold(self, built: list[Built]) -> None:
+        """Keep flows for the database's return: the newest ``max_flows`` of them (older
+        ones would go by retention as soon as they were stored)."""
+        self._held.extend(built)
+        self._held_bytes += sum(size for *_, size in built)
+        excess = len(self._held) - self.max_flows
+        if excess > 0:
+            self._held_bytes -= sum(size for *_, size in self._held[:excess])
+            del self._held[:excess]
+            self._say_outage()
 
     def _watch_file(self) -> None:
-        """Reopen the database when its file was deleted or replaced (one warning); the
+        """A database file deleted or replaced is opened again (the rows say it); the
         flows shown go, as after a clear (they were in the old file)."""
-        how = self._file.moved()
-        if how is None:
-            return
-        log.warning(
-            "capture: the database %s was %s while open; opened it again (the flows"
-            " stored before are not in it)",
-            self.path,
-            how,
-        )
-        with self._lock:
-            self._file.reopen()
-            self._tally = Tally.read(self._file.db)
-        self._emit(FlowsCleared())
+        if self._rows.reopen_if_moved():
+            self._emit(FlowsCleared())
 
     def _wait_for_quiet(self, deadline: float) -> None:
         """Wait for a lull (``QUIET`` seconds with no request in flight): this thread's
@@ -287,19 +362,10 @@ class FlowStore:
             time.sleep(0.01)
             now = time.monotonic()
 
-    def _insert(self, built: list[tuple[RawFlow, FlowSummary]]) -> None:
+    def _insert(self, built: list[Built]) -> None:
         """Store flows with their summaries, in one transaction; then the limits."""
-        rows = [(raw, summary.to_json(), *stored_form(raw)) for raw, summary in built]
-        with self._lock:
-            db = self._db
-            db.execute("BEGIN")
-            try:
-                insert(db, rows, self._tally)
-                dropped = retain(db, self.max_flows, self.max_bytes, self._tally)
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+        rows = [(raw, summary.to_json(), *stored_form(raw)) for raw, summary, _ in built]
+        dropped = self._rows.insert(rows, self.max_flows, self.max_bytes)
         if dropped:
             self._emit(FlowsDeleted(tuple(dropped)))
 
@@ -310,57 +376,41 @@ class FlowStore:
         out = []
         for flow in flows:
             raw = from_flow(flow, imported=True)
-            with self._lock:
-                taken = self._db.execute("SELECT 1 FROM flows WHERE id = ?", (raw.id,)).fetchone()
-            if taken is not None or not raw.id:
+            if not raw.id or self._rows.taken(raw.id):
                 raw.id = uuid.uuid4().hex
             mask_flow(raw, self.redactor)
             summary = FlowSummary.of_flow(raw)
-            self._insert([(raw, summary)])
+            self._insert([(raw, summary, 0)])
             self._emit(FlowAdded(summary))
             out.append(summary)
         return out
 
-    # -- reading --------------------------------------------------------------------------
+    # -- reading (a shared database away: StorageUnavailable, within its timeout) ---------
 
     def ids(self, offset: int = 0, limit: int = 100) -> list[str]:
         """Flow ids, newest first (as :meth:`summaries` lists them)."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT id FROM flows ORDER BY seq DESC LIMIT ? OFFSET ?", (limit, offset)
-            ).fetchall()
-        return [r[0] for r in rows]
+        return self._rows.ids(offset, limit)
 
     def summaries(
         self, offset: int = 0, limit: int = 100, outcomes: Collection[str] = ()
     ) -> tuple[list[FlowSummary], int]:
         """Newest first (only those with one of ``outcomes``, when given); and their
         total. Verdicts not computed yet are computed now."""
-        where, args = "", tuple(outcomes)
-        if args:
-            where = f"WHERE json_extract(summary, '$.outcome') IN ({','.join('?' * len(args))})"
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT summary FROM flows {where} ORDER BY seq DESC LIMIT ? OFFSET ?",
-                (*args, limit, offset),
-            ).fetchall()
-            (total,) = self._db.execute(f"SELECT COUNT(*) FROM flows {where}", args).fetchone()
-        return [self._complete(_read(r[0])) for r in rows], int(total)
+        rows, total = self._rows.summaries(offset, limit, tuple(outcomes))
+        return [self._complete(_read(r)) for r in rows], total
 
     def summary(self, flow_id: str) -> FlowSummary | None:
-        with self._lock:
-            row = self._db.execute("SELECT summary FROM flows WHERE id = ?", (flow_id,)).fetchone()
-        return self._complete(_read(row[0])) if row else None
+        row = self._rows.summary(flow_id)
+        return self._complete(_read(row)) if row is not None else None
 
     def stored_summary(self, flow_id: str) -> tuple[FlowSummary, RawFlow | None] | None:
         """The summary as stored and, when its verdict is still to be computed, the flow
         it is computed from: for a caller that computes it elsewhere (the window, in a
         worker process) and hands it back with :meth:`keep_summary`."""
-        with self._lock:
-            row = self._db.execute("SELECT summary FROM flows WHERE id = ?", (flow_id,)).fetchone()
+        row = self._rows.summary(flow_id)
         if row is None:
             return None
-        summary = _read(row[0])
+        summary = _read(row)
         if self.summarize is None or summary.linted:
             return summary, None
         return summary, self.get_raw(flow_id)
@@ -369,12 +419,7 @@ class FlowStore:
         """Keep a summary whose verdict was computed (here, or elsewhere: see
         :meth:`stored_summary`), and tell listeners (``FlowUpdated``: a window attached
         from elsewhere learns the verdict so). A flow gone meanwhile stays gone."""
-        with self._lock:
-            kept = self._db.execute(
-                "UPDATE flows SET summary = ? WHERE id = ?",
-                (json.dumps(summary.to_json()), summary.id),
-            ).rowcount
-        if kept:
+        if self._rows.keep_summary(summary.id, summary.to_json()):
             self._emit(FlowUpdated(summary))
         return summary
 
@@ -389,19 +434,8 @@ class FlowStore:
         return self.keep_summary(self.summarize(raw, summary))
 
     def get_raw(self, flow_id: str) -> RawFlow | None:
-        with self._lock:
-            row = self._db.execute("SELECT detail FROM flows WHERE id = ?", (flow_id,)).fetchone()
-            if row is None:
-                return None
-            detail = json.loads(row[0])
-            hashes = sorted(blob_hashes(detail))
-            blobs = dict(
-                self._db.execute(
-                    f"SELECT hash, data FROM blobs WHERE hash IN ({','.join('?' * len(hashes))})",
-                    hashes,
-                ).fetchall()
-            )
-        return restore(detail, blobs)
+        stored = self._rows.stored(flow_id)
+        return restore(*stored) if stored is not None else None
 
     def get(self, flow_id: str) -> Flow | None:
         """The readable flow (frames split and linked now, not at capture)."""
@@ -409,19 +443,12 @@ class FlowStore:
         return to_flow(raw) if raw is not None else None
 
     def clear(self) -> int:
-        with self._lock:
-            (count,) = self._db.execute("SELECT COUNT(*) FROM flows").fetchone()
-            self._db.execute("BEGIN")
-            self._db.execute("DELETE FROM flows")
-            self._db.execute("DELETE FROM blobs")
-            self._db.execute("COMMIT")
-            self._tally = Tally()
+        count = self._rows.clear()
         self._emit(FlowsCleared())
-        return int(count)
+        return count
 
     def stored_bytes(self) -> int:
-        with self._lock:
-            return self._tally.bytes
+        return self._rows.stored_bytes()
 
     # -- events and lifecycle -------------------------------------------------------------
 
@@ -440,8 +467,7 @@ class FlowStore:
         self._hurry += 1
         self._queue.put(_STOP)
         self._thread.join(timeout=30)
-        with self._lock:
-            self._db.close()
+        self._rows.close()
 
 
 _STOP: Any = object()

@@ -1,0 +1,159 @@
+"""The flow store's rows in a SQLite file (the single-machine default): :class:`SqliteRows`.
+
+One connection, shared by the store's writer thread and its readers under one lock; the
+running :class:`~streamscope.capture.rows.Tally` of flows and bytes is this process's
+(nobody else writes the file). How a flow is stored and retention are
+``capture.rows``; the database file deleted or replaced under the running store is
+noticed by :meth:`SqliteRows.reopen_if_moved` (``capture.dbfile``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from streamscope.capture.dbfile import CaptureDb
+from streamscope.capture.rows import (
+    JSON,
+    SCHEMA,
+    Blobs,
+    StoredFlow,
+    Tally,
+    blob_hashes,
+    insert,
+    retain,
+)
+
+log = logging.getLogger("streamscope.capture")
+
+
+class SqliteRows:
+    """Flows in the SQLite file at ``path`` (None: in memory). Any thread may call."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._file = CaptureDb(path, SCHEMA)
+        self._tally = Tally.read(self._file.db)
+        self._lock = threading.Lock()
+
+    # -- writing --------------------------------------------------------------------------
+
+    def insert(self, rows: Sequence[StoredFlow], max_flows: int, max_bytes: int) -> list[str]:
+        """Store flows in one transaction, then the limits; the ids retention dropped."""
+        with self._lock:
+            db = self._file.db
+            db.execute("BEGIN")
+            try:
+                insert(db, rows, self._tally)
+                dropped = retain(db, max_flows, max_bytes, self._tally)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        return dropped
+
+    def keep_summary(self, flow_id: str, summary: JSON) -> bool:
+        """Replace a flow's summary; False when the flow is gone."""
+        with self._lock:
+            kept = self._file.db.execute(
+                "UPDATE flows SET summary = ? WHERE id = ?", (json.dumps(summary), flow_id)
+            ).rowcount
+        return bool(kept)
+
+    def clear(self) -> int:
+        """Delete every flow; how many there were."""
+        with self._lock:
+            db = self._file.db
+            (count,) = db.execute("SELECT COUNT(*) FROM flows").fetchone()
+            db.execute("BEGIN")
+            db.execute("DELETE FROM flows")
+            db.execute("DELETE FROM blobs")
+            db.execute("COMMIT")
+            self._tally = Tally()
+        return int(count)
+
+    def reopen_if_moved(self) -> bool:
+        """Reopen the database when its file was deleted or replaced (one warning); True
+        then (the flows shown are gone, as after a clear: they were in the old file)."""
+        how = self._file.moved()
+        if how is None:
+            return False
+        log.warning(
+            "capture: the database %s was %s while open; opened it again (the flows"
+            " stored before are not in it)",
+            self.path,
+            how,
+        )
+        with self._lock:
+            self._file.reopen()
+            self._tally = Tally.read(self._file.db)
+        return True
+
+    # -- reading --------------------------------------------------------------------------
+
+    def taken(self, flow_id: str) -> bool:
+        with self._lock:
+            row = self._file.db.execute("SELECT 1 FROM flows WHERE id = ?", (flow_id,)).fetchone()
+        return row is not None
+
+    def ids(self, offset: int, limit: int) -> list[str]:
+        with self._lock:
+            rows = self._file.db.execute(
+                "SELECT id FROM flows ORDER BY seq DESC LIMIT ? OFFSET ?", (limit, offset)
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def summaries(
+        self, offset: int, limit: int, outcomes: tuple[str, ...]
+    ) -> tuple[list[str], int]:
+        """Stored summaries (JSON text), newest first, and their total."""
+        where = ""
+        if outcomes:
+            marks = ",".join("?" * len(outcomes))
+            where = f"WHERE json_extract(summary, '$.outcome') IN ({marks})"
+        with self._lock:
+            db = self._file.db
+            rows = db.execute(
+                f"SELECT summary FROM flows {where} ORDER BY seq DESC LIMIT ? OFFSET ?",
+                (*outcomes, limit, offset),
+            ).fetchall()
+            (total,) = db.execute(f"SELECT COUNT(*) FROM flows {where}", outcomes).fetchone()
+        return [r[0] for r in rows], int(total)
+
+    def summary(self, flow_id: str) -> str | None:
+        with self._lock:
+            row = self._file.db.execute(
+                "SELECT summary FROM flows WHERE id = ?", (flow_id,)
+            ).fetchone()
+        return str(row[0]) if row else None
+
+    def stored(self, flow_id: str) -> tuple[JSON, Blobs] | None:
+        """A flow's detail and the bytes it names (``rows.restore`` makes the flow)."""
+        with self._lock:
+            db = self._file.db
+            row = db.execute("SELECT detail FROM flows WHERE id = ?", (flow_id,)).fetchone()
+            if row is None:
+                return None
+            detail = json.loads(row[0])
+            hashes = sorted(blob_hashes(detail))
+            blobs = dict(
+                db.execute(
+                    f"SELECT hash, data FROM blobs WHERE hash IN ({','.join('?' * len(hashes))})",
+                    hashes,
+                ).fetchall()
+            )
+        return detail, blobs
+
+    def stored_bytes(self) -> int:
+        with self._lock:
+            return self._tally.bytes
+
+    def close(self) -> None:
+        with self._lock:
+            self._file.close()
+
+
+__all__ = ["SqliteRows"]

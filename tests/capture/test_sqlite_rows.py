@@ -1,0 +1,48 @@
+"""The flow store's rows in a SQLite file (app/streamscope/capture/sqlite_rows.py): what
+the store asks of its rows, on a real file, and the file deleted under it reopened."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamscope.capture.rows import restore, stored_form
+from streamscope.capture.sqlite_rows import SqliteRows
+from tests.capture.test_rows import flow
+
+
+def test_the_rows_give_back_what_was_stored(tmp_path: Path) -> None:
+    rows = SqliteRows(tmp_path / "flows.sqlite3")
+    try:
+        stored = [flow(f"f{i}", body=b"prompt %d" % i) for i in range(3)]
+        summaries = [
+            {"id": f.id, "outcome": "complete" if f.id != "f1" else "error"} for f in stored
+        ]
+        dropped = rows.insert(
+            [(f, s, *stored_form(f)) for f, s in zip(stored, summaries, strict=True)], 2, 10**9
+        )
+        assert dropped == ["f0"]
+        assert rows.ids(0, 10) == ["f2", "f1"] and rows.taken("f1") and not rows.taken("f0")
+        assert rows.summaries(0, 10, ("error",)) == ([json.dumps(summaries[1])], 1)
+        assert rows.keep_summary("f2", {"id": "f2", "verdict": "ok"})
+        assert not rows.keep_summary("f0", {"id": "f0"})
+        assert json.loads(rows.summary("f2") or "") == {"id": "f2", "verdict": "ok"}
+        back = rows.stored("f1")
+        assert back is not None and restore(*back).request.body == b"prompt 1"
+        assert rows.stored_bytes() > 0 and not rows.reopen_if_moved()
+        assert rows.clear() == 2 and rows.ids(0, 10) == [] and rows.stored_bytes() == 0
+    finally:
+        rows.close()
+
+
+def test_a_deleted_file_is_reopened(tmp_path: Path) -> None:
+    path = tmp_path / "flows.sqlite3"
+    rows = SqliteRows(path)
+    try:
+        rows.insert([(flow("a"), {"id": "a"}, *stored_form(flow("a")))], 10, 10**9)
+        for side in tmp_path.iterdir():
+            side.unlink()
+        assert rows.reopen_if_moved() and path.exists()
+        assert rows.ids(0, 10) == [] and rows.stored_bytes() == 0
+    finally:
+        rows.close()
