@@ -35,7 +35,7 @@ def write_config(home: Path, database: str, upstream_url: str, names: str = "ab"
     path = home / "config.toml"
     path.write_text(
         f'[proxy]\napi_keys = ["{KEY}"]\nadmin_keys = ["{ADMIN}"]\nkeepalive_seconds = 2\n\n'
-        f'[storage]\nurl = "{database}"\n\n'
+        f'[storage]\nurl = "{database}"\n\n[capture]\nmax_flows = 100000\n\n'
         f'[[upstreams]]\nname = "up"\nprotocol = "openai-chat"\nbase_url = "{upstream_url}/v1"\n'
         f'default = true\nmodels = ["{MODEL}"]\n\n{accounts}'
     )
@@ -48,6 +48,7 @@ class Replica:
     name: str
     proc: subprocess.Popen[str]
     url: str
+    err_path: Path
     logs: list[str] = field(default_factory=list)
 
     def chat(self, stream: bool = True, timeout: float = 30) -> httpx.Response:
@@ -75,10 +76,11 @@ class Replica:
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
         try:
-            out, err = self.proc.communicate(timeout=20)
+            out, _ = self.proc.communicate(timeout=20)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            out, err = self.proc.communicate()
+            out, _ = self.proc.communicate()
+        err = self.err_path.read_text()
         self.logs += [out, err]
         return out, err
 
@@ -93,25 +95,40 @@ def replica(home: Path, name: str) -> Iterator[Replica]:
         "STREAMSCOPE_DATA_DIR": str(home / "data"),
         "PYTHONUNBUFFERED": "1",
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamscope", "serve", "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    # stderr (a line per request) to a file: a pipe nobody reads fills, and the
+    # replica's logging then blocks its event loop
+    err_path = home / "serve.err"
+    with err_path.open("w") as err_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamscope", "serve", "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=err_file,
+            text=True,
+            env=env,
+        )
     assert proc.stdout is not None
     first = proc.stdout.readline()
     if "listening on http://" not in first:
         proc.kill()
-        _, err = proc.communicate()
-        raise AssertionError(f"replica {name} did not start: {first}{err}")
-    running = Replica(name, proc, first.split("listening on ")[1].split()[0])
+        proc.communicate()
+        raise AssertionError(f"replica {name} did not start: {first}{err_path.read_text()}")
+    running = Replica(name, proc, first.split("listening on ")[1].split()[0], err_path)
     try:
         yield running
     finally:
         _, err = running.stop()
         assert "Traceback" not in err, err
+
+
+def settles(read: Callable[[], Any], want: Any, timeout: float = 5.0) -> None:
+    """``read()`` equals ``want`` within ``timeout`` seconds (else AssertionError with the
+    last value read)."""
+    deadline = time.monotonic() + timeout
+    got = read()
+    while got != want and time.monotonic() < deadline:
+        time.sleep(0.05)
+        got = read()
+    assert got == want, f"{got!r} != {want!r} after {timeout} s"
 
 
 def eventually(check: Callable[[], Any], timeout: float = 5.0, every: float = 0.05) -> Any:

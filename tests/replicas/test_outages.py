@@ -12,7 +12,7 @@ import httpx
 
 from tests.postgres import PostgresServer, running
 from tests.proxy.pool_support import MODEL, keyed
-from tests.replicas.support import HEADERS, eventually, replica, write_config
+from tests.replicas.support import HEADERS, eventually, replica, settles, write_config
 from tests.upstream_server import UpstreamServer, fast_stream_script, fast_stream_text
 
 SLOW = 40  # deltas of the slow stream, 50 ms apart
@@ -97,13 +97,12 @@ def test_the_database_restarted_under_load_loses_nothing(
             assert served_before > 0 and len(results) > served_before + 10
             assert all(status == 200 and "[DONE]" in text for status, text in results)
 
-            def counted() -> int:
-                return sum(x["requests"] for x in a.accounts().values())
+            def counted() -> tuple[int, int, int, int]:  # requests by the pools; flows
+                pools = [sum(x["requests"] for x in r.accounts().values()) for r in (a, b)]
+                return (*pools, a.flow_total(), b.flow_total())
 
             n = len(results)
-            eventually(lambda: counted() == n, timeout=10.0)
-            eventually(lambda: sum(x["requests"] for x in b.accounts().values()) == n, 5.0)
-            eventually(lambda: a.flow_total() == n == b.flow_total(), timeout=10.0)
+            settles(counted, (n, n, n, n), timeout=10.0)
         for r in (a, b):
             err = r.logs[1]
             assert err.count("is unreachable") == 1, err

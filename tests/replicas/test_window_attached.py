@@ -7,12 +7,18 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QApplication
 
 from tests.gui.support import open_window, wait_until
 from tests.proxy.harness import make_config
 from tests.proxy.pool_support import keyed
 from tests.replicas.support import ADMIN, replica, write_config
 from tests.upstream_server import UpstreamServer
+
+
+@pytest.fixture(autouse=True)
+def _keep_running_when_windows_close(qapp: QApplication) -> None:
+    qapp.setQuitOnLastWindowClosed(False)  # as tests/gui/conftest.py: the loop runs on
 
 
 @pytest.mark.qasync

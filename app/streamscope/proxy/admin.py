@@ -50,6 +50,7 @@ from streamscope.model import errors
 from streamscope.model.errors import ProxyError
 from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_bytes, send_json
 from streamscope.proxy.core import Core
+from streamscope.storage import StorageError
 
 IMPORT_LIMIT = 256 * 1024 * 1024  # bytes of a file to import, at most
 MAX_SELECTION = 1000  # flows in one HAR export, at most
@@ -79,7 +80,17 @@ async def handle_admin(core: Core, scope: Scope, receive: Receive, send: Send) -
     if path in ("/admin/flows", "/admin/flows.har") or path.startswith("/admin/flows/"):
         if flows is None:
             raise errors.not_found("capture is off ([capture] enabled = false)", "capture_off")
-        await _flows(flows, scope, receive, send)
+        try:
+            await _flows(flows, scope, receive, send)
+        except StorageError as exc:  # the shared database is away: say so, briefly
+            raise ProxyError(
+                503,
+                f"the flow store cannot be read now ({exc}); requests are still served and"
+                " their flows kept until it is back",
+                "api_error",
+                "storage_unavailable",
+                headers=[(b"retry-after", b"2")],
+            ) from None
         return
     parts = path.strip("/").split("/")  # ["admin", "pool", upstream, account, action]
     if parts == ["admin", "pool"]:

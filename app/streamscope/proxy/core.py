@@ -62,6 +62,7 @@ class Core:
                 busy=lambda: self.in_flight > 0,
                 summarize=summarize,
                 max_backlog_bytes=int(capture.backlog_megabytes * MIB),
+                database=self.database,
             )
             if capture.enabled
             else None
