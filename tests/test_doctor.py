@@ -326,6 +326,7 @@ def test_json_is_one_document_and_ok_when_nothing_failed(
         "config",
         "key",
         "port",
+        "storage",
         "upstream demo",
         "accounts",
     ]

@@ -17,6 +17,8 @@ requests to the replicas in turn (as a round-robin load balancer would), for
 - **throughput**: streams completed per second.
 - **TTFT p50/p90**: request sent to the first content frame; **added** = the set-up's
   p50 minus direct's.
+- **size**: after each PostgreSQL run, the flows and blobs tables' size (indexes and
+  TOAST included) over the flows stored: what a million such flows take.
 - **capture lag**: every 0.25 s the flow total is read from the last replica's admin API
   (for N > 1, a replica that served only a share of them: every flow is seen through the
   shared store); a reading of S flows at time t lags by t minus the moment the S-th
@@ -143,6 +145,21 @@ async def total(client: httpx.AsyncClient, admin: str) -> int:
     return int(r.json()["total"])
 
 
+async def database_size(url: str) -> tuple[int, int]:
+    """(flows stored, bytes of the flows and blobs tables with their indexes and TOAST)."""
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        flows = await conn.fetchval("SELECT COUNT(*) FROM flows")
+        size = await conn.fetchval(
+            "SELECT pg_total_relation_size('flows') + pg_total_relation_size('blobs')"
+        )
+        return int(flows), int(size)
+    finally:
+        await conn.close()
+
+
 def start_replicas(
     tmp: Path, up: str, n: int, storage: str | None, procs: list[subprocess.Popen[str]]
 ) -> list[str]:
@@ -203,6 +220,8 @@ def main() -> None:
                     finally:
                         for p in reversed(mine):
                             _stop(p)
+                    if storage is not None:
+                        result["size"] = asyncio.run(database_size(storage))
                     rows.append((label, result))
         finally:
             for p in reversed(procs):
@@ -224,6 +243,14 @@ def main() -> None:
             f"| {label} | {r['rps']:.0f} | {r['ttft50']:.1f} ms | {r['ttft90']:.1f} ms | {added}"
             f" | {lag or ' | '} | {drain} |"
         )
+    for label, r in rows:
+        if "size" in r:
+            flows, size = r["size"]
+            per_million = size / max(flows, 1) * 1e6 / 1e9
+            print(
+                f"{label}: {flows:,} flows in {size / 1e6:.1f} MB of tables"
+                f" ({size / max(flows, 1) / 1024:.1f} KiB a flow, {per_million:.1f} GB a million)"
+            )
 
 
 if __name__ == "__main__":

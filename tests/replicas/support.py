@@ -69,6 +69,9 @@ class Replica:
     def flow_ids(self) -> list[str]:
         return [f["id"] for f in self.admin("GET", "/admin/flows?limit=1000")["flows"]]
 
+    def health(self) -> dict[str, str]:
+        return dict(httpx.get(self.url + "/health", timeout=10).json())
+
     def flow_total(self) -> int:
         return int(self.admin("GET", "/admin/flows?limit=1")["total"])
 

@@ -55,7 +55,7 @@ from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send
 from streamscope.proxy.attempts import Attempts
 from streamscope.proxy.core import Core
 from streamscope.proxy.exchange import handle_exchange
-from streamscope.proxy.paths import MODELS, endpoint, endpoint_codec, miss
+from streamscope.proxy.paths import HEALTH, MODELS, endpoint, endpoint_codec, miss
 from streamscope.proxy.plan import make_plan
 from streamscope.proxy.refusals import Reason, RefusalLog
 from streamscope.proxy.relay import Exchange, until_disconnect
@@ -242,7 +242,7 @@ class ProxyApp:
                 await tracked({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             exchange.outcome_detail = short_detail(self.redactor.text(exchange.outcome_detail))
-            if scope["method"] != "OPTIONS":
+            if scope["method"] != "OPTIONS" and scope["path"] != HEALTH:
                 log.info("%s", exchange.line())
             rec = exchange.recorder
             if rec is not None and self.flows is not None:
@@ -360,6 +360,9 @@ class ProxyApp:
         path = endpoint(raw_path)
         codec = endpoint_codec(path)
         self._check_host(scope, codec)
+        if raw_path == HEALTH and method == "GET":  # a load balancer's check: no key
+            await send_json(send, 200, self.core.health())
+            return
         admin = _is_admin(raw_path)
         if admin and _from_browser(scope):  # a web page (or its preflight): never /admin
             message = "/admin answers no browser request (this one came from a web page)"

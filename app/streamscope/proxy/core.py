@@ -75,6 +75,14 @@ class Core:
         await self.pool.start(probe)
         self.feed.start(asyncio.get_running_loop())
 
+    def health(self) -> dict[str, str]:
+        """What ``GET /health`` answers: up, and where the state lives. A database away is
+        said, not failed: requests go on meanwhile (so a load balancer keeps sending)."""
+        if self.database is None:
+            return {"status": "ok", "storage": "sqlite"}
+        reachable = "up" if self.database.up else "unreachable"
+        return {"status": "ok", "storage": "postgresql", "database": reachable}
+
     async def aclose(self) -> None:
         """The live feed's streams ended; the pool's state and what capture still holds,
         written; the files closed."""

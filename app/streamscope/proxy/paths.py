@@ -48,6 +48,11 @@ def normalize(path: str) -> str:
     return path.rstrip("/") or "/"
 
 
+HEALTH = "/health"
+"""GET, no key: the proxy is up (and whether its shared database answers), for a load
+balancer's health check. Says nothing else."""
+
+
 def endpoint(path: str) -> str | None:
     """The canonical path (a key of :data:`ENDPOINTS`, or :data:`MODELS`) that
     ``path`` means: itself, the same without its ``/v1`` prefix, or Azure OpenAI's form
