@@ -19,7 +19,8 @@ from typing import Any
 
 import httpx
 
-from tests.proxy.pool_support import MODEL, key_of
+from tests.proxy.pool_support import MODEL, key_of, keyed
+from tests.upstream_server import UpstreamServer
 
 KEY = "sk-local-replicas-0000000000000000000000"
 ADMIN = "sk-admin-replicas-0000000000000000000000"
@@ -41,6 +42,16 @@ def write_config(home: Path, database: str, upstream_url: str, names: str = "ab"
     )
     os.chmod(path, 0o600)
     return path
+
+
+def two_homes(tmp_path: Path, database: str, upstream: UpstreamServer) -> tuple[Path, Path]:
+    """Two replicas' folders, each with its config (the same one) for ``database``; the
+    upstream answers every account (``keyed``)."""
+    upstream.route("POST", "/v1/chat/completions", keyed({}))
+    homes = tmp_path / "a", tmp_path / "b"
+    for home in homes:
+        write_config(home, database, upstream.url)
+    return homes
 
 
 @dataclass

@@ -9,19 +9,15 @@ from pathlib import Path
 
 import httpx
 
-from tests.proxy.pool_support import keyed
-from tests.replicas.support import ADMIN_HEADERS, eventually, replica, write_config
+from tests.replicas.support import ADMIN_HEADERS, eventually, replica, two_homes
 from tests.upstream_server import UpstreamServer
 
 
 def test_a_flow_one_replica_served_the_other_lists_reads_and_tells(
     tmp_path: Path, pg_url: str, upstream: UpstreamServer
 ) -> None:
-    upstream.route("POST", "/v1/chat/completions", keyed({}))
-    homes = tmp_path / "a", tmp_path / "b"
-    for home in homes:
-        write_config(home, pg_url, upstream.url)
-    with replica(homes[0], "A") as a, replica(homes[1], "B") as b:
+    home_a, home_b = two_homes(tmp_path, pg_url, upstream)
+    with replica(home_a, "A") as a, replica(home_b, "B") as b:
         told: list[dict[str, object]] = []
         feed_open = threading.Event()
 

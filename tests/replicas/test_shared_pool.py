@@ -7,22 +7,14 @@ import time
 from pathlib import Path
 
 from tests.proxy.pool_support import error_script, keyed, order
-from tests.replicas.support import eventually, replica, write_config
+from tests.replicas.support import eventually, replica, two_homes
 from tests.upstream_server import UpstreamServer
-
-
-def _two(tmp_path: Path, pg_url: str, upstream: UpstreamServer) -> tuple[Path, Path]:
-    homes = tmp_path / "a", tmp_path / "b"
-    for home in homes:
-        write_config(home, pg_url, upstream.url)
-    return homes
 
 
 def test_an_account_one_replica_disables_the_other_skips_within_a_second(
     tmp_path: Path, pg_url: str, upstream: UpstreamServer
 ) -> None:
-    upstream.route("POST", "/v1/chat/completions", keyed({}))
-    home_a, home_b = _two(tmp_path, pg_url, upstream)
+    home_a, home_b = two_homes(tmp_path, pg_url, upstream)
     with replica(home_a, "A") as a, replica(home_b, "B") as b:
         a.admin("POST", "/admin/pool/up/a/disable")
         started = time.monotonic()
@@ -40,9 +32,9 @@ def test_an_account_one_replica_disables_the_other_skips_within_a_second(
 def test_a_rule_cooldown_is_one_cooldown_for_every_replica(
     tmp_path: Path, pg_url: str, upstream: UpstreamServer
 ) -> None:
+    home_a, home_b = two_homes(tmp_path, pg_url, upstream)
     quota = error_script(429, "quota", **{"Retry-After": "3600"})
-    upstream.route("POST", "/v1/chat/completions", keyed({"a": quota}))
-    home_a, home_b = _two(tmp_path, pg_url, upstream)
+    upstream.route("POST", "/v1/chat/completions", keyed({"a": quota}))  # (replaces it)
     with replica(home_a, "A") as a, replica(home_b, "B") as b:
         while "a" not in order(upstream):  # until A has tried a (the strategy may pick b)
             assert a.chat().status_code == 200
@@ -58,8 +50,7 @@ def test_a_rule_cooldown_is_one_cooldown_for_every_replica(
 def test_the_counters_add_up_across_replicas(
     tmp_path: Path, pg_url: str, upstream: UpstreamServer
 ) -> None:
-    upstream.route("POST", "/v1/chat/completions", keyed({}))
-    home_a, home_b = _two(tmp_path, pg_url, upstream)
+    home_a, home_b = two_homes(tmp_path, pg_url, upstream)
     with replica(home_a, "A") as a, replica(home_b, "B") as b:
         for _ in range(3):
             assert a.chat().status_code == 200

@@ -11,8 +11,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.gui.support import open_window, wait_until
 from tests.proxy.harness import make_config
-from tests.proxy.pool_support import keyed
-from tests.replicas.support import ADMIN, replica, write_config
+from tests.replicas.support import ADMIN, replica, two_homes
 from tests.upstream_server import UpstreamServer
 
 
@@ -25,11 +24,8 @@ def _keep_running_when_windows_close(qapp: QApplication) -> None:
 async def test_a_window_on_one_replica_shows_what_another_served(
     tmp_path: Path, pg_url: str, upstream: UpstreamServer
 ) -> None:
-    upstream.route("POST", "/v1/chat/completions", keyed({}))
-    homes = tmp_path / "a", tmp_path / "b"
-    for home in homes:
-        write_config(home, pg_url, upstream.url)
-    with replica(homes[0], "A") as a, replica(homes[1], "B") as b:
+    home_a, home_b = two_homes(tmp_path, pg_url, upstream)
+    with replica(home_a, "A") as a, replica(home_b, "B") as b:
         async with open_window(make_config([])) as window:
             assert await window.attach(b.url, ADMIN) is None
             model = window.traffic.model
