@@ -15,7 +15,7 @@ import pytest
 
 from streamscope.config import ConfigError, StorageConfig
 from streamscope.proxy.core import Core
-from streamscope.storage import StorageUnavailable
+from streamscope.storage.errors import StorageUnavailable
 from tests.postgres import free_port
 from tests.proxy.harness import Running, proxied
 from tests.proxy.test_core import _chat, _config

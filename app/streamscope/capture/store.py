@@ -47,7 +47,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, FlowsDeleted, FlowUpdated
 from streamscope.capture.flow import Flow
@@ -59,7 +59,10 @@ from streamscope.capture.sqlite_rows import SqliteRows
 from streamscope.capture.summary import FlowSummary
 from streamscope.redact import Redactor
 from streamscope.signals import Signal
-from streamscope.storage.database import Database, StorageUnavailable
+from streamscope.storage.errors import StorageUnavailable
+
+if TYPE_CHECKING:  # (the driver is loaded only for a shared database)
+    from streamscope.storage.database import Database
 
 log = logging.getLogger("streamscope.capture")
 

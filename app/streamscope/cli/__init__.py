@@ -196,7 +196,7 @@ def _window(args: argparse.Namespace) -> int:
             f"the window cannot start ({exc}); `streamscope serve` runs headless"
         ) from None
     from streamscope.config import ConfigError
-    from streamscope.storage import StorageError
+    from streamscope.storage.errors import StorageError
 
     path, config, new_key = _load(args)
     try:
@@ -228,7 +228,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from streamscope.config import ConfigError, default_data_dir, pool_state_path
     from streamscope.proxy.server import PortInUse, ProxyServer, tune_gc
-    from streamscope.storage import StorageError
+    from streamscope.storage.errors import StorageError
 
     path, config, new_key = _load(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)

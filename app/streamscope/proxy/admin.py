@@ -50,7 +50,7 @@ from streamscope.model import errors
 from streamscope.model.errors import ProxyError
 from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_bytes, send_json
 from streamscope.proxy.core import Core
-from streamscope.storage import StorageError
+from streamscope.storage.errors import StorageError
 
 IMPORT_LIMIT = 256 * 1024 * 1024  # bytes of a file to import, at most
 MAX_SELECTION = 1000  # flows in one HAR export, at most

@@ -13,17 +13,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from streamscope.analysis.view import summarize
 from streamscope.capture.store import FlowStore
 from streamscope.config import AccountConfig, Config
 from streamscope.pool.pool import AccountPool
-from streamscope.pool.shared import SharedPool
 from streamscope.pool.store import PoolStore
 from streamscope.proxy.feed import EventFeed
 from streamscope.proxy.refusals import RefusalLog
 from streamscope.redact import Redactor
-from streamscope.storage.database import Database
+
+if TYPE_CHECKING:  # (the driver is loaded only for a shared database)
+    from streamscope.storage.database import Database
 
 MIB = 1024 * 1024
 Probe = Callable[[str, AccountConfig], Awaitable[bool]]
@@ -45,6 +47,8 @@ class Core:
         self.redactor = Redactor.for_config(self.config)
         self.database = open_database(self.config)  # None: SQLite files (the default)
         if self.database is not None:
+            from streamscope.pool.shared import SharedPool
+
             self.pool = AccountPool(self.config, shared=SharedPool(self.database))
         else:
             self.pool = AccountPool(
@@ -101,6 +105,8 @@ def open_database(config: Config) -> Database | None:
     url = config.storage.database_url()
     if url is None:
         return None
+    from streamscope.storage.database import Database
+
     database = Database(url)
     database.open()
     return database

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 
 from streamscope.signals import Signal
+from streamscope.storage.errors import StorageError, StorageUnavailable
 from streamscope.storage.schema import SchemaTooNew, migrate
 
 log = logging.getLogger("streamscope.storage")
@@ -50,14 +51,6 @@ DOWN: tuple[type[BaseException], ...] = (
     asyncpg.exceptions.OperatorInterventionError,  # shut down by the admin, starting up
     asyncpg.exceptions.ConnectionFailureError,
 )
-
-
-class StorageError(RuntimeError):
-    """The database cannot be used as configured (a start-up error, said as it is)."""
-
-
-class StorageUnavailable(StorageError):
-    """The server did not answer: the caller keeps what it has and tries later."""
 
 
 def display_url(url: str) -> str:
