@@ -122,4 +122,6 @@ def test_an_encoding_the_proxy_cannot_read_is_a_502_naming_it() -> None:
                 timeout=10,
             )
     assert answer.status_code == 502  # never the compressed bytes as if they were SSE
-    assert "unsupported encoding: br" in answer.json()["error"]["message"]
+    error = answer.json()["error"]
+    assert error["code"] == "upstream_unreadable"
+    assert "content-encoding br, which the proxy cannot decode" in error["message"]

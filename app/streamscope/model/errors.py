@@ -32,6 +32,17 @@ class UpstreamUnreachable(ProxyError):
     The account pool classifies it as a network failure (its ``network`` rule)."""
 
 
+class UpstreamUnreadable(ProxyError):
+    """The upstream answered in a form the proxy cannot read (a ``content-encoding`` it
+    did not ask for and cannot decode, a corrupt compressed body): a 502
+    ``upstream_unreadable``. The account is not at fault: no other account would be
+    answered otherwise, so none is tried and none is blamed."""
+
+
+def unreadable(message: str) -> UpstreamUnreadable:
+    return UpstreamUnreadable(502, message, "api_error", "upstream_unreadable")
+
+
 def bad_request(message: str, param: str | None = None, code: str | None = None) -> ProxyError:
     return ProxyError(400, message, "invalid_request_error", code, param)
 

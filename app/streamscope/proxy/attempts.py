@@ -44,7 +44,9 @@ from streamscope.config import AccountConfig
 from streamscope.model.errors import (
     ProxyError,
     UpstreamUnreachable,
+    UpstreamUnreadable,
     unreachable,
+    unreadable,
 )
 from streamscope.pool.pool import AccountPool
 from streamscope.pool.rules import NETWORK_STATUS, Verdict, classify
@@ -167,7 +169,7 @@ class Attempts:
                     )
                     if rec is not None:
                         rec.upstream_response(response.status, response.headers.items())
-                    raw = await response.read(MAX_ERROR_BODY) if response.status >= 400 else b""
+                    raw = await _error_body(response) if response.status >= 400 else b""
                 if response.status >= 400:
                     if rec is not None:
                         rec.upstream_body_whole(raw)
@@ -188,6 +190,12 @@ class Attempts:
                     if whole
                     else _prefetch(response, early, _left(deadline), self._budget)
                 )
+            except UpstreamUnreadable as exc:  # the server's doing: no account blamed
+                await attempt_stack.aclose()
+                exc.error.message = self.redactor.text(exc.error.message)
+                unread = Verdict("unreadable", "return", None)
+                self._fail(account, unread, response.status, exc.error.message)
+                raise
             except UpstreamUnreachable as exc:
                 await attempt_stack.aclose()
                 verdict = classify(self.pool.rules, NETWORK_STATUS)
@@ -316,6 +324,15 @@ class _Buffered:
 
     async def drain(self) -> None:
         return None
+
+
+async def _error_body(response: UpstreamResponse) -> bytes:
+    """A rejection's body; one that cannot be read (compressed in a way the proxy cannot
+    decode) says so in its place, and the rejection is classified by its status."""
+    try:
+        return await response.read(MAX_ERROR_BODY)
+    except UpstreamUnreadable as exc:
+        return f"(the upstream's error body: {exc.error.message})".encode()
 
 
 async def _buffer(response: UpstreamResponse, limit: int) -> _Buffered:
@@ -447,6 +464,10 @@ async def _prefetch(
         if early is None or not early.started:
             raise BudgetSpent(message) from None
         first = _raise(FirstFrameTimeout(message))  # committed: the stream's timeout
+    except httpx.DecodingError as exc:  # it answered, in a form that cannot be read
+        if early is None or not early.started:
+            raise unreadable(f"the upstream's stream cannot be read: {exc}") from None
+        first = _raise(exc)
     except httpx.HTTPError as exc:
         if early is None or not early.started:
             raise _dropped(exc) from None

@@ -28,7 +28,7 @@ import httpx
 
 from streamscope.codecs import Codec, get_codec
 from streamscope.config import AccountConfig, UpstreamConfig
-from streamscope.model.errors import bad_gateway, gateway_timeout, unreachable
+from streamscope.model.errors import bad_gateway, gateway_timeout, unreachable, unreadable
 from streamscope.net.http1 import Http1Client, Http1Response
 from streamscope.redact import Redactor
 from streamscope.wire import SSEDecoder
@@ -169,6 +169,8 @@ class _HttpResponse:
                     break
         except httpx.TimeoutException as exc:
             raise gateway_timeout(f"the upstream's answer stalled ({exc!r})") from None
+        except httpx.DecodingError as exc:
+            raise unreadable(f"the upstream's answer cannot be read: {exc}") from None
         except httpx.HTTPError as exc:
             raise unreachable(f"the upstream's answer broke off ({exc!r})") from None
         return bytes(out[:limit])
@@ -185,7 +187,10 @@ async def decoded(
             yield piece
         return
     if coding not in ("gzip", "x-gzip", "deflate"):
-        raise httpx.DecodingError(f"the upstream answered in an unsupported encoding: {coding}")
+        raise httpx.DecodingError(
+            f"it is in content-encoding {coding}, which the proxy cannot decode (it asked"
+            " for identity; gzip and deflate are read)"
+        )
     inflate = zlib.decompressobj(zlib.MAX_WBITS | 16 if "gzip" in coding else zlib.MAX_WBITS)
     arrived = 0
     try:
