@@ -119,6 +119,7 @@ RUNS_A_REQUEST = (
     "translation/pipeline.py",
     "proxy/exchange.py",
     "proxy/attempts.py",
+    "proxy/commit.py",
     "proxy/relay.py",
 )
 

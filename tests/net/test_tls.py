@@ -8,12 +8,17 @@ trust it, the server has chosen its protocol before the client checks the certif
 
 from __future__ import annotations
 
+import asyncio
 import ssl
+from pathlib import Path
 
+import httpx
 import pytest
 import trustme
 
-from streamscope.net.tls import tls_context
+from streamscope.net.clients import admin_http
+from streamscope.net.tls import tls_context, trust
+from tests.net.test_http1 import server
 
 
 def test_the_context_is_built_once() -> None:
@@ -41,3 +46,42 @@ def test_only_http_1_1_is_offered_even_to_a_server_that_prefers_h2() -> None:
     with pytest.raises(ssl.SSLWantReadError):
         server.do_handshake()  # the server's answer: its pick among what was offered
     assert server.selected_alpn_protocol() == "http/1.1"
+
+
+async def test_a_teams_own_ca_is_trusted_once_named(tmp_path: Path) -> None:
+    """An admin client (what an attached window uses) against a real TLS server whose
+    certificate a private CA signed: refused with certifi's roots alone, accepted once
+    ``trust`` names the CA's PEM file."""
+    ca = trustme.CA()
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("localhost").configure_cert(server_context)
+    pem = tmp_path / "team-ca.pem"
+    ca.cert_pem.write_to_path(str(pem))
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok")
+        await writer.drain()
+
+    try:
+        async with server(answer, tls=server_context) as (url, _):
+            async with admin_http("sk-admin-test", 5.0) as client:
+                with pytest.raises(httpx.ConnectError):
+                    await client.get(url + "/admin/pool")
+            trust([pem])
+            async with admin_http("sk-admin-test", 5.0) as client:
+                assert (await client.get(url + "/admin/pool")).text == "ok"
+    finally:
+        tls_context.cache_clear()  # the next test's context trusts certifi's roots only
+
+
+def test_a_ca_file_that_cannot_be_used_is_named(tmp_path: Path) -> None:
+    try:
+        with pytest.raises(ValueError, match="cannot use .*missing.pem"):
+            trust([tmp_path / "missing.pem"])
+        junk = tmp_path / "junk.pem"
+        junk.write_text("not a certificate")
+        with pytest.raises(ValueError, match="cannot use .*junk.pem"):
+            trust([junk])
+    finally:
+        tls_context.cache_clear()

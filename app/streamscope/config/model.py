@@ -264,11 +264,19 @@ def _postgres_url(url: str) -> str:
     return url
 
 
+class TlsConfig(_Model):
+    """``[tls]``: CAs trusted besides the usual public roots (PEM files): a team's own CA,
+    for a shared proxy a window attaches to over TLS, or an upstream on its network."""
+
+    ca_files: list[str] = Field(default_factory=list)
+
+
 class Config(_Model):
     proxy: ProxyConfig = Field(default_factory=ProxyConfig)
     pool: PoolConfig = Field(default_factory=PoolConfig)
     capture: CaptureConfig = Field(default_factory=CaptureConfig)
     storage: StorageConfig = Field(default_factory=StorageConfig)
+    tls: TlsConfig = Field(default_factory=TlsConfig)
     upstreams: list[UpstreamConfig] = Field(default_factory=list)
     aliases: dict[str, str] = Field(default_factory=dict)
 

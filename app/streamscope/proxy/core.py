@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from streamscope.analysis.view import summarize
 from streamscope.capture.store import FlowStore
-from streamscope.config import AccountConfig, Config
+from streamscope.config import AccountConfig, Config, ConfigError
+from streamscope.net.tls import trust
 from streamscope.pool.pool import AccountPool
 from streamscope.pool.store import PoolStore
 from streamscope.proxy.feed import EventFeed
@@ -44,6 +45,10 @@ class Core:
         """``state_path``: the pool's SQLite file, ``capture_path``: the flows' (None
         keeps either in memory)."""
         self.config = config.with_defaults()
+        try:
+            trust(self.config.tls.ca_files)  # (every client's one TLS context)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         self.redactor = Redactor.for_config(self.config)
         self.database = open_database(self.config)  # None: SQLite files (the default)
         if self.database is not None:

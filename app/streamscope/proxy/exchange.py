@@ -28,7 +28,8 @@ from streamscope.model.errors import ProxyError, bad_gateway
 from streamscope.model.events import Usage
 from streamscope.model.request import Request
 from streamscope.proxy.asgi import Send, send_bytes, send_json, start_sse
-from streamscope.proxy.attempts import Attempts, EarlyStart, UpstreamRejected
+from streamscope.proxy.attempts import Attempts, UpstreamRejected
+from streamscope.proxy.commit import EarlyStart
 from streamscope.proxy.plan import Plan
 from streamscope.proxy.relay import Exchange, StreamRelay, error_text
 from streamscope.proxy.upstream import UpstreamResponse

@@ -303,7 +303,7 @@ class StreamRelay:
                     )
                 )
             )
-        except TimeoutError as exc:  # no first frame in time (attempts.FirstFrameTimeout)
+        except TimeoutError as exc:  # no first frame in time (commit.FirstFrameTimeout)
             end = "idle"
             error = Error(str(exc), "api_error", "upstream_idle_timeout")
             await write(self._own(pipeline.fail(error)))

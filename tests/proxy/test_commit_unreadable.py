@@ -1,4 +1,5 @@
-"""An upstream that answers in a content-encoding the proxy cannot decode (it asked for
+"""Committing to an upstream's answer (proxy/commit; its loop: proxy/attempts) when it
+answers in a content-encoding the proxy cannot decode (it asked for
 identity): the client gets a 502 ``upstream_unreadable`` naming the encoding, no other
 account is tried and none is blamed (it is the server's doing, not the key's); a
 rejection whose body is unreadable is still classified by its status."""
