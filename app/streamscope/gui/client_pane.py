@@ -189,9 +189,9 @@ class ClientPane(QWidget):
         self.send.clicked.connect(self.start)
         self.cancel.clicked.connect(self.stop)
         self.real_clients.run_requested.connect(self.start_real_clients)
-        QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.start)
-        QShortcut(QKeySequence("Ctrl+Enter"), self, activated=self.start)
-        QShortcut(QKeySequence("Esc"), self, activated=self.stop)
+        for keys, slot in (("Ctrl+Return", self.start), ("Ctrl+Enter", self.start)):
+            QShortcut(QKeySequence(keys), self).activated.connect(slot)
+        QShortcut(QKeySequence("Esc"), self).activated.connect(self.stop)
         self.refresh_models.clicked.connect(self.list_models)
         self.keep.clicked.connect(self.keep_exchange)
         self.forget.clicked.connect(self._forget_turn)

@@ -427,17 +427,17 @@ class LegView(QWidget):
                 sel = QTextEdit.ExtraSelection()
                 fmt = QTextCharFormat()
                 fmt.setBackground(color)
-                sel.format = fmt  # type: ignore[attr-defined]
+                sel.format = fmt
                 cursor = QTextCursor(widget.document())
                 cursor.setPosition(_utf16(text, start))
                 cursor.setPosition(_utf16(text, end), QTextCursor.MoveMode.KeepAnchor)
-                sel.cursor = cursor  # type: ignore[attr-defined]
+                sel.cursor = cursor
                 selections.append(sel)
             widget.setExtraSelections(selections)
             if selections:
                 self._selecting = True
                 try:
-                    visible = QTextCursor(selections[0].cursor)  # type: ignore[attr-defined]
+                    visible = QTextCursor(selections[0].cursor)
                     visible.clearSelection()
                     widget.setTextCursor(visible)
                     widget.ensureCursorVisible()

@@ -160,7 +160,8 @@ class TrafficView(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         M = FlowsModel  # noqa: N806 - the columns' names
-        order = (M.TIME, M.STATUS, M.VERDICT, M.MODEL, M.CLIENT, M.UPSTREAM, M.ACCOUNT)
+        order: tuple[int, ...] = (M.TIME, M.STATUS, M.VERDICT, M.MODEL, M.CLIENT)
+        order += (M.UPSTREAM, M.ACCOUNT)
         order += (M.TTFT, M.TOKENS, M.DURATION, M.ATTEMPTS)
         for visual, logical in enumerate(order):
             header.moveSection(header.visualIndex(logical), visual)

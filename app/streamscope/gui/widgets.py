@@ -30,7 +30,7 @@ class ElideMiddleDelegate(QStyledItemDelegate):
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> None:
         super().initStyleOption(option, index)
-        option.textElideMode = Qt.TextElideMode.ElideMiddle  # type: ignore[attr-defined]
+        option.textElideMode = Qt.TextElideMode.ElideMiddle
 
 
 def elide_combo(combo: QComboBox, chars: int = 18) -> None:
