@@ -127,6 +127,16 @@ def test_a_base_url_password_is_a_secret_and_masked_in_urls() -> None:
     assert redactor.url("http://bob@host/a") == "http://bob@host/a"
 
 
+def test_the_shared_databases_password_is_a_secret() -> None:
+    config = parse_config(
+        CONFIG + '\n[storage]\nurl = "postgresql://ss:db-Pa55word-77@db:5432/ss"\n'
+    )
+    redactor = Redactor.for_config(config)
+    said = 'FATAL: password "db-Pa55word-77" is wrong'
+    assert "db-Pa55word-77" not in redactor.text(said)
+    assert b"db-Pa55word-77" not in redactor.same_length(said.encode())
+
+
 def test_the_longest_secret_is_masked_first() -> None:
     inner = "sk-inner-123456"
     outer = "prefix-" + inner + "-suffix-ABCD"

@@ -88,6 +88,9 @@ class Redactor:
             password = url_password(upstream.base_url)
             if password:
                 keys.append(password)
+        storage = config.storage.url  # (the shared database's password: never echoed)
+        if storage is not None:
+            keys.append(url_password(storage.get_secret_value()) or "")
         return cls(keys)
 
     def text(self, value: str) -> str:
