@@ -7,9 +7,11 @@ protocol, httptools parses every read in one C call, and the body of one read is
 on as one piece, stamped with the time it arrived.
 
 What it does: POST/GET with a body in memory, over plain TCP or TLS, keep-alive
-connections pooled per origin (one the upstream closed while idle is not reused, and
-a request is never sent twice), bodies sized, chunked or ended by close, flow control
-both ways (reading pauses while more than :data:`HIGH_WATER` bytes wait for the relay).
+connections pooled per origin (one the upstream closed while idle is not reused, nor
+one idle for longer than its ``Keep-Alive: timeout=N`` allows, less a second: the
+upstream may be closing it as the request goes out; a request is never sent twice),
+bodies sized, chunked or ended by close, flow control both ways (reading pauses while
+more than :data:`HIGH_WATER` bytes wait for the relay).
 What it does not: proxies from the environment (the upstream client has ``trust_env``
 off anyway), HTTP/2, redirects, cookies (none are kept, on purpose), decompression (the
 proxy asks for ``identity``; a compressed answer is :func:`decoded` by the caller).
@@ -38,6 +40,7 @@ from streamscope.net.tls import tls_context
 
 HIGH_WATER = 256 * 1024  # body bytes waiting for the reader before the socket pauses
 MAX_IDLE = 50  # idle keep-alive connections kept, over all origins
+IDLE_MARGIN = 1.0  # seconds short of an upstream's announced keep-alive timeout
 USER_AGENT = f"streamscope/{__version__}".encode()
 
 Origin = tuple[str, str, int]  # scheme, host, port
@@ -51,6 +54,8 @@ class _Connection(asyncio.Protocol):
         self.origin = origin
         self.transport: asyncio.Transport | None = None
         self.closed = False
+        self.idle_since = 0.0  # (monotonic) when it was put back in the pool
+        self.idle_limit: float | None = None  # seconds it may idle: the upstream's word
         self._can_write: asyncio.Future[None] | None = None
         self._reset()
 
@@ -134,6 +139,9 @@ class _Connection(asyncio.Protocol):
         self.head_done = True
         # (asked now: after the message is complete llhttp no longer says)
         self.keep_alive = self.parser.should_keep_alive()
+        for name, value in self.header_pairs:
+            if name.lower() == b"keep-alive":
+                self.idle_limit = _idle_limit(value)
 
     def on_body(self, body: bytes) -> None:
         self._body.append(body)
@@ -331,7 +339,8 @@ class Http1Client:
         while idle:
             conn = idle.pop()
             self._idle_count -= 1
-            if conn.reusable():
+            fresh = conn.idle_limit is None or time.monotonic() - conn.idle_since < conn.idle_limit
+            if fresh and conn.reusable():
                 conn._reset()
                 return conn
             conn.close()
@@ -364,6 +373,7 @@ class Http1Client:
         if self._closed or not conn.reusable() or self._idle_count >= MAX_IDLE:
             conn.close()
             return
+        conn.idle_since = time.monotonic()
         self._idle.setdefault(conn.origin, []).append(conn)
         self._idle_count += 1
 
@@ -375,6 +385,19 @@ class Http1Client:
         self._idle.clear()
         self._idle_count = 0
         await asyncio.sleep(0)  # let the transports finish closing
+
+
+def _idle_limit(value: bytes) -> float | None:
+    """From ``Keep-Alive: timeout=5, max=100``, how long a connection may idle here (the
+    timeout less :data:`IDLE_MARGIN`); None when it says no timeout."""
+    for part in value.split(b","):
+        key, _, number = part.strip().partition(b"=")
+        if key.strip().lower() == b"timeout":
+            try:
+                return max(float(number.strip()) - IDLE_MARGIN, 0.0)
+            except ValueError:
+                return None
+    return None
 
 
 def _origin(url: str) -> Origin:
