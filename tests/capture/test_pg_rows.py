@@ -143,6 +143,17 @@ def test_retention_holds_for_the_database_when_both_write(replicas: Replicas) ->
     assert total == 12 and {s.id for s in listed} == set(a.ids(limit=100))
 
 
+def test_totals_filtered_by_outcome_are_counted(replicas: Replicas) -> None:
+    a, b = replicas()
+    for i, outcome in enumerate(["complete", "upstream-error", "complete", "complete"]):
+        a.submit(recorder(f"o{i}"), FlowInfo(outcome=outcome))
+    a.flush()
+    assert b.summaries(limit=1)[1] == 4  # (the tally)
+    assert b.summaries(limit=1, outcomes=["complete"])[1] == 3
+    listed, total = b.summaries(limit=10, outcomes=["upstream-error", "client-cancelled"])
+    assert total == 1 and [s.id for s in listed] == ["o1"]
+
+
 def test_retention_by_bytes_drops_the_oldest_only(replicas: Replicas) -> None:
     a, _ = replicas(max_bytes=30_000)
     for i in range(6):

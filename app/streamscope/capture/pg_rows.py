@@ -148,7 +148,10 @@ class PgRows:
                     limit,
                     offset,
                 )
-                total = await conn.fetchval(f"SELECT COUNT(*) FROM flows {where}", wanted)
+                if outcomes:
+                    total = await conn.fetchval(f"SELECT COUNT(*) FROM flows {where}", wanted)
+                else:  # the tally, kept in the writes' transactions (no scan of every row)
+                    total = await conn.fetchval("SELECT flows FROM capture_tally")
             return [str(r[0]) for r in rows], int(total)
 
         return self.database.run(work)
