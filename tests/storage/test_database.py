@@ -128,3 +128,11 @@ async def test_work_after_closing_is_unavailable_not_a_crash(pg_url: str) -> Non
         await db.arun(lambda c: c.fetchval("SELECT 1"))
     with pytest.raises(StorageUnavailable):
         db.run(lambda c: c.fetchval("SELECT 1"))
+
+
+def test_where_names_the_server_and_database_only() -> None:
+    db = Database("postgresql://ss:pw-secret@db.internal:6543/streamscope")
+    try:
+        assert db.where == "db.internal:6543/streamscope"
+    finally:
+        db.close()

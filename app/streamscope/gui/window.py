@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,12 +69,36 @@ class ProxyBar(QWidget):
         self.toggle.clicked.connect(self._toggle)
         self.use_port.clicked.connect(self._use_port)
         control.changed.connect(self.refresh)
+        control.replaced.connect(self._follow_database)
+        self._unfollow: Callable[[], None] | None = None
+        self._follow_database()
+
+    def _follow_database(self) -> None:
+        """Say the shared database's state as it changes (its thread tells; the change is
+        shown on this loop)."""
+        if self._unfollow is not None:
+            self._unfollow()
+            self._unfollow = None
+        database = self.control.core.database
+        if database is not None:
+            loop = asyncio.get_event_loop()
+            self._unfollow = database.state.subscribe(lambda _up: self.refresh(), loop)
         self.refresh()
+
+    def storage_text(self) -> str:
+        """Where the proxy's pool and flows live, when it is not this machine's files."""
+        database = self.control.core.database
+        if database is None:
+            return ""
+        where = f"shared on PostgreSQL ({database.where})"
+        return where if database.up else f"{where}, unreachable: requests go on"
 
     def refresh(self, _state: str = "") -> None:
         c = self.control
+        storage = self.storage_text()
         if c.running:
-            self.state.setText(f"Proxy on {c.url}   key {mask(c.key)}")
+            text = f"Proxy on {c.url}   key {mask(c.key)}"
+            self.state.setText(f"{text}   {storage}" if storage else text)
         elif c.error:
             self.state.setText(f"Proxy not running — {c.error}")
         else:

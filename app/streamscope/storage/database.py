@@ -92,6 +92,13 @@ class Database:
         self._thread = threading.Thread(target=self._loop.run_forever, name="database", daemon=True)
         self._closed = self._closing = False
 
+    @property
+    def where(self) -> str:
+        """``host:port/database``: the server and the database, nothing secret."""
+        parts = urlsplit(self.url)
+        port = f":{parts.port}" if parts.port is not None else ""
+        return f"{parts.hostname or 'localhost'}{port}{parts.path}"
+
     def __repr__(self) -> str:
         return f"Database({display_url(self.url)!r}, replica={self.replica!r})"
 
