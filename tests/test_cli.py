@@ -115,3 +115,34 @@ def test_serve_refuses_an_address_others_reach_without_its_guards(tmp_path: Path
     err = proc.stderr.decode()
     assert err.count("\n") == 1 and "host = '0.0.0.0' is reachable from other machines" in err
     assert "[proxy] admin_keys and [proxy] allowed_hosts" in err
+
+
+def test_serve_without_its_shared_database_stops_with_one_line(tmp_path: Path) -> None:
+    from tests.postgres import free_port
+
+    config = tmp_path / "config.toml"
+    url = f"postgresql://ss:db-secret-pw@127.0.0.1:{free_port()}/ss"
+    config.write_text(
+        f'[proxy]\napi_keys = ["sk-local-abcdefghijklmnop1234"]\n\n[storage]\nurl = "{url}"\n'
+    )
+    config.chmod(0o600)
+    proc = cli("serve", "--config", str(config), "--port", "0")
+    assert proc.returncode == 2, proc.stderr
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1 and "cannot reach the database" in err, err
+    assert "db-secret-pw" not in err and "Traceback" not in err
+
+
+def test_serve_with_an_unset_database_variable_says_which(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[proxy]\napi_keys = ["sk-local-abcdefghijklmnop1234"]\n\n'
+        '[storage]\nurl_env = "STREAMSCOPE_TEST_UNSET_DB"\n'
+    )
+    config.chmod(0o600)
+    before = config.read_text()
+    proc = cli("serve", "--config", str(config), "--port", "0")
+    assert proc.returncode == 2, proc.stderr
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1 and "$STREAMSCOPE_TEST_UNSET_DB is not set" in err, err
+    assert config.read_text() == before

@@ -169,6 +169,10 @@ def _load(args: argparse.Namespace) -> tuple[Path, Config, str | None]:
     if problem:
         raise CliError(problem)
     try:
+        config.storage.database_url()  # (its variable set: said before any file is written)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    try:
         new_key = ensure_local_key(config, path)
     except ConfigError as exc:
         raise CliError(f"cannot save a generated key: {exc}") from None
