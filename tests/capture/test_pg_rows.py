@@ -95,6 +95,7 @@ def test_a_flow_stored_by_one_replica_is_the_others_too(replicas: Replicas) -> N
     assert time.monotonic() - started < 1.5
     assert [type(e) for e in events] == [FlowAdded]
     assert isinstance(events[0], FlowAdded) and events[0].summary.id == "f1"
+    assert events[0].summary.replica == "A"  # who served it, said to the other
     assert b.ids() == ["f1"]
     raw = b.get_raw("f1")
     assert raw is not None and raw.request.body == expected.request.body  # exact bytes
@@ -108,6 +109,7 @@ def test_a_flow_stored_by_one_replica_is_the_others_too(replicas: Replicas) -> N
     b.keep_summary(summarize(stored[1], stored[0]))
     kept = a.stored_summary("f1")
     assert kept is not None and kept[0].verdict == "ok" and kept[1] is None
+    assert kept[0].replica == "A"  # (B's verdict did not make it B's)
     # A keeps a verdict: B is told.
     assert wait_for(lambda: len(events) == 2, 1.0)  # (B's own keep, told by B)
     events.clear()

@@ -38,6 +38,14 @@ async def test_a_window_on_one_replica_shows_what_another_served(
             detail = window.traffic.open_flow(flow_id)
             await wait_until(lambda: detail.flow is not None, 5)
             assert detail.flow is not None and detail.flow.client.frames
+            served_by = (
+                await asyncio.to_thread(a.admin, "GET", f"/admin/flows/{flow_id}/summary")
+            )["replica"]
+            assert served_by and f"served by {served_by}" in detail.header.text()
+            window.traffic.search.setText(served_by)  # the list filters by replica too
+            await wait_until(lambda: window.traffic.filter.rowCount() == 1)
+            window.traffic.search.setText("no-such-replica")
+            await wait_until(lambda: window.traffic.filter.rowCount() == 0)
             pool = window.pool.model
             assert {pool.key_at(r) for r in range(pool.rowCount())} == {("up", "a"), ("up", "b")}
             await window.detach()

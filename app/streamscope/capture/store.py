@@ -46,6 +46,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Collection
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,6 +129,7 @@ class FlowStore:
         self.max_flows = max_flows
         self.max_bytes = max_bytes
         self.summarize = summarize
+        self.replica = database.replica if database is not None else None
         self.events: Signal[FlowEvent] = Signal("the flow store")
         self._rows: FlowRows
         if database is None:
@@ -275,7 +277,7 @@ class FlowStore:
             taken += 1
             try:
                 raw = recorder.build(info, self.redactor)
-                built.append((raw, FlowSummary.of_flow(raw), size))
+                built.append((raw, self._summary_of(raw), size))
             except Exception:  # one bad flow must not stop the capture
                 log.exception("cannot store flow %s", recorder.flow_id)
             held += size
@@ -372,6 +374,11 @@ class FlowStore:
         if dropped:
             self._emit(FlowsDeleted(tuple(dropped)))
 
+    def _summary_of(self, raw: RawFlow) -> FlowSummary:
+        """A new flow's row; on a shared database, naming this replica (which served it)."""
+        summary = FlowSummary.of_flow(raw)
+        return summary if self.replica is None else replace(summary, replica=self.replica)
+
     def add(self, flows: list[Flow]) -> list[FlowSummary]:
         """Store flows read from files (``imports.read_flows``) now, marked ``imported``,
         with the same masking as captured ones; their summaries. A flow whose id is
@@ -382,7 +389,7 @@ class FlowStore:
             if not raw.id or self._rows.taken(raw.id):
                 raw.id = uuid.uuid4().hex
             mask_flow(raw, self.redactor)
-            summary = FlowSummary.of_flow(raw)
+            summary = self._summary_of(raw)
             self._insert([(raw, summary, 0)])
             self._emit(FlowAdded(summary))
             out.append(summary)

@@ -76,6 +76,7 @@ class FlowSummary:
     upstream_verdict: str | None = None
     lint: LintCounts | None = None
     tokens_estimated: bool = False
+    replica: str | None = None  # the serve that captured it, when replicas share a store
 
     @classmethod
     def of_flow(cls, raw: RawFlow) -> FlowSummary:
@@ -157,6 +158,7 @@ class FlowSummary:
             upstream_verdict=text_or_none(data.get("upstream_verdict")),
             lint=counts,
             tokens_estimated=bool(data.get("tokens_estimated")),
+            replica=text_or_none(data.get("replica")),
         )
 
 

@@ -107,6 +107,8 @@ def header_text(flow: Flow, summary: FlowSummary) -> str:
     duration = flow.duration_ns
     parts.append(f"{duration / 1e6:,.0f} ms" if duration is not None else "duration —")
     parts.append(f"verdict: {summary.verdict or 'not linted'}")
+    if summary.replica:
+        parts.append(f"served by {summary.replica}")
     if flow.capture_note:
         parts.append(f"capture {flow.capture_note}")
     elif flow.client.truncated or flow.upstream.truncated:

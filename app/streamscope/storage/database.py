@@ -24,6 +24,7 @@ import concurrent.futures
 import contextlib
 import functools
 import logging
+import socket
 import threading
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
@@ -78,7 +79,8 @@ class Database:
         timeout: float = 10.0,
     ) -> None:
         self.url = url
-        self.replica = replica or uuid.uuid4().hex[:12]
+        # (the host's name, for a reader of "served by"; the rest, so two are never one)
+        self.replica = replica or f"{socket.gethostname()[:40]}-{uuid.uuid4().hex[:6]}"
         self.max_connections = max_connections
         self.timeout = timeout
         self.up = False

@@ -69,7 +69,7 @@ from streamscope.lint.report import CANCELLED, ENDED_IN_ERROR
 
 StatusClass = str  # "all", "ok", "errors", or an outcome (capture/outcome.py)
 STATUS_CLASSES = ("all", "ok", "errors", *(str(o) for o in Outcome))
-TEXT_FIELDS = ("model", "upstream", "account", "verdict", "outcome", "outcome_detail")
+TEXT_FIELDS = ("model", "upstream", "account", "verdict", "outcome", "outcome_detail", "replica")
 LOAD_PAGE = 500
 _FILTER_CHANGE = hasattr(QSortFilterProxyModel, "endFilterChange") and hasattr(
     QSortFilterProxyModel, "beginFilterChange"
