@@ -16,7 +16,7 @@ import asyncio
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -200,7 +200,9 @@ async def shoot(window: MainWindow, theme: Theme) -> None:
     window.close()
 
 
-def main() -> int:
+def run_window(shots: Callable[[MainWindow, Theme], Awaitable[None]]) -> int:
+    """Open the main window (the default configuration, a fresh key, the light theme) on
+    Qt's loop, run ``shots`` against it, close it."""
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setQuitOnLastWindowClosed(False)
@@ -216,7 +218,7 @@ def main() -> int:
     async def run() -> None:
         running = asyncio.ensure_future(window.run())
         try:
-            await shoot(window, theme)
+            await shots(window, theme)
         finally:
             window.close()
             await running
@@ -224,6 +226,10 @@ def main() -> int:
     with loop:
         loop.run_until_complete(run())
     return 0
+
+
+def main() -> int:
+    return run_window(shoot)
 
 
 if __name__ == "__main__":

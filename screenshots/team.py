@@ -21,30 +21,17 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["STREAMSCOPE_DATA_DIR"] = tempfile.mkdtemp(prefix="streamscope-shots-")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
-from screenshots.regenerate import save, until  # noqa: E402
+from screenshots.regenerate import run_window, save, until  # noqa: E402
 from tests.postgres import running  # noqa: E402
 from tests.proxy.pool_support import error_script, keyed  # noqa: E402
 from tests.replicas.support import ADMIN, replica, two_homes  # noqa: E402
 from tests.upstream_server import run_in_thread  # noqa: E402
 
-from streamscope.config import Config, generate_local_key  # noqa: E402
-from streamscope.gui.event_loop import QtEventLoop  # noqa: E402
-from streamscope.gui.proxy_control import ProxyControl  # noqa: E402
 from streamscope.gui.theme import Theme  # noqa: E402
 from streamscope.gui.window import MainWindow  # noqa: E402
 
 
 def main() -> int:
-    app = QApplication.instance() or QApplication(sys.argv)
-    assert isinstance(app, QApplication)
-    app.setQuitOnLastWindowClosed(False)
-    loop = QtEventLoop(app)
-    asyncio.set_event_loop(loop)
-    config = Config.model_validate({"proxy": {"port": 0, "api_keys": [generate_local_key()]}})
-    theme = Theme(app, "light")
-    data = Path(os.environ["STREAMSCOPE_DATA_DIR"])
-    window = MainWindow(ProxyControl(config), theme=theme, state_file=data / "window.ini")
     tmp = Path(tempfile.mkdtemp(prefix="streamscope-team-"))
     with run_in_thread() as up, running() as server:
         home_a, home_b = two_homes(tmp, server.new_database(), up)
@@ -52,29 +39,24 @@ def main() -> int:
         up.route("POST", "/v1/chat/completions", keyed({"a": quota}))
         with replica(home_a, "A") as a, replica(home_b, "B") as b:
 
-            async def run() -> None:
-                running_window = asyncio.ensure_future(window.run())
+            async def shots(window: MainWindow, _theme: Theme) -> None:
+                assert await window.attach(b.url, ADMIN) is None
                 try:
-                    assert await window.attach(b.url, ADMIN) is None
                     for r in (a, b, a, b, b):
                         await asyncio.to_thread(r.chat)
                     window.tabs.setCurrentWidget(window.traffic)
-                    await until(lambda: window.traffic.model.rowCount() == 5)
-                    await until(lambda: window.traffic.model.summary_at(0).verdict is not None)
-                    await save(window, "team-attached")
                     model = window.traffic.model
+                    await until(lambda: model.rowCount() == 5)
+                    await until(lambda: model.summary_at(0).verdict is not None)
+                    await save(window, "team-attached")
                     oldest = model.summary_at(model.rowCount() - 1)  # a's 429, then b
                     detail = window.traffic.open_flow(oldest.id)
                     await until(lambda: detail.flow is not None)
                     await save(window, "team-flow")
                 finally:
                     await window.detach()
-                    window.close()
-                    await running_window
 
-            with loop:
-                loop.run_until_complete(run())
-    return 0
+            return run_window(shots)
 
 
 if __name__ == "__main__":
