@@ -1,11 +1,11 @@
-"""Flows in SQLite, written by a background thread, within retention limits.
+"""Flows in SQLite or PostgreSQL, written by a background thread, within retention limits.
 
 The proxy hands a finished :class:`~streamscope.capture.recorder.FlowRecorder` to
-:meth:`FlowStore.submit` (a queue put: nothing else on the hot path). The writer thread
-waits for a lull (no request in flight), at most ``max_delay`` (half a second) after a
-flow was handed over, then builds every flow waiting and stores them in one transaction:
-a flow is in the database (committed, so a crash of the process keeps it) within about
-a second. Its lint verdict is computed when a summary is first read, and kept.
+:meth:`FlowStore.submit` (a queue put: nothing else on the hot path). The writer waits
+for a lull (no request in flight), at most ``max_delay`` (0.5 s) after a flow came, then
+stores every flow waiting in one transaction: committed within about a second (a reader
+of the admin API need not wait: :meth:`FlowStore.settle`). Its lint verdict is computed
+when a summary is first read, and kept.
 
 Memory and lag: the flows waiting are bounded in bytes (``max_backlog_bytes``) and in
 time (the oldest waits at most :data:`MAX_LAG`). A flow handed over while something
@@ -16,12 +16,10 @@ loses only what came in the last second. The database file deleted or replaced u
 the running store is noticed (within a second, or at the next write), reopened, and
 said once in the log.
 
-How a flow is stored (each body's bytes once) is ``capture.rows``; where, its rows
-(``rows.FlowRows``): a SQLite file (``capture.sqlite_rows``), or a PostgreSQL database
-shared by replicas (``capture.pg_rows``: every replica lists every flow, retention holds
-for the database, and the other replicas' changes are told as this store's events).
-Retention: beyond ``max_flows`` flows or ``max_bytes`` of bytes, the oldest flows go
-first.
+How a flow is stored (each body once) is ``capture.rows``; where (``rows.FlowRows``), a
+SQLite file (``sqlite_rows``) or a PostgreSQL database shared by replicas (``pg_rows``:
+every replica lists every flow, retention holds for the database, the other replicas'
+changes are this store's events). Beyond ``max_flows`` or ``max_bytes``, the oldest go.
 
 A shared database away: ``submit`` goes on; built flows wait in memory (the newest
 ``max_flows``), within the backlog's bound in bytes (no lag rule: the writer is not
@@ -29,10 +27,8 @@ slow), new flows beyond it shed as above (past it, every part), said in one line
 outage; the writer tries again every :data:`RETRY` second and catches up. Reads raise
 ``StorageUnavailable`` (within the database's timeout).
 
-A flow's row in a list is a typed :class:`~streamscope.capture.summary.FlowSummary`,
-kept as JSON beside the flow. Change events (``capture.events``: a flow added with its
-summary, a summary updated, flows deleted, all cleared) go to listeners; with a
-``loop`` they are delivered on that loop's thread.
+A flow's row is a :class:`~streamscope.capture.summary.FlowSummary`, kept as JSON.
+Change events (``capture.events``) go to listeners, on their ``loop`` when given.
 """
 
 from __future__ import annotations
@@ -144,8 +140,7 @@ class FlowStore:
 
     @property
     def backlog_bytes(self) -> int:
-        """The bytes of the flows handed over and not yet taken to be written, and of
-        those held while the shared database is unreachable."""
+        """Bytes handed over and not yet taken to be written, or held in an outage."""
         return self._submitted - self._written + self._held_bytes
 
     # -- writing --------------------------------------------------------------------------
@@ -225,11 +220,18 @@ class FlowStore:
         deadline = time.monotonic() + timeout
         while self.busy is not None and self.busy() and time.monotonic() < deadline:
             time.sleep(0.005)
+        self.settle(max(deadline - time.monotonic(), 0.1))
+
+    def settle(self, timeout: float = 2.0) -> None:
+        """Wait until the flows handed over so far are stored, at once (no lull awaited,
+        no request under way waited for): the admin API lists a flow just answered."""
+        if not self._open and not self._held:
+            return
         done = threading.Event()
         self._hurry += 1  # someone waits: no lulls awaited until then
         try:
             self._queue.put(done)
-            done.wait(max(deadline - time.monotonic(), 0.1))
+            done.wait(timeout)
         finally:
             self._hurry -= 1
 

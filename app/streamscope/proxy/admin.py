@@ -126,6 +126,8 @@ def _int(query: dict[str, list[str]], name: str, default: int, top: int) -> int:
 
 async def _flows(flows: FlowStore, scope: Scope, receive: Receive, send: Send) -> None:
     method, path = scope["method"], scope["path"]
+    if method == "GET":  # the flows of requests answered before this one, written now
+        await asyncio.to_thread(flows.settle)
     params = parse_qs(scope.get("query_string", b"").decode("latin-1"))
     rest = path.removeprefix("/admin/flows").strip("/")
     if not rest:
