@@ -7,10 +7,12 @@ one fake upstream (``tests.upstream_server``) that answers by account key
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -132,6 +134,41 @@ def replica(home: Path, name: str) -> Iterator[Replica]:
     finally:
         _, err = running.stop()
         assert "Traceback" not in err, err
+
+
+class FeedFollower:
+    """A replica's live feed (``/admin/events``) read in a thread, as an attached window
+    reads it, until the first ``event`` whose data ``wanted`` accepts (kept in ``told``).
+    :meth:`start` returns once the feed is open."""
+
+    def __init__(self, url: str, event: str, wanted: Callable[[Any], bool]) -> None:
+        self.url, self.event, self.wanted = url, event, wanted
+        self.told: list[Any] = []
+        self._open = threading.Event()
+        self._thread = threading.Thread(target=self._follow, daemon=True)
+
+    def start(self) -> FeedFollower:
+        self._thread.start()
+        assert self._open.wait(5), "the live feed did not open"
+        return self
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+    def _follow(self) -> None:
+        with httpx.stream(
+            "GET", self.url + "/admin/events", headers=ADMIN_HEADERS, timeout=10
+        ) as r:
+            event = ""
+            for line in r.iter_lines():
+                if line.startswith("event: "):
+                    event = line[7:]
+                    self._open.set()
+                elif line.startswith("data: ") and event == self.event:
+                    data = json.loads(line[6:])
+                    if self.wanted(data):
+                        self.told.append(data)
+                        return
 
 
 def settles(read: Callable[[], Any], want: Any, timeout: float = 5.0) -> None:

@@ -3,13 +3,11 @@ listed and readable from the other, and the other's live feed tells it."""
 
 from __future__ import annotations
 
-import json
-import threading
 from pathlib import Path
 
 import httpx
 
-from tests.replicas.support import ADMIN_HEADERS, eventually, replica, two_homes
+from tests.replicas.support import ADMIN_HEADERS, FeedFollower, eventually, replica, two_homes
 from tests.upstream_server import UpstreamServer
 
 
@@ -18,31 +16,13 @@ def test_a_flow_one_replica_served_the_other_lists_reads_and_tells(
 ) -> None:
     home_a, home_b = two_homes(tmp_path, pg_url, upstream)
     with replica(home_a, "A") as a, replica(home_b, "B") as b:
-        told: list[dict[str, object]] = []
-        feed_open = threading.Event()
-
-        def follow() -> None:  # B's live feed, as an attached window reads it
-            with httpx.stream(
-                "GET", b.url + "/admin/events", headers=ADMIN_HEADERS, timeout=10
-            ) as r:
-                event = ""
-                for line in r.iter_lines():
-                    if line.startswith("event: "):
-                        event = line[7:]
-                        feed_open.set()
-                    elif line.startswith("data: ") and event == "flow.added":
-                        told.append(json.loads(line[6:]))
-                        return
-
-        follower = threading.Thread(target=follow, daemon=True)
-        follower.start()
-        assert feed_open.wait(5)
+        feed = FeedFollower(b.url, "flow.added", lambda _data: True).start()
         response = a.chat()
         assert response.status_code == 200
         (flow_id,) = eventually(a.flow_ids, timeout=3.0)
         assert eventually(lambda: flow_id in b.flow_ids(), timeout=2.0)
-        follower.join(3)
-        assert [t.get("id") for t in told] == [flow_id]
+        feed.join(3)
+        assert [t.get("id") for t in feed.told] == [flow_id]
         assert b.admin("GET", f"/admin/flows/{flow_id}")["id"] == flow_id
         raw = httpx.get(
             f"{b.url}/admin/flows/{flow_id}/client.sse", headers=ADMIN_HEADERS, timeout=10

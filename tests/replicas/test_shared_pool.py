@@ -3,15 +3,12 @@ skipped by the other within a second, a rule's cooldown is one cooldown, the cou
 
 from __future__ import annotations
 
-import json
-import threading
 import time
 from pathlib import Path
-
-import httpx
+from typing import Any
 
 from tests.proxy.pool_support import error_script, keyed, order
-from tests.replicas.support import ADMIN_HEADERS, eventually, replica, two_homes
+from tests.replicas.support import FeedFollower, eventually, replica, two_homes
 from tests.upstream_server import UpstreamServer
 
 
@@ -78,29 +75,13 @@ def test_the_other_replicas_live_feed_tells_the_switch_off(
     as B's own pool.account event, within a second."""
     home_a, home_b = two_homes(tmp_path, pg_url, upstream)
     with replica(home_a, "A") as a, replica(home_b, "B") as b:
-        told: list[dict[str, object]] = []
-        feed_open = threading.Event()
 
-        def follow() -> None:
-            with httpx.stream(
-                "GET", b.url + "/admin/events", headers=ADMIN_HEADERS, timeout=10
-            ) as r:
-                event = ""
-                for line in r.iter_lines():
-                    if line.startswith("event: "):
-                        event = line[7:]
-                        feed_open.set()
-                    elif line.startswith("data: ") and event == "pool.account":
-                        data = json.loads(line[6:])
-                        if (data.get("state") or {}).get("status") == "disabled":
-                            told.append(data)
-                            return
+        def disabled(data: Any) -> bool:
+            return bool((data.get("state") or {}).get("status") == "disabled")
 
-        follower = threading.Thread(target=follow, daemon=True)
-        follower.start()
-        assert feed_open.wait(5)
+        feed = FeedFollower(b.url, "pool.account", disabled).start()
         started = time.monotonic()
         a.admin("POST", "/admin/pool/up/a/disable")
-        follower.join(3)
+        feed.join(3)
         assert time.monotonic() - started < 1.0
-        assert [(t["upstream"], t["account"]) for t in told] == [("up", "a")]
+        assert [(t["upstream"], t["account"]) for t in feed.told] == [("up", "a")]

@@ -90,7 +90,6 @@ class SharedPool:
         self._pool: AccountPool | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._base: dict[Key, Counts] = {}  # the database's counters, as last read
-        self._fingerprints: dict[Key, str] = {}
         self._dirty: set[Key] = set()  # changed since the last batch was built
         self._intents: dict[Key, Kind] = {}  # status changes not yet in a batch
         self._reread: set[Key] = set()
@@ -125,9 +124,8 @@ class SharedPool:
             return
         self._pool = pool
         self._loop = asyncio.get_running_loop()
-        for upstream, account, fp, _state in pool.each_account():
+        for upstream, account, _fp, _state in pool.each_account():
             self._base[(upstream, account)] = Counts()
-            self._fingerprints[(upstream, account)] = fp
         self._up.set()
         self._unsubscribe.append(self.database.state.subscribe(self._state, self._loop))
         with contextlib.suppress(StorageError):  # an outage: the task loads when it can
@@ -226,7 +224,7 @@ class SharedPool:
         pool = self._pool
         assert pool is not None
         if not self._loaded:
-            accounts = [(u, a, fp) for (u, a), fp in self._fingerprints.items()]
+            accounts = [(u, a, fp) for u, a, fp, _ in pool.each_account()]
             rows = await self.database.arun(lambda conn: load(conn, accounts, self.writer))
             self._loaded = True
             self._reread.clear()
@@ -259,6 +257,7 @@ class SharedPool:
     def _build(self, pool: AccountPool) -> Batch:
         self._seq += 1
         batch = Batch(self._seq)
+        fingerprints = {(u, a): fp for u, a, fp, _ in pool.each_account()}  # (the pool's)
         for key in sorted(self._dirty | set(self._intents)):
             if key not in self._base:
                 continue
@@ -268,7 +267,7 @@ class SharedPool:
             batch.pushes[key] = Push(
                 upstream,
                 account,
-                self._fingerprints[key],
+                fingerprints[key],
                 Counts.of(state) - self._base[key],
                 state.last_used,
                 state.last_error,
