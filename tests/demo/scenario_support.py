@@ -8,7 +8,7 @@ from collections import Counter
 from typing import Any
 
 from streamscope.demo.scenarios import Step, Timing, play
-from streamscope.demo.schema_args import example_arguments
+from streamscope.demo.schema_args import call_arguments
 from streamscope.model.assemble import assemble
 from streamscope.model.events import (
     Finish,
@@ -81,7 +81,7 @@ def check_calls(steps: list[Step], tools: list[ToolDef]) -> None:
             parts = fragments[(choice.index, index)]
             assert all(0 < len(p) <= 6 for p in parts), parts
             assert "".join(parts) == call.arguments
-            assert json.loads(call.arguments) == example_arguments(tool.parameters)
+            assert json.loads(call.arguments) == call_arguments(tool.parameters)
         assert choice.finish == "tool_calls" and choice.text == ""
     ids = [c.id for ch in response.choices for c in ch.tool_calls]
     assert len(set(ids)) == len(ids) and all(ids)

@@ -16,7 +16,7 @@ import httpx
 import openai
 import pytest
 
-from streamscope.demo.schema_args import example_arguments
+from streamscope.demo.schema_args import call_arguments
 from streamscope.wire import SSEDecoder
 from tests.proxy.demo_support import CLIENTS, FAST, FINISH, TOOLS, USER, ask, demo_config
 from tests.proxy.harness import Running, proxied
@@ -52,7 +52,7 @@ def test_demo_tools_calls_two_defined_tools_in_parallel(
     running: Running, client: str, stream: bool
 ) -> None:
     got = ask(running, client, "demo-tools", stream, tools=TOOLS)
-    assert got["tool_calls"] == [(t["name"], example_arguments(t["parameters"])) for t in TOOLS]
+    assert got["tool_calls"] == [(t["name"], call_arguments(t["parameters"])) for t in TOOLS]
     forecast = got["tool_calls"][0][1]
     assert forecast["unit"] == "celsius" and forecast["days"] >= 1  # valid for its schema
     assert got["finish"] == FINISH[client]["tool_calls"]
@@ -146,9 +146,7 @@ def _check_choice(scenario: str, choice: dict[str, Any], index: int) -> int:
         prefix = f"(choice {index + 1}) " if index else ""
         assert text == f'{prefix}You said: "{USER}". This is the StreamScope demo backend.'
     elif scenario == "demo-tools":
-        assert choice["tool_calls"] == [
-            (t["name"], example_arguments(t["parameters"])) for t in TOOLS
-        ]
+        assert choice["tool_calls"] == [(t["name"], call_arguments(t["parameters"])) for t in TOOLS]
         assert choice["finish"] == "tool_calls"
         return -1  # argument fragments: not words
     elif scenario == "demo-reasoning":

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from streamscope.demo.scenarios import WEATHER, play
+from streamscope.demo.scenarios import WEATHER, play, working_directory
 from streamscope.model.assemble import assemble
 from streamscope.model.events import ToolCallStart
 from streamscope.model.request import (
@@ -29,7 +29,8 @@ from tests.demo.scenario_support import CLOCK, FORECAST, SEARCH, TIMING, check_c
         ([], [WEATHER]),
         ([SEARCH], [SEARCH]),
         ([FORECAST, SEARCH], [FORECAST, SEARCH]),
-        ([SEARCH, CLOCK, FORECAST], [SEARCH, CLOCK]),
+        # two lookups before a web search, in the client's order
+        ([SEARCH, CLOCK, FORECAST], [CLOCK, FORECAST]),
     ],
 )
 def test_tools_calls_the_defined_tools(defined: list[ToolDef], called: list[ToolDef]) -> None:
@@ -113,10 +114,13 @@ def test_parallel_results_in_one_turn_are_all_mentioned() -> None:
     assert "search_web returned no news today" in choice.text
 
 
-def test_a_new_question_after_the_results_calls_tools_again() -> None:
+def test_tools_are_called_once_per_conversation() -> None:
+    """An agent adds its own user turn after the results (a reminder, a new question):
+    the demo answers in text, summing the results up, instead of calling again."""
     messages = [*conversation([FORECAST_RESULT]), Message("user", [TextPart("And Paris?")])]
-    request = Request("demo-tools", messages, tools=[SEARCH])
-    check_calls(play("demo-tools", request, TIMING), [SEARCH])
+    choice = run("demo-tools", Request("demo-tools", messages, tools=[SEARCH])).choices[0]
+    assert choice.tool_calls == [] and choice.finish == "stop"
+    assert "get_forecast returned sunny, 21C" in choice.text
 
 
 def test_parallel_results_in_consecutive_tool_messages_are_all_mentioned() -> None:
@@ -151,3 +155,75 @@ def test_a_first_tool_call_waits_for_the_first_token_delay() -> None:
     first_output = next(i for i, s in enumerate(steps) if isinstance(s.event, ToolCallStart))
     assert steps[first_output].delay == TIMING.first_token_seconds
     assert sum(s.delay for s in steps[:first_output]) == 0  # nothing waited before it
+
+
+# -- agents: harmless tools only, a path that is there, once per conversation --------------
+
+BASH = ToolDef(
+    "Bash", "Executes a bash command.", {"type": "object", "properties": {"command": {}}}
+)
+AGENT = ToolDef("Agent", "Launch a new agent.", {"type": "object", "properties": {"prompt": {}}})
+READ = ToolDef(
+    "Read",
+    "Reads a file from the local filesystem.",
+    {
+        "type": "object",
+        "properties": {
+            "file_path": {"type": "string", "description": "The absolute path to the file"},
+            "offset": {"type": "integer", "minimum": 0},
+            "pages": {"type": "string"},
+        },
+        "required": ["file_path"],
+    },
+)
+
+
+@pytest.mark.parametrize(
+    ("said", "cwd"),
+    [
+        ("<environment_context>\n  <cwd>/home/me/proj</cwd>\n</environment_context>", None),
+        (" - Primary working directory: /home/me/proj\n - Is a git repository: false", None),
+        ("I'm currently working in the directory: /home/me/proj\nHere is", None),
+        ("Working directory: C:\\Users\\me\\proj.", "C:\\Users\\me\\proj"),
+        ("My working directory: somewhere relative", ""),
+    ],
+)
+def test_the_working_directory_is_read_from_what_the_client_says(
+    said: str, cwd: str | None
+) -> None:
+    request = Request("demo-tools", [Message("system", [TextPart(said)])])
+    want = "/home/me/proj" if cwd is None else cwd or None
+    assert working_directory(request) == want
+    as_system = Request("demo-tools", [Message("user", [TextPart("hi")])], system=[TextPart(said)])
+    assert working_directory(as_system) == want
+
+
+def test_an_agent_gets_its_file_read_with_an_absolute_path_that_is_there() -> None:
+    """Claude Code's tools: Read (absolute path) is called, Bash and Agent never."""
+    messages = [
+        Message("user", [TextPart("Read README.md")]),
+        Message("system", [TextPart(" - Primary working directory: /tmp/work")]),
+    ]
+    request = Request("demo-tools", messages, tools=[AGENT, BASH, READ])
+    call = run("demo-tools", request).choices[0].tool_calls
+    assert [(c.name, json.loads(c.arguments)) for c in call] == [
+        ("Read", {"file_path": "/tmp/work/README.md"})
+    ]
+
+
+@pytest.mark.parametrize("mode", ["auto", "required"])
+def test_only_unsafe_tools_get_a_text_answer_saying_so(mode: str) -> None:
+    request = req("demo-tools", tools=[AGENT, BASH], tool_choice=ToolChoice(mode))  # type: ignore[arg-type]
+    choice = run("demo-tools", request).choices[0]
+    assert choice.tool_calls == [] and choice.finish == "stop"
+    assert "(Agent, Bash)" in choice.text and "calls none of them" in choice.text
+
+
+def test_a_tool_the_client_names_is_called_whatever_its_kind() -> None:
+    """``tool_choice`` naming a tool is the client's own demand (instructor's extraction
+    tool, say): the protocol says the model calls it."""
+    choice = ToolChoice("tool", "Bash")
+    check_calls(
+        play("demo-tools", req("demo-tools", tools=[READ, BASH], tool_choice=choice), TIMING),
+        [BASH],
+    )

@@ -9,6 +9,7 @@ string lengths, anyOf/oneOf/allOf, local ``$ref``); ``jsonschema`` is not instal
 from __future__ import annotations
 
 import json
+import math
 import re
 import uuid
 from datetime import date, datetime, time
@@ -19,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamscope.demo.schema_args import MAX_DEPTH, example_arguments
+from streamscope.demo.schema_args import MAX_DEPTH, call_arguments, example_arguments
 
 TYPES = {
     "string": lambda v: isinstance(v, str),
@@ -175,8 +176,9 @@ def test_nested_objects_and_arrays_with_min_items() -> None:
         ({"type": "integer", "minimum": 0}, 1),
         ({"type": "integer", "minimum": 5}, 5),
         ({"type": "integer", "minimum": -5}, 1),
-        ({"type": "number"}, 1.5),
-        ({"type": "number", "minimum": 2.5}, 2.5),
+        ({"type": "number"}, 1),  # whole: clients parse such numbers as integers
+        ({"type": "number", "minimum": 2.5}, 3),
+        ({"type": "number", "minimum": 0.2, "maximum": 0.6}, 0.4),  # no whole one fits
         ({"type": "string", "minLength": 4}, "xxxx"),
         ({}, "x"),
     ],
@@ -217,7 +219,7 @@ def test_properties_without_type_and_non_object_roots() -> None:
 def test_deterministic() -> None:
     schema = obj(["a"], a={"type": "array", "items": obj(b={"type": "number"}), "minItems": 2})
     assert example_arguments(schema) == example_arguments(schema)
-    assert json.dumps(example_arguments(schema)) == '{"a": [{"b": 1.5}, {"b": 1.5}]}'
+    assert json.dumps(example_arguments(schema)) == '{"a": [{"b": 1}, {"b": 1}]}'
 
 
 def test_deep_nesting_stops_at_the_depth_limit() -> None:
@@ -329,3 +331,83 @@ def test_simple_schemas_validate(schema: dict[str, Any]) -> None:
     assert validate(args, schema) == [], args
     assert json.loads(json.dumps(args)) == args
     assert example_arguments(schema) == args
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    low=st.integers(-20, 20) | st.floats(-20, 20, allow_nan=False),
+    span=st.integers(1, 20) | st.floats(0.01, 20, allow_nan=False),
+    exclusive=st.booleans(),
+)
+def test_a_number_is_whole_when_its_bounds_hold_a_whole_one(
+    low: float, span: float, exclusive: bool
+) -> None:
+    """Codex declares ``number`` for counts and parses an integer: 1.5 was refused."""
+    keys = ("exclusiveMinimum", "exclusiveMaximum") if exclusive else ("minimum", "maximum")
+    prop = {"type": "number", keys[0]: low, keys[1]: low + span}
+    schema = obj(["n"], n=prop)
+    value = example_arguments(schema)["n"]
+    assert validate({"n": value}, schema) == []
+    whole = [
+        k
+        for k in range(math.floor(low) - 1, math.ceil(low + span) + 2)
+        if not validate({"n": k}, schema)
+    ]
+    if whole:
+        assert type(value) is int and value in whole
+    assert call_arguments(schema) == {"n": value}
+
+
+def test_call_arguments_give_the_required_and_the_valued_properties() -> None:
+    """What a model gives and an agent runs: no placeholder in an optional property
+    (Claude Code's Read took ``pages: "pages"``, its Bash ``run_in_background: true``)."""
+    schema = obj(
+        ["query"],
+        query={"type": "string"},
+        limit={"type": "integer", "default": 5},
+        sort={"enum": ["relevance", "date"]},
+        mode={"const": "fast"},
+        lang={"type": "string", "examples": ["fr"]},
+        pages={"type": "string"},
+        background={"type": "boolean"},
+        nested={"$ref": "#/$defs/Unit"},
+    )
+    schema["$defs"] = {"Unit": {"enum": ["celsius"]}}
+    args = call_arguments(schema)
+    assert args == {
+        "query": "streaming APIs",
+        "limit": 5,
+        "sort": "relevance",
+        "mode": "fast",
+        "lang": "fr",
+        "nested": "celsius",
+    }
+    assert validate(args, schema) == []
+    assert set(example_arguments(schema)) == set(schema["properties"])
+
+
+def test_call_arguments_leave_optional_nested_properties_out_too() -> None:
+    inner = obj(["city"], city={"type": "string"}, zip={"type": "string"})
+    assert call_arguments(obj(["where"], where=inner)) == {"where": {"city": "Paris"}}
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "cwd", "expected"),
+    [
+        ("path", "Path to the file", None, "README.md"),
+        ("file_path", "The absolute path to the file to read", "/work/x", "/work/x/README.md"),
+        ("file_path", "The absolute path to the file to read", None, "README.md"),
+        ("filename", "", "/work/x", "README.md"),  # relative unless asked otherwise
+        ("filePath", "Absolute path.", "C:\\Users\\me", "C:\\Users\\me\\README.md"),
+        ("path", "The directory to search in", "/work/x", "."),
+        ("dir_path", "Absolute directory path", "/work/x", "/work/x"),
+        ("folder", "", None, "."),
+        ("pattern", "The glob pattern to match files against", None, "README*"),
+    ],
+)
+def test_paths_point_at_a_harmless_file_that_is_there(
+    name: str, description: str, cwd: str | None, expected: str
+) -> None:
+    schema = obj([name], **{name: {"type": "string", "description": description}})
+    assert call_arguments(schema, cwd=cwd) == {name: expected}
+    assert example_arguments(schema, cwd=cwd) == {name: expected}

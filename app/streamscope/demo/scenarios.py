@@ -10,9 +10,10 @@ demo encodes them with the codec of whichever protocol it is asked in, so every 
 gets them correctly encoded.
 
     demo-chat       quotes the user's last message back
-    demo-tools      calls the request's tools (two in parallel when two or more are
-                    given, ``get_weather`` when none), arguments from their schemas;
-                    answers in text once the conversation holds tool results
+    demo-tools      calls the request's harmless tools (:mod:`.harmless`: a file read,
+                    a listing, a lookup; two in parallel when two or more are given,
+                    ``get_weather`` when none), arguments from their schemas; once per
+                    conversation: after a tool call it answers in text
     demo-reasoning  reasoning (signed) first, then text
     demo-refusal    a refusal
     demo-long       a long answer, for watching time to first token and tokens/s
@@ -25,11 +26,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from streamscope.demo.schema_args import example_arguments
+from streamscope.demo.harmless import harmless
+from streamscope.demo.schema_args import call_arguments
 from streamscope.model.events import (
     End,
     Error,
@@ -124,40 +127,76 @@ def chat(request: Request, choice: int, timing: Timing) -> Said:
 
 
 def _tool_results(request: Request) -> list[tuple[str, str]]:
-    """(tool name, result text) for the results in the conversation's last turn."""
-    if not request.messages:
-        return []
-    results: list[ToolResultPart] = []
-    for message in reversed(request.messages):  # the trailing run of tool-result turns
-        found = [p for p in message.parts if isinstance(p, ToolResultPart)]
-        if not found:
-            break
-        results[:0] = found
+    """(tool name, result text) for every tool result in the conversation."""
     names = {p.id: p.name for m in request.messages for p in m.parts if isinstance(p, ToolCallPart)}
     out = []
-    for r in results:
-        content = " ".join(getattr(c, "text", "") for c in r.content).strip()
-        out.append((names.get(r.call_id, "a tool"), content[:200] or "(empty)"))
+    for message in request.messages:
+        for r in message.parts:
+            if isinstance(r, ToolResultPart):
+                content = " ".join(getattr(c, "text", "") for c in r.content).strip()
+                out.append((names.get(r.call_id, "a tool"), content[:200] or "(empty)"))
     return out
 
 
+def _called_before(request: Request) -> bool:
+    return any(isinstance(p, ToolCallPart) for m in request.messages for p in m.parts)
+
+
+# Where agent CLIs tell the model their working directory: Codex's <cwd>, Claude Code's
+# "Primary working directory: ...", Qwen Code's "I'm currently working in the directory:".
+CWD = re.compile(r"<cwd>([^<\n]+)</cwd>|working (?:in the )?directory(?: is)?:\s*(\S+)", re.I)
+
+
+def working_directory(request: Request) -> str | None:
+    """The client's working directory when its instructions name one (an absolute path),
+    so a file tool that asks for an absolute path gets one that exists."""
+    texts = [request.system_text, *(m.text for m in request.messages)]
+    for text in texts:
+        for match in CWD.finditer(text):
+            found = (match.group(1) or match.group(2)).strip().rstrip(".,;")
+            if found.startswith("/") or re.match(r"[A-Za-z]:[\\/]", found):
+                return found
+    return None
+
+
+def _declined(request: Request, choice: int) -> Said:
+    names = ", ".join(t.name for t in request.tools[:5])
+    more = ", ..." if len(request.tools) > 5 else ""
+    text = (
+        f"The tools offered here ({names}{more}) could run commands, change files, start "
+        "agents or end the run, so the demo calls none of them and answers in text. "
+        "This is the StreamScope demo backend."
+    )
+    return Said(_text(text, choice))
+
+
 def tools(request: Request, choice: int, timing: Timing) -> Said:
-    results = _tool_results(request)
-    if results:
+    if _called_before(request):  # tools once per conversation, then text
+        results = _tool_results(request)
         said = "; ".join(f"{name} returned {text}" for name, text in results)
+        if not said:
+            said = "the tools were called earlier in this conversation"
         return Said(_text(f"Thanks. {said}. That is all the demo needed.", choice))
     mode = request.tool_choice.mode if request.tool_choice else "auto"
     if mode == "none":
         return Said(_text("I would call a tool, but tool_choice is none.", choice))
-    defined = request.tools or [WEATHER]
-    if mode == "tool" and request.tool_choice is not None:
-        defined = [t for t in defined if t.name == request.tool_choice.name] or defined[:1]
     parallel = request.tool_choice is None or request.tool_choice.parallel is not False
-    calls = defined[:2] if parallel else defined[:1]
+    limit = 2 if parallel else 1
+    if mode == "tool" and request.tool_choice is not None:
+        # The client named the tool: called whatever its kind, as the protocol requires.
+        named = [t for t in request.tools if t.name == request.tool_choice.name]
+        calls = named[:1] or harmless(request.tools, 1)
+    elif request.tools:
+        calls = harmless(request.tools, limit)
+    else:
+        calls = [WEATHER]
+    if not calls:
+        return _declined(request, choice)
+    cwd = working_directory(request)
     events: list[Event] = []
     for index, tool in enumerate(calls):
         events.append(ToolCallStart(index, "call_" + uuid.uuid4().hex[:24], tool.name, choice))
-        arguments = json.dumps(example_arguments(tool.parameters), ensure_ascii=False)
+        arguments = json.dumps(call_arguments(tool.parameters, cwd=cwd), ensure_ascii=False)
         events += [
             ToolCallDelta(index, arguments[i : i + 6], choice) for i in range(0, len(arguments), 6)
         ]

@@ -1,15 +1,34 @@
 """Plausible tool-call arguments from a tool's JSON Schema, deterministically.
 
-The demo's tool scenario calls whatever tools a request defines; its arguments must
-validate against their schemas, so clients that check them (and users who print them)
-see sensible values: ``enum`` picks its first value, ``default``/``examples``/``const``
-are honoured, strings are named after their property (``location`` -> ``"Paris"``),
-every ``required`` property is present, ``anyOf``/``oneOf`` take their first branch.
+The demo's tool scenario calls a client's tools; its arguments must validate against
+their schemas, so clients that check them (and users who print them) see sensible values:
+``enum`` picks its first value, ``default``/``examples``/``const`` are honoured, strings
+are named after their property (``location`` -> ``"Paris"``), every ``required`` property
+is present, ``anyOf``/``oneOf`` take their first branch.
+
+- Numbers are whole wherever the bounds allow one: clients parse a ``number`` they mean
+  as a count into an integer (Codex declares ``max_output_tokens: number`` and refuses
+  ``1.5``). A fraction comes only when no whole number fits.
+- Paths point at something harmless that is there: a property named like a file
+  (``path``, ``file_path``, ``filename``, ``file``) gets ``README.md``, one named like a
+  folder (``dir``, ``directory``, ``folder``, or a ``path`` its description calls a
+  directory) gets ``.``; when its description asks for an absolute path and the working
+  directory is known (``cwd``), the path is made absolute in it. A ``pattern`` gets
+  ``README*``, which both a glob and a regular expression read as "README...".
+
+:func:`example_arguments` fills every property; :func:`call_arguments`, what the demo
+sends, only the required ones and the optional ones whose schema names their value
+(``default``, ``const``, ``enum``, ``examples``), as a model does: an agent runs the call,
+and an optional property filled with a placeholder changes what it does.
 """
 
 from __future__ import annotations
 
 import math
+import ntpath
+import posixpath
+import re
+from dataclasses import dataclass
 from typing import Any
 
 JSON = dict[str, Any]
@@ -37,13 +56,44 @@ FORMATS = {
     "uri": "https://example.com",
     "uuid": "00000000-0000-4000-8000-000000000000",
 }
+FILE_NAMES = frozenset({"path", "file", "filepath", "filename", "absolutepath", "targetfile"})
+FOLDER_NAMES = frozenset(
+    {"dir", "dirpath", "directory", "folder", "cwd", "workdir", "workingdirectory"}
+)
+EXISTING_FILE = "README.md"
+PATTERN = "README*"  # a glob and a regular expression alike
 MAX_DEPTH = 6
 
 
-def example_arguments(schema: JSON) -> JSON:
-    """An arguments object for a tool whose ``parameters`` schema is ``schema``."""
-    value = _value(schema, "", 0, schema, ())
+@dataclass(frozen=True, slots=True)
+class _Options:
+    every: bool  # every property, or the required and the valued ones
+    cwd: str | None  # the client's working directory, for absolute paths
+
+
+def example_arguments(schema: JSON, *, cwd: str | None = None) -> JSON:
+    """An arguments object for a tool whose ``parameters`` schema is ``schema``, with
+    every property filled."""
+    value = _value(schema, "", 0, schema, (), _Options(True, cwd))
     return value if isinstance(value, dict) else {}
+
+
+def call_arguments(schema: JSON, *, cwd: str | None = None) -> JSON:
+    """The arguments the demo calls a tool with: the required properties, and the
+    optional ones whose schema names their value (``cwd``: the client's working
+    directory, where a path must be absolute)."""
+    value = _value(schema, "", 0, schema, (), _Options(False, cwd))
+    return value if isinstance(value, dict) else {}
+
+
+def _valued(schema: Any, root: JSON) -> bool:
+    """An optional property whose schema names its value, so a model would give it."""
+    if not isinstance(schema, dict):
+        return False
+    target = _resolve(schema, root)
+    if target is not None:
+        return _valued(target, root)
+    return any(k in schema for k in ("const", "default", "enum")) or bool(schema.get("examples"))
 
 
 def _resolve(schema: JSON, root: JSON) -> JSON | None:
@@ -67,34 +117,47 @@ def _recursive(schema: Any, path: tuple[str, ...]) -> bool:
 
 
 def _number(schema: JSON, integer: bool) -> int | float:
+    """1, or the whole number nearest it inside the bounds; a ``number`` whose bounds
+    hold no whole number gets a fraction between them."""
+
     def bound(key: str) -> float | None:
         v = schema.get(key)
         return v if isinstance(v, int | float) and not isinstance(v, bool) else None
 
     lo, hi = bound("minimum"), bound("maximum")
     xlo, xhi = bound("exclusiveMinimum"), bound("exclusiveMaximum")
-    value: float = 1 if integer else 1.5
+    value = 1
     if lo is not None and value < lo:
-        value = math.ceil(lo) if integer else lo
+        value = math.ceil(lo)
     if xlo is not None and value <= xlo:
-        value = math.floor(xlo) + 1 if integer else xlo + 1
+        value = math.floor(xlo) + 1
     if hi is not None and value > hi:
-        value = math.floor(hi) if integer else hi
+        value = math.floor(hi)
     if xhi is not None and value >= xhi:
-        low = lo if lo is not None else xlo
-        if integer:
-            value = math.ceil(xhi) - 1
-        else:
-            value = (low + xhi) / 2 if low is not None else xhi - 1
-    return int(value) if integer else float(value)
+        value = math.ceil(xhi) - 1
+    fits = (
+        (lo is None or value >= lo)
+        and (hi is None or value <= hi)
+        and (xlo is None or value > xlo)
+        and (xhi is None or value < xhi)
+    )
+    if fits or integer:
+        return value
+    low = lo if lo is not None else xlo
+    high = hi if hi is not None else xhi
+    if low is not None and high is not None:
+        return (low + high) / 2
+    return float(low if low is not None else high if high is not None else 1)
 
 
-def _value(schema: Any, name: str, depth: int, root: JSON, path: tuple[str, ...]) -> Any:
+def _value(
+    schema: Any, name: str, depth: int, root: JSON, path: tuple[str, ...], opts: _Options
+) -> Any:
     if not isinstance(schema, dict) or depth > MAX_DEPTH:
         return None
     target = _resolve(schema, root)
     if target is not None:
-        return _value(target, name, depth + 1, root, (*path, schema["$ref"]))
+        return _value(target, name, depth + 1, root, (*path, schema["$ref"]), opts)
     for key in ("const", "default"):
         if key in schema:
             return schema[key]
@@ -107,7 +170,7 @@ def _value(schema: Any, name: str, depth: int, root: JSON, path: tuple[str, ...]
     for key in ("anyOf", "oneOf", "allOf"):
         branches = schema.get(key)
         if isinstance(branches, list) and branches:
-            return _value(branches[0], name, depth + 1, root, path)
+            return _value(branches[0], name, depth + 1, root, path, opts)
     kind = schema.get("type")
     if isinstance(kind, list):  # ["string", "null"]: the first that is not null
         kind = next((k for k in kind if k != "null"), "null")
@@ -119,13 +182,13 @@ def _value(schema: Any, name: str, depth: int, root: JSON, path: tuple[str, ...]
             props = props if isinstance(props, dict) else {}
             required = [r for r in schema.get("required", []) if isinstance(r, str)]
             out = {
-                k: _value(v, k, depth + 1, root, path)
+                k: _value(v, k, depth + 1, root, path, opts)
                 for k, v in props.items()
-                if k in required or not _recursive(v, path)
+                if k in required or (not _recursive(v, path) and (opts.every or _valued(v, root)))
             }
             for k in required:
                 if k not in out:
-                    out[k] = _value({}, k, depth + 1, root, path)
+                    out[k] = _value({}, k, depth + 1, root, path, opts)
             return out
         case "array":
             items_schema = schema.get("items", {"type": "string"})
@@ -138,7 +201,7 @@ def _value(schema: Any, name: str, depth: int, root: JSON, path: tuple[str, ...]
             enum = items_schema.get("enum") if isinstance(items_schema, dict) else None
             if schema.get("uniqueItems") and isinstance(enum, list) and len(enum) >= count > 1:
                 return enum[:count]
-            items = _value(items_schema, name, depth + 1, root, path) if count else None
+            items = _value(items_schema, name, depth + 1, root, path, opts) if count else None
             return [items] * count
         case "integer":
             return _number(schema, True)
@@ -149,13 +212,34 @@ def _value(schema: Any, name: str, depth: int, root: JSON, path: tuple[str, ...]
         case "null":
             return None
         case _:
-            return _string(schema, name)
+            return _string(schema, name, opts.cwd)
 
 
-def _string(schema: JSON, name: str) -> str:
+def _path(schema: JSON, name: str, cwd: str | None) -> str | None:
+    """A harmless path that is there, for a property named like a file or folder."""
+    key = re.sub(r"[^a-z0-9]", "", name.lower())
+    about = str(schema.get("description") or "").lower()
+    if key in FOLDER_NAMES or (key == "path" and "director" in about and "file" not in about):
+        relative = "."
+    elif key in FILE_NAMES:
+        relative = EXISTING_FILE
+    else:
+        return None
+    if "absolute" not in about or not cwd:
+        return relative
+    join = posixpath if cwd.startswith("/") else ntpath
+    return cwd if relative == "." else join.join(cwd, relative)
+
+
+def _string(schema: JSON, name: str, cwd: str | None) -> str:
     fmt = schema.get("format")
     if isinstance(fmt, str) and fmt in FORMATS:
         return FORMATS[fmt]
+    path = _path(schema, name, cwd)
+    if path is not None:
+        return path
+    if name.lower() == "pattern":
+        return PATTERN
     text = NAMED.get(name.lower(), name.replace("_", " ") or "demo")
     min_length = schema.get("minLength")
     if isinstance(min_length, int) and len(text) < min_length:
@@ -166,4 +250,4 @@ def _string(schema: JSON, name: str) -> str:
     return str(text)
 
 
-__all__ = ["example_arguments"]
+__all__ = ["call_arguments", "example_arguments"]
