@@ -20,9 +20,10 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from streamscope.codecs.vocabulary import Vocabulary
 from streamscope.findings import Finding, Severity
 from streamscope.model.events import JSON, Error, Event
-from streamscope.model.request import Request
+from streamscope.model.request import Request, RequestNotes
 from streamscope.model.response import Response
 from streamscope.wire.frame import Frame
 from streamscope.wire.jsontext import loads, loads_frame
@@ -263,6 +264,8 @@ class Codec(ABC):
     its encoders write estimates, and say so: ``model.estimate``)."""
     decoder: ClassVar[type[StreamDecoder]]
     encoder: ClassVar[type[StreamEncoder]]
+    vocabulary: ClassVar[Vocabulary]
+    """What it maps and carries of its protocol, by place (:mod:`~.vocabulary`)."""
     forwarded_headers: ClassVar[tuple[str, ...]] = ()
     """Client headers a same-protocol upstream should get too (API versions, betas)."""
     sdk_path: ClassVar[str]
@@ -299,8 +302,10 @@ class Codec(ABC):
         (with the offending ``param``) for wrong types or missing required fields."""
 
     @abstractmethod
-    def encode_request(self, request: Request) -> JSON:
-        """The upstream request body for this protocol."""
+    def encode_request(self, request: Request, notes: RequestNotes | None = None) -> JSON:
+        """The upstream request body for this protocol; what it changed or left out of the
+        client's request to suit the protocol is added to ``notes`` (fields the client's
+        own protocol carried: :func:`streamscope.translation.request.translate_request`)."""
 
     @abstractmethod
     def decode_response(self, body: JSON) -> Response:

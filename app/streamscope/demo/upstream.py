@@ -36,6 +36,7 @@ from streamscope.wire.jsontext import dumps
 
 JSON = dict[str, Any]
 RETRY_AFTER = 60
+MAX_CHOICES = 128  # OpenAI's own limit on choices per request, which the demo keeps
 DEMO_HEADER = (b"content-type", b"application/json")
 
 # fault -> (status, error type, message)
@@ -224,6 +225,10 @@ class DemoUpstream:
             known = ", ".join(SCENARIOS)
             message = f"the demo has no model {model!r} (it has {known} and replay/<name>)"
             return _error(codec, 404, Error(message, "not_found_error", "model_not_found"))
+        if request.n is not None and not 1 <= request.n <= MAX_CHOICES:
+            # The demo judges its values as a provider does (the proxy forwards them).
+            message = f"n must be an integer from 1 to {MAX_CHOICES}, not {request.n}"
+            return _error(codec, 400, Error(message, "invalid_request_error", None, "n"))
         if stream:
             return _Stream(_timed_frames(codec, steps(model, request, self.timing), request))
         # Not streaming: the same answer after the time it would have taken.

@@ -55,8 +55,13 @@ def _chars(value: Any) -> int:
         return sum(map(_chars, value))
     fields = getattr(value, "__dataclass_fields__", None)
     if fields is not None and not isinstance(value, type):
-        return sum(_chars(getattr(value, name)) for name in fields)
+        return sum(_chars(getattr(value, name)) for name in fields if name not in _BOOKKEEPING)
     return 0
+
+
+# The canonical request's own bookkeeping (where it came from, what it carries for whom):
+# no text a model reads.
+_BOOKKEEPING = frozenset({"protocol", "carried", "origin", "item_id", "path"})
 
 
 def with_estimates(usage: Usage | None, request: Request | None, deltas: int) -> tuple[Usage, bool]:

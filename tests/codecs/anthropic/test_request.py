@@ -11,6 +11,7 @@ import pytest
 from streamscope.model.request import (
     ImagePart,
     Message,
+    OpaquePart,
     RequestError,
     TextPart,
     Thinking,
@@ -106,8 +107,8 @@ def test_decode_realistic_body() -> None:
     assert user[1] == ImagePart(data=PNG, media_type="image/png")
     assert user[2] == ImagePart(url="https://x.test/a.jpg", cache_control=CACHE)
     assistant = req.messages[1].parts
-    assert assistant[0] == ThinkingPart("Need weather.", "SIG1")
-    assert assistant[1] == ThinkingPart("", redacted="REDACTED")
+    assert assistant[0] == ThinkingPart("Need weather.", "SIG1", origin="anthropic")
+    assert assistant[1] == ThinkingPart("", redacted="REDACTED", origin="anthropic")
     assert assistant[3] == ToolCallPart("toolu_1", "get_weather", '{"city": "Paris"}')
     assert req.messages[2].parts == [
         ToolResultPart("toolu_1", [TextPart("18C")]),
@@ -169,8 +170,12 @@ def test_tool_choice_forms(wire: dict[str, Any], canonical: ToolChoice) -> None:
         ({"model": "m", "max_tokens": 9}, "messages"),
         ({"model": "m", "max_tokens": 9, "messages": {}}, "messages"),
         (
-            {"model": "m", "max_tokens": 9, "messages": [{"role": "system", "content": "x"}]},
+            {"model": "m", "max_tokens": 9, "messages": [{"role": "tool", "content": "x"}]},
             "messages[0].role",
+        ),
+        (
+            {"model": "m", "max_tokens": 9, "messages": [{"role": "system", "content": 7}]},
+            "messages[0].content",
         ),
         (
             {"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": 5}]},
@@ -208,33 +213,12 @@ def test_tool_choice_forms(wire: dict[str, Any], canonical: ToolChoice) -> None:
                 "max_tokens": 9,
                 "messages": [
                     {
-                        "role": "user",
-                        "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}],
-                    }
-                ],
-            },
-            "messages[0].content[0].type",
-        ),
-        (
-            {
-                "model": "m",
-                "max_tokens": 9,
-                "messages": [
-                    {
                         "role": "assistant",
                         "content": [{"type": "tool_use", "id": "t", "name": "f", "input": []}],
                     }
                 ],
             },
             "messages[0].content[0].input",
-        ),
-        (
-            {
-                "model": "m",
-                "max_tokens": 9,
-                "messages": [{"role": "user", "content": [{"type": "document"}]}],
-            },
-            "messages[0].content[0].type",
         ),
         ({"model": "m", "max_tokens": 9, "messages": [], "system": 3}, "system"),
         ({"model": "m", "max_tokens": 9, "messages": [], "temperature": "hot"}, "temperature"),
@@ -292,7 +276,7 @@ def test_thinking_forms() -> None:
     adaptive = CODEC.decode_request(
         {**base, "thinking": {"type": "adaptive"}, "output_config": {"effort": "high"}}
     )
-    assert adaptive.thinking == Thinking(enabled=True, effort="high")
+    assert adaptive.thinking == Thinking(enabled=True, effort="high", adaptive=True)
     body = CODEC.encode_request(adaptive)
     assert body["thinking"] == {"type": "adaptive"}
     assert body["output_config"] == {"effort": "high"}
@@ -300,3 +284,92 @@ def test_thinking_forms() -> None:
 
 def test_body_is_json_serialisable() -> None:
     json.dumps(CODEC.encode_request(CODEC.decode_request(copy.deepcopy(BODY))))
+
+
+def test_a_system_message_mid_conversation_stays_at_its_place() -> None:
+    """Claude Code 2.1 sends one (anthropic-python 2.14's SystemMessageParam)."""
+    body = {
+        "model": "m",
+        "max_tokens": 9,
+        "system": "lead",
+        "messages": [
+            {"role": "system", "content": "also first"},
+            {"role": "user", "content": "hi"},
+            {"role": "system", "content": [{"type": "text", "text": "now be brief"}]},
+            {"role": "assistant", "content": "ok"},
+        ],
+    }
+    req = CODEC.decode_request(body)
+    assert req.system == [TextPart("lead"), TextPart("also first")]
+    assert [(m.role, m.text) for m in req.messages] == [
+        ("user", "hi"),
+        ("system", "now be brief"),
+        ("assistant", "ok"),
+    ]
+    out = CODEC.encode_request(req)["messages"]
+    assert out == [
+        {"role": "user", "content": "hi"},
+        {"role": "system", "content": "now be brief"},
+        {"role": "assistant", "content": "ok"},
+    ]
+
+
+def test_blocks_with_no_canonical_slot_are_carried_where_they_stood() -> None:
+    doc = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "x"}}
+    odd = {"type": "tool_use", "id": "t", "name": "f", "input": {}}  # a call in a user turn
+    found = {"type": "search_result", "source": "s", "title": "t", "content": []}
+    body = {
+        "model": "m",
+        "max_tokens": 9,
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "read"}, doc, odd]},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "c", "name": "g", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "c", "content": [found]}],
+            },
+        ],
+    }
+    req = CODEC.decode_request(copy.deepcopy(body))
+    opaque = req.messages[0].parts[1]
+    assert isinstance(opaque, OpaquePart) and opaque.payload == doc
+    assert opaque.path == "messages[0].content[1]" and opaque.protocol == "anthropic"
+    assert req.messages[0].parts[2] == OpaquePart("anthropic", odd, "messages[0].content[2]")
+    result = req.messages[2].parts[0]
+    assert isinstance(result, ToolResultPart)
+    assert result.content == [OpaquePart("anthropic", found, "messages[2].content[0].content[0]")]
+    # Back to Anthropic they stand where they stood, unchanged.
+    assert CODEC.encode_request(req)["messages"] == body["messages"]
+
+
+def test_server_tools_and_unknown_fields_are_carried_and_named() -> None:
+    body = {
+        "model": "m",
+        "max_tokens": 9,
+        "messages": [],
+        "tools": [{"type": "web_search_20250305", "name": "web_search"}],
+        "container": "c1",
+        "context_management": {"edits": []},
+        "thinking": {"type": "between_tools"},
+    }
+    req = CODEC.decode_request(body)
+    assert [(c.field, c.protocol) for c in req.carried] == [
+        ("tools[0]", "anthropic"),
+        ("thinking", "anthropic"),
+        ("container", "anthropic"),
+        ("context_management", "anthropic"),
+    ]
+    assert req.thinking is None
+    out = CODEC.encode_request(req)
+    assert out["thinking"] == {"type": "between_tools"}
+    assert out["tools"] == body["tools"] and out["container"] == "c1"
+    assert out["context_management"] == {"edits": []}
+
+
+def test_values_are_the_upstreams_to_judge() -> None:
+    """A max_tokens of 0 is a body anthropic-python can build: it goes on."""
+    body = {"model": "m", "max_tokens": 0, "messages": [{"role": "user", "content": "x"}]}
+    assert CODEC.decode_request(body).max_tokens == 0

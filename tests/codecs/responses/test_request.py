@@ -12,6 +12,7 @@ from streamscope.codecs.responses import CODEC
 from streamscope.model.request import (
     ImagePart,
     Message,
+    OpaquePart,
     Request,
     RequestError,
     TextPart,
@@ -113,7 +114,7 @@ def test_decode_a_realistic_body() -> None:
     assert user.parts[2] == ImagePart(url="https://img.test/a.jpg")
     assert assistant.role == "assistant"
     assert assistant.parts == [
-        ThinkingPart("Need the tool.", signature="enc=="),
+        ThinkingPart("Need the tool.", signature="enc==", origin="responses", item_id="rs_1"),
         TextPart("Let me check."),
         ToolCallPart("call_1", "weather", '{"city":"Paris"}'),
         ToolCallPart("call_2", "weather", '{"city":"Lyon"}'),
@@ -163,6 +164,12 @@ def test_encode_back() -> None:
                 {"type": "input_image", "image_url": "https://img.test/a.jpg", "detail": "auto"},
             ],
         },
+        {
+            "type": "reasoning",
+            "id": "rs_1",
+            "summary": [{"type": "summary_text", "text": "Need the tool."}],
+            "encrypted_content": "enc==",
+        },
         {"role": "assistant", "content": [{"type": "output_text", "text": "Let me check."}]},
         {
             "type": "function_call",
@@ -198,7 +205,9 @@ def test_encode_back() -> None:
     ):
         assert body[key] == BODY[key], key
     assert body["reasoning"] == {"effort": "low", "summary": "detailed"}
-    assert "enc==" not in json.dumps(body)  # reasoning items are not sent back
+    # Responses' own reasoning goes back with its id and encrypted content (a stateless
+    # client's reasoning must come back across turns).
+    assert json.dumps(body).count("enc==") == 1
 
 
 @pytest.mark.parametrize(
@@ -247,12 +256,9 @@ def test_string_input_and_minimal_body() -> None:
             {"input": [{"role": "user", "content": [{"type": "input_image", "image_url": 1}]}]},
             "input[0].content[0].image_url",
         ),
-        (
-            {"input": [{"role": "user", "content": [{"type": "input_file", "file_id": "f"}]}]},
-            "input[0].content[0].type",
-        ),
+        ({"input": [{"role": "user", "content": [{"text": "x"}]}]}, "input[0].content[0].type"),
         ({"input": [{"role": "robot", "content": "x"}]}, "input[0].role"),
-        ({"input": [{"type": "item_reference", "id": "msg_1"}]}, "input[0].type"),
+        ({"input": [{"type": "custom_tool_call", "call_id": "c", "name": "f"}]}, "input[0]"),
         ({"input": ["text"]}, "input[0]"),
         ({"input": [{"type": "function_call", "call_id": "c", "name": 1}]}, "input[0].name"),
         ({"tools": [{"type": "function", "name": "f", "parameters": []}]}, "tools[0].parameters"),
@@ -276,10 +282,72 @@ def test_wrong_types_name_the_param(patch: dict[str, Any], param: str) -> None:
     assert info.value.param == param
 
 
-def test_missing_input() -> None:
-    with pytest.raises(RequestError) as info:
-        CODEC.decode_request({"model": "m"})
-    assert info.value.param == "input"
+def test_input_may_be_left_out() -> None:
+    """openai-python's types make it optional (a stored prompt, a conversation)."""
+    body = {"model": "m", "prompt": {"id": "pmpt_1"}, "conversation": "conv_1"}
+    req = CODEC.decode_request(body)
+    assert req.messages == [] and {c.field for c in req.carried} == {"prompt", "conversation"}
+    out = CODEC.encode_request(req)
+    assert out["prompt"] == {"id": "pmpt_1"} and out["conversation"] == "conv_1"
+
+
+def test_items_and_parts_with_no_slot_are_carried_where_they_stood() -> None:
+    ref = {"type": "item_reference", "id": "msg_1"}
+    search = {"type": "web_search_call", "id": "ws_1", "status": "completed"}
+    file = {"type": "input_file", "file_id": "file_1"}
+    body = {
+        "model": "m",
+        "input": [
+            {"role": "user", "content": [{"type": "input_text", "text": "x"}, file]},
+            ref,
+            search,
+            {"role": "user", "content": [{"type": "input_text", "text": "and?"}]},
+        ],
+    }
+    req = CODEC.decode_request(copy.deepcopy(body))
+    assert req.messages[0].parts[1] == OpaquePart("responses", file, "input[0].content[1]")
+    assert [p for m in req.messages for p in m.parts if isinstance(p, OpaquePart)][1:] == [
+        OpaquePart("responses", ref, "input[1]"),
+        OpaquePart("responses", search, "input[2]"),
+    ]
+    assert CODEC.encode_request(req)["input"] == body["input"]
+
+
+def test_freeform_and_namespaced_tools_and_their_calls_round_trip() -> None:
+    space = {
+        "type": "namespace",
+        "name": "agents",
+        "description": "Sub-agents",
+        "tools": [{"type": "function", "name": "spawn", "parameters": SCHEMA}],
+    }
+    patch = {"type": "custom", "name": "apply_patch", "format": {"type": "text"}}
+    body = {
+        "model": "m",
+        "input": [
+            {"type": "custom_tool_call", "call_id": "c1", "name": "apply_patch", "input": "*** x"},
+            {"type": "custom_tool_call_output", "call_id": "c1", "output": "ok"},
+            {
+                "type": "function_call",
+                "call_id": "c2",
+                "name": "spawn",
+                "namespace": "agents",
+                "arguments": "{}",
+            },
+            {"type": "function_call_output", "call_id": "c2", "output": "done"},
+        ],
+        "tools": [patch, space],
+    }
+    req = CODEC.decode_request(copy.deepcopy(body))
+    assert [(t.name, t.custom, t.namespace) for t in req.tools] == [
+        ("apply_patch", True, None),
+        ("spawn", False, "agents"),
+    ]
+    assert req.tools[1].wire_name == "agents__spawn"
+    call = req.messages[0].parts[0]
+    assert isinstance(call, ToolCallPart) and call.custom and call.arguments == "*** x"
+    out = CODEC.encode_request(req)
+    assert out["tools"] == [patch, space]
+    assert out["input"] == body["input"]
 
 
 def test_encode_a_foreign_request() -> None:

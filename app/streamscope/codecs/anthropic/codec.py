@@ -10,6 +10,7 @@ from streamscope.codecs.anthropic.request import decode_request, encode_request
 from streamscope.codecs.anthropic.response import decode_response, encode_response
 from streamscope.codecs.anthropic.stream_decode import EVENT_TYPES, AnthropicStreamDecoder
 from streamscope.codecs.anthropic.stream_encode import AnthropicStreamEncoder
+from streamscope.codecs.anthropic.vocabulary import VOCABULARY
 from streamscope.codecs.base import Codec
 from streamscope.model.events import JSON
 
@@ -26,6 +27,7 @@ class AnthropicCodec(Codec):
     forwarded_headers = ("anthropic-beta", "anthropic-version")
     decoder = AnthropicStreamDecoder
     encoder = AnthropicStreamEncoder
+    vocabulary = VOCABULARY
     decode_request = staticmethod(decode_request)
     encode_request = staticmethod(encode_request)
     decode_response = staticmethod(decode_response)

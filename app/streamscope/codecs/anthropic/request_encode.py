@@ -13,6 +13,11 @@ forwarded to fail upstream:
   are dropped; a forced ``tool_choice`` wins over thinking, which is then left off;
 - tool ids are limited to ``[A-Za-z0-9_-]`` (the API's pattern), the same way on calls and
   results so pairs still match.
+
+A ``system`` message in the middle of the conversation stays at its place (the API takes
+system messages among the turns). What another protocol's client sent that Anthropic has
+no place for (its opaque blocks, freeform tools, reasoning another provider signed, ``n``,
+metadata beyond ``user_id``) is left out, and each change is said in the notes.
 """
 
 from __future__ import annotations
@@ -21,20 +26,25 @@ import json
 import re
 from dataclasses import replace
 
+from streamscope.codecs.anthropic.common import PROTOCOL
 from streamscope.codecs.content import split_data_url
 from streamscope.model.events import JSON
 from streamscope.model.request import (
     EFFORT_BUDGETS,
     ImagePart,
     Message,
+    OpaquePart,
     Part,
     Request,
+    RequestNotes,
     TextPart,
+    ThinkingPart,
     ToolCallPart,
     ToolResultPart,
     answer_orphaned_tool_calls,
 )
 
+TITLE = "Anthropic Messages"
 DEFAULT_MAX_TOKENS = 4096
 MIN_THINKING_BUDGET = 1024
 _BAD_ID = re.compile(r"[^A-Za-z0-9_-]")
@@ -59,7 +69,9 @@ def _image(part: ImagePart) -> JSON:
     return _with_cache({"type": "image", "source": source}, part.cache_control)
 
 
-def _arguments(text: str) -> JSON:
+def _arguments(text: str, custom: bool = False) -> JSON:
+    if custom:  # a freeform tool's call, as the function it becomes here (see _tools)
+        return {"input": text}
     try:
         args = json.loads(text) if text.strip() else {}
     except ValueError:
@@ -68,15 +80,19 @@ def _arguments(text: str) -> JSON:
     return args if isinstance(args, dict) else {"arguments": text}
 
 
-def _result(part: ToolResultPart) -> JSON:
+def _result(part: ToolResultPart, notes: RequestNotes) -> JSON:
     block: JSON = {"type": "tool_result", "tool_use_id": _tool_id(part.call_id)}
-    items = [
-        _with_cache({"type": "text", "text": p.text}, p.cache_control)
-        if isinstance(p, TextPart)
-        else _image(p)
-        for p in part.content
-        if not (isinstance(p, TextPart) and not p.text)
-    ]
+    items: list[JSON] = []
+    for p in part.content:
+        if isinstance(p, TextPart):
+            if p.text:
+                items.append(_with_cache({"type": "text", "text": p.text}, p.cache_control))
+        elif isinstance(p, ImagePart):
+            items.append(_image(p))
+        elif p.protocol == PROTOCOL:
+            items.append(p.payload)
+        else:
+            notes.foreign(p, TITLE)
     if len(items) == 1 and items[0]["type"] == "text" and "cache_control" not in items[0]:
         block["content"] = items[0]["text"]
     elif items:
@@ -86,38 +102,59 @@ def _result(part: ToolResultPart) -> JSON:
     return _with_cache(block, part.cache_control)
 
 
-def _block(part: Part, role: str) -> JSON | None:
+def _thinking_block(part: ThinkingPart, notes: RequestNotes) -> JSON | None:
+    if part.origin not in (None, PROTOCOL):
+        notes.foreign_reasoning(part, TITLE)
+        return None
+    if part.redacted is not None:
+        return {"type": "redacted_thinking", "data": part.redacted}
+    if part.signature:
+        return {"type": "thinking", "thinking": part.text, "signature": part.signature}
+    if part.text:  # unsigned thinking (reasoning_content): the API would reject it
+        notes.dropped(
+            "reasoning", "unsigned reasoning from earlier turns cannot be sent back to Anthropic"
+        )
+    return None
+
+
+def _block(part: Part, role: str, notes: RequestNotes) -> JSON | None:
     if isinstance(part, TextPart):
         if not part.text:
             return None  # the API rejects empty text blocks
         return _with_cache({"type": "text", "text": part.text}, part.cache_control)
     if isinstance(part, ImagePart):
         return _image(part)
+    if isinstance(part, OpaquePart):
+        if part.protocol == PROTOCOL:
+            return part.payload
+        notes.foreign(part, TITLE)
+        return None
     if isinstance(part, ToolCallPart):
         if role != "assistant":
             return None
         return {
             "type": "tool_use",
             "id": _tool_id(part.id),
-            "name": part.name,
-            "input": _arguments(part.arguments),
+            "name": part.wire_name,
+            "input": _arguments(part.arguments, part.custom),
         }
     if isinstance(part, ToolResultPart):
-        return _result(part) if role == "tool" or role == "user" else None
+        return _result(part, notes) if role == "tool" or role == "user" else None
     if role != "assistant":
         return None
-    if part.redacted is not None:
-        return {"type": "redacted_thinking", "data": part.redacted}
-    if part.signature:
-        return {"type": "thinking", "thinking": part.text, "signature": part.signature}
-    return None  # unsigned thinking: the API would reject it
+    return _thinking_block(part, notes)
 
 
-def _messages(messages: list[Message]) -> list[JSON]:
+def _messages(messages: list[Message], notes: RequestNotes) -> list[JSON]:
     out: list[JSON] = []
     for msg in messages:
+        if msg.role == "system":
+            system = _system([p for p in msg.parts if isinstance(p, TextPart)])
+            if system is not None:
+                out.append({"role": "system", "content": system})
+            continue
         role = "assistant" if msg.role == "assistant" else "user"
-        blocks = [b for b in (_block(p, msg.role) for p in msg.parts) if b is not None]
+        blocks = [b for b in (_block(p, msg.role, notes) for p in msg.parts) if b is not None]
         if not blocks:
             continue
         if out and out[-1]["role"] == role:
@@ -142,13 +179,34 @@ def _system(parts: list[TextPart]) -> str | list[JSON] | None:
     return [_with_cache({"type": "text", "text": p.text}, p.cache_control) for p in parts]
 
 
-def _tools(req: Request) -> list[JSON]:
+def freeform_schema(fmt: JSON | None) -> JSON:
+    """The JSON Schema of the function a freeform (``custom``) tool becomes where a
+    protocol has no freeform tools: one string, ``input``, described by its format."""
+    about = "The tool's whole input, as free text"
+    if isinstance(fmt, dict) and fmt.get("type") == "grammar":
+        about += f" in the {fmt.get('syntax') or 'given'} grammar: {fmt.get('definition', '')}"
+    return {
+        "type": "object",
+        "properties": {"input": {"type": "string", "description": about}},
+        "required": ["input"],
+    }
+
+
+def _tools(req: Request, notes: RequestNotes) -> list[JSON]:
     fields = req.extra.get("anthropic_tool_fields")
     out: list[JSON] = []
     for tool in req.tools:
-        schema = dict(tool.parameters) if tool.parameters else {}
+        if tool.custom:
+            schema = freeform_schema(tool.format)
+            notes.changed(
+                f"tool {tool.name!r}",
+                "Anthropic has no freeform tools",
+                "a function taking its text as `input` (calls are turned back)",
+            )
+        else:
+            schema = dict(tool.parameters) if tool.parameters else {}
         schema.setdefault("type", "object")
-        item: JSON = {"name": tool.name}
+        item: JSON = {"name": tool.wire_name}
         if tool.description:
             item["description"] = tool.description
         item["input_schema"] = schema
@@ -164,18 +222,20 @@ def _tools(req: Request) -> list[JSON]:
     return out
 
 
-def _thinking(req: Request, forced_tool: bool) -> JSON | None:
+def _thinking(req: Request, forced_tool: bool, notes: RequestNotes) -> JSON | None:
     th = req.thinking
-    if th is None:
-        return None
+    if th is None:  # unset, or a kind only Anthropic knows (carried as it came)
+        raw_kind = req.extra.get("anthropic_thinking")
+        return dict(raw_kind) if isinstance(raw_kind, dict) else None
     if th.enabled is False:
         return {"type": "disabled"}
     raw = req.extra.get("anthropic_thinking")
     raw = raw if isinstance(raw, dict) else {}
     if th.enabled is None and th.budget_tokens is None and th.effort is None:
         return None
-    if forced_tool:
-        return None  # the API rejects thinking when tool_choice forces a tool
+    if forced_tool:  # the API rejects thinking when tool_choice forces a tool
+        notes.dropped("thinking", "Anthropic takes no thinking when tool_choice forces a tool")
+        return None
     if th.budget_tokens is None and raw.get("type") == "adaptive":
         return dict(raw)
     budget = th.budget_tokens
@@ -185,6 +245,12 @@ def _thinking(req: Request, forced_tool: bool) -> JSON | None:
             effort, EFFORT_BUDGETS["high" if effort in ("xhigh", "max") else "medium"]
         )
     out: JSON = {"type": "enabled", "budget_tokens": max(budget, MIN_THINKING_BUDGET)}
+    if th.budget_tokens is None:
+        notes.changed(
+            "reasoning effort",
+            f"Anthropic thinks within a token budget; effort {th.effort or 'unset'}",
+            f"thinking with budget_tokens {out['budget_tokens']}",
+        )
     if "display" in raw:
         out["display"] = raw["display"]
     return out
@@ -203,28 +269,40 @@ def _output_config(req: Request) -> JSON:
     return config
 
 
-def encode_request(request: Request) -> JSON:
-    """The Messages body for a canonical request."""
-    req = answer_orphaned_tool_calls(replace(request))  # a copy: the caller's list stays
+def encode_request(request: Request, notes: RequestNotes | None = None) -> JSON:
+    """The Messages body for a canonical request; what it had to change or leave out is
+    added to ``notes``."""
+    notes = notes if notes is not None else RequestNotes()
+    req = answer_orphaned_tool_calls(replace(request), notes)  # a copy: the caller's list stays
     body: JSON = {"model": req.model}
+    if req.max_tokens is None:
+        notes.changed("max_tokens", "Anthropic requires max_tokens", str(DEFAULT_MAX_TOKENS))
     max_tokens = req.max_tokens if req.max_tokens is not None else DEFAULT_MAX_TOKENS
     system = _system(req.system)
     if system is not None:
         body["system"] = system
-    body["messages"] = _messages(req.messages)
-    tools = _tools(req)
+    body["messages"] = _messages(req.messages, notes)
+    tools = _tools(req, notes)
     choice = req.tool_choice
     forced = bool(tools) and choice is not None and choice.mode in ("required", "tool")
-    thinking = _thinking(req, forced)
+    thinking = _thinking(req, forced, notes)
     temperature, top_p, top_k = req.temperature, req.top_p, req.top_k
     if thinking is not None and thinking["type"] != "disabled":
         budget = thinking.get("budget_tokens")
         if isinstance(budget, int) and max_tokens <= budget:
             max_tokens = budget + max_tokens
+            notes.changed("max_tokens", "it must exceed the thinking budget", str(max_tokens))
         # Thinking is incompatible with changed temperature/top_k and with top_p < 0.95.
-        temperature = temperature if temperature == 1 else None
-        top_k = None
-        top_p = top_p if top_p is not None and top_p >= 0.95 else None
+        kept_t = temperature if temperature == 1 else None
+        kept_p = top_p if top_p is not None and top_p >= 0.95 else None
+        for name, given, kept in (
+            ("temperature", temperature, kept_t),
+            ("top_p", top_p, kept_p),
+            ("top_k", top_k, None),
+        ):
+            if given is not None and kept is None:
+                notes.dropped(name, f"Anthropic takes no {name} of {given} with thinking on")
+        temperature, top_p, top_k = kept_t, kept_p, None
     body["max_tokens"] = max_tokens
     if thinking is not None:
         body["thinking"] = thinking
@@ -243,7 +321,8 @@ def encode_request(request: Request) -> JSON:
         if choice is not None:
             tc: JSON = {"type": {"required": "any"}.get(choice.mode, choice.mode)}
             if choice.mode == "tool":
-                tc["name"] = choice.name or ""
+                named = next((t for t in req.tools if t.name == choice.name), None)
+                tc["name"] = named.wire_name if named is not None else choice.name or ""
             if choice.parallel is False and choice.mode != "none":
                 tc["disable_parallel_tool_use"] = True
             body["tool_choice"] = tc
@@ -252,6 +331,10 @@ def encode_request(request: Request) -> JSON:
         body["output_config"] = config
     if req.user:
         body["metadata"] = {"user_id": req.user}
+    if req.metadata and req.protocol != PROTOCOL:
+        notes.dropped("metadata", "Anthropic's metadata takes only user_id")
+    if req.n is not None and req.n > 1:
+        notes.dropped("n", f"Anthropic answers one choice, not {req.n}")
     unknown = req.extra.get("anthropic_fields")
     if isinstance(unknown, dict):
         for key, value in unknown.items():

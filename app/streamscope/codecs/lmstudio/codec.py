@@ -12,6 +12,7 @@ from streamscope.codecs.lmstudio import response as response_codec
 from streamscope.codecs.lmstudio.common import PROTOCOL, SNIFF_TYPES
 from streamscope.codecs.lmstudio.stream_decode import LMStudioStreamDecoder
 from streamscope.codecs.lmstudio.stream_encode import LMStudioStreamEncoder
+from streamscope.codecs.lmstudio.vocabulary import VOCABULARY
 from streamscope.model.events import JSON
 
 
@@ -24,6 +25,7 @@ class LMStudioCodec(Codec):
 
     decoder = LMStudioStreamDecoder
     encoder = LMStudioStreamEncoder
+    vocabulary = VOCABULARY
     decode_request = staticmethod(request_codec.decode_request)
     encode_request = staticmethod(request_codec.encode_request)
     decode_response = staticmethod(response_codec.decode_response)

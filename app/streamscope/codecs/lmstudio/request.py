@@ -26,6 +26,8 @@ through ``previous_response_id``):
   (its tools come from ``integrations``: MCP servers and plugins LM Studio runs itself);
 - ``stop``, ``response_format``, ``n``, ``user``, ``metadata`` have no LM Studio field
   and are dropped.
+
+Each of these changes is said in the translation's notes.
 """
 
 from __future__ import annotations
@@ -51,9 +53,11 @@ from streamscope.model.events import JSON
 from streamscope.model.request import (
     ImagePart,
     Message,
+    OpaquePart,
     Part,
     Request,
     RequestError,
+    RequestNotes,
     TextPart,
     Thinking,
     ToolCallPart,
@@ -63,6 +67,8 @@ from streamscope.model.request import (
 )
 
 EXTRA_KEY = "lmstudio"
+PROTOCOL = "lmstudio"
+TITLE = "LM Studio"
 REASONING_VALUES = ("off", "low", "medium", "high", "on")
 _CANONICAL = frozenset(
     {
@@ -137,7 +143,7 @@ def decode_request(body: Any) -> Request:
     model = expect_str(body.get("model"), "model")
     if not model:
         raise RequestError("model must not be empty", "model")
-    req = Request(model=model, messages=[_decode_input(body.get("input"))])
+    req = Request(model=model, messages=[_decode_input(body.get("input"))], protocol=PROTOCOL)
     system = opt_str(body.get("system_prompt"), "system_prompt")
     if system:
         req.system = [TextPart(system)]
@@ -148,13 +154,10 @@ def decode_request(body: Any) -> Request:
     req.max_tokens = opt_int(body.get("max_output_tokens"), "max_output_tokens")
     if body.get("reasoning") is not None:
         req.thinking = _thinking(body["reasoning"])
-    extra: JSON = {}
     for key, value in body.items():
         if key not in _CANONICAL and value is not None:  # null means "not set"
             _check_extra(key, value)
-            extra[key] = value
-    if extra:
-        req.extra = {EXTRA_KEY: extra}
+            req.carry(PROTOCOL, EXTRA_KEY, key, value, "an LM Studio field")
     return req
 
 
@@ -184,6 +187,8 @@ def _line_text(parts: list[Part]) -> str:
             out.append(part.text)
         elif isinstance(part, ImagePart):
             out.append("[image]")
+        elif isinstance(part, OpaquePart):
+            out.append(f"[{part.label}]")
     return " ".join(t for t in out if t)
 
 
@@ -191,7 +196,9 @@ def render_transcript(messages: list[Message]) -> str:
     """Earlier turns as a readable transcript (see the module docstring)."""
     lines = [TRANSCRIPT_HEAD]
     for msg in messages:
-        if msg.role == "user":
+        if msg.role == "system":
+            lines.append(f"System: {_line_text(msg.parts)}")
+        elif msg.role == "user":
             lines.append(f"User: {_line_text(msg.parts)}")
         elif msg.role == "assistant":
             text = _line_text(msg.parts)
@@ -240,14 +247,44 @@ def _input(parts: list[Part]) -> str | list[JSON]:
     return items
 
 
-def encode_request(request: Request) -> JSON:
-    answer_orphaned_tool_calls(request)
+def _notes(request: Request, history: list[Message], notes: RequestNotes) -> None:
+    """What this endpoint cannot take of a canonical request (the module docstring)."""
+    if history:
+        notes.changed(
+            "messages",
+            "LM Studio's /api/v1/chat takes one input, not a conversation",
+            f"the {len(history)} earlier turns as a text transcript",
+        )
+    if request.tools:
+        notes.dropped("tools", "LM Studio's /api/v1/chat has no client tools")
+    for name, given in (
+        ("tool_choice", request.tool_choice),
+        ("stop", request.stop),
+        ("response_format", request.response_format),
+        ("user", request.user),
+        ("metadata", request.metadata),
+        ("n", request.n if request.n is not None and request.n > 1 else None),
+    ):
+        if given:
+            notes.dropped(name, "LM Studio's /api/v1/chat has no such field")
+    for m in request.messages:
+        for p in m.parts:
+            if isinstance(p, OpaquePart) and p.protocol != PROTOCOL:
+                notes.foreign(p, TITLE)
+
+
+def encode_request(request: Request, notes: RequestNotes | None = None) -> JSON:
+    """The ``/api/v1/chat`` body for a canonical request; what it had to change or leave
+    out is added to ``notes``."""
+    notes = notes if notes is not None else RequestNotes()
+    answer_orphaned_tool_calls(request, notes)
     messages = request.messages
     last = len(messages) - 1
     if last >= 0 and messages[last].role == "user":
         history, current = messages[:last], messages[last].parts
     else:
         history, current = messages, []
+    _notes(request, history, notes)
     parts: list[Part] = list(current)
     if history:
         parts.insert(0, TextPart(render_transcript(history)))

@@ -11,6 +11,7 @@ from streamscope.codecs.openai_chat import request as _request
 from streamscope.codecs.openai_chat import response as _response
 from streamscope.codecs.openai_chat.stream_decode import OpenAIChatDecoder
 from streamscope.codecs.openai_chat.stream_encode import OpenAIChatEncoder
+from streamscope.codecs.openai_chat.vocabulary import VOCABULARY
 from streamscope.model.events import JSON
 
 
@@ -22,6 +23,7 @@ class OpenAIChatCodec(Codec):
 
     decoder = OpenAIChatDecoder
     encoder = OpenAIChatEncoder
+    vocabulary = VOCABULARY
     decode_request = staticmethod(_request.decode_request)
     encode_request = staticmethod(_request.encode_request)
     decode_response = staticmethod(_response.decode_response)

@@ -1,9 +1,13 @@
 """OpenAI Chat Completions request body <-> canonical :class:`Request`.
 
 Decoding validates types and raises :class:`RequestError` with the offending path in the
-client's terms (``messages[2].content[0].image_url``). Fields with no canonical slot are
-kept under ``Request.extra["openai_chat_fields"]`` so that only this protocol's encoder sends
-them on (another protocol's upstream would reject them).
+client's terms (``messages[2].content[0].image_url``); values are the upstream's to judge.
+Fields with no canonical slot (:mod:`.vocabulary`) are kept under
+``Request.extra["openai_chat_fields"]`` so that only this protocol's encoder sends them on
+(another protocol's upstream would reject them; the translation notes say they were
+left out); content parts and messages with no slot (audio, files, the legacy ``function``
+role) are :class:`OpaquePart`s. A system or developer message after the first turn stays
+at its place; freeform (``custom``) tools and their calls map to canonical ones.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from streamscope.codecs.content import image_from_url, split_data_url
+from streamscope.codecs.openai_chat.vocabulary import VOCABULARY
 from streamscope.codecs.validate import (
     as_int,
     expect_list,
@@ -28,11 +33,14 @@ from streamscope.codecs.validate import (
 )
 from streamscope.model.request import (
     JSON,
+    Carried,
     ImagePart,
     Message,
+    OpaquePart,
     Part,
     Request,
     RequestError,
+    RequestNotes,
     TextPart,
     Thinking,
     ThinkingPart,
@@ -45,15 +53,12 @@ from streamscope.model.request import (
 )
 
 EXTRA_KEY = "openai_chat_fields"  # Request.extra key of the body fields with no slot
+TOOLS_KEY = "openai_chat_tools"  # tools of kinds with no canonical slot, by path
 
 # Body fields read into canonical slots; everything else goes to extra.
-_KNOWN = frozenset(
-    {
-        "model", "messages", "tools", "tool_choice", "parallel_tool_calls", "max_tokens",
-        "max_completion_tokens", "temperature", "top_p", "stop", "stream", "stream_options",
-        "n", "reasoning_effort", "user", "metadata", "response_format",
-    }
-)  # fmt: skip
+_KNOWN = VOCABULARY.mapped("request")
+PROTOCOL = "openai-chat"
+TITLE = "OpenAI Chat"
 
 
 # -- content --------------------------------------------------------------------------
@@ -67,14 +72,15 @@ def _image(part: JSON, path: str) -> ImagePart:
     return image_from_url(url, opt_str(spec.get("detail"), f"{path}.image_url.detail"))
 
 
-def _content(value: Any, path: str, images: bool) -> list[TextPart | ImagePart]:
-    """Text (and, where the role allows, image) parts of a message's ``content``."""
+def _content(value: Any, path: str, images: bool) -> list[TextPart | ImagePart | OpaquePart]:
+    """Text (and, where the role allows, image) parts of a message's ``content``; what
+    has no canonical slot (audio, files) is carried."""
     if value is None:
         return []
     value = expect_str_or_list(value, path)
     if isinstance(value, str):
         return [TextPart(value)]
-    parts: list[TextPart | ImagePart] = []
+    parts: list[TextPart | ImagePart | OpaquePart] = []
     for j, raw in enumerate(value):
         ppath = f"{path}[{j}]"
         part = expect_object(raw, ppath)
@@ -86,7 +92,7 @@ def _content(value: Any, path: str, images: bool) -> list[TextPart | ImagePart]:
         elif kind == "image_url" and images:
             parts.append(_image(part, ppath))
         else:
-            raise RequestError(f"content part type {kind!r} is not supported here", f"{ppath}.type")
+            parts.append(OpaquePart(PROTOCOL, part, ppath))
     return parts
 
 
@@ -96,8 +102,20 @@ def _tool_calls(value: Any, path: str) -> list[Part]:
         cpath = f"{path}[{j}]"
         call = expect_object(raw, cpath)
         kind = call.get("type", "function")
+        if kind == "custom":
+            spec = expect_object(call.get("custom"), f"{cpath}.custom")
+            calls.append(
+                ToolCallPart(
+                    id=expect_str(call.get("id"), f"{cpath}.id"),
+                    name=expect_str(spec.get("name"), f"{cpath}.custom.name"),
+                    arguments=opt_str(spec.get("input"), f"{cpath}.custom.input") or "",
+                    custom=True,
+                )
+            )
+            continue
         if kind != "function":
-            raise RequestError(f"tool call type {kind!r} is not supported", f"{cpath}.type")
+            calls.append(OpaquePart(PROTOCOL, call, cpath))
+            continue
         fn = expect_object(call.get("function"), f"{cpath}.function")
         calls.append(
             ToolCallPart(
@@ -116,14 +134,13 @@ def _message(raw: Any, i: int, req: Request) -> Message | None:
     name = opt_str(msg.get("name"), f"{path}.name")
     content = msg.get("content")
     if role in ("system", "developer"):
-        for part in _content(content, f"{path}.content", images=False):
-            assert isinstance(part, TextPart)
-            req.system.append(part)
+        said = _content(content, f"{path}.content", images=False)
+        req.add_system([p for p in said if isinstance(p, TextPart)])
         return None
     if role == "user":
         if content is None:
             raise RequestError(f"{path}.content is required", f"{path}.content")
-        return Message("user", list(_content(content, f"{path}.content", images=True)), name)
+        return Message("user", [*_content(content, f"{path}.content", images=True)], name)
     if role == "assistant":
         parts: list[Part] = []
         reasoning = opt_str(msg.get("reasoning_content"), f"{path}.reasoning_content")
@@ -135,21 +152,47 @@ def _message(raw: Any, i: int, req: Request) -> Message | None:
             parts.append(TextPart(refusal))
         if msg.get("tool_calls") is not None:
             parts += _tool_calls(msg["tool_calls"], f"{path}.tool_calls")
+        for key in ("audio", "function_call"):  # a spoken answer's id, a legacy call
+            if msg.get(key) is not None:
+                req.carried.append(Carried(PROTOCOL, f"{path}.{key}", f"the assistant's {key}"))
         return Message("assistant", parts, name)
     if role == "tool":
         call_id = expect_str(msg.get("tool_call_id"), f"{path}.tool_call_id")
-        result = ToolResultPart(call_id, _content(content, f"{path}.content", images=True))
+        result = ToolResultPart(call_id, [*_content(content, f"{path}.content", images=True)])
         return Message("tool", [result])
-    raise RequestError(f"unsupported role {role!r}", f"{path}.role")
+    # The legacy ``function`` role, or a newer one: a Chat upstream takes it as it is.
+    return Message("user", [OpaquePart(PROTOCOL, msg, path)])
 
 
-def _tools(value: Any) -> list[ToolDef]:
+def _custom_format(fmt: JSON | None) -> JSON | None:
+    """A Chat freeform tool's format in the canonical (Responses) shape: a grammar's
+    ``definition`` and ``syntax`` beside its type, not nested."""
+    if isinstance(fmt, dict) and fmt.get("type") == "grammar":
+        grammar = fmt.get("grammar")
+        return {"type": "grammar", **(grammar if isinstance(grammar, dict) else {})}
+    return fmt
+
+
+def _tools(value: Any, req: Request) -> list[ToolDef]:
     tools: list[ToolDef] = []
     for i, raw in enumerate(expect_list(value, "tools")):
         path = f"tools[{i}]"
         tool = expect_object(raw, path)
+        if tool.get("type") == "custom":
+            spec = expect_object(tool.get("custom"), f"{path}.custom")
+            fmt = opt_object(spec.get("format"), f"{path}.custom.format")
+            tools.append(
+                ToolDef(
+                    name=expect_str(spec.get("name"), f"{path}.custom.name"),
+                    description=opt_str(spec.get("description"), f"{path}.custom.description"),
+                    custom=True,
+                    format=_custom_format(fmt),
+                )
+            )
+            continue
         if tool.get("type") != "function":
-            raise RequestError(f"tool type {tool.get('type')!r} is not supported", f"{path}.type")
+            req.carry(PROTOCOL, TOOLS_KEY, path, tool, f"a {tool.get('type')} tool")
+            continue
         fn = expect_object(tool.get("function"), f"{path}.function")
         params = opt_object(fn.get("parameters"), f"{path}.function.parameters")
         tools.append(
@@ -170,7 +213,7 @@ _MODES: dict[str, Literal["auto", "none", "required"]] = {
 }
 
 
-def _tool_choice(value: Any, parallel: bool | None) -> ToolChoice | None:
+def _tool_choice(value: Any, parallel: bool | None, req: Request) -> ToolChoice | None:
     if value is None:
         return ToolChoice("auto", parallel=parallel) if parallel is not None else None
     if isinstance(value, str):
@@ -179,39 +222,36 @@ def _tool_choice(value: Any, parallel: bool | None) -> ToolChoice | None:
             raise RequestError(f"tool_choice {value!r} is not supported", "tool_choice")
         return ToolChoice(mode, parallel=parallel)
     spec = expect_object(value, "tool_choice")
-    if spec.get("type") != "function":
-        raise RequestError(f"tool_choice type {spec.get('type')!r} is not supported", "tool_choice")
-    fn = expect_object(spec.get("function"), "tool_choice.function")
-    name = expect_str(fn.get("name"), "tool_choice.function.name")
-    return ToolChoice("tool", name=name, parallel=parallel)
-
-
-MAX_N = 128  # OpenAI's own limit on choices per request
+    kind = spec.get("type")
+    if kind in ("function", "custom"):
+        fn = expect_object(spec.get(kind), f"tool_choice.{kind}")
+        name = expect_str(fn.get("name"), f"tool_choice.{kind}.name")
+        return ToolChoice("tool", name=name, parallel=parallel)
+    # allowed_tools (a subset the model may use), or a newer kind: kept for Chat upstreams.
+    req.carry(PROTOCOL, EXTRA_KEY, "tool_choice", value, f"tool_choice of type {kind!r}")
+    allowed = spec.get("allowed_tools")
+    mode = allowed.get("mode") if isinstance(allowed, dict) else None
+    return ToolChoice("required" if mode == "required" else "auto", parallel=parallel)
 
 
 def _choices(value: Any) -> int | None:
-    """``n``: an integer from 1 to :data:`MAX_N`, as OpenAI accepts (None: not given)."""
-    n = opt_int(value, "n")
-    if n is not None and not 1 <= n <= MAX_N:
-        raise RequestError(f"n must be an integer from 1 to {MAX_N}, not {n}", "n")
-    return n
+    """``n`` (None: not given); its range is the upstream's to judge."""
+    return opt_int(value, "n")
 
 
 def decode_request(body: JSON) -> Request:
     """A chat.completions body as a canonical request (raises :class:`RequestError`)."""
     body = request_body(body)
-    req = Request(model=expect_str(body.get("model"), "model"))
+    req = Request(model=expect_str(body.get("model"), "model"), protocol=PROTOCOL)
     messages = expect_list(body.get("messages"), "messages")
-    if not messages:
-        raise RequestError("messages must not be empty", "messages")
     for i, raw in enumerate(messages):
         msg = _message(raw, i, req)
         if msg is not None:
             req.messages.append(msg)
     if body.get("tools") is not None:
-        req.tools = _tools(body["tools"])
+        req.tools = _tools(body["tools"], req)
     parallel = opt_bool(body.get("parallel_tool_calls"), "parallel_tool_calls")
-    req.tool_choice = _tool_choice(body.get("tool_choice"), parallel)
+    req.tool_choice = _tool_choice(body.get("tool_choice"), parallel, req)
     req.max_tokens = opt_int(body.get("max_completion_tokens"), "max_completion_tokens")
     if req.max_tokens is None:
         req.max_tokens = opt_int(body.get("max_tokens"), "max_tokens")
@@ -228,17 +268,19 @@ def decode_request(body: JSON) -> Request:
     effort = opt_str(body.get("reasoning_effort"), "reasoning_effort")
     if effort is not None:
         req.thinking = Thinking(enabled=effort != "none", effort=effort)
+    elif "reasoning_effort" in body:  # an explicit null: the upstream's default
+        req.thinking = None
     req.user = opt_str(body.get("user"), "user")
     req.metadata = opt_object(body.get("metadata"), "metadata")
     req.response_format = opt_object(body.get("response_format"), "response_format")
     top_k = as_int(body.get("top_k"))  # vLLM/LM Studio extension; also useful to Anthropic
     if top_k is not None:
         req.top_k = top_k
-    extra = {k: v for k, v in body.items() if k not in _KNOWN}
-    if "max_completion_tokens" in body:
-        extra["max_completion_tokens"] = body["max_completion_tokens"]  # keep the client's name
-    if extra:
-        req.extra[EXTRA_KEY] = extra
+    for key, value in body.items():
+        if key not in _KNOWN and key != "top_k":
+            req.carry(PROTOCOL, EXTRA_KEY, key, value, "an OpenAI Chat field")
+    if "max_completion_tokens" in body:  # keep the client's name (not a note: it maps)
+        req.extra.setdefault(EXTRA_KEY, {})["max_completion_tokens"] = body["max_completion_tokens"]
     return req
 
 
@@ -252,81 +294,158 @@ def _image_json(part: ImagePart) -> JSON:
     return {"type": "image_url", "image_url": spec}
 
 
-def _user_content(parts: list[TextPart | ImagePart]) -> str | list[JSON]:
+def _part_json(part: TextPart | ImagePart | OpaquePart) -> JSON:
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text}
+    if isinstance(part, ImagePart):
+        return _image_json(part)
+    return part.payload
+
+
+def _own(parts: list[Part], notes: RequestNotes) -> list[TextPart | ImagePart | OpaquePart]:
+    """The content parts a Chat message can hold: another protocol's opaque ones noted
+    and left out."""
+    out: list[TextPart | ImagePart | OpaquePart] = []
+    for p in parts:
+        if isinstance(p, OpaquePart) and p.protocol != PROTOCOL:
+            notes.foreign(p, TITLE)
+        elif isinstance(p, TextPart | ImagePart | OpaquePart):
+            out.append(p)
+    return out
+
+
+def _user_content(parts: list[TextPart | ImagePart | OpaquePart]) -> str | list[JSON]:
     if all(isinstance(p, TextPart) for p in parts):
         return "".join(p.text for p in parts if isinstance(p, TextPart))
-    return [
-        {"type": "text", "text": p.text} if isinstance(p, TextPart) else _image_json(p)
-        for p in parts
-    ]
+    return [_part_json(p) for p in parts]
 
 
-def _encode_message(msg: Message) -> list[JSON]:
+def _result(part: ToolResultPart, notes: RequestNotes) -> JSON:
+    # Tool messages take text only: an image or a block in a result has no Chat form.
+    for c in part.content:
+        if isinstance(c, ImagePart):
+            notes.dropped(f"tool result {part.call_id}", "OpenAI Chat tool results take text only")
+        elif isinstance(c, OpaquePart):
+            notes.foreign(c, TITLE)
+    return {"role": "tool", "tool_call_id": part.call_id, "content": part.text}
+
+
+def _call_json(c: ToolCallPart) -> JSON:
+    if c.custom:
+        return {"id": c.id, "type": "custom", "custom": {"name": c.wire_name, "input": c.arguments}}
+    return {
+        "id": c.id,
+        "type": "function",
+        "function": {"name": c.wire_name, "arguments": c.arguments or "{}"},
+    }
+
+
+def _encode_message(msg: Message, notes: RequestNotes) -> list[JSON]:
+    if msg.role == "system":
+        text = "".join(p.text for p in msg.parts if isinstance(p, TextPart))
+        return [{"role": "system", "content": text}] if text else []
+    if (
+        len(msg.parts) == 1
+        and isinstance(msg.parts[0], OpaquePart)
+        and "role" in msg.parts[0].payload
+    ):
+        whole = msg.parts[0]  # a whole message of a kind with no slot (the legacy role)
+        if whole.protocol == PROTOCOL:
+            return [whole.payload]
+        notes.foreign(whole, TITLE)
+        return []
     if msg.role == "tool" or any(isinstance(p, ToolResultPart) for p in msg.parts):
-        out: list[JSON] = []
-        rest: list[TextPart | ImagePart] = []
-        for p in msg.parts:
-            if isinstance(p, ToolResultPart):
-                # Tool messages take text only; images in results have no Chat form.
-                out.append({"role": "tool", "tool_call_id": p.call_id, "content": p.text})
-            elif isinstance(p, TextPart | ImagePart):
-                rest.append(p)
+        out = [_result(p, notes) for p in msg.parts if isinstance(p, ToolResultPart)]
+        rest = _own([p for p in msg.parts if not isinstance(p, ToolResultPart)], notes)
         if rest:
             out.append({"role": "user", "content": _user_content(rest)})
         return out
     if msg.role == "user":
-        parts = [p for p in msg.parts if isinstance(p, TextPart | ImagePart)]
-        body: JSON = {"role": "user", "content": _user_content(parts)}
+        body: JSON = {"role": "user", "content": _user_content(_own(msg.parts, notes))}
     else:
         text = "".join(p.text for p in msg.parts if isinstance(p, TextPart))
         calls = [p for p in msg.parts if isinstance(p, ToolCallPart)]
         body = {"role": "assistant", "content": text if text or not calls else None}
         if calls:
-            body["tool_calls"] = [
-                {
-                    "id": c.id,
-                    "type": "function",
-                    "function": {"name": c.name, "arguments": c.arguments or "{}"},
-                }
-                for c in calls
-            ]
+            body["tool_calls"] = [_call_json(c) for c in calls]
+        for p in msg.parts:
+            if isinstance(p, ThinkingPart) and (p.signature or p.redacted):
+                notes.foreign_reasoning(p, TITLE)
+            elif isinstance(p, OpaquePart) and p.protocol != PROTOCOL:
+                notes.foreign(p, TITLE)
+            elif isinstance(p, ImagePart):
+                notes.dropped("images in assistant turns", "OpenAI Chat takes none")
     if msg.name:
         body["name"] = msg.name
     return [body]
 
 
-def _encode_tool_choice(choice: ToolChoice) -> str | JSON:
+def _encode_tool_choice(choice: ToolChoice, tools: list[ToolDef]) -> str | JSON:
     if choice.mode == "tool":
-        return {"type": "function", "function": {"name": choice.name or ""}}
+        tool = next((t for t in tools if t.name == choice.name), None)
+        name = tool.wire_name if tool is not None else choice.name or ""
+        kind = "custom" if tool is not None and tool.custom else "function"
+        return {"type": kind, kind: {"name": name}}
     return choice.mode
 
 
-def encode_request(request: Request) -> JSON:
-    """The chat.completions body for a canonical request."""
-    req = answer_orphaned_tool_calls(replace(request, messages=list(request.messages)))
+def _tool_json(t: ToolDef) -> JSON:
+    if t.custom:
+        spec: JSON = {"name": t.wire_name}
+        if t.description is not None:
+            spec["description"] = t.description
+        fmt = t.format
+        if isinstance(fmt, dict) and fmt.get("type") == "grammar":
+            grammar = {k: v for k, v in fmt.items() if k != "type"}
+            spec["format"] = {"type": "grammar", "grammar": grammar}
+        elif fmt is not None:
+            spec["format"] = fmt
+        return {"type": "custom", "custom": spec}
+    fn: JSON = {"name": t.wire_name}
+    if t.description is not None:
+        fn["description"] = t.description
+    fn["parameters"] = t.parameters
+    if t.strict is not None:
+        fn["strict"] = t.strict
+    return {"type": "function", "function": fn}
+
+
+def _unsent(req: Request, notes: RequestNotes) -> None:
+    """Canonical settings OpenAI Chat has no field for."""
+    if req.top_k is not None and req.protocol != PROTOCOL:
+        notes.dropped("top_k", "OpenAI Chat has no top_k")
+    if any(t.namespace for t in req.tools):
+        notes.changed(
+            "namespaced tools",
+            "OpenAI Chat has no tool namespaces",
+            "functions named <namespace>__<name> (calls are turned back)",
+        )
+
+
+def encode_request(request: Request, notes: RequestNotes | None = None) -> JSON:
+    """The chat.completions body for a canonical request; what it had to change or leave
+    out is added to ``notes``."""
+    notes = notes if notes is not None else RequestNotes()
+    req = answer_orphaned_tool_calls(replace(request, messages=list(request.messages)), notes)
     extra: JSON = dict(req.extra.get(EXTRA_KEY) or {})
     messages: list[JSON] = []
     if req.system:
         messages.append({"role": "system", "content": req.system_text})
     for msg in req.messages:
-        messages += _encode_message(msg)
+        messages += _encode_message(msg, notes)
     body: JSON = {"model": req.model, "messages": messages}
-    if req.tools:
-        tools: list[JSON] = []
-        for t in req.tools:
-            fn: JSON = {"name": t.name}
-            if t.description is not None:
-                fn["description"] = t.description
-            fn["parameters"] = t.parameters
-            if t.strict is not None:
-                fn["strict"] = t.strict
-            tools.append({"type": "function", "function": fn})
-        body["tools"] = tools
+    own_tools = req.extra.get(TOOLS_KEY)
+    if req.tools or own_tools:
+        body["tools"] = [_tool_json(t) for t in req.tools]
+        if isinstance(own_tools, dict):
+            body["tools"] += list(own_tools.values())
         # OpenAI rejects tool_choice / parallel_tool_calls without tools.
-        if req.tool_choice is not None:
-            body["tool_choice"] = _encode_tool_choice(req.tool_choice)
-            if req.tool_choice.parallel is not None:
-                body["parallel_tool_calls"] = req.tool_choice.parallel
+        if "tool_choice" in extra:  # a form with no canonical slot (allowed_tools)
+            body["tool_choice"] = extra.pop("tool_choice")
+        elif req.tool_choice is not None:
+            body["tool_choice"] = _encode_tool_choice(req.tool_choice, req.tools)
+        if req.tool_choice is not None and req.tool_choice.parallel is not None:
+            body["parallel_tool_calls"] = req.tool_choice.parallel
     if req.max_tokens is not None:
         # Reasoning models reject max_tokens; most compatible servers only know it.
         use_new = "max_completion_tokens" in extra or (
@@ -345,7 +464,7 @@ def encode_request(request: Request) -> JSON:
             body["stream_options"] = {"include_usage": True}
     if req.n is not None:
         body["n"] = req.n
-    effort = _effort(req.thinking)
+    effort = _effort(req.thinking, notes)
     if effort is not None:
         body["reasoning_effort"] = effort
     if req.user is not None:
@@ -354,18 +473,27 @@ def encode_request(request: Request) -> JSON:
         body["metadata"] = req.metadata
     if req.response_format is not None:
         body["response_format"] = req.response_format
+    _unsent(req, notes)
+    if req.protocol == PROTOCOL and req.top_k is not None:
+        body["top_k"] = req.top_k  # the client's own extension, kept for its upstream
     for key, value in extra.items():
         body.setdefault(key, value)
     return body
 
 
-def _effort(thinking: Thinking | None) -> str | None:
+def _effort(thinking: Thinking | None, notes: RequestNotes) -> str | None:
     if thinking is None:
         return None
     if thinking.effort is not None:
+        if thinking.effort == "max":
+            notes.changed("reasoning effort", "OpenAI's highest effort is xhigh", "xhigh")
+            return "xhigh"
         return thinking.effort
     if thinking.enabled is False:
         return None
     if thinking.enabled or thinking.budget_tokens is not None:
-        return budget_to_effort(thinking.budget_tokens)
+        effort = budget_to_effort(thinking.budget_tokens)
+        what = "adaptive thinking" if thinking.adaptive else "a thinking budget"
+        notes.changed("thinking", f"OpenAI Chat has no {what}", f"reasoning_effort {effort}")
+        return effort
     return None

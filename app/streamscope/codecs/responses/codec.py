@@ -15,6 +15,7 @@ from streamscope.codecs.responses import request as _request
 from streamscope.codecs.responses import response as _response
 from streamscope.codecs.responses.stream_decode import ResponsesDecoder
 from streamscope.codecs.responses.stream_encode import ResponsesEncoder
+from streamscope.codecs.responses.vocabulary import VOCABULARY
 from streamscope.model.events import JSON, Error
 
 
@@ -27,6 +28,7 @@ class ResponsesCodec(Codec):
 
     decoder = ResponsesDecoder
     encoder = ResponsesEncoder
+    vocabulary = VOCABULARY
     decode_request = staticmethod(_request.decode_request)
     encode_request = staticmethod(_request.encode_request)
     decode_response = staticmethod(_response.decode_response)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from streamscope.codecs.base import StreamDecoder
-from streamscope.codecs.responses.objects import PROTOCOL
+from streamscope.codecs.responses.settings import PROTOCOL
 from streamscope.model.events import (
     JSON,
     Citation,

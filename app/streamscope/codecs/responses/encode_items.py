@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from streamscope.codecs.base import EncodeOptions, StreamEncoder
-from streamscope.codecs.responses.objects import PROTOCOL, new_id
+from streamscope.codecs.responses.objects import new_id
+from streamscope.codecs.responses.settings import PROTOCOL
 from streamscope.model.events import (
     JSON,
     Citation,

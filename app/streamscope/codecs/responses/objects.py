@@ -71,8 +71,6 @@ SETTING_TYPES: dict[str, tuple[type, ...]] = {
     "conversation": (dict,),
 }
 
-PROTOCOL = "responses"  # the key of this codec's entries in MessageStart.meta
-
 
 def new_id(prefix: str) -> str:
     return prefix + uuid.uuid4().hex

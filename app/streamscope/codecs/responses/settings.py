@@ -17,6 +17,7 @@ from streamscope.codecs.validate import (
     opt_str,
 )
 from streamscope.model.request import (
+    Carried,
     Request,
     RequestError,
     Thinking,
@@ -26,6 +27,7 @@ from streamscope.model.request import (
 )
 
 JSON = dict[str, Any]
+PROTOCOL = "responses"  # the codec's name; also the key of its MessageStart.meta entries
 
 # Responses fields with no canonical slot, kept in Request.extra[FIELDS_KEY] under their
 # own names; only this codec reads them (model/request.py: extra keys are per codec).
@@ -48,6 +50,7 @@ PASSTHROUGH = (
 FIELDS_KEY = "responses_fields"
 UNKNOWN_KEY = "responses_unknown"  # other unknown fields: only this codec re-emits them
 BUILTIN_TOOLS_KEY = "responses_builtin_tools"
+NAMESPACES_KEY = "responses_namespaces"  # namespace name -> its description
 TOOL_CHOICE_KEY = "responses_tool_choice"  # tool_choice forms with no canonical mode
 
 
@@ -77,23 +80,49 @@ def plain_settings(request: Request) -> JSON:
     return out
 
 
+def _tool(tool: JSON, p: str, namespace: str | None = None) -> ToolDef | None:
+    kind = tool.get("type")
+    if kind not in ("function", "custom"):
+        return None
+    name = expect_str(tool.get("name"), f"{p}.name")
+    description = opt_str(tool.get("description"), f"{p}.description")
+    if kind == "custom":
+        fmt = opt_object(tool.get("format"), f"{p}.format")
+        return ToolDef(name, description, custom=True, format=fmt, namespace=namespace)
+    params = opt_object(tool.get("parameters"), f"{p}.parameters")
+    return ToolDef(
+        name=name,
+        description=description,
+        parameters=params if params is not None else {"type": "object", "properties": {}},
+        strict=opt_bool(tool.get("strict"), f"{p}.strict"),
+        namespace=namespace,
+    )
+
+
 def decode_tools(value: Any, request: Request) -> None:
+    """Function and freeform (``custom``) tools, also those grouped in a ``namespace``,
+    are canonical tools; the built-in ones (web search, file search, MCP, ...) are kept
+    for a Responses upstream."""
     for i, raw in enumerate(expect_list(value, "tools")):
         p = f"tools[{i}]"
         tool = expect_object(raw, p)
         kind = expect_str(tool.get("type"), f"{p}.type")
-        if kind != "function":
-            request.extra.setdefault(BUILTIN_TOOLS_KEY, []).append(tool)
+        if kind == "namespace":
+            space = expect_str(tool.get("name"), f"{p}.name")
+            about = opt_str(tool.get("description"), f"{p}.description") or ""
+            request.extra.setdefault(NAMESPACES_KEY, {})[space] = about
+            for j, inner in enumerate(expect_list(tool.get("tools"), f"{p}.tools")):
+                q = f"{p}.tools[{j}]"
+                found = _tool(expect_object(inner, q), q, space)
+                if found is not None:
+                    request.tools.append(found)
             continue
-        params = opt_object(tool.get("parameters"), f"{p}.parameters")
-        request.tools.append(
-            ToolDef(
-                name=expect_str(tool.get("name"), f"{p}.name"),
-                description=opt_str(tool.get("description"), f"{p}.description"),
-                parameters=params if params is not None else {"type": "object", "properties": {}},
-                strict=opt_bool(tool.get("strict"), f"{p}.strict"),
-            )
-        )
+        found = _tool(tool, p)
+        if found is None:
+            request.extra.setdefault(BUILTIN_TOOLS_KEY, []).append(tool)
+            request.carried.append(Carried(PROTOCOL, p, f"the built-in {kind} tool"))
+        else:
+            request.tools.append(found)
 
 
 def decode_tool_choice(value: Any, request: Request) -> ToolChoice | None:
@@ -105,9 +134,10 @@ def decode_tool_choice(value: Any, request: Request) -> ToolChoice | None:
         return ToolChoice(value)  # type: ignore[arg-type]
     choice = expect_object(value, "tool_choice")
     kind = choice.get("type")
-    if kind == "function":
+    if kind in ("function", "custom"):
         return ToolChoice("tool", name=expect_str(choice.get("name"), "tool_choice.name"))
     request.extra[TOOL_CHOICE_KEY] = choice
+    request.carried.append(Carried(PROTOCOL, "tool_choice", f"tool_choice of type {kind!r}"))
     mode = choice.get("mode")
     return ToolChoice("required" if mode == "required" or kind != "allowed_tools" else "auto")
 
@@ -126,7 +156,14 @@ def encode_tool_choice(request: Request) -> str | JSON:
 
 
 def encode_tool(tool: ToolDef) -> JSON:
-    out: JSON = {"type": "function", "name": tool.name}
+    if tool.custom:
+        out: JSON = {"type": "custom", "name": tool.name}
+        if tool.description is not None:
+            out["description"] = tool.description
+        if tool.format is not None:
+            out["format"] = tool.format
+        return out
+    out = {"type": "function", "name": tool.name}
     if tool.description is not None:
         out["description"] = tool.description
     out["parameters"] = tool.parameters
@@ -136,7 +173,21 @@ def encode_tool(tool: ToolDef) -> JSON:
 
 
 def encode_tools(request: Request) -> list[JSON]:
-    tools = [encode_tool(t) for t in request.tools]
+    """The ``tools`` array: canonical tools (namespaced ones grouped back under their
+    namespace, in the order the first of each came) and the built-in ones kept."""
+    tools: list[JSON] = []
+    spaces: dict[str, JSON] = {}
+    for t in request.tools:
+        if t.namespace is None:
+            tools.append(encode_tool(t))
+            continue
+        space = spaces.get(t.namespace)
+        if space is None:
+            about = request.extra.get(NAMESPACES_KEY, {}).get(t.namespace, "")
+            space = {"type": "namespace", "name": t.namespace, "description": about, "tools": []}
+            spaces[t.namespace] = space
+            tools.append(space)
+        space["tools"].append(encode_tool(t))
     builtin = request.extra.get(BUILTIN_TOOLS_KEY)
     if isinstance(builtin, list):
         tools += [t for t in builtin if isinstance(t, dict)]
@@ -157,6 +208,8 @@ def encode_reasoning(thinking: Thinking | None) -> JSON | None:
 
 
 def decode_thinking(value: Any) -> Thinking | None:
+    """``reasoning``: its effort and summary (what else it holds goes to a Responses
+    upstream with the client's own body)."""
     if value is None:
         return None
     r = expect_object(value, "reasoning")

@@ -17,7 +17,8 @@ from typing import Any
 
 from streamscope.codecs.content import error_from_json
 from streamscope.codecs.responses.decode_items import ItemDecoder
-from streamscope.codecs.responses.objects import LIFECYCLE_KEYS, PROTOCOL
+from streamscope.codecs.responses.objects import LIFECYCLE_KEYS
+from streamscope.codecs.responses.settings import PROTOCOL
 from streamscope.codecs.validate import as_int
 from streamscope.model.events import (
     JSON,

@@ -19,12 +19,12 @@ from typing import Any, assert_never
 from streamscope.codecs.base import EncodeOptions
 from streamscope.codecs.responses.encode_items import ItemEncoder
 from streamscope.codecs.responses.objects import (
-    PROTOCOL,
     new_id,
     response_object,
     settings_for,
     usage_object,
 )
+from streamscope.codecs.responses.settings import PROTOCOL
 from streamscope.model.assemble import merge_usage
 from streamscope.model.estimate import DELTAS, NOTE_BYTES, with_estimates
 from streamscope.model.events import (
