@@ -36,7 +36,8 @@ import pytest
 from streamscope.cli import main
 from streamscope.demo.harmless import HARMLESS, classify
 from streamscope.model.request import ToolDef
-from streamscope.realclients.agents import AGENTS, BY_ID, AgentRun, Target, run_agent
+from streamscope.realclients.agent_run import AgentRun, Target, run_agent
+from streamscope.realclients.agents import AGENTS, BY_ID
 from tests.clients.agent_support import DATA_DIR, installed
 from tests.proxy.demo_support import demo_config
 from tests.proxy.harness import Running, make_config, proxied

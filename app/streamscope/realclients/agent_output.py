@@ -56,7 +56,8 @@ class ToolResult:
 class Assembled:
     """What a run of an agent CLI assembled: the final text, the reasoning it showed, the
     tool calls and their results, the error it ended with (None: it answered), notices
-    it printed on the way (retries, warnings), how many model answers it read and how
+    it printed on the way (retries, warnings), how many model answers it read, whether
+    it stopped at its turn limit (with tool calls it would have sent results of) and how
     many output lines it could not read."""
 
     text: str = ""
@@ -66,6 +67,7 @@ class Assembled:
     error: str | None = None
     notices: list[str] = field(default_factory=list)
     answers: int = 0
+    turn_limit: bool = False
     unreadable: int = 0
 
 
@@ -148,7 +150,9 @@ def read_stream_json(stdout: str) -> Assembled:
         elif kind == "system" and line.get("subtype") in ("api_retry", "retry"):
             out.notices.append(f"retry: {json.dumps(line.get('error') or line.get('data'))}")
         elif kind == "result":
-            if line.get("is_error"):
+            if line.get("subtype") == "error_max_turns":
+                out.turn_limit = True  # the run's own limit, not the stream's doing
+            elif line.get("is_error"):
                 error = line.get("error")
                 said = _str(error.get("message")) if isinstance(error, dict) else _str(error)
                 out.error = said or _str(line.get("result")) or out.error or "error"
@@ -158,9 +162,9 @@ def read_stream_json(stdout: str) -> Assembled:
     return out
 
 
-def read_codex(stdout: str, rollout: str = "") -> Assembled:
+def read_codex(stdout: str, rollout: str = "", max_turns: int | None = None) -> Assembled:
     """Codex's ``exec --json`` output, and its session file (``rollout``) for the
-    function calls that are not items."""
+    function calls that are not items, up to the ``max_turns``-th answer."""
     out = Assembled()
     for line in _lines(stdout, out):
         kind = line.get("type")
@@ -172,7 +176,7 @@ def read_codex(stdout: str, rollout: str = "") -> Assembled:
             out.error = _str(error.get("message")) if isinstance(error, dict) else "turn failed"
         elif kind == "error":
             out.error = _str(line.get("message")) or "error"
-    calls, results = _codex_rollout(rollout, out) if rollout else ([], [])
+    calls, results = _codex_rollout(rollout, out, max_turns) if rollout else ([], [])
     seen = {c.id for c in out.tool_calls}
     out.tool_calls += [c for c in calls if c.id not in seen]
     done = {r.call_id for r in out.tool_results}
@@ -206,15 +210,42 @@ def _codex_item(item: JSON, out: Assembled) -> None:
             pass
 
 
-def _codex_rollout(rollout: str, out: Assembled) -> tuple[list[ToolCall], list[ToolResult]]:
+OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def codex_output_batches(rollout: str) -> int:
+    """How many batches of tool results a Codex session file holds: each follows one
+    answer that called tools, and Codex asks the model again after it."""
+    batches, in_batch = 0, False
+    for line in _lines(rollout, Assembled()):
+        payload = line.get("payload")
+        if line.get("type") != "response_item" or not isinstance(payload, dict):
+            continue
+        output = payload.get("type") in OUTPUTS
+        batches += output and not in_batch
+        in_batch = output
+    return batches
+
+
+def _codex_rollout(
+    rollout: str, out: Assembled, max_turns: int | None
+) -> tuple[list[ToolCall], list[ToolResult]]:
     calls: list[ToolCall] = []
     results: list[ToolResult] = []
+    batches, in_batch = 0, False
     scratch = Assembled()  # a session file's odd lines are not the run's output
     for line in _lines(rollout, scratch):
         payload = line.get("payload")
         if line.get("type") != "response_item" or not isinstance(payload, dict):
             continue
         kind = payload.get("type")
+        if in_batch and kind not in OUTPUTS:
+            in_batch = False
+            if max_turns is not None and batches >= max_turns:
+                out.turn_limit = True  # what follows is an answer past the limit
+                break
+        if kind in OUTPUTS and not in_batch:
+            batches, in_batch = batches + 1, True
         if kind in ("function_call", "custom_tool_call"):
             arguments = payload.get("arguments", payload.get("input"))
             calls.append(
@@ -233,4 +264,11 @@ def _codex_rollout(rollout: str, out: Assembled) -> tuple[list[ToolCall], list[T
     return calls, results
 
 
-__all__ = ["Assembled", "ToolCall", "ToolResult", "read_codex", "read_stream_json"]
+__all__ = [
+    "Assembled",
+    "ToolCall",
+    "ToolResult",
+    "codex_output_batches",
+    "read_codex",
+    "read_stream_json",
+]
