@@ -22,7 +22,7 @@ TESTS = ROOT / "tests"
 
 # Suites that test the product as a whole, not one module (folder or file, from tests/).
 WHOLE: dict[str, str] = {
-    "clients": "real clients (SDKs, Node providers) end to end through the proxy",
+    "clients": "real clients (SDKs, Node providers, agent CLIs) end to end through the proxy",
     "packaging": "the built artefacts: wheel, pipx, the one-folder app, the version",
     "resources": "the files the app ships (the replay catalogue), read as a user has them",
     "bench": "benchmark scripts, no tests",

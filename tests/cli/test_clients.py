@@ -14,6 +14,7 @@ from streamscope.analysis.decode import decode_frames
 from streamscope.cli import main
 from streamscope.lint.clients import CLIENTS
 from streamscope.model.assemble import assemble
+from streamscope.realclients.agents import AGENTS
 from tests.support import FIXTURES, load
 
 RECORDING = FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse"
@@ -31,8 +32,11 @@ def test_list_names_every_client_and_whether_it_can_run(
     code, out, err = _run(capsys, "list")
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert [line.split()[0] for line in lines] == [spec.id for spec in CLIENTS]
-    for spec, line in zip(CLIENTS, lines, strict=True):
+    agents = [a.id for a in AGENTS]  # then the agent CLIs, none installed here either
+    assert [line.split()[0] for line in lines] == [spec.id for spec in CLIENTS] + agents
+    for line in lines[len(CLIENTS) :]:
+        assert "agent CLI" in line and "[not installed: " in line, line
+    for spec, line in zip(CLIENTS, lines[: len(CLIENTS)], strict=True):
         assert spec.protocol in line
         if spec.runtime == "node":  # nothing installed in the suite's data dir
             assert "[not installed: " in line, line  # how to get it: install, or Node itself

@@ -1,7 +1,8 @@
 """``streamscope clients install|list|run`` and ``streamscope lint --clients FILE``.
 
 ``install`` puts the pinned Node clients into the data directory (the only command that
-fetches anything); ``list`` shows each client, its versions and whether it can run;
+fetches anything; ``--agents``: the agent CLIs too, :mod:`streamscope.realclients.agents`);
+``list`` shows each client and agent CLI, its versions and whether it can run;
 ``run FILE`` (and ``lint --clients FILE``) replays the file's exact bytes into every
 installed client of its protocol and prints, per client, what it assembled beside the
 linter's prediction, marking where they differ. Exit status: 0 when every client that ran
@@ -36,7 +37,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         ),
     )
     what = p.add_subparsers(dest="clients_command", metavar="ACTION", required=True)
-    what.add_parser("install", help="install the pinned Node clients into the data directory")
+    install = what.add_parser(
+        "install", help="install the pinned Node clients into the data directory"
+    )
+    install.add_argument(
+        "--agents",
+        action="store_true",
+        help="also install the agent CLIs (Claude Code, Codex CLI, Qwen Code; ~1 GB)",
+    )
     what.add_parser("list", help="list the clients, their versions and whether they can run")
     run = what.add_parser("run", help="replay a recorded stream into the installed clients")
     add_run_options(run)
@@ -55,13 +63,13 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.clients_command == "install":
-        return _install()
+        return _install(getattr(args, "agents", False))
     if args.clients_command == "list":
         return _list()
     return run_file(args)
 
 
-def _install() -> int:
+def _install(agents: bool = False) -> int:
     print(f"Installing the Node clients into {node_dir()} …", flush=True)
     try:
         done = asyncio.run(install_node_clients())
@@ -70,6 +78,22 @@ def _install() -> int:
         return 2
     how = f"installed in {done.install_seconds:.0f} s" if done.cold else "already installed"
     print(f"{how}: " + ", ".join(f"{n} {v}" for n, v in done.versions.items()))
+    return _install_agents() if agents else 0
+
+
+def _install_agents() -> int:
+    from streamscope.realclients.agents import AGENTS, agents_dir, install_agent
+
+    print(f"Installing the agent CLIs into {agents_dir()} …", flush=True)
+    for spec in AGENTS:
+        try:
+            got = asyncio.run(install_agent(spec))
+        except InstallError as exc:
+            print(f"streamscope: error: {spec.name}: {exc}", file=sys.stderr)
+            return 2
+        how = f"installed in {got.install_seconds:.0f} s" if got.cold else "already installed"
+        size = f"{got.size_bytes / 1e6:.0f} MB"
+        print(f"{spec.name} ({spec.package} {got.version}, {size}): {how}", flush=True)
     return 0
 
 
@@ -85,7 +109,20 @@ def _list() -> int:
         state = "ready" if why is None else f"not installed: {why}"
         pkgs = ", ".join(f"{n} {v}" for n, v in versions.items())
         print(f"{spec.id:<24} {spec.protocol:<12} {PROFILE_OF[spec.id]:<14} {pkgs}  [{state}]")
+    _list_agents()
     return 0
+
+
+def _list_agents() -> None:
+    from streamscope.realclients.agents import AGENTS, installed_agent, missing_agent
+
+    for agent in AGENTS:
+        why = missing_agent(agent)
+        state = "ready" if why is None else f"not installed: {why}"
+        have = installed_agent(agent)
+        version = have.version if have else "-"
+        line = f"{agent.id:<24} {agent.protocol:<12} {'agent CLI':<14} {agent.package} {version}"
+        print(f"{line}  [{state}]")
 
 
 def run_file(args: argparse.Namespace) -> int:

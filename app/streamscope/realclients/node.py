@@ -18,7 +18,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
@@ -63,12 +63,18 @@ def node_tools() -> tuple[str, str] | None:
     return (node, npm) if node and npm else None
 
 
-def _marker(path: Path) -> dict[str, Any] | None:
+def read_marker(path: Path, pins: dict[str, str]) -> dict[str, Any] | None:
+    """The ``.complete`` marker of an install in ``path`` made at ``pins``, or None (no
+    finished install there, or one at other pins)."""
     try:
         data = json.loads((path / MARKER).read_text())
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) and data.get("pins") == NODE_PINS else None
+    return data if isinstance(data, dict) and data.get("pins") == pins else None
+
+
+def _marker(path: Path) -> dict[str, Any] | None:
+    return read_marker(path, NODE_PINS)
 
 
 def installed(data_dir: Path | None = None) -> NodeInstall | None:
@@ -109,9 +115,10 @@ def locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _read_versions(path: Path) -> dict[str, str]:
+def read_versions(path: Path, names: Iterable[str]) -> dict[str, str]:
+    """The versions npm really installed in ``path`` of the packages ``names``."""
     out: dict[str, str] = {}
-    for name in NODE_PINS:
+    for name in names:
         try:
             meta = json.loads((path / "node_modules" / name / "package.json").read_text())
         except (OSError, ValueError):
@@ -133,22 +140,36 @@ async def install_node_clients(
         have = installed(data_dir)
         if have is not None:
             return have
-        await _check_node_version(tools[0])
-        shutil.rmtree(path, ignore_errors=True)  # a half-made install is not trusted
-        path.mkdir(parents=True)
-        package = {"private": True, "type": "module", "dependencies": NODE_PINS}
-        (path / "package.json").write_text(json.dumps(package, indent=1))
-        start = time.monotonic()
-        cmd = [tools[1], "install", "--no-audit", "--no-fund", "--save-exact", "--loglevel=error"]
-        code, output = await _run(cmd, path, npm_seconds)
-        if code != 0:
-            tail = "\n".join(output.splitlines()[-20:])
-            raise InstallError(f"npm install failed (exit {code}) in {path}:\n{tail}")
-        seconds = round(time.monotonic() - start, 1)
-        versions = _read_versions(path)
+        seconds = await npm_install(path, NODE_PINS, npm_seconds)
+        versions = read_versions(path, NODE_PINS)
         marker = {"pins": NODE_PINS, "versions": versions, "install_seconds": seconds}
         (path / MARKER).write_text(json.dumps(marker, indent=1))
         return NodeInstall(path, versions, seconds, cold=True)
+
+
+async def npm_install(path: Path, dependencies: dict[str, str], npm_seconds: float) -> float:
+    """``npm install`` of the exact ``dependencies`` into an emptied ``path`` (the caller
+    holds its lock and writes the marker once this returns); the seconds it took. Raises
+    :class:`InstallError` with npm's words."""
+    tools = node_tools()
+    if tools is None:
+        raise InstallError(f"node and npm are not on PATH: {NODE_MISSING}")
+    await _check_node_version(tools[0])
+    _fresh_package(path, dependencies)
+    start = time.monotonic()
+    cmd = [tools[1], "install", "--no-audit", "--no-fund", "--save-exact", "--loglevel=error"]
+    code, output = await _run(cmd, path, npm_seconds)
+    if code != 0:
+        tail = "\n".join(output.splitlines()[-20:])
+        raise InstallError(f"npm install failed (exit {code}) in {path}:\n{tail}")
+    return round(time.monotonic() - start, 1)
+
+
+def _fresh_package(path: Path, dependencies: dict[str, str]) -> None:
+    shutil.rmtree(path, ignore_errors=True)  # a half-made install is not trusted
+    path.mkdir(parents=True)
+    package = {"private": True, "type": "module", "dependencies": dependencies}
+    (path / "package.json").write_text(json.dumps(package, indent=1))
 
 
 async def _check_node_version(node: str) -> None:
