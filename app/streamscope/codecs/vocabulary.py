@@ -11,9 +11,9 @@ the codec does with each:
 - ``dropped``: understood and deliberately not carried (said in the request's notes).
 
 A name that no codec declares is still never refused: the decoders carry what they do not
-know. The declarations exist so that ``tests/codecs/test_sdk_vocabulary.py`` can walk the
-pinned SDKs' types and fail on anything new, printing it: upgrading an SDK shows what a
-codec has to learn. Place names, by protocol:
+know. The declarations exist so that ``tests/codecs/<protocol>/test_vocabulary_sdk.py`` can
+walk the pinned SDKs' types and fail on anything new, printing it: upgrading an SDK shows
+what a codec has to learn. Place names, by protocol:
 
 - anthropic: ``request`` (top-level params), ``message.role``, ``user.content``,
   ``assistant.content``, ``system.content``, ``tool_result.content``, ``tool`` (tool

@@ -166,6 +166,8 @@ def resolve(body: JSON, found: Found, target: Target, limits: Limits) -> Resolut
         _previous(previous, found, target, limits, decoded, upstream, notes)
     if isinstance(raw, str) and upstream.get("input") == [{"role": "user", "content": raw}]:
         upstream["input"] = raw  # (nothing was added before it: as it was sent)
+    if raw is None and upstream is not decoded and upstream.get("input") == []:
+        del upstream["input"]  # (none was sent, and nothing was added)
     return Resolution(upstream, decoded, notes)
 
 

@@ -286,7 +286,7 @@ class RequestNotes:
         """``part`` of another protocol left out of a ``target`` (a protocol's title)
         request."""
         where = part.path or f"a {part.label} block"
-        self.dropped(where, f"a {part.protocol} {part.label} block: {target} has no place for it")
+        self.dropped(where, f"the {part.protocol} {part.label} block: {target} has no place for it")
 
     def foreign_reasoning(self, part: ThinkingPart, target: str) -> None:
         """Signed reasoning from another provider than ``target``'s, left out."""

@@ -163,6 +163,8 @@ def _messages(messages: list[Message], notes: RequestNotes) -> list[JSON]:
             out.append({"role": role, "content": blocks})
     for turn in out:
         blocks = turn["content"]
+        if turn["role"] == "system":  # (its content is already the text or its blocks)
+            continue
         if turn["role"] == "user":
             blocks.sort(key=lambda b: b["type"] != "tool_result")  # stable: results first
         if len(blocks) == 1 and blocks[0]["type"] == "text" and "cache_control" not in blocks[0]:

@@ -173,7 +173,7 @@ def _item(item: JSON, p: str, turns: _Turns) -> None:
     elif kind in ("function_call", "custom_tool_call"):
         turns.add("assistant", [_read_call(item, p, kind == "custom_tool_call")])
     elif kind in ("function_call_output", "custom_tool_call_output"):
-        call_id = expect_str(item.get("call_id"), f"{p}.call_id")
+        call_id = opt_str(item.get("call_id"), f"{p}.call_id") or ""  # (optional in the SDK)
         output = _content(item.get("output"), f"{p}.output")
         turns.add("tool", [ToolResultPart(call_id, output)])
     elif kind == "reasoning":

@@ -80,7 +80,9 @@ def plain_settings(request: Request) -> JSON:
     return out
 
 
-def _tool(tool: JSON, p: str, namespace: str | None = None) -> ToolDef | None:
+def _tool(
+    tool: JSON, p: str, namespace: str | None = None, request: Request | None = None
+) -> ToolDef | None:
     kind = tool.get("type")
     if kind not in ("function", "custom"):
         return None
@@ -89,7 +91,15 @@ def _tool(tool: JSON, p: str, namespace: str | None = None) -> ToolDef | None:
     if kind == "custom":
         fmt = opt_object(tool.get("format"), f"{p}.format")
         return ToolDef(name, description, custom=True, format=fmt, namespace=namespace)
-    params = opt_object(tool.get("parameters"), f"{p}.parameters")
+    raw = tool.get("parameters")
+    if namespace is not None and raw is not None and not isinstance(raw, dict):
+        # A namespace's function takes any JSON value as its schema (the SDK's type is
+        # object); another protocol's upstream gets an open one.
+        if request is not None:
+            what = "parameters that are no JSON Schema object"
+            request.carried.append(Carried(PROTOCOL, f"{p}.parameters", what))
+        raw = None
+    params = opt_object(raw, f"{p}.parameters")
     return ToolDef(
         name=name,
         description=description,
@@ -113,7 +123,7 @@ def decode_tools(value: Any, request: Request) -> None:
             request.extra.setdefault(NAMESPACES_KEY, {})[space] = about
             for j, inner in enumerate(expect_list(tool.get("tools"), f"{p}.tools")):
                 q = f"{p}.tools[{j}]"
-                found = _tool(expect_object(inner, q), q, space)
+                found = _tool(expect_object(inner, q), q, space, request)
                 if found is not None:
                     request.tools.append(found)
             continue
