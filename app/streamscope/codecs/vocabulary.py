@@ -18,13 +18,16 @@ what a codec has to learn. Place names, by protocol:
 - anthropic: ``request`` (top-level params), ``message.role``, ``user.content``,
   ``assistant.content``, ``system.content``, ``tool_result.content``, ``tool`` (tool
   ``type``; ``custom`` for a client tool), ``tool_choice``, ``thinking``,
-  ``output_config``; stream: ``stream.event``, ``stream.block``, ``stream.delta``.
+  ``output_config``, ``image.source``, ``document.source``, ``citation`` (a text block's
+  citations); stream: ``stream.event``, ``stream.block``, ``stream.delta``,
+  ``stream.citation``.
 - openai-chat: ``request``, ``message.role``, ``user.content``, ``system.content``,
   ``developer.content``, ``assistant.content``, ``tool.content``, ``assistant.field``,
-  ``tool`` (tool ``type``), ``tool_choice``; stream: ``chunk`` (the chunk's fields),
-  ``chunk.choice``, ``chunk.delta``, ``chunk.tool_call``.
+  ``tool`` (tool ``type``), ``tool_choice``, ``response_format``; stream: ``chunk`` (the
+  chunk's fields), ``chunk.choice``, ``chunk.delta``, ``chunk.tool_call``.
 - responses: ``request``, ``input.item`` (item ``type``), ``message.role``,
-  ``input.content``, ``tool``, ``tool_choice``; stream: ``stream.event``,
+  ``input.content``, ``function_call_output.output``, ``reasoning.summary``, ``tool``,
+  ``tool_choice``, ``text.format``, ``include``; stream: ``stream.event``,
   ``output.item``, ``output.content``.
 """
 

@@ -165,6 +165,8 @@ def _messages(value: Any, req: Request) -> list[Message]:
         for j, block in enumerate(content):
             p = f"{path}.content[{j}]"
             parts.append(_part(expect_object(block, p), p, role))
+            if block.get("type") == "text" and block.get("citations"):
+                req.carried.append(Carried(PROTOCOL, f"{p}.citations", "a text block's citations"))
         results: list[Part] = [p for p in parts if isinstance(p, ToolResultPart)]
         if results:
             out.append(Message("tool", results))

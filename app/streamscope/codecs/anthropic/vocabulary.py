@@ -61,6 +61,20 @@ VOCABULARY = Vocabulary(
             **names("carried", "between_tools"),
         },
         "output_config": names("mapped", "effort format"),
+        "image.source": {**names("mapped", "base64 url"), **names("carried", "file")},
+        "document.source": names("carried", "base64 content file text url"),
+        # Citations on a text block the client sends back: Anthropic's own (the request
+        # goes to it as sent); another protocol has no place for them (noted).
+        "citation": names(
+            "dropped",
+            "char_location content_block_location page_location search_result_location "
+            "web_search_result_location",
+        ),
+        "stream.citation": names(
+            "carried",
+            "char_location content_block_location page_location search_result_location "
+            "web_search_result_location",
+        ),
         "stream.event": names(
             "mapped",
             "message_start message_delta message_stop content_block_start "

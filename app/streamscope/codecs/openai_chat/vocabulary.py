@@ -44,6 +44,7 @@ VOCABULARY = Vocabulary(
             **names("carried", "audio function_call"),
         },
         "tool": names("mapped", "function custom"),
+        "response_format": names("mapped", "json_object json_schema text"),
         "tool_choice": {
             **names("mapped", "none auto required function custom"),
             **names("carried", "allowed_tools"),

@@ -48,6 +48,19 @@ VOCABULARY = Vocabulary(
             **names("carried", "input_file input_audio"),
         },
         "tool": {**names("mapped", "function custom namespace"), **names("carried", BUILTIN_TOOLS)},
+        "function_call_output.output": {
+            **names("mapped", "input_text input_image"),
+            **names("carried", "input_file"),
+        },
+        "reasoning.summary": names("mapped", "summary_text"),
+        "text.format": names("mapped", "text json_schema json_object"),
+        "include": names(
+            "carried",
+            "code_interpreter_call.outputs computer_call_output.output.image_url "
+            "file_search_call.results message.input_image.image_url "
+            "message.output_text.logprobs reasoning.encrypted_content "
+            "web_search_call.action.sources web_search_call.results",
+        ),
         "tool_choice": {
             **names("mapped", "none auto required function custom"),
             **names(
