@@ -277,23 +277,35 @@ def test_retention_keeps_the_newest_flows_within_count_and_size(upstream: Any) -
     assert 1 <= len(kept) < 5
 
 
-@pytest.mark.parametrize(("mode", "blobs"), [("passthrough", [3]), ("repair", [3, 3])])
-def test_bodies_are_stored_once(upstream: Any, tmp_path: Path, mode: str, blobs: list[int]) -> None:
+@pytest.mark.parametrize(
+    ("mode", "path", "blobs"),
+    [
+        ("passthrough", "/v1/chat/completions", [3]),
+        ("repair", "/v1/chat/completions", [3]),
+        ("repair", "/v1/messages", [3, 3]),
+    ],
+    ids=["passthrough", "repair", "translated"],
+)
+def test_bodies_are_stored_once(
+    upstream: Any, tmp_path: Path, mode: str, path: str, blobs: list[int]
+) -> None:
     db = tmp_path / "flows.sqlite3"
     with proxied(_config(upstream.url, mode=mode), capture_path=db) as (server, _):
         body = {
             "model": "m",
             "stream": True,
+            "max_tokens": 50,
             "messages": [{"role": "user", "content": "same " * 2000}],
         }
         for _ in range(3):
-            httpx.post(server.url + "/v1/chat/completions", json=body, headers={"x-api-key": KEY})
+            httpx.post(server.url + path, json=body, headers={"x-api-key": KEY})
         assert len(_flows(server)) == 3
     with sqlite3.connect(db) as conn:
         refs = conn.execute("SELECT refs FROM blobs WHERE LENGTH(data) > 5000").fetchall()
     # The client's body and the body sent upstream, each the same in all three flows:
-    # stored once and used three times. Passthrough sends the client's body on as the
-    # same bytes (one blob for both); repair sends another request (two blobs).
+    # stored once and used three times. With one protocol on both sides the client's
+    # body goes on as the same bytes in either mode (one blob for both); a translation
+    # sends another request (two blobs).
     assert sorted(r for (r,) in refs) == blobs
 
 

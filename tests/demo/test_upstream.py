@@ -266,18 +266,20 @@ async def test_unknown_model_is_404(protocol: str, stream: bool) -> None:
     assert status == 404 and "'gpt-nope'" in message and "demo-chat" in message
 
 
-MISSING = {
-    "openai-chat": "messages is required",
-    "anthropic": "max_tokens is required",
-    "responses": "input is required",
-    "lmstudio": "input is required",
+BAD: dict[str, tuple[dict[str, object], str]] = {
+    "openai-chat": ({}, "messages is required"),
+    "anthropic": ({}, "max_tokens is required"),
+    # (input may be left out: a stored prompt, previous_response_id)
+    "responses": ({"input": 5}, "input must be a string or an array"),
+    "lmstudio": ({}, "input is required"),
 }
 
 
 @pytest.mark.parametrize("stream", [True, False])
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 async def test_bad_body_is_400(protocol: str, stream: bool) -> None:
-    assert await error_of({"model": "demo-chat"}, protocol, stream) == (400, MISSING[protocol])
+    fields, message = BAD[protocol]
+    assert await error_of({"model": "demo-chat", **fields}, protocol, stream) == (400, message)
     body = {**body_for(protocol, "demo-chat"), "model": 5}
     assert await error_of(body, protocol, stream) == (400, "model must be a string")
 

@@ -196,7 +196,12 @@ def nonce_prompt() -> tuple[str, str, str]:
 
 
 def check_upstream_request(
-    req: RecordedRequest, case: Case, system: str, user: str, stream_upstream: bool
+    req: RecordedRequest,
+    case: Case,
+    system: str,
+    user: str,
+    stream_upstream: bool,
+    translated: bool = False,
 ) -> None:
     """The request the proxy made: path, auth, model after routing, body protocol."""
     assert req.method == "POST"
@@ -219,7 +224,9 @@ def check_upstream_request(
     assert (seen_system, seen_user, limit) == (system, user, MAX_TOKENS)
     if not case.passthrough:
         assert not FOREIGN_FIELDS[case.kind] & body.keys(), body
-    if case.kind == "openai" and stream_upstream:
+    if case.kind == "openai" and translated:
+        # a translation asks for usage (the client's protocol needs counts); a Chat
+        # client's own body goes as the client wrote it
         assert body["stream_options"] == {"include_usage": True}
 
 
@@ -294,7 +301,13 @@ def test_sdk_assembles_the_upstream_answer(env: Env, client: str, case: Case, st
     if client == "messages" and case.kind == "anthropic":
         # Thinking signatures reach an Anthropic client unchanged.
         assert result["signatures"] == signatures(case.response)
-    check_upstream_request(env.request_for(nonce), case, system, user, stream_upstream=True)
+    # A translated request always streams from the upstream; the same protocol on both
+    # sides gets the client's own body (streaming as the client asked), in repair mode too.
+    same = CLIENT_PROTOCOL[client] == case.protocol
+    req = env.request_for(nonce)
+    check_upstream_request(req, case, system, user, stream or not same, translated=not same)
+    if same:
+        assert not FOREIGN_FIELDS[case.kind] & req.json.keys()
 
 
 # -- passthrough -------------------------------------------------------------------------

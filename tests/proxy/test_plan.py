@@ -71,12 +71,34 @@ def _messages(proxy: Running, body: dict[str, Any], **headers: str) -> httpx.Res
     return httpx.post(proxy.v1 + "/messages", json=body, headers=headers, timeout=10)
 
 
-def test_repair_asks_for_a_stream_with_usage_and_answers_the_body_asked_for(
+@pytest.mark.parametrize("stream", [False, True])
+def test_repair_sends_the_clients_own_body_when_the_protocols_match(
+    proxy: Running, up: UpstreamServer, stream: bool
+) -> None:
+    body = {
+        "model": "m-rep",
+        "messages": USER,
+        "x_vendor_option": {"keep": [1, 2.5, None]},  # unknown to every codec
+        "stream": stream,
+    }
+    answer = _chat(proxy, body)
+    assert answer.status_code == 200
+    if not stream:
+        assert answer.json()["choices"][0]["message"]["content"] == TEXT  # re-encoded
+    else:
+        assert TEXT.split()[0] in answer.text
+    sent = _sent(up, "/rep/v1/chat/completions").json
+    assert sent == body and list(sent) == list(body)  # field for field, in order
+    assert "stream_options" not in sent  # no usage asked for on the client's behalf
+
+
+def test_a_translation_asks_for_a_stream_with_usage_and_answers_the_body_asked_for(
     proxy: Running, up: UpstreamServer
 ) -> None:
-    answer = _chat(proxy, {"model": "m-rep", "messages": USER})  # no stream, no usage asked
+    body = {"model": "m-rep", "max_tokens": 50, "messages": USER}  # Anthropic, not streamed
+    answer = _messages(proxy, body)
     assert answer.status_code == 200
-    assert answer.json()["choices"][0]["message"]["content"] == TEXT  # assembled
+    assert answer.json()["content"][0]["text"] == TEXT  # assembled
     sent = _sent(up, "/rep/v1/chat/completions").json
     assert sent["stream"] is True and sent["stream_options"] == {"include_usage": True}
     assert (sent["model"], sent["messages"]) == ("m-rep", USER)

@@ -31,6 +31,19 @@ class FlowInfo:
     tokens: int | None = None
     imported: bool = False  # read from a file, not captured
     capture_note: str = ""  # what capture kept only in part, and why
+    # What translating the request changed or left out (model.request.RequestNote objects
+    # while the proxy hands it over; JSON once built): field, action, why, instead.
+    request_notes: list[Any] = field(default_factory=list)
+
+    def notes_json(self) -> list[JSON]:
+        """The request notes as JSON objects (a note's ``to_json()``)."""
+        out = []
+        for note in self.request_notes:
+            to_json = getattr(note, "to_json", None)
+            item = to_json() if callable(to_json) else note
+            if isinstance(item, dict):
+                out.append(item)
+        return out
 
     def attempts_json(self) -> list[JSON]:
         """The attempts as JSON objects (an attempt object's ``to_json()``)."""
@@ -45,6 +58,7 @@ class FlowInfo:
     def to_json(self) -> JSON:
         data = {name: getattr(self, name) for name in self.__dataclass_fields__}
         data["attempts"] = self.attempts_json()
+        data["request_notes"] = self.notes_json()
         return data
 
     @classmethod
@@ -66,6 +80,9 @@ class FlowInfo:
             tokens=int_or_none(data.get("tokens")),
             imported=data.get("imported") is True,
             capture_note=text_or_none(data.get("capture_note")) or "",
+            request_notes=[n for n in notes if isinstance(n, dict)]
+            if isinstance(notes := data.get("request_notes"), list)
+            else [],
         )
 
 

@@ -225,6 +225,16 @@ class CaptureConfig(_Model):
     backlog_megabytes: float = Field(default=64.0, gt=0)
 
 
+class ConversationConfig(_Model):
+    """``[conversation]``: the proxy's recent Responses answers, kept so that a client's
+    ``item_reference`` and ``previous_response_id`` resolve (``streamscope.conversation``;
+    in the shared database with ``[storage]``, else in memory). The oldest go first."""
+
+    max_answers: int = Field(default=2000, ge=1)
+    max_hours: float = Field(default=168.0, gt=0)
+    max_megabytes: float = Field(default=128.0, gt=0)
+
+
 class StorageConfig(_Model):
     """``[storage]``: where the pool's state and the flows live. No ``url``: SQLite files
     on this machine (the default). ``url = "postgresql://user:password@host:5432/db"``, or
@@ -276,6 +286,7 @@ class Config(_Model):
     pool: PoolConfig = Field(default_factory=PoolConfig)
     capture: CaptureConfig = Field(default_factory=CaptureConfig)
     storage: StorageConfig = Field(default_factory=StorageConfig)
+    conversation: ConversationConfig = Field(default_factory=ConversationConfig)
     tls: TlsConfig = Field(default_factory=TlsConfig)
     upstreams: list[UpstreamConfig] = Field(default_factory=list)
     aliases: dict[str, str] = Field(default_factory=dict)

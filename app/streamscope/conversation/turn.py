@@ -27,6 +27,7 @@ from streamscope.config import UpstreamConfig
 from streamscope.conversation.answers import JSON, Answer
 from streamscope.conversation.resolve import Note, Target, is_reference, resolve, wanted
 from streamscope.conversation.store import Conversations
+from streamscope.model.request import RequestNote
 from streamscope.wire import decode_all, jsontext
 
 log = logging.getLogger("streamscope.proxy")
@@ -208,4 +209,16 @@ class _Recorder:
             log.exception("conversation state: keeping answer %s failed", rid)
 
 
-__all__ = ["Turn", "begin_turn"]
+def turn_notes(notes: list[Note]) -> list[RequestNote]:
+    """Resolution's notes as the flow keeps them: an item left out (what went instead
+    says ``nothing: ...``) is dropped, anything else changed."""
+    out: list[RequestNote] = []
+    for fld, why, instead in notes:
+        if instead.startswith("nothing:"):
+            out.append(RequestNote(fld, "dropped", f"{why} ({instead[8:].strip()})"))
+        else:
+            out.append(RequestNote(fld, "changed", why, instead))
+    return out
+
+
+__all__ = ["Turn", "begin_turn", "turn_notes"]

@@ -286,13 +286,13 @@ class RequestNotes:
         """``part`` of another protocol left out of a ``target`` (a protocol's title)
         request."""
         where = part.path or f"a {part.label} block"
-        self.dropped(where, f"the {part.protocol} {part.label} block: {target} has no place for it")
+        self.dropped(where, f"a {part.label} block: {target} has no place for it")
 
     def foreign_reasoning(self, part: ThinkingPart, target: str) -> None:
         """Signed reasoning from another provider than ``target``'s, left out."""
         self.dropped(
             "reasoning",
-            f"reasoning signed by a {part.origin} provider cannot be checked by {target}: "
+            f"reasoning another provider signed ({part.origin}) cannot be checked by {target}: "
             "earlier turns' reasoning was left out",
         )
 

@@ -7,6 +7,7 @@ Endpoints and the protocol each speaks (its error envelope included):
     POST /v1/messages           anthropic
     POST /v1/responses          responses
     POST /api/v1/chat           lmstudio
+    POST /v1/messages/count_tokens  anthropic (the upstream's count, or an estimate; no flow)
     GET  /admin/pool, POST /admin/pool/{upstream}/{account}/enable|disable,
     GET|DELETE /admin/flows…, POST /admin/flows/import,
     GET|DELETE /admin/refusals                                              (admin.py)
@@ -46,6 +47,7 @@ from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
 from streamscope.codecs import Codec, get_codec
 from streamscope.config import AccountConfig, Config
+from streamscope.conversation.turn import begin_turn, turn_notes
 from streamscope.model import errors
 from streamscope.model.errors import ProxyError
 from streamscope.model.request import RequestError
@@ -54,8 +56,9 @@ from streamscope.proxy.admin import handle_admin
 from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_json
 from streamscope.proxy.attempts import Attempts
 from streamscope.proxy.core import Core
+from streamscope.proxy.count_tokens import count_tokens, named_model
 from streamscope.proxy.exchange import handle_exchange
-from streamscope.proxy.paths import HEALTH, MODELS, endpoint, endpoint_codec, miss
+from streamscope.proxy.paths import COUNT_TOKENS, HEALTH, MODELS, endpoint, endpoint_codec, miss
 from streamscope.proxy.plan import make_plan
 from streamscope.proxy.refusals import Reason, RefusalLog
 from streamscope.proxy.relay import Exchange, until_disconnect
@@ -386,20 +389,21 @@ class ProxyApp:
             return
         if method != "POST":
             raise Refused("method", codec, _not_allowed(method, raw_path, "POST"))
+        if path == COUNT_TOKENS:  # no flow: nothing is generated
+            await self._count_tokens(scope, receive, send, ex, codec)
+            return
         self._open_recorder(ex, codec.name)
-        limit = self.config.proxy.max_body_bytes
-        raw = await read_body(receive, limit, header(scope, b"content-length"))
-        try:
-            body = strictjson.loads(raw)  # also: lone surrogates, nesting too deep
-        except ValueError as exc:
-            error = errors.bad_request(f"the request body is not valid JSON ({exc})")
-            raise Refused("not-json", codec, error) from None
+        raw, body = await self._json_body(scope, receive, codec)
         if ex.recorder is not None:  # raw header pairs: decoded by the writer
             ex.recorder.request(
                 method, raw_path, scope["headers"], raw, scope.get("query_string", b"")
             )
+        ex.model = named_model(body)  # kept if the body is refused
+        # Responses conversation state: earlier answers' ids resolved for the route.
+        conversations = self.core.conversations
+        turn = await begin_turn(conversations, codec.name, body, self.router, self.upstreams)
         try:
-            request = codec.decode_request(body)
+            request = codec.decode_request(turn.decoded)
         except RequestError as exc:
             raise errors.bad_request(exc.message, exc.param) from None
         ex.model = request.model
@@ -409,7 +413,9 @@ class ProxyApp:
         ex.upstream = route.upstream.name
         attempts = Attempts(self.pool, self.upstreams[route.upstream.name], ex, self.redactor)
         proxy = self.config.proxy
-        plan = make_plan(scope, codec, body, request, route, attempts.upstream, proxy)
+        plan = make_plan(scope, codec, turn.body, request, route, attempts.upstream, proxy)
+        send = turn.recording(send, route.upstream.name, plan.passthrough)  # keeps the answer
+        ex.request_notes = [*turn_notes(turn.notes), *plan.notes]
         work = handle_exchange(send, ex, plan, request, attempts, proxy)
         if await until_disconnect(receive, work, lambda: ex.answered):
             ex.outcome = Outcome.CLIENT_CANCELLED
@@ -418,6 +424,24 @@ class ProxyApp:
                 if ex.status
                 else "the client went away before its answer began"
             )
+
+    async def _json_body(self, scope: Scope, receive: Receive, codec: Codec) -> tuple[bytes, Any]:
+        """The request's body and its JSON, within the size limit (else the refusals say
+        why)."""
+        limit = self.config.proxy.max_body_bytes
+        raw = await read_body(receive, limit, header(scope, b"content-length"))
+        try:
+            return raw, strictjson.loads(raw)  # also: lone surrogates, nesting too deep
+        except ValueError as exc:
+            error = errors.bad_request(f"the request body is not valid JSON ({exc})")
+            raise Refused("not-json", codec, error) from None
+
+    async def _count_tokens(
+        self, scope: Scope, receive: Receive, send: Send, ex: Exchange, codec: Codec
+    ) -> None:
+        _, body = await self._json_body(scope, receive, codec)
+        ex.model = named_model(body)
+        ex.upstream = await count_tokens(scope, body, self, send)
 
     async def _models(self, scope: Scope, send: Send) -> None:
         # Anthropic's SDK lists models with its version header; everyone else gets OpenAI's.
@@ -468,4 +492,5 @@ def _flow_info(exchange: Exchange) -> FlowInfo:
         attempts=list(exchange.attempts),  # Attempt objects: made JSON by the writer
         ttft_ms=exchange.ttft * 1000 if exchange.ttft is not None else None,
         tokens=exchange.tokens,
+        request_notes=list(exchange.request_notes),
     )

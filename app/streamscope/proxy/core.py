@@ -1,9 +1,10 @@
 """The state a proxy runs on and the window shows: :class:`Core`.
 
 It owns the stores: the account pool (and its SQLite file), the flow store (capture;
-None when capture is off), the refusal log, and the redactor every one of them masks
-with. With ``[storage] url``, the pool and the flows live in a PostgreSQL database
-shared with other replicas (``storage``), opened here. The proxy app
+None when capture is off), the refusal log, the recent Responses answers (conversation
+state), and the redactor every one of them masks with. With ``[storage] url``, the pool,
+the flows and the answers live in a PostgreSQL database shared with other replicas
+(``storage``), opened here. The proxy app
 (:class:`~streamscope.proxy.app.ProxyApp`) serves requests with a core; the window reads
 the core it was given, never through the app.
 """
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 from streamscope.analysis.view import summarize
 from streamscope.capture.store import FlowStore
 from streamscope.config import AccountConfig, Config, ConfigError
+from streamscope.conversation.store import Conversations, limits_for
 from streamscope.net.tls import trust
 from streamscope.pool.pool import AccountPool
 from streamscope.pool.store import PoolStore
@@ -77,6 +79,10 @@ class Core:
             else None
         )
         self.flow_limit = int(capture.max_flow_megabytes * MIB)  # one flow's bytes, at most
+        # Recent Responses answers, for item_reference and previous_response_id.
+        self.conversations = Conversations(
+            limits_for(self.config.conversation), self.redactor.same_length, self.database
+        )
         self.feed = EventFeed(self.pool, self.flows)  # /admin/events
 
     async def start(self, probe: Probe) -> None:
@@ -96,6 +102,7 @@ class Core:
         """The live feed's streams ended; the pool's state and what capture still holds,
         written; the files closed."""
         self.feed.close()
+        await self.conversations.aclose()
         await self.pool.close()
         if self.flows is not None:
             await asyncio.to_thread(self.flows.close)

@@ -2,11 +2,13 @@
 
 - The upstream request is the client's request translated through the canonical one
   (``decode_request`` of the client's protocol, ``encode_request`` of the upstream's).
-  In ``passthrough`` mode with the same protocol on both sides, the client's own body is
-  sent, only its ``model`` replaced.
-- Repair mode always streams from the upstream, also for a non-streaming client: the
-  answer is assembled and encoded as the client's non-streaming body, so both paths
-  share one implementation (and the relay's idle watchdog).
+  With the same protocol on both sides, the client's own body is sent, only its
+  ``model`` replaced (:mod:`~streamscope.proxy.plan`).
+- A translated request always streams from the upstream, also for a non-streaming
+  client: the answer is assembled and encoded as the client's non-streaming body, so
+  both paths share one implementation (and the relay's idle watchdog). A whole body
+  (asked for, or sent instead of a stream) is decoded and answered in the client's
+  protocol, or, in passthrough, relayed byte for byte.
 - The upstream is opened through :class:`~streamscope.proxy.attempts.Attempts`, the one
   account-retry loop. An upstream error the rules return to the client becomes the
   client protocol's error envelope with the upstream's status (passthrough: its bytes
@@ -206,7 +208,8 @@ async def _body_path(
         return
     await _body_as_answer(body, plan, request, send, started, redactor)
     exchange.outcome = Outcome.COMPLETE
-    exchange.outcome_detail = "the upstream sent a whole body for a stream request"
+    if plan.stream:
+        exchange.outcome_detail = "the upstream sent a whole body for a stream request"
 
 
 async def _stream_path(

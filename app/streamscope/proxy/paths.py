@@ -25,15 +25,21 @@ _DEFAULT = get_codec("openai-chat")
 def endpoint_codec(path: str | None) -> Codec:
     """The codec of the endpoint at a canonical path (:func:`endpoint`); OpenAI Chat's
     for any other (the models list, no endpoint): whose envelope an error there uses."""
+    if path == COUNT_TOKENS:
+        return get_codec("anthropic")
     return _CODECS.get(path or "", _DEFAULT)
 
 
 MODELS = "/v1/models"
+COUNT_TOKENS = "/v1/messages/count_tokens"
+"""Anthropic's token count (POST): :mod:`~streamscope.proxy.count_tokens`."""
+_OTHERS = (MODELS, COUNT_TOKENS)  # canonical paths that are no POST endpoint of a codec
 
 # What a client appends to its base URL, per endpoint: the path without its /v1 (no tail
 # is the end of another, so the order does not matter).
 _TAILS: list[tuple[str, str]] = [(path.removeprefix("/v1"), path) for path in ENDPOINTS]
 _TAILS.append(("/models", MODELS))
+_TAILS.insert(0, ("/messages/count_tokens", COUNT_TOKENS))  # (before /messages' tail)
 _SLASHES = re.compile(r"/{2,}")
 # Azure OpenAI's shapes: /openai/deployments/{deployment}/chat/completions (and under a
 # base URL ending in /v1, /v1/deployments/...), and its v1 API under /openai/v1/....
@@ -54,19 +60,20 @@ balancer's health check. Says nothing else."""
 
 
 def endpoint(path: str) -> str | None:
-    """The canonical path (a key of :data:`ENDPOINTS`, or :data:`MODELS`) that
-    ``path`` means: itself, the same without its ``/v1`` prefix, or Azure OpenAI's form
-    of it (``/openai/deployments/{name}/chat/completions``, ``/openai/v1/responses``:
-    the model is the body's, as Azure clients also send it there). None otherwise."""
+    """The canonical path (a key of :data:`ENDPOINTS`, :data:`MODELS` or
+    :data:`COUNT_TOKENS`) that ``path`` means: itself, the same without its ``/v1``
+    prefix, or Azure OpenAI's form of it (``/openai/deployments/{name}/chat/completions``,
+    ``/openai/v1/responses``: the model is the body's, as Azure clients also send it
+    there). None otherwise."""
     path = normalize(path)
-    if path in ENDPOINTS or path == MODELS:
+    if path in ENDPOINTS or path in _OTHERS:
         return path
     path = _AZURE_PREFIX.sub("", _AZURE_DEPLOYMENT.sub("", path, count=1), count=1)
-    if path in ENDPOINTS or path == MODELS:
+    if path in ENDPOINTS or path in _OTHERS:
         return path
     if not path.startswith(("/v1/", "/api/")):
         prefixed = "/v1" + path
-        if prefixed in ENDPOINTS or prefixed == MODELS:
+        if prefixed in ENDPOINTS or prefixed in _OTHERS:
             return prefixed
     return None
 
@@ -130,4 +137,13 @@ def miss(method: str, path: str) -> Miss:
     return Miss(protocol, f"{head}; did you mean {verb} {meant}? {why}", meant)
 
 
-__all__ = ["ENDPOINTS", "MODELS", "Miss", "endpoint", "endpoint_codec", "miss", "normalize"]
+__all__ = [
+    "COUNT_TOKENS",
+    "ENDPOINTS",
+    "MODELS",
+    "Miss",
+    "endpoint",
+    "endpoint_codec",
+    "miss",
+    "normalize",
+]

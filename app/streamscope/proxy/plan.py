@@ -6,12 +6,16 @@ router chose, the upstream and the proxy's settings. The exchange
 about protocols, modes or bodies.
 
 - The upstream is asked in its own protocol (the demo speaks the client's).
-- **passthrough** (only with the same protocol on both sides): the client's own body is
-  sent, its ``model`` replaced, streaming as the client asked.
-- **repair**: the canonical request is encoded in the upstream's protocol, always
-  streaming and with usage (Anthropic and Responses clients need counts even when an
-  OpenAI Chat client did not ask for them); a non-streaming client's answer is
-  assembled from the stream.
+- **The same protocol on both sides**, in either mode: the client's own body is sent, field
+  for field, only its ``model`` replaced, streaming as the client asked; a body its SDK
+  can build reaches the upstream as it was written, whatever the proxy knows of it.
+  The modes differ in the answer: passthrough relays the upstream's bytes, repair
+  re-encodes them.
+- **Another protocol** (repair): the canonical request is translated
+  (:func:`~streamscope.translation.request.translate_request`), always streaming and with
+  usage (Anthropic and Responses clients need counts even when an OpenAI Chat client did
+  not ask for them); a non-streaming client's answer is assembled from the stream. What
+  the translation changed or left out are the plan's ``notes``, kept with the flow.
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ from typing import Any
 
 from streamscope.codecs import Codec, EncodeOptions, get_codec
 from streamscope.config import ProxyConfig
-from streamscope.model.request import Request
+from streamscope.model.request import Request, RequestNote
 from streamscope.proxy.asgi import Scope, header
 from streamscope.proxy.routing import Route
 from streamscope.proxy.upstream import Upstream
+from streamscope.translation.request import translate_request
 
 JSON = dict[str, Any]
 
@@ -46,6 +51,7 @@ class Plan:
     commit_window: float  # the longest a stream's client waits before its stream starts
     read_limit: int  # the most of a whole upstream body read
     first_frame: float  # the first-byte budget
+    notes: tuple[RequestNote, ...] = ()  # what translating the request changed or dropped
 
     @property
     def mode(self) -> str:
@@ -62,12 +68,15 @@ def make_plan(
     proxy: ProxyConfig,
 ) -> Plan:
     target = get_codec(upstream.protocol_for(client.name, route.model))
-    passthrough = route.upstream.mode == "passthrough" and target.name == client.name
-    if passthrough:
+    same = target.name == client.name
+    passthrough = route.upstream.mode == "passthrough" and same
+    notes: tuple[RequestNote, ...] = ()
+    if same:
         upstream_body = {**body, "model": route.model}
     else:
         canonical = dataclasses.replace(request, model=route.model, stream=True, include_usage=True)
-        upstream_body = target.encode_request(canonical)
+        translated = translate_request(canonical, target)
+        upstream_body, notes = translated.body, translated.notes
     forward: dict[str, str] = {}
     if target.name == client.name:
         for name in client.forwarded_headers:
@@ -84,7 +93,7 @@ def make_plan(
         upstream=target,
         passthrough=passthrough,
         body=upstream_body,
-        stream=request.stream if passthrough else True,
+        stream=request.stream if same else True,
         options=EncodeOptions(
             include_usage=request.include_usage or client.requires_usage,
             model=request.model if request.model != route.model else None,
@@ -94,6 +103,7 @@ def make_plan(
         commit_window=window,
         read_limit=proxy.max_body_bytes * 4,
         first_frame=proxy.first_byte_timeout_seconds,
+        notes=notes,
     )
 
 

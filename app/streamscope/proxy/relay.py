@@ -46,6 +46,7 @@ from streamscope.capture.outcome import Outcome
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.config import ProxyConfig
 from streamscope.model.events import Error
+from streamscope.model.request import RequestNote
 from streamscope.pool.state import Attempt
 from streamscope.proxy.asgi import Receive, Send
 from streamscope.proxy.upstream import UpstreamResponse
@@ -82,6 +83,7 @@ class Exchange:
     mode: str | None = None  # repair | passthrough
     tokens: int | None = None  # output tokens, as the upstream's usage counted them
     recorder: FlowRecorder | None = None  # capture's hooks, when capture is on
+    request_notes: list[RequestNote] = field(default_factory=list)  # what translation did
 
     def line(self) -> str:
         ttft = f"{self.ttft * 1000:.0f}ms" if self.ttft is not None else "-"

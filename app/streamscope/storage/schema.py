@@ -15,6 +15,10 @@ an older replica must not write rows it does not understand.
   fingerprint (never the key), and how many times a switch-off took (``switch_offs``).
   ``pool_writers``: the number of the last batch each running pool pushed, so a batch
   whose commit was not acknowledged (an outage) is not added twice (``pool.shared``).
+- ``conversation_answers`` (step 2): the proxy's recent Responses answers, their items
+  by hash in ``conversation_blobs`` (with a count of the answers naming each), output
+  items by id in ``conversation_items``, and ``conversation_tally`` the totals
+  (``conversation.pg_rows``).
 """
 
 from __future__ import annotations
@@ -77,6 +81,39 @@ MIGRATIONS: list[tuple[int, str]] = [
             pushed   BIGINT NOT NULL,
             updated  DOUBLE PRECISION NOT NULL
         );
+        """,
+    ),
+    (  # the Responses conversation state (conversation.pg_rows)
+        2,
+        """
+        CREATE TABLE conversation_answers (
+            seq          BIGSERIAL UNIQUE,
+            id           TEXT PRIMARY KEY,
+            created      DOUBLE PRECISION NOT NULL,
+            upstream     TEXT NOT NULL,
+            passthrough  BOOLEAN NOT NULL,
+            replica      TEXT NOT NULL DEFAULT '',
+            input        TEXT[] NOT NULL,
+            output       TEXT[] NOT NULL
+        );
+        CREATE INDEX conversation_answers_created ON conversation_answers (created);
+        CREATE TABLE conversation_items (
+            id      TEXT PRIMARY KEY,
+            answer  TEXT NOT NULL REFERENCES conversation_answers (id) ON DELETE CASCADE,
+            at      INTEGER NOT NULL
+        );
+        CREATE INDEX conversation_items_answer ON conversation_items (answer);
+        CREATE TABLE conversation_blobs (
+            hash  TEXT PRIMARY KEY,
+            data  BYTEA NOT NULL,
+            refs  INTEGER NOT NULL
+        );
+        CREATE TABLE conversation_tally (
+            one      BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one),
+            answers  BIGINT NOT NULL,
+            bytes    BIGINT NOT NULL
+        );
+        INSERT INTO conversation_tally VALUES (TRUE, 0, 0);
         """,
     ),
 ]

@@ -58,7 +58,7 @@ TOOLS_KEY = "openai_chat_tools"  # tools of kinds with no canonical slot, by pat
 # Body fields read into canonical slots; everything else goes to extra.
 _KNOWN = VOCABULARY.mapped("request")
 PROTOCOL = "openai-chat"
-TITLE = "OpenAI Chat"
+TITLE = "OpenAI Chat Completions"
 
 
 # -- content --------------------------------------------------------------------------
