@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.model.request import RequestNote
 from tests.support import FIXTURES, load
 
 CHAT = load(FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse").frames
@@ -41,6 +42,13 @@ legs = st.builds(
     ended_ns=nanos,
     truncated=st.booleans(),
 )
+notes = st.builds(
+    RequestNote,
+    field=text,
+    action=st.sampled_from(["dropped", "changed"]),
+    why=text,
+    instead=st.none() | text,
+)
 requests = st.builds(
     RequestRecord,
     method=st.sampled_from(["POST", "GET"]),
@@ -68,6 +76,7 @@ flows = st.builds(
     duration_ns=nanos,
     imported=st.booleans(),
     capture_note=text,
+    request_notes=st.lists(notes, max_size=3),
 )
 
 
@@ -126,3 +135,26 @@ def test_a_sparse_object_reads_with_the_defaults() -> None:
     assert flow.upstream_request is None and flow.attempts == []
     assert flow.upstream == Leg() and flow.upstream.streamed
     assert flow.client.frames == [CapturedFrame(b"x", 0, ())]
+    assert flow.request_notes == []
+
+
+def test_request_notes_read_back_tolerantly() -> None:
+    # A note of the wrong shape (an edited file, another tool) is left out, never fatal.
+    kept = {"field": "container", "action": "dropped", "why": "no place", "instead": None}
+    data = {
+        "id": "f",
+        "request_notes": [
+            kept,
+            {"field": "x", "action": "removed", "why": "an action no note has"},
+            {"field": 3, "action": "dropped", "why": "a field that is no name"},
+            {"field": "t", "action": "changed", "why": "w", "instead": 5},  # instead: none
+            "a note as a string",
+        ],
+    }
+    flow = Flow.from_json(data)
+    assert flow.request_notes == [
+        RequestNote("container", "dropped", "no place"),
+        RequestNote("t", "changed", "w", None),
+    ]
+    assert flow.to_json()["request_notes"][0] == kept
+    assert Flow.from_json({"id": "f", "request_notes": {"not": "a list"}}).request_notes == []

@@ -24,6 +24,7 @@ import pytest
 from streamscope.analysis.timing import leg_timing
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har, to_har
+from streamscope.model.request import RequestNote
 from tests.support import FIXTURES, load
 
 MS = 1_000_000
@@ -251,6 +252,10 @@ def translated_flow() -> Flow:
         upstream=upstream,
         client=client,
         duration_ns=130 * MS + 1,
+        request_notes=[
+            RequestNote("tools[0]", "dropped", "a server tool: OpenAI Chat has no place for it"),
+            RequestNote("thinking", "changed", "adaptive thinking", "reasoning_effort: medium"),
+        ],
     )
 
 
@@ -411,6 +416,8 @@ def test_a_client_entry_says_what_the_client_saw() -> None:
     )
     assert [f["size"] for f in ext["frames"]] == [len(f.raw) for f in flow.client.frames]
     assert ext["frames"][0] == {"t_ns": 20 * MS, "t_ms": 20.0, "size": 13, "sources": []}
+    assert ext["request_notes"] == [note.to_json() for note in flow.request_notes]
+    assert "request_notes" not in upstream[EXTENSION]  # the flow's, said once
     # The upstream exchange starts when its request went out.
     assert upstream["request"]["url"] == "https://api.example.com/v1/chat/completions"
     assert upstream["timings"] == {"send": 0.0, "wait": 38.0, "receive": 80.0}
@@ -469,6 +476,14 @@ def test_an_upstream_entry_alone_still_imports() -> None:
         (f.raw, f.t_ns) for f in flow.upstream.frames
     ]
     assert back.started == pytest.approx(flow.started + 0.002, abs=1e-3)
+
+
+def test_request_notes_of_the_wrong_shape_import_as_none() -> None:
+    har = json.loads(json.dumps(to_har([translated_flow()])))
+    har["log"]["entries"][0][EXTENSION]["request_notes"] = [{"field": "x"}, 7, None]
+    assert from_har(har)[0].request_notes == []
+    har["log"]["entries"][0][EXTENSION]["request_notes"] = "not a list"
+    assert from_har(har)[0].request_notes == []
 
 
 def test_odd_foreign_entries_import_as_empty_flows() -> None:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from streamscope.capture.info import FlowInfo
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.summary import AttemptBrief, FlowSummary, LintCounts
+from streamscope.model.request import RequestNote
 from streamscope.pool.state import Attempt
 from streamscope.redact import Redactor
 
@@ -103,7 +104,22 @@ _attempts = st.lists(
         verdict=_text,
         lint=st.none() | st.builds(LintCounts, st.integers(0, 99), st.integers(0, 99)),
         tokens_estimated=st.booleans(),
+        request_changes=st.integers(0, 999),
     )
 )
 def test_json_keeps_every_field(summary: FlowSummary) -> None:
     assert FlowSummary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
+
+
+def test_the_summary_counts_what_translation_dropped_or_changed() -> None:
+    notes = [
+        RequestNote("tools[0]", "dropped", "a server tool: no place for it"),
+        RequestNote("thinking", "changed", "adaptive", "reasoning_effort: medium"),
+    ]
+    assert _captured(FlowInfo(request_notes=notes)).request_changes == 2
+    assert _captured(FlowInfo()).request_changes == 0
+    # Read back tolerantly: what an older version stored has none, a wrong type is none.
+    assert FlowSummary.from_json({"id": "f"}).request_changes == 0
+    assert FlowSummary.from_json({"id": "f", "request_changes": "3"}).request_changes == 0
+    assert FlowSummary.from_json({"id": "f", "request_changes": -2}).request_changes == 0
+    assert FlowSummary.from_json({"id": "f", "request_changes": 4}).request_changes == 4

@@ -4,6 +4,8 @@
       request        the client's request: method, path, headers (secrets masked), body
       upstream_request  what the proxy sent upstream: URL, headers (masked), body
       attempts       one per account tried (which rule fired on which account)
+      request_notes  what translating the request for the upstream changed or dropped
+                     (a field, why, what went instead; masked as captured)
       upstream       Leg: the upstream's answer — status, headers, every frame's exact
                      bytes and arrival time (or a whole body)
       client         Leg: what the client got — every frame as written and its send
@@ -19,6 +21,8 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass, field
 from typing import Any
+
+from streamscope.model.request import RequestNote
 
 JSON = dict[str, Any]
 Headers = list[tuple[str, str]]
@@ -84,6 +88,7 @@ class Flow:
     duration_ns: int | None = None
     imported: bool = False  # read from a file (HAR, .sse), not captured by this proxy
     capture_note: str = ""  # what the capture did not keep of it, and why
+    request_notes: list[RequestNote] = field(default_factory=list)  # what translation did
 
     # -- JSON (storage, the admin API, import) --------------------------------------------
 
@@ -106,6 +111,7 @@ class Flow:
                 _request_json(self.upstream_request) if self.upstream_request else None
             ),
             "attempts": self.attempts,
+            "request_notes": [note.to_json() for note in self.request_notes],
             "legs": {"upstream": _leg_json(self.upstream), "client": _leg_json(self.client)},
         }
 
@@ -132,7 +138,16 @@ class Flow:
             upstream=_leg_from(legs.get("upstream") or {}),
             client=_leg_from(legs.get("client") or {}),
             imported=bool(data.get("imported")),
+            request_notes=read_notes(data.get("request_notes")),
         )
+
+
+def read_notes(data: Any) -> list[RequestNote]:
+    """Request notes read back from JSON (a list of note objects), tolerantly: what is
+    not a note is left out, and anything but a list is none."""
+    if not isinstance(data, list):
+        return []
+    return [note for note in map(RequestNote.from_json, data) if note is not None]
 
 
 def _b64(data: bytes) -> str:
@@ -190,4 +205,4 @@ def _leg_from(d: JSON) -> Leg:
     )
 
 
-__all__ = ["CapturedFrame", "Flow", "Headers", "Leg", "RequestRecord"]
+__all__ = ["CapturedFrame", "Flow", "Headers", "Leg", "RequestRecord", "read_notes"]

@@ -31,6 +31,9 @@ What HAR has no field for is in a custom field (HAR allows names starting with `
                  "account": …, "mode": …, "outcome": …, "outcome_detail": …, "capture_note": …,
                  "duration_ns": …},  # client entry only
         "attempts": [...],              # client entry only
+        "request_notes": [{"field": …, "action": "dropped" | "changed", "why": …,
+                           "instead": … | None}, …],  # client entry only: what
+                                        # translating the request changed or dropped
     }
 
 A frame's bytes are the next ``size`` bytes of ``content.text``: ``from_har`` rebuilds
@@ -136,6 +139,7 @@ def _entry(flow: Flow, which: str) -> JSON:
         # named as Flow.to_json names them, so that Flow.from_json reads them back
         ext["flow"] = {k: getattr(flow, k) for k in _FLOW_FIELDS} | {"upstream": flow.upstream_name}
         ext["attempts"] = flow.attempts
+        ext["request_notes"] = [note.to_json() for note in flow.request_notes]
     else:
         ext["request_recorded"] = flow.upstream_request is not None
     return {
@@ -261,8 +265,14 @@ def _our_flow(flow_id: str, legs: dict[str, tuple[JSON, JSON]]) -> Flow:
     meta = dict(meta) if isinstance(meta, dict) else {}
     if "started" not in meta:
         meta["started"] = _started(next(iter(legs.values()))[0])
+    told = client[1] if client else {}  # the client entry's extension
     flow = Flow.from_json(
-        {**meta, "id": flow_id, "attempts": client[1].get("attempts") if client else None}
+        {
+            **meta,
+            "id": flow_id,
+            "attempts": told.get("attempts"),
+            "request_notes": told.get("request_notes"),
+        }
     )
     if client is not None:
         flow.request = _request(client[0].get("request"), client[1].get("url"))

@@ -16,7 +16,14 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamscope.capture.flow import CapturedFrame, Flow, Headers, Leg, RequestRecord
+from streamscope.capture.flow import (
+    CapturedFrame,
+    Flow,
+    Headers,
+    Leg,
+    RequestRecord,
+    read_notes,
+)
 from streamscope.capture.info import FlowInfo
 from streamscope.wire import SSEDecoder
 
@@ -216,6 +223,7 @@ def to_flow(raw: RawFlow) -> Flow:
         client=client,
         duration_ns=raw.duration_ns,
         imported=info.imported,
+        request_notes=read_notes(info.notes_json()),
     )
 
 
@@ -309,6 +317,7 @@ def from_flow(flow: Flow, *, imported: bool = False) -> RawFlow:
         capture_note=flow.capture_note,
         attempts=list(flow.attempts),
         imported=imported or flow.imported,
+        request_notes=[note.to_json() for note in flow.request_notes],
     )
     upstream_request = flow.upstream_request
     return RawFlow(

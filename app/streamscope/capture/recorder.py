@@ -37,6 +37,7 @@ from streamscope.config import mask
 from streamscope.redact import Redactor
 from streamscope.wire.frame import Frame
 
+JSON = dict[str, Any]
 _RAW = attrgetter("raw")
 _ARRIVAL = attrgetter("arrival_ns")
 CHECK_EVERY = 1024  # relay batches between two runs of the memory guard
@@ -81,6 +82,17 @@ def mask_query(url: str) -> str:
     return f"{path}?{'&'.join(parts)}"
 
 
+def mask_notes(notes: list[Any], redactor: Redactor) -> list[JSON]:
+    """Request notes (JSON objects, ``FlowInfo.notes_json``) with every text masked: a
+    note quotes what the client sent (a field's or a tool's name), which may hold a
+    secret as any stored text may."""
+    return [
+        {key: redactor.text(value) if isinstance(value, str) else value for key, value in n.items()}
+        for n in notes
+        if isinstance(n, dict)
+    ]
+
+
 def mask_flow(raw: RawFlow, redactor: Redactor) -> None:
     """Mask secrets in a flow that comes from a file as :meth:`FlowRecorder.build` masks
     captured ones (a HAR of browser devtools has its ``Authorization`` headers in clear)."""
@@ -93,6 +105,7 @@ def mask_flow(raw: RawFlow, redactor: Redactor) -> None:
     for leg in (raw.upstream, raw.client):
         leg.headers = mask_headers(leg.headers, redactor)
         leg.data = red(leg.data)
+    raw.info.request_notes = mask_notes(raw.info.notes_json(), redactor)
 
 
 class FlowRecorder:
@@ -345,6 +358,7 @@ class FlowRecorder:
             info,
             attempts=info.attempts_json(),
             capture_note=self.shed_reason or info.capture_note,
+            request_notes=mask_notes(info.notes_json(), redactor),
         )
         return RawFlow(
             id=self.flow_id,
@@ -374,4 +388,4 @@ def _text_pairs(headers: list[Any]) -> list[tuple[str, str]]:
     ]
 
 
-__all__ = ["FlowRecorder", "mask_flow", "mask_headers", "mask_query"]
+__all__ = ["FlowRecorder", "mask_flow", "mask_headers", "mask_notes", "mask_query"]

@@ -77,6 +77,9 @@ class FlowSummary:
     lint: LintCounts | None = None
     tokens_estimated: bool = False
     replica: str | None = None  # the serve that captured it, when replicas share a store
+    # How many fields translating the request dropped or changed (the flow's notes say
+    # which): a list marks such flows without reading each one.
+    request_changes: int = 0
 
     @classmethod
     def of_flow(cls, raw: RawFlow) -> FlowSummary:
@@ -99,6 +102,7 @@ class FlowSummary:
             path=raw.request.url,
             attempts=_attempts(info.attempts_json()),
             imported=info.imported,
+            request_changes=len(info.notes_json()),
         )
 
     @property
@@ -159,6 +163,7 @@ class FlowSummary:
             lint=counts,
             tokens_estimated=bool(data.get("tokens_estimated")),
             replica=text_or_none(data.get("replica")),
+            request_changes=max(0, int_or_none(data.get("request_changes")) or 0),
         )
 
 

@@ -2,7 +2,8 @@
 
 Without a sub-command it opens the window (with the proxy inside); ``serve`` runs the
 proxy headless; ``translate``, ``lint`` (:mod:`.lint`; a ``.har`` file lints each entry's
-response) and ``probe`` (:mod:`.probe`) work on streams; ``doctor`` (:mod:`.doctor`)
+response) and ``probe`` (:mod:`.probe`) work on streams (``translate --request``, on a
+request body: :mod:`.translate_request`); ``doctor`` (:mod:`.doctor`)
 checks the config, the port, the upstreams and (opt-in) each account, and says what to
 fix; ``clients`` (:mod:`.clients`) installs, lists and runs the real clients. Every failure the
 user can cause (a missing file, a stream of an unknown protocol) ends with a one-line
@@ -23,6 +24,7 @@ from streamscope.cli import clients as realclients_cli
 from streamscope.cli import doctor as doctor_cli
 from streamscope.cli import lint as lint_cli
 from streamscope.cli import probe as probe_cli
+from streamscope.cli import translate_request as request_cli
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.findings import Finding
 from streamscope.wire import FrameTooLarge
@@ -63,11 +65,14 @@ def _parser() -> argparse.ArgumentParser:
 
     tr = sub.add_parser(
         "translate",
-        help="rewrite a recorded stream in another protocol",
+        help="rewrite a recorded stream (or, with --request, a request) in another protocol",
         description=(
             "Read a recorded stream (raw SSE, or one JSON payload per line) and write the "
             "same stream in the target protocol to stdout. Findings about the input "
-            "(what a strict client would trip over) go to stderr."
+            "(what a strict client would trip over) go to stderr. With --request, read a "
+            "request body (JSON) and write the body the proxy sends to an upstream of the "
+            "target protocol; what the translation dropped or changed goes to stderr, one "
+            "line each."
         ),
     )
     tr.add_argument("--to", required=True, choices=list(PROTOCOLS), help="target protocol")
@@ -83,8 +88,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="write the assembled non-streaming response body (JSON) instead of a stream",
     )
-    tr.add_argument("-q", "--quiet", action="store_true", help="do not print findings")
-    tr.add_argument("file", help="the recording ('-' for stdin)")
+    tr.add_argument(
+        "--request",
+        action="store_true",
+        help="FILE is a request body: write it as the proxy sends it upstream, with what "
+        "the translation dropped or changed on stderr",
+    )
+    tr.add_argument("-q", "--quiet", action="store_true", help="do not print findings or notes")
+    tr.add_argument("file", help="the recording, or the request body ('-' for stdin)")
     lint_cli.add_parser(sub)
     realclients_cli.add_parser(sub)
     probe_cli.add_parser(sub)
@@ -299,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "translate":
-            return _translate(args)
+            return request_cli.run(args) if args.request else _translate(args)
         if args.command == "lint" and args.clients:
             args.only, args.timeout = None, 30.0
             return realclients_cli.run_file(args)

@@ -1,9 +1,11 @@
 """One captured flow, opened from the traffic view: both legs side by side.
 
-Top: a header line (method, path, client protocol → upstream, account, status, TTFT,
-duration, verdict) and the buttons; then the attempts (which rule fired on which
-account) beside the inbound request and the request sent upstream (headers masked as
-captured, bodies as pretty JSON); below, the client leg (left) and the upstream leg
+Top: a header line (:mod:`~streamscope.gui.flow_header`: method, path, client protocol
+→ upstream, account, status, TTFT, duration, verdict, what translating the request
+dropped or changed) and the buttons, with those request notes under it, one a line;
+then the attempts (which rule fired on which account) beside the inbound request and the
+request sent upstream (headers masked as captured, bodies as pretty JSON); below, the
+client leg (left; its Lint tab also lists the request notes) and the upstream leg
 (right), each a :class:`~streamscope.gui.leg_view.LegView` fed by
 :func:`~streamscope.client.replay_session` of the captured leg — the same frames,
 answer, tool-call, timing and lint panels as the client pane. A leg that is missing (the
@@ -29,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -59,9 +61,11 @@ from streamscope.capture.summary import FlowSummary
 from streamscope.client import replay_session
 from streamscope.client.analysis import Analyser
 from streamscope.codecs import PROTOCOLS
+from streamscope.gui.flow_header import RequestNotesLabel, header_text
 from streamscope.gui.leg_view import LegView, monospace
 from streamscope.gui.models.common import clock_text
 from streamscope.gui.real_clients import RealClientsPanel, RunButton
+from streamscope.model.request import RequestNote
 from streamscope.private import write_private
 
 log = logging.getLogger("streamscope.gui")
@@ -82,38 +86,6 @@ def missing_reason(leg: Leg, which: str) -> str | None:
         size = len(leg.raw())
         return f"The {which} leg's protocol is unknown ({size} bytes, status {leg.status})."
     return None
-
-
-def header_text(flow: Flow, summary: FlowSummary) -> str:
-    """The flow in one line: request, route, outcome, timing, verdict."""
-    request = flow.request
-    upstream = flow.upstream_name or "no upstream"
-    if flow.upstream.protocol:
-        upstream += f" ({flow.upstream.protocol})"
-    route = f"{flow.client_protocol or '?'} → {upstream}"
-    if flow.mode:
-        route += f" [{flow.mode}]"
-    status = flow.client.status
-    parts = [
-        f"{request.method} {request.url}" if request.url else "(no request recorded)",
-        route,
-        f"account {flow.account or '—'}",
-        f"status {status if status is not None else 'none'}",
-    ]
-    if flow.outcome and flow.outcome not in ("done", "complete"):
-        parts[-1] += f" ({flow.outcome})"
-    ttft = summary.ttft_ms
-    parts.append(f"TTFT {ttft:,.0f} ms" if isinstance(ttft, int | float) else "TTFT —")
-    duration = flow.duration_ns
-    parts.append(f"{duration / 1e6:,.0f} ms" if duration is not None else "duration —")
-    parts.append(f"verdict: {summary.verdict or 'not linted'}")
-    if summary.replica:
-        parts.append(f"served by {summary.replica}")
-    if flow.capture_note:
-        parts.append(f"capture {flow.capture_note}")
-    elif flow.client.truncated or flow.upstream.truncated:
-        parts.append("truncated capture")
-    return "  ·  ".join(parts)
 
 
 def request_text(record: RequestRecord | None) -> str:
@@ -210,12 +182,20 @@ class LegPane(QStackedWidget):
     def is_empty(self) -> bool:
         return self.currentWidget() is self.empty
 
-    async def replay(self, leg: Leg, body: JSON | None, analyser: Analyser | None = None) -> None:
+    async def replay(
+        self,
+        leg: Leg,
+        body: JSON | None,
+        analyser: Analyser | None = None,
+        notes: Sequence[RequestNote] = (),
+    ) -> None:
         """Show the captured leg, replayed through a client session (its timing and
-        lint read by ``analyser``; in a worker thread when None)."""
+        lint read by ``analyser``; in a worker thread when None), with ``notes`` (what
+        translating the request did) listed with its lint findings."""
         self.setCurrentWidget(self.view)
         session = replay_session(leg, self.view.callbacks(), request_body=body, analyser=analyser)
         self.view.begin(session)
+        self.view.show_request_notes(notes)
         self.view.finish(await session.run())
 
 
@@ -278,6 +258,7 @@ class FlowDetail(QWidget):
         for button in self._buttons:
             bar.addWidget(button)
         bar.addWidget(self.run_clients_button)
+        self.notes = RequestNotesLabel()  # what translating the request dropped or changed
         self.attempts = QTableWidget(0, 7)
         self.attempts.setHorizontalHeaderLabels(
             ["#", "Account", "Class (rule)", "Action", "Status", "When", "Message"]
@@ -306,6 +287,7 @@ class FlowDetail(QWidget):
         body.setSizes([220, 640])
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
+        layout.addWidget(self.notes)
         layout.addWidget(body, 1)
         self.export_har_button.clicked.connect(
             lambda: self._ask_path("Export HAR", f"{flow_id}.har", "HAR (*.har)", self.export_har)
@@ -366,6 +348,7 @@ class FlowDetail(QWidget):
     async def show_flow(self, flow: Flow, summary: FlowSummary | None = None) -> None:
         self.flow, self.summary = flow, summary or FlowSummary(self.flow_id)
         self.header.setText(header_text(flow, self.summary))
+        self.notes.show_notes(flow.request_notes)
         rows = attempt_rows(flow)
         self.attempts.setRowCount(len(rows))
         for r, cells in enumerate(rows):
@@ -391,11 +374,12 @@ class FlowDetail(QWidget):
         replays = []
         for which, leg, pane, record, export in legs:
             export.setEnabled(leg.status is not None or bool(leg.frames) or leg.body is not None)
+            notes = flow.request_notes if which == "client" else []  # the flow's findings
             reason = missing_reason(leg, which)
             if reason is not None:
                 pane.show_empty(reason)
             else:
-                replays.append(pane.replay(leg, request_body(record), self.analyser))
+                replays.append(pane.replay(leg, request_body(record), self.analyser, notes))
         self.replay_button.setEnabled(missing_reason(flow.client, "client") is None)
         self.run_clients_button.set_legs(flow.client, flow.upstream)
         await asyncio.gather(*replays)

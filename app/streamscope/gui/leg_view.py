@@ -4,7 +4,8 @@ Left, the frames as they arrive (a batched table; the selected frame's exact byt
 its JSON below). Right, tabs: the assembled answer (reasoning, collapsible; text;
 refusal), the tool calls as they are reassembled (:mod:`streamscope.gui.tool_tree`), the
 timing (figures and a chart) and the lint findings; the verdict sits above the tabs,
-where it is seen.
+where it is seen. A captured flow's client leg lists its request notes (what translating
+the request dropped or changed) with the lint findings, as findings of their own kind.
 
 Selecting a frame highlights the characters it wrote in the answer; clicking in the
 answer selects the frame that wrote the character under the cursor; clicking a finding
@@ -17,6 +18,7 @@ added, never rebuilt per frame.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat, QTextCursor
@@ -45,6 +47,7 @@ from streamscope.gui.timing_chart import TimingChart
 from streamscope.gui.tool_tree import ToolCallTree
 from streamscope.gui.widgets import ElideMiddleDelegate, tool_calls_note
 from streamscope.lint.report import LintReport
+from streamscope.model.request import RequestNote
 from streamscope.wire.frame import Frame
 
 FrameItem = tuple[int, float, Frame]
@@ -138,6 +141,7 @@ class LegView(QWidget):
         self._shown: dict[Part, int] = {}
         self._changed_tools: dict[Key, None] = {}
         self._selecting = False
+        self._broken = False  # the lint shown breaks a client
         self._connect_signals()
         self.clear()
 
@@ -294,6 +298,8 @@ class LegView(QWidget):
         self.error.setText("")
         self.error.setVisible(False)
         self.verdict.setText("")
+        self._broken = False
+        self._title_lint()
         self.chart.set_series(None)
         self._show_parts_visibility()
         self._note_tools()
@@ -328,10 +334,23 @@ class LegView(QWidget):
         quiet = report.note() or "No client is known to break on it."
         self.verdict.setText("\n".join(broken) if broken else quiet)
         self.verdict.setStyleSheet("color: #d04040; font-weight: bold" if broken else "")
-        if broken:
-            self.tabs.setTabText(3, f"Lint ({self.findings_model.rowCount()})")
-        else:
-            self.tabs.setTabText(3, "Lint")
+        self._broken = bool(broken)
+        self._title_lint()
+
+    def show_request_notes(self, notes: Sequence[RequestNote]) -> None:
+        """List what translating the request dropped or changed with the lint findings
+        (after them; each a finding of its own kind, never an error)."""
+        self.findings_model.set_request_notes(notes)
+        self._title_lint()
+
+    def _title_lint(self) -> None:
+        """``Lint``, with the findings' count when a client breaks and the request notes'
+        when there are any: ``Lint (4)``, ``Lint (3 request)``, ``Lint (4, 3 request)``."""
+        notes = len(self.findings_model.notes)
+        counts = [str(self.findings_model.rowCount() - notes)] if self._broken else []
+        if notes:
+            counts.append(f"{notes} request")
+        self.tabs.setTabText(3, f"Lint ({', '.join(counts)})" if counts else "Lint")
 
     def stop(self) -> None:
         self.batcher.stop()

@@ -5,10 +5,17 @@ Everything shown comes from the core's :class:`~streamscope.lint.report.LintRepo
 the model only lays it out. :meth:`FindingsModel.frame_of` tells the window which frame
 to select when a finding is picked, and :func:`frame_severities` gives the frame table
 its lint markers (the worst severity per frame).
+
+A flow's request notes (what translating the request for the upstream dropped or
+changed: :class:`~streamscope.model.request.RequestNote`) are listed after the findings
+as findings of their own kind: rule ``request: dropped`` or ``request: changed``, frame
+``request``, a warning when something was dropped and info when it was changed. They are
+no error of the stream's form, never an error, and mark no frame.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject
@@ -30,6 +37,19 @@ from streamscope.gui.models.common import (
 )
 from streamscope.lint.profiles import PROFILES
 from streamscope.lint.report import LintFinding, LintReport
+from streamscope.model.request import RequestNote
+
+REQUEST_FRAME = "request"  # the Frame cell of a request note: it is about no frame
+REQUEST_FIX = "A route to an upstream of the client's own protocol sends the body as written."
+REQUEST_EXPLANATION = (
+    "What translating the client's request for the upstream's protocol did to a field the "
+    "client sent: not a fault of the stream, and no client breaks on it."
+)
+
+
+def note_severity(note: RequestNote) -> Severity:
+    """A dropped field is a warning (the upstream never saw it), a changed one info."""
+    return "warning" if note.action == "dropped" else "info"
 
 
 def frame_severities(report: LintReport | None) -> dict[int, Severity]:
@@ -53,48 +73,75 @@ def breaks_text(finding: LintFinding) -> str:
 
 
 class FindingsModel(ColumnsModel):
-    """Columns: severity, rule, frame, message, breaks, fix."""
+    """Columns: severity, rule, frame, message, breaks, fix. The report's findings, then
+    the request notes (see the module docstring)."""
 
     COLUMNS = ("Severity", "Rule", "Frame", "Message", "Breaks", "Fix")
     SEVERITY, RULE, FRAME, MESSAGE, BREAKS, FIX = range(6)
 
-    FindingRole = USER + 1  # the LintFinding
+    FindingRole = USER + 1  # the LintFinding (None on a request note's row)
     FrameRole = USER + 2  # the frame index, or None for the stream as a whole
+    NoteRole = USER + 3  # the RequestNote (None on a finding's row)
 
     def __init__(self, report: LintReport | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.report: LintReport | None = None
         self._findings: list[LintFinding] = []
+        self._notes: list[RequestNote] = []
         if report is not None:
             self.set_report(report)
 
     def set_report(self, report: LintReport | None) -> None:
-        """Show ``report``'s findings (None: none), in the report's order."""
+        """Show ``report``'s findings (None: none), in the report's order; the request
+        notes stay."""
         self.beginResetModel()
         self.report = report
         self._findings = list(report.findings) if report is not None else []
         self.endResetModel()
 
+    def set_request_notes(self, notes: Sequence[RequestNote]) -> None:
+        """List ``notes`` after the findings (replacing those listed before)."""
+        self.beginResetModel()
+        self._notes = list(notes)
+        self.endResetModel()
+
     def clear(self) -> None:
-        self.set_report(None)
+        """No findings and no notes."""
+        self.beginResetModel()
+        self.report, self._findings, self._notes = None, [], []
+        self.endResetModel()
+
+    @property
+    def notes(self) -> list[RequestNote]:
+        return list(self._notes)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._findings)
+        return 0 if parent.isValid() else len(self._findings) + len(self._notes)
 
     def finding_at(self, row: int) -> LintFinding:
+        """The lint finding at ``row`` (IndexError on a request note's row)."""
         return self._findings[row]
 
+    def note_at(self, row: int) -> RequestNote | None:
+        """The request note at ``row`` (None: a lint finding's row)."""
+        at = row - len(self._findings)
+        return self._notes[at] if at >= 0 else None
+
     def frame_of(self, row: int) -> int | None:
-        """The frame the finding at ``row`` is about (None: the stream as a whole)."""
-        return self._findings[row].frame
+        """The frame the finding at ``row`` is about (None: the stream as a whole, or a
+        request note)."""
+        return self._findings[row].frame if row < len(self._findings) else None
 
     def rows_at_frame(self, frame: int) -> list[int]:
         """The rows of the findings about ``frame`` (select them when a frame is picked)."""
         return [row for row, f in enumerate(self._findings) if f.frame == frame]
 
     def data(self, index: Index, role: int = DISPLAY) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._findings):
+        if not index.isValid() or not 0 <= index.row() < self.rowCount():
             return None
+        note = self.note_at(index.row())
+        if note is not None:
+            return self._note_data(note, index.column(), role)
         finding = self._findings[index.row()]
         column = index.column()
         if role == DISPLAY:
@@ -125,6 +172,45 @@ class FindingsModel(ColumnsModel):
             return finding.frame
         return None
 
+    def _note_data(self, note: RequestNote, column: int, role: int) -> Any:
+        severity = note_severity(note)
+        if role == DISPLAY:
+            return self._note_text(column, note)
+        if role == TOOLTIP:
+            if column == self.MESSAGE:
+                return f"{note.line}\n\n{REQUEST_EXPLANATION}"
+            if column == self.RULE:
+                return REQUEST_EXPLANATION
+            if column == self.FIX:
+                return REQUEST_FIX
+            return None
+        if role == FOREGROUND and column == self.SEVERITY:
+            return SEVERITY_FOREGROUND.get(severity)
+        if role == ALIGNMENT and column == self.FRAME:
+            return RIGHT
+        if role == SORT_ROLE:
+            if column == self.SEVERITY:
+                return SEVERITY_ORDER[severity]
+            if column == self.FRAME:
+                return -2  # before the stream's own findings: the request came first
+            return self._note_text(column, note)
+        if role == self.NoteRole:
+            return note
+        return None
+
+    def _note_text(self, column: int, note: RequestNote) -> str:
+        if column == self.SEVERITY:
+            return note_severity(note)
+        if column == self.RULE:
+            return f"request: {note.action}"
+        if column == self.FRAME:
+            return REQUEST_FRAME
+        if column == self.MESSAGE:
+            return note.line
+        if column == self.FIX:
+            return REQUEST_FIX
+        return ""
+
     def _text(self, column: int, finding: LintFinding) -> str:
         if column == self.SEVERITY:
             return finding.severity
@@ -141,4 +227,4 @@ class FindingsModel(ColumnsModel):
         return ""
 
 
-__all__ = ["FindingsModel", "breaks_text", "frame_severities"]
+__all__ = ["FindingsModel", "breaks_text", "frame_severities", "note_severity"]

@@ -16,6 +16,8 @@ Each row says its outcome: the status, and for a failure the error in short
 (:func:`status_text`: ``503 no_account_available``, ``429 from upstream``), and which rule
 fired on which account (:func:`attempts_text`: ``exhausted: exhausted 429 → healthy:
 ok``), from the summary's brief attempts.
+A flow whose request lost or changed fields in translation says so beside its upstream
+(:func:`upstream_cell`: ``chat ✎3``; the flow's header lists them).
 
 :class:`FlowsFilter` narrows the list by free text (model, upstream, account, verdict,
 the outcome and the attempts as shown) and by status class.
@@ -106,6 +108,27 @@ def verdict_cell(verdict: Any) -> str:
             who = lead.removeprefix(prefix).removesuffix(", but not cleanly")
             return f"{mark} {word}{who}"
     return f"{WARN_MARK} {lead}"
+
+
+EDIT_MARK = "✎"
+
+
+def upstream_cell(summary: FlowSummary) -> str:
+    """The Upstream cell: its name, and ``✎3`` when translating the request for it
+    dropped or changed 3 fields."""
+    name = summary.upstream or ""
+    return f"{name} {EDIT_MARK}{summary.request_changes}" if summary.request_changes else name
+
+
+def upstream_tooltip(summary: FlowSummary) -> str | None:
+    n = summary.request_changes
+    if not n:
+        return None
+    fields = "a field" if n == 1 else f"{n} fields"
+    return (
+        f"{summary.upstream or 'The upstream'}: translating the request for it dropped or "
+        f"changed {fields} the client sent (open the flow: its header lists them)"
+    )
 
 
 def _attempt_text(attempt: AttemptBrief) -> str:
@@ -338,11 +361,15 @@ class FlowsModel(ColumnsModel):
                 return value or "not linted yet"
             if column == self.MODEL:
                 return value or None  # the full name (the cell is elided)
+            if column == self.UPSTREAM:
+                return upstream_tooltip(summary)
             return None
         if role == FOREGROUND:
             if column == self.STATUS and status_class(summary) == "errors":
                 return ERROR_FOREGROUND
             if column == self.ATTEMPTS and _retried(value):
+                return SEVERITY_FOREGROUND["warning"]
+            if column == self.UPSTREAM and summary.request_changes:
                 return SEVERITY_FOREGROUND["warning"]
             if column == self.VERDICT and value not in (None, "ok", "not linted"):
                 return (
@@ -368,6 +395,8 @@ class FlowsModel(ColumnsModel):
             return verdict_cell(value)
         if column == self.ATTEMPTS:
             return attempts_text(value)
+        if column == self.UPSTREAM:
+            return upstream_cell(summary)
         if column in (self.TTFT, self.DURATION):
             return number_text(value, 0)
         return number_text(value)
@@ -432,5 +461,7 @@ __all__ = [
     "FlowsModel",
     "attempts_text",
     "attempts_tooltip",
+    "upstream_cell",
+    "upstream_tooltip",
     "verdict_cell",
 ]
