@@ -140,16 +140,16 @@ def test_cherry_studio_completes_its_tool_loop_with_store_left_on(
     assert all("store" not in b for b in bodies)  # left at its default: true
     thought, loop = run["turns"]
     assert thought["steps"] == 1 and thought["text"].startswith("Having thought it over")
-    assert run["calls"] and all(c["location"] for c in run["calls"])  # the tool ran
     if up == "lms":
-        # LM Studio's /api/v1/chat carries no client tools and no tool results (its
-        # tools are its own integrations): the demo calls its built-in tool and never sees
-        # that it did, so the loop runs to stopWhen, the tool running at each step.
-        assert loop["steps"] == STEPS and len(run["calls"]) == STEPS
+        # LM Studio's /api/v1/chat carries no client tools (its tools are its own
+        # integrations): the tools are dropped, the flow says so, and the answer is text.
+        assert loop["steps"] == 1 and loop["text"].startswith("This protocol carries no")
+        assert run["calls"] == []
     else:
+        assert run["calls"] and all(c["location"] for c in run["calls"])  # the tool ran
         assert loop["steps"] == 2 and loop["text"].startswith("Thanks. get_weather returned")
         assert len(run["calls"]) == 1
-    # Every step of the tool loop refers back to the first turn's reasoning and text.
+    # Every step of the loop refers back to the first turn's reasoning and text.
     assert [len(references(b)) for b in bodies] == [0] + [2] * loop["steps"]
 
 
@@ -198,3 +198,20 @@ def test_a_responses_upstream_in_passthrough_got_its_own_ids_back(
     resolved = [b for b in upstream_bodies(back) if set(references(b["client"])) & sent]
     assert len(resolved) == len(forwarded)
     assert all(THOUGHT in json.dumps(b["input"]) for b in resolved)  # by the second proxy
+
+
+def test_over_lm_studio_the_flow_says_the_tools_were_dropped(
+    runs: dict[str, Any], proxies: tuple[Running, Running]
+) -> None:
+    front, _ = proxies
+    auth = {"Authorization": f"Bearer {front.key}"}
+    with httpx.Client(base_url=front.url, headers=auth, timeout=10) as http:
+        flows = [f for f in http.get("/admin/flows").json()["flows"] if f.get("upstream") == "lms"]
+        notes = [
+            n
+            for f in flows
+            for n in http.get(f"/admin/flows/{f['id']}").json()["request_notes"]
+            if n["field"] == "tools"
+        ]
+    assert runs["lms"]["calls"] == [] and notes
+    assert all(n["action"] == "dropped" and "no client tools" in n["why"] for n in notes)

@@ -31,6 +31,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from streamscope.codecs import get_codec
 from streamscope.demo.harmless import harmless
 from streamscope.demo.schema_args import call_arguments
 from streamscope.model.events import (
@@ -159,6 +160,22 @@ def working_directory(request: Request) -> str | None:
     return None
 
 
+NO_CLIENT_TOOLS = (
+    "This protocol carries no client tools (LM Studio's /api/v1/chat runs only its own "
+    "integrations), so the demo has nothing of yours to call and answers in text. "
+    "This is the StreamScope demo backend."
+)
+
+
+def _has_client_tools(request: Request) -> bool:
+    """Whether the protocol the request came in has client tools at all: the demo's own
+    ``get_weather`` is called only where the client could have offered tools and did not
+    (a call of a tool the client's protocol cannot even declare would loop forever)."""
+    if request.protocol is None:
+        return True
+    return bool(get_codec(request.protocol).vocabulary.places.get("tool"))
+
+
 def _declined(request: Request, choice: int) -> Said:
     names = ", ".join(t.name for t in request.tools[:5])
     more = ", ..." if len(request.tools) > 5 else ""
@@ -188,6 +205,8 @@ def tools(request: Request, choice: int, timing: Timing) -> Said:
         calls = named[:1] or harmless(request.tools, 1)
     elif request.tools:
         calls = harmless(request.tools, limit)
+    elif not _has_client_tools(request):
+        return Said(_text(NO_CLIENT_TOOLS, choice))
     else:
         calls = [WEATHER]
     if not calls:
