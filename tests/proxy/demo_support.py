@@ -9,6 +9,8 @@ tests/sdk_clients.py plus the number of choices.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import anthropic
@@ -16,7 +18,7 @@ import httpx
 import openai
 
 from streamscope.config import Config
-from tests.proxy.harness import Running, make_config
+from tests.proxy.harness import KEY, Running, make_config, proxied
 from tests.sdk_clients import chat_summary, message_summary, response_summary
 
 CLIENTS = ("chat", "messages", "responses")
@@ -57,6 +59,32 @@ FAST = {
 def demo_config(keepalive: float = 0.2, **demo: Any) -> Config:
     upstream = {"name": "demo", "protocol": "demo", "default": True, "demo": {**FAST, **demo}}
     return make_config([upstream], keepalive_seconds=keepalive)
+
+
+@contextmanager
+def demo_chain() -> Iterator[tuple[Running, Running]]:
+    """(a front proxy, a second proxy serving its demo behind it): the front's upstreams
+    ``ant``, ``chat``, ``lms``, ``rrep`` (Responses, repair) and ``rpass`` (Responses,
+    passthrough) all reach the back proxy in their protocol, so every translation runs
+    for real against the demo; ``demo`` is the front's own demo."""
+    with proxied(demo_config()) as back:
+        account = [{"api_key": KEY}]
+        upstreams = [
+            {"name": "ant", "protocol": "anthropic", "base_url": back.url, "accounts": account},
+            {"name": "chat", "protocol": "openai-chat", "base_url": back.v1, "accounts": account},
+            {"name": "lms", "protocol": "lmstudio", "base_url": back.url, "accounts": account},
+            {"name": "rrep", "protocol": "responses", "base_url": back.v1, "accounts": account},
+            {
+                "name": "rpass",
+                "protocol": "responses",
+                "mode": "passthrough",
+                "base_url": back.v1,
+                "accounts": account,
+            },
+            {"name": "demo", "protocol": "demo", "demo": {"first_token_seconds": 0.0}},
+        ]
+        with proxied(make_config(upstreams)) as front:
+            yield front, back
 
 
 def _chat_tools(tools: list[dict[str, Any]]) -> list[Any]:

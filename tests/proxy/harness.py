@@ -45,12 +45,15 @@ def config_from_toml(text: str) -> Config:
 
 
 @contextmanager
-def proxied(config: Config, state_path: Path | None = None) -> Iterator[Running]:
+def proxied(
+    config: Config, state_path: Path | None = None, capture_path: Path | None = None
+) -> Iterator[Running]:
     """Run the proxy for ``config`` in a background thread until the block ends
-    (``state_path``: the account pool's SQLite file; None keeps the pool in memory)."""
+    (``state_path``: the account pool's SQLite file, ``capture_path`` the flows'; None
+    keeps them in memory; the stores are closed when the block ends)."""
 
     async def start() -> ProxyServer:
-        server = ProxyServer(config, state_path=state_path)
+        server = ProxyServer(config, state_path=state_path, capture_path=capture_path)
         await server.start()
         return server
 

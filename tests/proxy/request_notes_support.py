@@ -17,9 +17,7 @@ from typing import Any
 
 import httpx
 
-from streamscope.proxy.server import ProxyServer
-from tests.proxy.harness import KEY, Running, make_config
-from tests.support import running_in_thread
+from tests.proxy.harness import KEY, Running, make_config, proxied
 from tests.upstream_server import UpstreamServer, fast_stream_script, run_in_thread
 
 UPSTREAM_KEY = "sk-upstream-chat-0123456789abcdef0123"
@@ -93,17 +91,8 @@ def config(upstream_url: str, **proxy: Any) -> Any:
 def serving(capture: Path, upstream_url: str, **proxy: Any) -> Iterator[Running]:
     """A proxy in front of the chat upstream at ``upstream_url``, capturing to the
     SQLite file ``capture``, until the block ends (its store closed then)."""
-
-    async def start() -> ProxyServer:
-        server = ProxyServer(config(upstream_url, **proxy), capture_path=capture)
-        await server.start()
-        return server
-
-    async def stop(server: ProxyServer) -> None:
-        await server.stop()
-
-    with running_in_thread(start, stop, "proxy") as (server, loop):
-        yield Running(server.url, KEY, server, loop)
+    with proxied(config(upstream_url, **proxy), capture_path=capture) as running:
+        yield running
 
 
 @contextmanager

@@ -22,33 +22,17 @@ import openai
 import pytest
 
 from streamscope.config import StorageConfig
-from tests.proxy.demo_support import demo_config
-from tests.proxy.harness import KEY, Running, make_config, proxied
+from tests.proxy.demo_support import demo_chain, demo_config
+from tests.proxy.harness import Running, proxied
 
 TRANSLATED = ["ant", "chat", "lms", "rrep", "demo"]  # every upstream that needs ids resolved
 
 
 @pytest.fixture(scope="module")
 def proxies() -> Iterator[tuple[Running, Running]]:
-    """(the front proxy, the upstream proxy serving the demo)."""
-    with proxied(demo_config()) as back:
-        account = [{"api_key": KEY}]
-        upstreams = [
-            {"name": "ant", "protocol": "anthropic", "base_url": back.url, "accounts": account},
-            {"name": "chat", "protocol": "openai-chat", "base_url": back.v1, "accounts": account},
-            {"name": "lms", "protocol": "lmstudio", "base_url": back.url, "accounts": account},
-            {"name": "rrep", "protocol": "responses", "base_url": back.v1, "accounts": account},
-            {
-                "name": "rpass",
-                "protocol": "responses",
-                "mode": "passthrough",
-                "base_url": back.v1,
-                "accounts": account,
-            },
-            {"name": "demo", "protocol": "demo", "demo": {"first_token_seconds": 0.0}},
-        ]
-        with proxied(make_config(upstreams)) as front:
-            yield front, back
+    """(the front proxy the client talks to, the second proxy serving the demo behind it)."""
+    with demo_chain() as pair:
+        yield pair
 
 
 def client(running: Running) -> openai.OpenAI:
