@@ -16,6 +16,7 @@ from streamscope.model.events import (
     Error,
     Finish,
     MessageStart,
+    Opaque,
     PartEnd,
     Progress,
     ReasoningDelta,
@@ -132,10 +133,27 @@ _parts = st.one_of(
         _logprobs,
         st.lists(st.tuples(st.sampled_from(["anthropic", "responses"]), _json), max_size=2),
     ),
-    st.builds(ReasoningOut, _text, st.none() | st.text(min_size=1, max_size=6), st.booleans()),
-    st.builds(lambda data: ReasoningOut("", redacted=data), st.text(min_size=1, max_size=6)),
+    st.builds(ReasoningOut, _text, st.none(), st.booleans()),
+    # a signed part says who signed it (and the Responses item), as it came
+    st.builds(
+        lambda text, sig, summary, origin, item: ReasoningOut(
+            text, sig, summary, origin=origin, item_id=item
+        ),
+        _text,
+        st.text(min_size=1, max_size=6),
+        st.booleans(),
+        st.none() | st.sampled_from(["anthropic", "responses"]),
+        st.none() | st.text(min_size=1, max_size=4),
+    ),
+    st.builds(
+        lambda data, origin: ReasoningOut("", redacted=data, origin=origin),
+        st.text(min_size=1, max_size=6),
+        st.none() | st.just("anthropic"),
+    ),
     st.builds(RefusalOut, _text, _logprobs),
-    st.builds(ToolCallOut, _text, _text, _text),
+    st.builds(
+        ToolCallOut, _text, _text, _text, st.booleans(), st.none() | st.text(min_size=1, max_size=4)
+    ),
     st.builds(ServerToolOut, st.sampled_from(["anthropic", "lmstudio"]), _json),
 )
 
@@ -188,3 +206,32 @@ def test_replay_numbers_tool_calls_per_choice_and_closes_every_part() -> None:
         ServerTool("anthropic", {"type": "server_tool_use"}, 1)
     ]
     assert [e.choice for e in events if isinstance(e, PartEnd)] == [0, 1]
+
+
+def test_what_a_call_and_a_signature_say_of_their_origin_is_kept() -> None:
+    events = [
+        MessageStart("r", "m"),
+        ReasoningDelta("a"),
+        ReasoningSignature("SIG", origin="responses", item_id="rs_1"),
+        ToolCallStart(0, "c1", "apply_patch", custom=True, namespace="tools"),
+        ToolCallDelta(0, "raw"),
+        RedactedReasoning("DATA", origin="anthropic"),
+        Opaque("anthropic", {"type": "future"}),  # a stream's own detail: no part
+        End(),
+    ]
+    parts = assemble(events).choice(0).parts
+    assert parts == [
+        ReasoningOut("a", "SIG", origin="responses", item_id="rs_1"),
+        ToolCallOut("c1", "apply_patch", "raw", True, "tools"),
+        ReasoningOut("", redacted="DATA", origin="anthropic"),
+    ]
+    call = parts[1]
+    assert isinstance(call, ToolCallOut) and call.wire_name == "tools__apply_patch"
+    assert call.parsed_arguments() == {"input": "raw"}  # a custom call's input is text
+
+
+def test_a_server_blocks_stream_is_a_wire_detail() -> None:
+    # (not compared: the same block streamed or whole is the same event)
+    streamed = ServerTool("anthropic", {"type": "x"}, stream=[{"type": "x"}, {"type": "d"}])
+    assert streamed == ServerTool("anthropic", {"type": "x"})
+    assert assemble([streamed]).choice(0).parts == [ServerToolOut("anthropic", {"type": "x"})]

@@ -43,7 +43,7 @@ def content(resp: Response, target: str) -> dict[str, Any]:
     # Anthropic and LM Studio have no refusal part: a refusal travels as text there.
     merged = target in ("anthropic", "lmstudio")
     client_calls = [
-        (t.name, t.parsed_arguments() if _is_json(t.arguments) else t.arguments)
+        (t.wire_name, t.parsed_arguments() if _is_json(t.arguments) else t.arguments)
         for t in c.tool_calls
     ]
     return {

@@ -19,6 +19,7 @@ from streamscope.model.events import (
     Event,
     Finish,
     MessageStart,
+    Opaque,
     PartEnd,
     Progress,
     ReasoningDelta,
@@ -143,13 +144,16 @@ class Assembler:
                 if isinstance(part, ReasoningOut):
                     self._append(part, "signature", ev.signature)
                 else:
-                    self._add(ev.choice, ReasoningOut("", signature=ev.signature))
+                    part = ReasoningOut("", signature=ev.signature)
+                    self._add(ev.choice, part)
+                part.origin = ev.origin or part.origin
+                part.item_id = ev.item_id or part.item_id
                 self._open[ev.choice] = None  # a signature closes its reasoning part
             case RedactedReasoning():
-                self._add(ev.choice, ReasoningOut("", redacted=ev.data))
+                self._add(ev.choice, ReasoningOut("", redacted=ev.data, origin=ev.origin))
                 self._open[ev.choice] = None
             case ToolCallStart():
-                started = ToolCallOut(ev.id, ev.name, "")
+                started = ToolCallOut(ev.id, ev.name, "", ev.custom, ev.namespace)
                 self._tools[(ev.choice, ev.index)] = started
                 self._add(ev.choice, started)
             case ToolCallDelta():
@@ -165,6 +169,8 @@ class Assembler:
             case ServerTool():
                 self._add(ev.choice, ServerToolOut(ev.protocol, ev.payload))
                 self._open[ev.choice] = None
+            case Opaque():
+                pass  # no meaning in a complete response (a stream's own detail)
             case Citation():
                 part = self._part(ev.choice, TextOut)
                 if not isinstance(part, TextOut):
@@ -212,13 +218,15 @@ def _part_events(part: OutputPart, choice: int, tool_index: int) -> list[Event]:
             return [RefusalDelta(part.text, choice, part.logprobs)]
         case ReasoningOut():
             if part.redacted is not None:
-                return [RedactedReasoning(part.redacted, choice)]
+                return [RedactedReasoning(part.redacted, choice, part.origin)]
             out = [ReasoningDelta(part.text, choice, part.summary)]
             if part.signature:
-                out.append(ReasoningSignature(part.signature, choice))
+                out.append(ReasoningSignature(part.signature, choice, part.origin, part.item_id))
             return out
         case ToolCallOut():
-            out = [ToolCallStart(tool_index, part.id, part.name, choice)]
+            out = [
+                ToolCallStart(tool_index, part.id, part.name, choice, part.custom, part.namespace)
+            ]
             if part.arguments:
                 out.append(ToolCallDelta(tool_index, part.arguments, choice))
             out.append(ToolCallEnd(tool_index, choice))

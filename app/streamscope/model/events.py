@@ -17,6 +17,12 @@ Conventions shared by all codecs:
 - Server-side blocks (web search calls and results, LM Studio's MCP tool runs) and
   citations are carried *opaquely* in the source protocol's own JSON, tagged with that
   protocol; the same protocol's encoder re-emits them, others drop them with a finding.
+  So is whatever else of a stream has no canonical slot (an event or delta type, a chunk
+  field): an :class:`Opaque` event where it came, so a same-protocol relay loses nothing.
+- A tool call keeps what the client needs to recognise it: the ``namespace`` of a
+  Responses namespaced tool, and ``custom`` for a freeform tool's raw-text input; a
+  reasoning signature keeps the protocol that issued it (``origin``), so that a client of
+  another protocol gets it in an envelope (:mod:`streamscope.model.signature`).
 """
 
 from __future__ import annotations
@@ -67,19 +73,27 @@ class ReasoningDelta:
 @dataclass(slots=True)
 class ReasoningSignature:
     """The verification blob that closes a reasoning part (Anthropic ``signature``,
-    Responses ``encrypted_content``)."""
+    Responses ``encrypted_content``). ``origin`` is the protocol whose provider signed it
+    (decoders set their own; None: not known) and ``item_id`` the Responses reasoning
+    item's id: only that protocol's upstream can check the signature, so an encoder of
+    another protocol hands it to its client in an envelope
+    (:func:`streamscope.model.signature.for_client`) and gets it back from there."""
 
     signature: str
     choice: int = 0
+    origin: str | None = None
+    item_id: str | None = None
     type: Literal["reasoning_signature"] = field(default="reasoning_signature", init=False)
 
 
 @dataclass(slots=True)
 class RedactedReasoning:
-    """Reasoning the provider returns only encrypted (Anthropic ``redacted_thinking``)."""
+    """Reasoning the provider returns only encrypted (Anthropic ``redacted_thinking``);
+    ``origin`` as for :class:`ReasoningSignature`."""
 
     data: str
     choice: int = 0
+    origin: str | None = None
     type: Literal["redacted_reasoning"] = field(default="redacted_reasoning", init=False)
 
 
@@ -95,18 +109,31 @@ class RefusalDelta:
 
 @dataclass(slots=True)
 class ToolCallStart:
-    """A client-side function/tool call begins: its id and name are known."""
+    """A client-side function/tool call begins: its id and name are known.
+
+    ``name`` is the name as the source protocol called it; ``namespace`` the Responses
+    namespace of the tool (None elsewhere: there a namespaced tool is one function named
+    ``<namespace>__<name>``, :attr:`wire_name`). ``custom``: a call of a freeform tool,
+    whose arguments are raw text rather than JSON (Responses ``custom_tool_call``, Chat's
+    ``custom`` calls)."""
 
     index: int
     id: str
     name: str
     choice: int = 0
+    custom: bool = False
+    namespace: str | None = None
     type: Literal["tool_call_start"] = field(default="tool_call_start", init=False)
+
+    @property
+    def wire_name(self) -> str:
+        """Its name where a protocol has no namespaces (``<namespace>__<name>``)."""
+        return f"{self.namespace}__{self.name}" if self.namespace else self.name
 
 
 @dataclass(slots=True)
 class ToolCallDelta:
-    """A fragment of a tool call's JSON arguments, as text."""
+    """A fragment of a tool call's arguments, as text: JSON, or a custom call's raw input."""
 
     index: int
     arguments: str
@@ -126,13 +153,37 @@ class ToolCallEnd:
 @dataclass(slots=True)
 class ServerTool:
     """A complete server-side block in its source protocol's JSON (``protocol`` says which):
-    Anthropic ``server_tool_use``/``*_tool_result`` blocks, Responses ``web_search_call``
-    and other non-function items, LM Studio MCP tool runs."""
+    Anthropic ``server_tool_use``/``*_tool_result`` blocks (and any block type the codec
+    does not map), Responses ``web_search_call`` and other non-function items, LM Studio
+    MCP tool runs.
+
+    ``payload`` is the complete block, as far as the decoder could complete it. ``stream``
+    is the block as it was streamed, in the protocol's own JSON (Anthropic: the
+    ``content_block_start`` block, then each delta; Responses: the added item, then each
+    event of the item), for that protocol's stream encoder to re-emit faithfully, deltas
+    of types the codec does not know included; empty: write it from ``payload``."""
 
     protocol: str
     payload: JSON
     choice: int = 0
+    # (a wire detail of the same block: not compared, not shown)
+    stream: list[JSON] = field(default_factory=list, compare=False, repr=False)
     type: Literal["server_tool"] = field(default="server_tool", init=False)
+
+
+@dataclass(slots=True)
+class Opaque:
+    """A piece of ``protocol``'s stream with no canonical slot, in that protocol's JSON, at
+    the place it came: an event type, a delta type, a chunk field the codec does not map
+    (Anthropic and Responses: the event's data; OpenAI Chat: ``{"chunk": {...}}``,
+    ``{"choice": {...}}`` or ``{"delta": {...}}`` with the fields). The same protocol's
+    encoder re-emits it there, so a same-protocol relay loses nothing; other encoders
+    leave it out and say so (info): it has no meaning on their side."""
+
+    protocol: str
+    payload: JSON
+    choice: int = 0
+    type: Literal["opaque"] = field(default="opaque", init=False)
 
 
 @dataclass(slots=True)
@@ -218,6 +269,7 @@ Event = (
     | ToolCallDelta
     | ToolCallEnd
     | ServerTool
+    | Opaque
     | Citation
     | Usage
     | Finish

@@ -26,10 +26,16 @@ class TextOut:
 
 @dataclass(slots=True)
 class ReasoningOut:
+    """Reasoning; ``signature``/``redacted`` as its provider signed it, ``origin`` the
+    protocol of that provider and ``item_id`` the Responses reasoning item's id (as in
+    :class:`~streamscope.model.events.ReasoningSignature`)."""
+
     text: str
     signature: str | None = None
     summary: bool = False
     redacted: str | None = None  # encrypted data of a redacted block (text is then "")
+    origin: str | None = None
+    item_id: str | None = None
     kind: Literal["reasoning"] = field(default="reasoning", init=False)
 
 
@@ -42,15 +48,29 @@ class RefusalOut:
 
 @dataclass(slots=True)
 class ToolCallOut:
+    """A client tool call; ``custom`` and ``namespace`` as in
+    :class:`~streamscope.model.events.ToolCallStart`."""
+
     id: str
     name: str
-    arguments: str  # JSON text as the model produced it
+    arguments: str  # JSON text as the model produced it; a custom call's raw input
+    custom: bool = False
+    namespace: str | None = None
     kind: Literal["tool_call"] = field(default="tool_call", init=False)
 
+    @property
+    def wire_name(self) -> str:
+        """Its name where a protocol has no namespaces (``<namespace>__<name>``)."""
+        return f"{self.namespace}__{self.name}" if self.namespace else self.name
+
     def parsed_arguments(self) -> Any:
-        """The arguments as JSON; ``{}`` for an empty string (a tool with no parameters)."""
+        """The arguments as JSON; ``{}`` for an empty string (a tool with no parameters).
+        A custom call's input is text, not JSON: ``{"input": text}``, the form it takes
+        in a protocol without freeform tools."""
         import json
 
+        if self.custom:
+            return {"input": self.arguments}
         return json.loads(self.arguments) if self.arguments.strip() else {}
 
 

@@ -62,21 +62,33 @@ def test_decode_message() -> None:
     resp = CODEC.decode_response(copy.deepcopy(MESSAGE))
     assert (resp.id, resp.model) == ("msg_01", "claude-sonnet-4-5")
     c = resp.choice(0)
-    assert c.parts[0] == ReasoningOut("Let me see.", signature="SIG")
-    assert c.parts[1] == ReasoningOut("", redacted="ENC")
+    assert c.parts[0] == ReasoningOut("Let me see.", signature="SIG", origin="anthropic")
+    assert c.parts[1] == ReasoningOut("", redacted="ENC", origin="anthropic")
     assert isinstance(c.parts[2], ServerToolOut) and c.parts[2].payload["name"] == "web_search"
     assert c.parts[4] == TextOut("Found it.", citations=[("anthropic", CITE)])
     assert c.tool_calls[0].parsed_arguments() == {"x": [1, 2]}
     assert c.finish == "tool_calls"
     assert resp.usage == Usage(330, 40, 300, 20)
-    assert resp.meta == {"anthropic": {"service_tier": "standard"}}
+    assert resp.meta == {"anthropic": {"usage": {"service_tier": "standard"}}}
 
 
 def test_message_roundtrip() -> None:
+    # What has no canonical slot (the usage's service_tier) comes back too.
     body = CODEC.encode_response(CODEC.decode_response(copy.deepcopy(MESSAGE)))
-    want = copy.deepcopy(MESSAGE)
-    del want["usage"]["service_tier"]
-    assert body == want
+    assert body == MESSAGE
+
+
+def test_message_fields_without_a_slot_round_trip() -> None:
+    message = copy.deepcopy(MESSAGE)
+    message["container"] = {"id": "container_1", "expires_at": "2026-01-01T00:00:00Z"}
+    message["context_management"] = {"applied_edits": []}
+    message["usage"]["server_tool_use"] = {"web_search_requests": 2, "web_fetch_requests": 0}
+    resp = CODEC.decode_response(copy.deepcopy(message))
+    assert resp.meta["anthropic"]["container"]["id"] == "container_1"
+    assert CODEC.encode_response(resp) == message
+    msg = anthropic.types.Message.model_validate(CODEC.encode_response(resp))
+    assert msg.usage.server_tool_use is not None
+    assert msg.usage.server_tool_use.web_search_requests == 2
 
 
 def test_sdk_parses_the_encoded_message() -> None:
@@ -138,3 +150,34 @@ def test_to_events_of_a_decoded_message_streams_validly() -> None:
     assert again.choice(0).parts == resp.choice(0).parts
     assert again.usage == resp.usage
     assert CODEC.encode_response(again) == CODEC.encode_response(resp)
+
+
+def test_calls_and_signatures_of_other_protocols_in_a_whole_body() -> None:
+    from streamscope.model import signature
+
+    resp = Response(
+        id="resp_1",
+        model="gpt-x",
+        choices=[
+            Choice(
+                0,
+                [
+                    ReasoningOut(
+                        "Summary.", signature="gAAAAB==", origin="responses", item_id="rs_1"
+                    ),
+                    ToolCallOut("call_1", "apply_patch", 'raw "text"', custom=True),
+                    ToolCallOut("call_2", "read", '{"path": "a"}', namespace="files"),
+                ],
+            )
+        ],
+    )
+    body = CODEC.encode_response(resp)
+    msg = anthropic.types.Message.model_validate(body)
+    thinking, patch, read = msg.content
+    assert thinking.type == "thinking"
+    assert signature.unwrap(thinking.signature) == signature.Signed("responses", "gAAAAB==", "rs_1")
+    assert patch.type == "tool_use" and (patch.name, patch.input) == (
+        "apply_patch",
+        {"input": 'raw "text"'},
+    )
+    assert read.type == "tool_use" and (read.name, read.input) == ("files__read", {"path": "a"})

@@ -98,7 +98,7 @@ def test_signature_and_thinking_tokens() -> None:
     [reasoning] = [p for p in resp.choice(0).parts if p.kind == "reasoning"]
     assert reasoning.signature == sig  # type: ignore[union-attr]
     assert resp.usage is not None and resp.usage.reasoning_tokens == 62
-    assert resp.meta["anthropic"]["service_tier"] == "standard"
+    assert resp.meta["anthropic"]["usage"]["service_tier"] == "standard"
 
 
 def test_server_tool_blocks_are_whole_with_parsed_input() -> None:
@@ -225,7 +225,8 @@ def test_delta_before_start_and_missing_stop() -> None:
     ]
 
 
-def test_unknown_event_and_delta_types() -> None:
+def test_unknown_event_and_delta_types_are_carried_not_errors() -> None:
+    # (what is carried and how it goes back out: test_stream_decode_carried.py)
     payloads = [
         START,
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
@@ -237,7 +238,8 @@ def test_unknown_event_and_delta_types() -> None:
     ]
     events, dec = decode_frames(_frames(*payloads))
     sev = {f.code: f.severity for f in dec.findings}
-    assert sev == {"unknown-delta-type": "error", "unknown-event-type": "warning"}
+    assert sev == {"unknown-delta-type": "info", "unknown-event-type": "info"}
+    assert all("carried" in f.message for f in dec.findings)
     assert isinstance(events[-1], End)
 
 

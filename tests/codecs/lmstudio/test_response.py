@@ -160,3 +160,22 @@ def test_a_tolerant_decode_of_odd_bodies() -> None:
     r = CODEC.decode_response({"output": [3, {"type": "mystery"}], "stats": "?"})
     assert r.model == "unknown" and r.choices[0].parts == [] and r.usage is None
     assert CODEC.decode_response("nope").error is not None  # type: ignore[arg-type]
+
+
+def test_calls_of_other_protocols_tools_in_a_whole_body() -> None:
+    resp = Response(
+        "r1",
+        "m",
+        choices=[
+            Choice(
+                0,
+                [
+                    ToolCallOut("call_1", "apply_patch", "raw text", custom=True),
+                    ToolCallOut("call_2", "read", '{"path": "a"}', namespace="files"),
+                ],
+            )
+        ],
+    )
+    body = CODEC.encode_response(resp)
+    calls = [(o["tool"], o["arguments"]) for o in body["output"] if o["type"] == "tool_call"]
+    assert calls == [("apply_patch", {"input": "raw text"}), ("files__read", {"path": "a"})]

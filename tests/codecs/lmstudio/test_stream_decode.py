@@ -18,6 +18,7 @@ from streamscope.model.events import (
     Event,
     Finish,
     MessageStart,
+    Opaque,
     Progress,
     ServerTool,
     TextDelta,
@@ -240,16 +241,19 @@ def test_event_name_differing_from_type_is_a_warning_and_data_wins() -> None:
     assert assemble(events).choices[0].text == "x"
 
 
-def test_unknown_event_types_and_invalid_json_never_raise() -> None:
+def test_unknown_event_types_are_carried_and_invalid_json_never_raises() -> None:
+    beat = {"type": "chat.heartbeat", "n": 1}
     data = (
-        _wire(START, {"type": "chat.heartbeat"}, {"type": "chat.heartbeat"})
+        _wire(START, beat, {**beat, "n": 2})
         + b"event: message.delta\ndata: {not json\n\n"
         + _wire({"type": "message.delta", "content": "ok"}, _end())
     )
     events, dec = decode_bytes(data)
     codes = _codes(dec)
-    assert codes["unknown-event:chat.heartbeat"] == "warning"
+    # Well-formed, only unknown: carried (info), never an error; once per type.
+    assert codes["unknown-event:chat.heartbeat"] == "info"
     assert len([f for f in dec.findings if f.code.startswith("unknown-event")]) == 1
+    assert [e.payload for e in events if isinstance(e, Opaque)] == [beat, {**beat, "n": 2}]
     assert codes["invalid-json"] == "error"
     assert assemble(events).choices[0].text == "ok"
 

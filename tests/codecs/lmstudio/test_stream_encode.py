@@ -9,6 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from streamscope.codecs import get_codec
 from streamscope.codecs.lmstudio import CODEC
 from streamscope.findings import errors
 from streamscope.model.assemble import assemble, to_events
@@ -32,6 +33,7 @@ from streamscope.model.events import (
     Usage,
 )
 from streamscope.recording import read_recording
+from streamscope.wire import encode_frame
 from tests.codecs.lmstudio.wirecheck import (
     check_stream,
     decode_bytes,
@@ -442,3 +444,60 @@ def test_any_event_sequence_encodes_to_a_valid_stream(
         e.text for e in body if isinstance(e, TextDelta | RefusalDelta) and e.choice == 0
     )
     assert assemble(again).choices[0].text == sent if assemble(again).choices else sent == ""
+
+
+def test_calls_of_other_protocols_tools_take_the_forms_lm_studio_has() -> None:
+    # A freeform (custom) call: raw text, sent as {"input": text}; a namespaced tool's
+    # call by its wire name <namespace>__<name>.
+    body, enc = encode_events(
+        [
+            MessageStart("m1", "model"),
+            ToolCallStart(0, "call_1", "apply_patch", custom=True),
+            ToolCallDelta(0, '*** Begin "Patch"'),
+            ToolCallEnd(0),
+            ToolCallStart(1, "call_2", "read", namespace="files"),
+            ToolCallDelta(1, '{"path": "a"}'),
+            ToolCallEnd(1),
+            End(),
+        ]
+    )
+    payloads = check_stream(body)
+    args = [(p["tool"], p["arguments"]) for p in payloads if p["type"] == "tool_call.arguments"]
+    assert args == [("apply_patch", {"input": '*** Begin "Patch"'}), ("files__read", {"path": "a"})]
+    assert enc.findings == []
+
+
+def test_an_event_type_lm_studio_added_goes_back_in_place() -> None:
+    beat = {"type": "chat.heartbeat", "n": 1}
+    data = b"".join(
+        encode_frame(p, p["type"])
+        for p in (
+            {"type": "chat.start", "model_instance_id": "m"},
+            {"type": "message.start"},
+            {"type": "message.delta", "content": "a"},
+            beat,
+            {"type": "message.delta", "content": "b"},
+            {"type": "message.end"},
+            {
+                "type": "chat.end",
+                "result": {
+                    "model_instance_id": "m",
+                    "output": [{"type": "message", "content": "ab"}],
+                    "stats": {"input_tokens": 1, "total_output_tokens": 2},
+                    "response_id": "resp_1",
+                },
+            },
+        )
+    )
+    events, _ = decode_bytes(data)
+    body, enc = encode_events(events)
+    kinds = [p["type"] for _, p in parse(body)]
+    at = kinds.index("chat.heartbeat")
+    assert kinds[at - 1 : at + 2] == ["message.delta", "chat.heartbeat", "message.delta"]
+    assert [p for _, p in parse(body) if p["type"] == "chat.heartbeat"] == [beat]
+    # another protocol's client is told it was not translated, never given it
+    other = get_codec("anthropic").stream_encoder()
+    out = b"".join(b for e in events for b in other.encode(e)) + b"".join(other.finish())
+    assert b"heartbeat" not in out
+    assert [f.severity for f in other.findings if "no canonical slot" in f.message] == ["info"]
+    assert enc.findings == []

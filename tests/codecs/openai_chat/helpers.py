@@ -177,6 +177,10 @@ def check_contract(body: bytes) -> ChatStream:
                     assert tc["index"] == len(seen), "tool indexes dense from 0 per choice"
                     seen.append(tc["index"])
                     assert isinstance(tc["id"], str) and tc["id"]
+                    if tc["type"] == "custom":  # a freeform tool's call: its input is text
+                        assert isinstance(tc["custom"]["name"], str) and tc["custom"]["name"]
+                        assert tc["custom"]["input"] == "" and "function" not in tc
+                        continue
                     assert tc["type"] == "function"
                     # a string (the AI SDK throws on null); "" only for a call whose
                     # name never reached the encoder

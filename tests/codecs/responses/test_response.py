@@ -159,3 +159,46 @@ def test_failed_and_incomplete_bodies() -> None:
     err_body = CODEC.encode_response(failed)
     assert err_body["status"] == "failed"
     assert err_body["error"] == {"code": "server_error", "message": "down"}
+
+
+def test_calls_and_signatures_in_a_whole_body_take_the_clients_forms() -> None:
+    import openai.types.responses
+
+    from streamscope.model import signature
+    from streamscope.model.request import Request, ToolDef
+
+    client = Request(
+        "m", tools=[ToolDef("read", namespace="files"), ToolDef("apply_patch", custom=True)]
+    )
+    resp = Response(
+        "msg_1",
+        "claude-x",
+        choices=[
+            Choice(
+                0,
+                [
+                    ReasoningOut("Hmm.", signature="EqQB", origin="anthropic"),
+                    ToolCallOut("toolu_1", "apply_patch", '{"input": "*** Begin Patch"}'),
+                    ToolCallOut("toolu_2", "files__read", '{"path": "a"}'),
+                ],
+                finish="tool_calls",
+            )
+        ],
+        usage=Usage(5, 6),
+    )
+    body = CODEC.encode_response(resp, EncodeOptions(request=client))
+    parsed = openai.types.responses.Response.model_validate(body)
+    reasoning, patch, read = parsed.output
+    assert reasoning.type == "reasoning" and reasoning.encrypted_content is not None
+    assert signature.unwrap(reasoning.encrypted_content) == signature.Signed("anthropic", "EqQB")
+    assert patch.type == "custom_tool_call"
+    assert (patch.name, patch.input, patch.call_id) == ("apply_patch", "*** Begin Patch", "toolu_1")
+    assert read.type == "function_call"
+    assert (read.name, read.namespace, read.arguments) == ("read", "files", '{"path": "a"}')
+    # and read back, as a Responses upstream's body
+    again = CODEC.decode_response(body).choice(0)
+    assert [(t.name, t.custom, t.namespace) for t in again.tool_calls] == [
+        ("apply_patch", True, None),
+        ("read", False, "files"),
+    ]
+    assert again.tool_calls[0].arguments == "*** Begin Patch"

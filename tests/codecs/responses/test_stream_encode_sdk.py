@@ -8,6 +8,8 @@ from typing import Any
 import openai
 import pytest
 
+from streamscope.codecs import EncodeOptions
+from streamscope.model import signature
 from streamscope.model.assemble import assemble
 from streamscope.model.estimate import DELTAS
 from streamscope.model.events import (
@@ -26,8 +28,9 @@ from streamscope.model.events import (
     ToolCallStart,
     Usage,
 )
+from streamscope.model.request import Request, ToolDef
 from tests import sdk_clients
-from tests.codecs.responses.util import FILES, decode, encode, frames_of
+from tests.codecs.responses.util import FILES, check_contract, decode, encode, frames_of, parse
 
 START = MessageStart("resp_0123456789abcdef", "gpt-test", 1_700_000_000)
 
@@ -148,3 +151,92 @@ def test_recording_reencoded_assembles_in_the_sdk(path: Path) -> None:
     assert got["tool_calls"] == [(t.name, t.parsed_arguments()) for t in c.tool_calls]
     deltas = sum(e.type in DELTAS for e in events)  # none sent: estimated (model.estimate)
     assert got["usage"] == ((u.input_tokens, u.output_tokens) if u else (0, deltas))
+
+
+# -- calls and signatures as the client declared and needs them (issue 27) -------------
+
+CLIENT = Request(
+    "m",
+    tools=[
+        ToolDef("read", namespace="files"),
+        ToolDef("apply_patch", custom=True, format={"type": "grammar"}),
+    ],
+)
+
+
+def _final(body: bytes) -> Any:
+    return [e for e in sdk_events(body) if e.type == "response.completed"][0].response
+
+
+def test_a_call_of_a_custom_tool_made_a_function_upstream_is_custom_again() -> None:
+    # An Anthropic or Chat upstream called the freeform tool as the function it was
+    # sent as (``{"input": string}``): the client gets its custom call, input unwrapped.
+    ev: list[Event] = [
+        START,
+        ToolCallStart(0, "toolu_1", "apply_patch"),
+        ToolCallDelta(0, '{"input": "*** Begin'),
+        ToolCallDelta(0, ' Patch\\n"}'),
+        ToolCallEnd(0),
+        End(),
+    ]
+    body, enc = encode(ev, EncodeOptions(request=CLIENT))
+    check_contract(body)
+    types = [p["type"] for _, p in parse(body)]
+    assert "response.function_call_arguments.delta" not in types
+    assert types.count("response.custom_tool_call_input.delta") == 1  # (held to the end)
+    [call] = _final(body).output
+    assert call.type == "custom_tool_call"
+    assert (call.name, call.input, call.call_id) == ("apply_patch", "*** Begin Patch\n", "toolu_1")
+    assert enc.findings == []
+
+
+def test_a_custom_call_streams_its_input_live() -> None:
+    ev: list[Event] = [
+        START,
+        ToolCallStart(0, "call_1", "apply_patch", custom=True),
+        ToolCallDelta(0, "*** Begin"),
+        ToolCallDelta(0, " Patch"),
+        ToolCallEnd(0),
+        End(),
+    ]
+    body, _ = encode(ev, EncodeOptions(request=CLIENT))
+    deltas = [
+        p["delta"] for _, p in parse(body) if p["type"].endswith("custom_tool_call_input.delta")
+    ]
+    assert deltas == ["*** Begin", " Patch"]
+    [call] = _final(body).output
+    assert (call.type, call.input) == ("custom_tool_call", "*** Begin Patch")
+
+
+def test_a_namespaced_tools_call_named_for_chat_gets_its_namespace_back() -> None:
+    ev: list[Event] = [
+        START,
+        ToolCallStart(0, "call_1", "files__read"),
+        ToolCallDelta(0, '{"path": "README.md"}'),
+        ToolCallEnd(0),
+        End(),
+    ]
+    body, _ = encode(ev, EncodeOptions(request=CLIENT))
+    [call] = _final(body).output
+    assert (call.type, call.name, call.namespace) == ("function_call", "read", "files")
+    assert sdk_clients.openai_responses(body)["tool_calls"] == [("read", {"path": "README.md"})]
+
+
+def test_another_providers_signature_reaches_the_client_in_its_envelope() -> None:
+    ev: list[Event] = [
+        START,
+        ReasoningDelta("Let me think.", summary=False),
+        ReasoningSignature("EqQBCkYIBxgC", origin="anthropic"),
+        PartEnd(),
+        TextDelta("42"),
+        End(),
+    ]
+    body, _ = encode(ev)
+    [item] = [i for i in _final(body).output if i.type == "reasoning"]
+    assert item.encrypted_content != "EqQBCkYIBxgC"
+    assert signature.unwrap(item.encrypted_content) == signature.Signed("anthropic", "EqQBCkYIBxgC")
+    # its own protocol's goes as it came, with the item's upstream id when it is all
+    # the item says
+    own = [START, ReasoningSignature("gAAAA==", origin="responses", item_id="rs_up"), End()]
+    [item] = _final(encode(own)[0]).output
+    assert (item.id, item.encrypted_content) == ("rs_up", "gAAAA==")

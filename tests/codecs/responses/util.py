@@ -219,8 +219,11 @@ def expected(path: Path) -> dict[str, Any]:
                     text += part["text"]
                     citations += part.get("annotations") or []
         elif item["type"] == "reasoning":
-            reasoning += "".join(s["text"] for s in item.get("summary") or [])
-            reasoning += "".join(c["text"] for c in item.get("content") or [])
+            said = "".join(s["text"] for s in item.get("summary") or [])
+            said += "".join(c["text"] for c in item.get("content") or [])
+            if not said and not item.get("encrypted_content"):
+                servers.append(item)  # only an id: carried as it is, for a Responses client
+            reasoning += said
         elif item["type"] == "function_call":
             calls.append((item["name"], json.loads(item["arguments"] or "{}")))
         else:

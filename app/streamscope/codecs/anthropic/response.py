@@ -3,7 +3,10 @@
 A message object is ``{id, type: "message", role, model, content: [blocks], stop_reason,
 stop_sequence, usage}``; an error body is ``{"type": "error", "error": {type, message}}``.
 Blocks map as in the stream: text (with citations), thinking (signed), redacted thinking,
-client tool calls; every other block type is kept opaque as a server-tool part.
+client tool calls; every other block type is kept opaque as a server-tool part. Written
+back, tool calls and signatures take the forms the stream encoder gives them (a freeform
+call as ``{"input": text}``, a namespaced tool's call as ``<namespace>__<name>``, another
+provider's signature in its envelope).
 """
 
 from __future__ import annotations
@@ -12,15 +15,18 @@ import json
 
 from streamscope.codecs.anthropic.common import (
     PROTOCOL,
-    USAGE_COUNTS,
     error_from_body,
     error_type,
     new_message_id,
     usage_to_canonical,
     usage_to_wire,
 )
+from streamscope.codecs.anthropic.stream_decode import message_meta
+from streamscope.codecs.anthropic.stream_encode import with_meta
 from streamscope.codecs.base import EncodeOptions
+from streamscope.codecs.tool_calls import shape, wrapped_input
 from streamscope.codecs.validate import as_str
+from streamscope.model import signature
 from streamscope.model.estimate import answer_with_estimates
 from streamscope.model.events import JSON
 from streamscope.model.response import (
@@ -35,10 +41,6 @@ from streamscope.model.response import (
 )
 from streamscope.model.stop import TO_ANTHROPIC, from_anthropic
 
-_MESSAGE_FIELDS = frozenset(
-    {"id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"}
-)
-
 
 def _part(block: JSON) -> OutputPart:
     btype = block.get("type")
@@ -50,9 +52,11 @@ def _part(block: JSON) -> OutputPart:
         )
     if btype == "thinking":
         sig = block.get("signature")
-        return ReasoningOut(as_str(block.get("thinking")), signature=sig or None)
+        return ReasoningOut(
+            as_str(block.get("thinking")), signature=sig or None, origin=PROTOCOL if sig else None
+        )
     if btype == "redacted_thinking":
-        return ReasoningOut("", redacted=as_str(block.get("data")))
+        return ReasoningOut("", redacted=as_str(block.get("data")), origin=PROTOCOL)
     if btype == "tool_use":
         args = block.get("input")
         return ToolCallOut(
@@ -76,10 +80,8 @@ def decode_response(body: JSON) -> Response:
         choice.finish = from_anthropic(reason)
     seq = body.get("stop_sequence")
     choice.stop_sequence = seq if isinstance(seq, str) else None
-    meta: JSON = {k: v for k, v in body.items() if k not in _MESSAGE_FIELDS}
+    meta = message_meta(body)
     usage = body.get("usage")
-    if isinstance(usage, dict):
-        meta.update((k, v) for k, v in usage.items() if k not in USAGE_COUNTS)
     return Response(
         id=as_str(body.get("id")),
         model=as_str(body.get("model")),
@@ -89,7 +91,7 @@ def decode_response(body: JSON) -> Response:
     )
 
 
-def _block(part: OutputPart) -> JSON | None:
+def _block(part: OutputPart, options: EncodeOptions) -> JSON | None:
     if isinstance(part, TextOut | RefusalOut):
         block: JSON = {"type": "text", "text": part.text}
         if isinstance(part, TextOut):
@@ -100,13 +102,25 @@ def _block(part: OutputPart) -> JSON | None:
     if isinstance(part, ReasoningOut):
         if part.redacted is not None:
             return {"type": "redacted_thinking", "data": part.redacted}
-        return {"type": "thinking", "thinking": part.text, "signature": part.signature or ""}
+        sig = part.signature or ""
+        if sig and part.origin is not None:  # another provider's: in its envelope
+            sig = signature.for_client(signature.Signed(part.origin, sig, part.item_id), PROTOCOL)
+        return {"type": "thinking", "thinking": part.text, "signature": sig}
     if isinstance(part, ToolCallOut):
+        form = shape(
+            part.name,
+            part.namespace,
+            part.custom,
+            options.request,
+            namespaces=False,
+            freeform=False,
+        )
+        text = wrapped_input(part.arguments) if form.wrap else part.arguments
         try:
-            args = json.loads(part.arguments) if part.arguments.strip() else {}
+            args = json.loads(text) if text.strip() else {}
         except ValueError:
-            args = {"arguments": part.arguments}  # truncated JSON: keep the text visible
-        return {"type": "tool_use", "id": part.id, "name": part.name, "input": args}
+            args = {"arguments": text}  # truncated JSON: keep the text visible
+        return {"type": "tool_use", "id": part.id, "name": form.name, "input": args}
     if part.protocol == PROTOCOL:
         return dict(part.payload)
     return None
@@ -126,12 +140,12 @@ def encode_response(response: Response, options: EncodeOptions | None = None) ->
             },
         }
     choice = next((c for c in response.choices if c.index == 0), Choice())
-    content = [b for b in (_block(p) for p in choice.parts) if b is not None]
+    content = [b for b in (_block(p, options) for p in choice.parts) if b is not None]
     if choice.finish is not None:
         reason = TO_ANTHROPIC[choice.finish]
     else:
         reason = "tool_use" if choice.tool_calls else "end_turn"
-    return {
+    body: JSON = {
         "id": response.id or new_message_id(),
         "type": "message",
         "role": "assistant",
@@ -141,3 +155,5 @@ def encode_response(response: Response, options: EncodeOptions | None = None) ->
         "stop_sequence": choice.stop_sequence,
         "usage": usage_to_wire(response.usage),
     }
+    with_meta(body, response.meta.get(PROTOCOL))
+    return body

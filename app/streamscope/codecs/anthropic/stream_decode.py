@@ -3,9 +3,15 @@
 Each content block becomes one canonical part: ``text``/``thinking`` blocks stream as
 deltas and close with :class:`PartEnd`; ``tool_use`` blocks become tool calls keyed by
 the block index; every other block type (``server_tool_use``, ``web_search_tool_result``,
-...) is buffered and delivered whole, as one opaque :class:`ServerTool`, when it stops.
+...) is buffered and delivered whole, as one opaque :class:`ServerTool`, when it stops,
+with the deltas it streamed (of any type) kept for the Anthropic encoder to re-emit.
 What breaks the wire contract (no ``event:`` line, a block never stopped, a delta before
 its block's start) becomes a finding and decoding goes on.
+
+What is well-formed but has no canonical slot is carried, never dropped: an event type or
+a delta type the codec does not map becomes an :class:`Opaque` event at its place (an
+``info`` finding when the pinned SDK does not define it either, :mod:`.vocabulary`).
+Signatures and redacted thinking carry ``anthropic`` as their origin.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from streamscope.codecs.anthropic.common import (
     error_from_body,
     thinking_tokens,
 )
+from streamscope.codecs.anthropic.vocabulary import VOCABULARY
 from streamscope.codecs.base import StreamDecoder
 from streamscope.codecs.validate import as_int, as_str
 from streamscope.model.events import (
@@ -28,6 +35,7 @@ from streamscope.model.events import (
     Event,
     Finish,
     MessageStart,
+    Opaque,
     PartEnd,
     ReasoningDelta,
     ReasoningSignature,
@@ -67,14 +75,71 @@ _DELTA_BLOCK = {
 }
 
 
-class _Server:
-    """A server-side block being buffered until its ``content_block_stop``."""
+_BLOCK_FIELDS = {
+    "text": frozenset({"type", "text"}),
+    "thinking": frozenset({"type", "thinking", "signature"}),
+    "redacted_thinking": frozenset({"type", "data"}),
+    "tool_use": frozenset({"type", "id", "name", "input"}),
+}
 
-    __slots__ = ("block", "json")
+
+def _block_extra(block: JSON) -> JSON:
+    """What a block of a mapped type says beyond its canonical fields (a tool_use's
+    ``caller``, a text block's empty ``citations``), with its type; {} when nothing."""
+    known = _BLOCK_FIELDS.get(block.get("type"))  # type: ignore[arg-type]
+    if known is None or known.issuperset(block):
+        return {}
+    extra = {k: v for k, v in block.items() if k not in known}
+    if extra.get("citations"):  # (non-empty: they become Citation events)
+        del extra["citations"]
+    return {"type": block["type"], **extra} if extra else {}
+
+
+def message_meta(msg: JSON) -> JSON:
+    """What a message object says with no canonical slot (``container``, ...), with what
+    its usage says beyond the counts under ``usage`` (``service_tier``, ``cache_creation``,
+    ``server_tool_use``): ``MessageStart.meta["anthropic"]``, which the Anthropic encoder
+    writes back."""
+    meta: JSON = {k: v for k, v in msg.items() if k not in _MESSAGE_FIELDS}
+    usage = msg.get("usage")
+    if isinstance(usage, dict):
+        extra = {k: v for k, v in usage.items() if k not in USAGE_COUNTS}
+        if extra:
+            meta["usage"] = extra
+    return meta
+
+
+class _Server:
+    """A server-side block being buffered until its ``content_block_stop``: the block as
+    it started, and its deltas as they came (``stream``, for the Anthropic encoder)."""
+
+    __slots__ = ("block", "json", "stream")
 
     def __init__(self, block: JSON) -> None:
         self.block = block
         self.json: list[str] = []
+        self.stream: list[JSON] = [dict(block)]
+
+    def add(self, delta: JSON) -> None:
+        """A delta of the block: kept as it came, and folded into the complete block as
+        far as its type says how (``input_json_delta``: the input; ``citations_delta``:
+        the citations; another type: its text fields joined onto the block's)."""
+        self.stream.append(delta)
+        dtype = delta.get("type")
+        if dtype == "input_json_delta":
+            value = delta.get("partial_json")
+            if isinstance(value, str):
+                self.json.append(value)
+        elif dtype == "citations_delta":
+            cite = delta.get("citation")
+            cites = self.block.setdefault("citations", [])
+            if isinstance(cite, dict) and isinstance(cites, list):
+                cites.append(cite)
+        else:
+            for key, value in delta.items():
+                held = self.block.get(key)
+                if key != "type" and isinstance(value, str) and isinstance(held, str):
+                    self.block[key] = held + value
 
     def payload(self, decoder: AnthropicStreamDecoder) -> JSON:
         if self.json:
@@ -99,6 +164,7 @@ class AnthropicStreamDecoder(StreamDecoder):
         super().__init__()
         # block index -> "text" | "thinking" | "redacted" | "tool" | _Server
         self._blocks: dict[int, str | _Server] = {}
+        self._silent: set[int] = set()  # text blocks that have produced no event yet
         self._started = False
         self._finished = False
         self._stopped = False
@@ -139,8 +205,16 @@ class AnthropicStreamDecoder(StreamDecoder):
             return self._message_stop()
         if kind == "error" or (event == "error" and "error" in data):
             return self._error(data)
-        self.note("unknown-event-type", "warning", f"unknown event type {kind!r} ignored")
-        return []
+        if not isinstance(kind, str):
+            self.note("missing-field", "error", "an event without a type: dropped")
+            return []
+        self.note(
+            "unknown-event-type",
+            "info",
+            f"event type {kind!r} is not one anthropic-python defines: carried as it came "
+            "(not translated)",
+        )
+        return [Opaque(PROTOCOL, data)]
 
     # -- message level ------------------------------------------------------------------
 
@@ -149,11 +223,9 @@ class AnthropicStreamDecoder(StreamDecoder):
         if self._started:
             self.note("duplicate-message-start", "warning", "a second message_start")
         self._started = True
-        meta: JSON = {k: v for k, v in msg.items() if k not in _MESSAGE_FIELDS}
+        meta = message_meta(msg)
         usage = msg.get("usage")
-        if isinstance(usage, dict):
-            meta.update((k, v) for k, v in usage.items() if k not in USAGE_COUNTS)
-        else:
+        if not isinstance(usage, dict):
             self.note("missing-usage", "warning", "message_start without message.usage")
         if msg.get("content"):
             self.note("unexpected-content", "warning", "message_start carries content; ignored")
@@ -206,6 +278,17 @@ class AnthropicStreamDecoder(StreamDecoder):
             out.append(self._usage(usage))
         else:
             self.note("missing-usage", "warning", "message_delta without usage")
+        # What it says beyond the stop and the counts (context_management, a container,
+        # server tool use...): carried, for the Anthropic encoder's own message_delta.
+        extra: JSON = {k: v for k, v in data.items() if k not in ("type", "delta", "usage")}
+        said = {k: v for k, v in delta.items() if k not in ("stop_reason", "stop_sequence")}
+        if said:
+            extra["delta"] = said
+        counted = {k: v for k, v in usage.items() if k not in USAGE_COUNTS} if usage else {}
+        if isinstance(usage, dict) and counted:
+            extra["usage"] = counted
+        if extra:
+            out.append(Opaque(PROTOCOL, {"type": "message_delta", **extra}))
         return out
 
     def _message_stop(self) -> list[Event]:
@@ -234,10 +317,11 @@ class AnthropicStreamDecoder(StreamDecoder):
         return index
 
     def _end(self, index: int, state: str | _Server) -> Event:
+        self._silent.discard(index)
         if state == "tool":
             return ToolCallEnd(index)
         if isinstance(state, _Server):
-            return ServerTool(PROTOCOL, state.payload(self))
+            return ServerTool(PROTOCOL, state.payload(self), stream=state.stream)
         return PartEnd()
 
     def _close_all(self, where: str) -> list[Event]:
@@ -260,23 +344,29 @@ class AnthropicStreamDecoder(StreamDecoder):
             out = self._close_all(f"content_block_start {index}")
         block = self.object_field(data, "content_block")
         btype = block.get("type")
+        extra = _block_extra(block)
+        if extra:  # fields of a mapped block with no slot: for the block the encoder opens
+            out.append(Opaque(PROTOCOL, {"type": "content_block_start", "content_block": extra}))
         if btype == "text":
             self._blocks[index] = "text"
+            said = len(out)
             text = block.get("text")
             if isinstance(text, str) and text:
                 out.append(TextDelta(text))
             cites = block.get("citations")
             if isinstance(cites, list):
                 out += [Citation(PROTOCOL, c) for c in cites if isinstance(c, dict)]
+            if len(out) == said:
+                self._silent.add(index)
         elif btype == "thinking":
             self._blocks[index] = "thinking"
             out.append(ReasoningDelta(as_str(block.get("thinking"))))
             sig = block.get("signature")
             if isinstance(sig, str) and sig:
-                out.append(ReasoningSignature(sig))
+                out.append(ReasoningSignature(sig, origin=PROTOCOL))
         elif btype == "redacted_thinking":
             self._blocks[index] = "redacted"
-            out.append(RedactedReasoning(as_str(block.get("data"))))
+            out.append(RedactedReasoning(as_str(block.get("data")), origin=PROTOCOL))
         elif btype == "tool_use":
             self._blocks[index] = "tool"
             tid, name = block.get("id"), block.get("name")
@@ -320,34 +410,46 @@ class AnthropicStreamDecoder(StreamDecoder):
             state = self._implicit_block(index, dtype)
             if state == "tool":
                 out.append(ToolCallStart(index, "", ""))
-        elif dtype in _DELTA_BLOCK and _DELTA_BLOCK[dtype] != (
-            state if isinstance(state, str) else "tool"
-        ):
+        elif isinstance(state, str) and dtype in _DELTA_BLOCK and _DELTA_BLOCK[dtype] != state:
+            # (a server block's deltas are its own: it goes out as it came)
+            self.note("delta-kind-mismatch", "warning", f"{dtype} inside a {state} block")
+        if not isinstance(dtype, str):
+            self.note("missing-field", "error", "a delta without a type: dropped")
+            return out
+        if VOCABULARY.handling("stream.delta", dtype) is None:
             self.note(
-                "delta-kind-mismatch",
-                "warning",
-                f"{dtype} inside a {state if isinstance(state, str) else 'server'} block",
+                "unknown-delta-type",
+                "info",
+                f"delta type {dtype!r} is not one anthropic-python defines: carried as it "
+                "came (not translated)",
             )
-        field = _DELTA_FIELD.get(dtype) if isinstance(dtype, str) else None
-        if field is None:
-            self.note("unknown-delta-type", "error", f"unknown delta type {dtype!r}: dropped")
+        if isinstance(state, _Server):
+            state.add(delta)  # (kept whole: the block goes out as it came)
+            return out
+        field = _DELTA_FIELD.get(dtype)
+        if field is None:  # a delta type with no canonical slot, in its block
+            if index in self._silent:
+                out.append(TextDelta(""))  # opens the text block where it opened
+            self._silent.discard(index)
+            out.append(Opaque(PROTOCOL, dict(data)))
             return out
         value: Any = delta.get(field)
         if not (isinstance(value, dict) if field == "citation" else isinstance(value, str)):
             self.note("missing-field", "error", f"{dtype} without its {field}: dropped")
-        elif dtype == "text_delta":
+            return out
+        if value:
+            self._silent.discard(index)
+        if dtype == "text_delta":
             if value:
                 out.append(TextDelta(value))
         elif dtype == "input_json_delta":
-            if isinstance(state, _Server):
-                state.json.append(value)
-            elif value:
+            if value:
                 out.append(ToolCallDelta(index, value))
         elif dtype == "thinking_delta":
             if value:
                 out.append(ReasoningDelta(value))
         elif dtype == "signature_delta":
-            out.append(ReasoningSignature(value))
+            out.append(ReasoningSignature(value, origin=PROTOCOL))
         else:
             out.append(Citation(PROTOCOL, value))
         return out

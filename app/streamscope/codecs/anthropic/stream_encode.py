@@ -18,6 +18,15 @@ Choices made where the canonical stream does not say:
   has no arguments yet) until its first argument fragment, so providers that announce
   all calls before their arguments still translate; fragments for a call whose block was
   already closed cannot be placed and are dropped with a ``late-tool-delta`` finding.
+  A call of a namespaced tool is named ``<namespace>__<name>`` and a freeform (custom)
+  call's raw input is streamed as ``{"input": text}``, the forms the request translation
+  gave those tools (:mod:`streamscope.codecs.tool_calls`).
+- A signature of another protocol's provider (a Responses ``encrypted_content``) goes
+  out in the envelope of :func:`streamscope.model.signature.for_client`, and comes back
+  with the client's next request.
+- Anthropic's own blocks and events with no canonical slot (server tools' blocks as
+  they were streamed, :class:`Opaque` events) are re-emitted as they came; other
+  protocols' are left out with an ``info`` finding.
 """
 
 from __future__ import annotations
@@ -34,6 +43,8 @@ from streamscope.codecs.anthropic.common import (
     usage_to_wire,
 )
 from streamscope.codecs.base import EncodeOptions, StreamEncoder
+from streamscope.codecs.tool_calls import INPUT_CLOSE, INPUT_OPEN, escaped, shape
+from streamscope.model import signature
 from streamscope.model.assemble import merge_usage
 from streamscope.model.estimate import DELTAS, NOTE_BYTES, input_estimate
 from streamscope.model.events import (
@@ -44,6 +55,7 @@ from streamscope.model.events import (
     Event,
     Finish,
     MessageStart,
+    Opaque,
     PartEnd,
     Progress,
     ReasoningDelta,
@@ -68,14 +80,30 @@ def _frame(data: JSON) -> bytes:
     return encode_frame(data, data["type"])
 
 
-class _Tool:
-    __slots__ = ("id", "name", "state", "said")
+def with_meta(message: JSON, meta: object) -> None:
+    """Write what an Anthropic upstream's message said with no canonical slot
+    (``MessageStart.meta["anthropic"]``: its fields, and its usage's beyond the counts
+    under ``usage``) into ``message``, never over a field already there."""
+    if not isinstance(meta, dict):
+        return
+    for key, value in meta.items():
+        if key != "usage":
+            message.setdefault(key, value)
+    usage, extra = message.get("usage"), meta.get("usage")
+    if isinstance(usage, dict) and isinstance(extra, dict):
+        for key, value in extra.items():
+            usage.setdefault(key, value)
 
-    def __init__(self, tid: str, name: str) -> None:
+
+class _Tool:
+    __slots__ = ("id", "name", "state", "said", "wrap")
+
+    def __init__(self, tid: str, name: str, wrap: bool = False) -> None:
         self.id = tid
         self.name = name
         self.state = "pending"  # -> "open" -> "closed"
         self.said = False  # an input_json_delta went out
+        self.wrap = wrap  # a freeform call: its raw input goes out as {"input": text}
 
 
 class AnthropicStreamEncoder(StreamEncoder):
@@ -95,10 +123,14 @@ class AnthropicStreamEncoder(StreamEncoder):
         self._summary = False
         self._signature: list[str] = []
         self._signed = False
+        self._signer: tuple[str | None, str | None] = (None, None)  # (origin, item id)
         self._tool: int | None = None  # source index of the open tool block
         self._tools: dict[int, _Tool] = {}
         self._pending: list[int] = []
         self._finish: tuple[str, str | None] | None = None
+        self._meta: object = None  # MessageStart.meta["anthropic"]: an upstream's extras
+        self._delta_extra: JSON = {}  # a carried message_delta's extras, for ours
+        self._block_extra: JSON = {}  # a carried block's extras, for the next of its type
 
     def opening(self) -> list[bytes]:
         if self._id is None or self._started or self._done:
@@ -126,6 +158,7 @@ class AnthropicStreamEncoder(StreamEncoder):
             estimate = input_estimate(self.options.request)
             message["usage"] = usage_to_wire(dataclasses.replace(known, input_tokens=estimate))
             out.append(NOTE_BYTES)
+        with_meta(message, self._meta)
         out.append(_frame({"type": "message_start", "message": message}))
         out.append(_PING)
 
@@ -134,18 +167,25 @@ class AnthropicStreamEncoder(StreamEncoder):
             return
         index = self._index
         if self._open == "thinking":
+            sig = "".join(self._signature)
+            origin, item_id = self._signer
+            if sig and origin is not None:  # another provider's: in its envelope
+                sig = signature.for_client(signature.Signed(origin, sig, item_id), PROTOCOL)
             out.append(
                 _frame(
                     {
                         "type": "content_block_delta",
                         "index": index,
-                        "delta": {"type": "signature_delta", "signature": "".join(self._signature)},
+                        "delta": {"type": "signature_delta", "signature": sig},
                     }
                 )
             )
         elif self._open == "tool" and self._tool is not None:
             tool = self._tools[self._tool]
-            if not tool.said:  # a call with no arguments: Anthropic sends one empty delta
+            if tool.wrap:  # close the {"input": "...} the fragments opened
+                tail = INPUT_CLOSE if tool.said else INPUT_OPEN + INPUT_CLOSE
+                out.append(self._delta({"type": "input_json_delta", "partial_json": tail}))
+            elif not tool.said:  # a call with no arguments: Anthropic sends one empty delta
                 out.append(self._delta({"type": "input_json_delta", "partial_json": ""}))
             tool.state = "closed"
             self._tool = None
@@ -163,6 +203,11 @@ class AnthropicStreamEncoder(StreamEncoder):
         self._pending.clear()
 
     def _open_block(self, out: list[bytes], kind: str, block: JSON) -> int:
+        held = self._block_extra
+        if held and held.get("type") == block.get("type"):
+            self._block_extra = {}
+            for key, value in held.items():
+                block.setdefault(key, value)
         index = self._index = self._next
         self._next += 1
         self._open = kind
@@ -219,6 +264,8 @@ class AnthropicStreamEncoder(StreamEncoder):
             case MessageStart():
                 self._on_message_start(event, out)
             case ServerTool() | Citation():
+                self._on_carried(event, out)
+            case Opaque():
                 self._on_opaque(event, out)
             case Error():
                 self._on_error(event, out)
@@ -250,6 +297,8 @@ class AnthropicStreamEncoder(StreamEncoder):
             self._open_thinking(out)
         self._signature.append(ev.signature)
         self._signed = True
+        if ev.origin not in (None, PROTOCOL):
+            self._signer = (ev.origin, ev.item_id)
 
     def _on_redacted(self, ev: RedactedReasoning, out: list[bytes]) -> None:
         self._settle(out)
@@ -257,7 +306,10 @@ class AnthropicStreamEncoder(StreamEncoder):
         self._close(out)
 
     def _on_tool_start(self, ev: ToolCallStart, out: list[bytes]) -> None:
-        self._tool_start(out, ev.index, ev.id, ev.name)
+        form = shape(
+            ev.name, ev.namespace, ev.custom, self.options.request, namespaces=False, freeform=False
+        )
+        self._tool_start(out, ev.index, ev.id, form.name, form.wrap)
 
     def _on_tool_delta(self, ev: ToolCallDelta, out: list[bytes]) -> None:
         self._tool_delta(out, ev.index, ev.arguments)
@@ -280,6 +332,7 @@ class AnthropicStreamEncoder(StreamEncoder):
     def _on_message_start(self, ev: MessageStart, out: list[bytes]) -> None:
         if self._id is None:
             self._id, self._model = ev.id, ev.model
+            self._meta = ev.meta.get(PROTOCOL)
         else:
             self.note_once("duplicate-message-start", "info", "a second MessageStart ignored")
 
@@ -296,15 +349,18 @@ class AnthropicStreamEncoder(StreamEncoder):
         self._open_block(out, "thinking", {"type": "thinking", "thinking": "", "signature": ""})
         self._signature = []
         self._signed = False
+        self._signer = (None, None)
 
-    def _tool_start(self, out: list[bytes], source: int, tid: str, name: str) -> None:
+    def _tool_start(
+        self, out: list[bytes], source: int, tid: str, name: str, wrap: bool = False
+    ) -> None:
         if source in self._tools:
             self.note_once("duplicate-tool-start", "warning", f"tool call {source} started twice")
             if source == self._tool:
                 self._close(out)
             elif source in self._pending:
                 self._pending.remove(source)
-        self._tools[source] = _Tool(tid or new_tool_id(), name)
+        self._tools[source] = _Tool(tid or new_tool_id(), name, wrap)
         if self._open == "tool" or self._pending:
             self._pending.append(source)  # waits for its first argument fragment
         else:
@@ -333,10 +389,45 @@ class AnthropicStreamEncoder(StreamEncoder):
             )
             return
         if arguments:
+            if tool.wrap:  # raw text, streamed as the inside of {"input": "..."}
+                arguments = escaped(arguments) if tool.said else INPUT_OPEN + escaped(arguments)
             tool.said = True
             out.append(self._delta({"type": "input_json_delta", "partial_json": arguments}))
 
-    def _on_opaque(self, event: ServerTool | Citation, out: list[bytes]) -> None:
+    def _on_opaque(self, event: Opaque, out: list[bytes]) -> None:
+        if event.protocol != PROTOCOL:
+            self.note_once(
+                f"dropped-opaque-{event.protocol}",
+                "info",
+                f"{event.protocol} stream content with no canonical slot has no Anthropic "
+                "form: not translated",
+            )
+            return
+        payload = dict(event.payload)
+        if payload.get("type") == "message_delta":  # its extras join our message_delta
+            self._delta_extra = payload
+            return
+        if payload.get("type") == "content_block_start":  # extras of the next such block
+            block = payload.get("content_block")
+            self._block_extra = dict(block) if isinstance(block, dict) else {}
+            return
+        if payload.get("type") == "content_block_delta":
+            if self._open is None:
+                self.note_once(
+                    "dropped-opaque-delta", "info", "a carried delta outside any block: dropped"
+                )
+                return
+            payload["index"] = self._index  # (the block it came in is the open one)
+            out.append(_frame(payload))
+            return
+        if not isinstance(payload.get("type"), str):
+            self.note_once("dropped-opaque-event", "info", "a carried event without a type")
+            return
+        if not self._started:
+            self._start(out)
+        out.append(_frame(payload))
+
+    def _on_carried(self, event: ServerTool | Citation, out: list[bytes]) -> None:
         protocol = event.protocol
         if protocol != PROTOCOL:
             self.note_once(
@@ -353,6 +444,11 @@ class AnthropicStreamEncoder(StreamEncoder):
             out.append(self._delta({"type": "citations_delta", "citation": payload}))
             return
         self._settle(out)
+        if isinstance(event, ServerTool) and event.stream:  # as it was streamed
+            self._open_block(out, "server", dict(event.stream[0]))
+            out += [self._delta(delta) for delta in event.stream[1:]]
+            self._close(out)
+            return
         block = dict(payload)
         btype = block.get("type")
         args = None
@@ -380,15 +476,14 @@ class AnthropicStreamEncoder(StreamEncoder):
             wire.update(usage)
         if self._usage is not None and self._usage.reasoning_tokens is not None:
             wire["output_tokens_details"] = {"thinking_tokens": self._usage.reasoning_tokens}
-        out.append(
-            _frame(
-                {
-                    "type": "message_delta",
-                    "delta": {"stop_reason": self._finish[0], "stop_sequence": self._finish[1]},
-                    "usage": wire,
-                }
-            )
-        )
+        delta: JSON = {"stop_reason": self._finish[0], "stop_sequence": self._finish[1]}
+        frame: JSON = {"type": "message_delta", "delta": delta, "usage": wire}
+        extra = self._delta_extra
+        with_meta(frame, {k: v for k, v in extra.items() if k not in ("type", "delta")})
+        if isinstance(extra.get("delta"), dict):
+            for key, value in extra["delta"].items():
+                delta.setdefault(key, value)
+        out.append(_frame(frame))
         out.append(_STOP)
         self._done = True
 

@@ -27,8 +27,10 @@ from streamscope.codecs.lmstudio.common import (
     response_id_for,
     usage_from_stats,
 )
+from streamscope.codecs.tool_calls import shape, wrapped_input
 from streamscope.model.estimate import answer_with_estimates
 from streamscope.model.events import JSON, Error, Usage
+from streamscope.model.request import Request
 from streamscope.model.response import (
     Choice,
     OutputPart,
@@ -88,7 +90,9 @@ def decode_response(body: Any) -> Response:
     return response
 
 
-def _output(parts: list[OutputPart]) -> list[JSON]:
+def _output(parts: list[OutputPart], request: Request | None) -> list[JSON]:
+    """The output items of a choice's parts; a call in the form the client gave its tool
+    (:mod:`streamscope.codecs.tool_calls`)."""
     out: list[JSON] = []
     message = False  # the last item is a message that further text may join
     for part in parts:
@@ -104,11 +108,15 @@ def _output(parts: list[OutputPart]) -> list[JSON]:
             if part.text:  # signatures and redacted reasoning have no LM Studio form
                 out.append({"type": "reasoning", "content": part.text})
         elif isinstance(part, ToolCallOut):
-            arguments, _ = parse_arguments(part.arguments)
+            form = shape(
+                part.name, part.namespace, part.custom, request, namespaces=False, freeform=False
+            )
+            text = wrapped_input(part.arguments) if form.wrap else part.arguments
+            arguments, _ = parse_arguments(text)
             out.append(
                 {
                     "type": "tool_call",
-                    "tool": part.name,
+                    "tool": form.name,
                     "arguments": arguments,
                     "output": "",
                     "provider_info": CLIENT_PROVIDER,
@@ -140,7 +148,7 @@ def encode_response(response: Response, options: EncodeOptions | None = None) ->
         stats.update({k: v for k, v in timing.items() if k in _TIMING})
     return {
         "model_instance_id": options.model or response.model or "unknown",
-        "output": _output(choice.parts) if choice is not None else [],
+        "output": _output(choice.parts, options.request) if choice is not None else [],
         "stats": stats,
         "response_id": response_id_for(response.id),
     }

@@ -17,6 +17,8 @@
   (or the held :class:`Error`). An output item of ``chat.end`` whose deltas never came is
   emitted from there; one whose deltas differ keeps the deltas (info finding: the doc
   examples are abbreviated).
+- An event type the codec does not know is carried as it came (an :class:`Opaque`
+  event, with an ``info`` finding), for an LM Studio client.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from streamscope.model.events import (
     Event,
     Finish,
     MessageStart,
+    Opaque,
     PartEnd,
     Progress,
     ReasoningDelta,
@@ -109,8 +112,13 @@ class LMStudioStreamDecoder(StreamDecoder):
             return []
         handler = self._handlers.get(kind)
         if handler is None:
-            self.note_once(f"unknown-event:{kind}", "warning", f"unknown event type {kind!r}")
-            return []
+            self.note_once(
+                f"unknown-event:{kind}",
+                "info",
+                f"event type {kind!r} is not one LM Studio documents: carried as it came "
+                "(not translated)",
+            )
+            return [Opaque(PROTOCOL, payload)]
         out: list[Event] = []
         if not self._started and kind != "chat.start":
             self.note("missing-chat-start", "warning", f"{kind!r} before chat.start")

@@ -18,6 +18,9 @@ other than 0 (dropped with a warning). A client tool call is written as
 ``tool_call.start`` + ``tool_call.arguments`` (the parsed arguments object, whole, at the
 end of the call) with the documented plugin ``provider_info`` shape and our marker
 plugin id (``common.CLIENT_PROVIDER``); LM Studio itself never asks a client to run a tool.
+A namespaced tool's call is named ``<namespace>__<name>`` and a freeform (custom) call's
+raw input is sent as ``{"input": text}`` (:mod:`streamscope.codecs.tool_calls`). Events
+of this protocol the codec does not map (:class:`Opaque`) are re-emitted as they came.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from streamscope.codecs.lmstudio.common import (
     parse_arguments,
     response_id_for,
 )
+from streamscope.codecs.tool_calls import shape, wrapped_input
 from streamscope.model.assemble import merge_usage
 from streamscope.model.estimate import DELTAS, NOTE_BYTES, with_estimates
 from streamscope.model.events import (
@@ -45,6 +49,7 @@ from streamscope.model.events import (
     Event,
     Finish,
     MessageStart,
+    Opaque,
     PartEnd,
     Progress,
     ReasoningDelta,
@@ -72,12 +77,13 @@ def _event(kind: str, **fields: object) -> bytes:
 class _Call:
     """A client tool call being collected: LM Studio sends its arguments whole."""
 
-    __slots__ = ("name", "args", "done")
+    __slots__ = ("name", "args", "done", "wrap")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, wrap: bool = False) -> None:
         self.name = name
         self.args: list[str] = []
         self.done = False
+        self.wrap = wrap  # a freeform call: its raw input goes as {"input": text}
 
 
 class LMStudioStreamEncoder(StreamEncoder):
@@ -137,6 +143,8 @@ class LMStudioStreamEncoder(StreamEncoder):
                     self._flush_call(event.index, out)
             case ServerTool():
                 self._server_tool(event, out)
+            case Opaque():
+                self._opaque(event, out)
             case PartEnd() | Finish():
                 self._close(out)
             case Progress():
@@ -257,9 +265,17 @@ class LMStudioStreamEncoder(StreamEncoder):
         self._close(out)
         if event.index in self._calls:
             self.note("duplicate-tool-start", "warning", f"tool call {event.index} restarted")
-        self._calls[event.index] = _Call(event.name)
+        form = shape(
+            event.name,
+            event.namespace,
+            event.custom,
+            self.options.request,
+            namespaces=False,
+            freeform=False,
+        )
+        self._calls[event.index] = _Call(form.name, form.wrap)
         self._call = event.index
-        start = {"type": "tool_call.start", "tool": event.name, "provider_info": CLIENT_PROVIDER}
+        start = {"type": "tool_call.start", "tool": form.name, "provider_info": CLIENT_PROVIDER}
         out.append(_frame(start))
 
     def _tool_delta(self, event: ToolCallDelta, out: list[bytes]) -> None:
@@ -284,7 +300,8 @@ class LMStudioStreamEncoder(StreamEncoder):
         if call.done:
             return
         call.done = True
-        arguments, ok = parse_arguments("".join(call.args))
+        text = "".join(call.args)
+        arguments, ok = parse_arguments(wrapped_input(text) if call.wrap else text)
         if not ok:
             self.note(
                 "unparseable-arguments",
@@ -297,6 +314,21 @@ class LMStudioStreamEncoder(StreamEncoder):
         )
         item = {"tool": call.name, "arguments": arguments, "output": "", "provider_info": info}
         self._output.append({"type": "tool_call", **item})
+
+    def _opaque(self, event: Opaque, out: list[bytes]) -> None:
+        if event.protocol != PROTOCOL:
+            self.note_once(
+                f"dropped-opaque:{event.protocol}",
+                "info",
+                f"{event.protocol} stream content with no canonical slot has no LM Studio "
+                "form: not translated",
+            )
+            return
+        if not isinstance(event.payload.get("type"), str):
+            self.note_once("dropped-opaque-event", "info", "a carried event without a type")
+            return
+        self._ensure_started(out)
+        out.append(_frame(dict(event.payload)))
 
     def _server_tool(self, event: ServerTool, out: list[bytes]) -> None:
         if event.protocol != PROTOCOL:

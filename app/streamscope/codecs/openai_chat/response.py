@@ -2,7 +2,9 @@
 
 Each choice's message becomes parts in the order a stream would produce them:
 reasoning (``reasoning_content`` / ``reasoning``), text (with logprobs and
-``annotations`` as openai-chat citations), refusal, then tool calls.
+``annotations`` as openai-chat citations), refusal, then tool calls (function calls and
+``custom`` ones, whose input is raw text). Written back, a call takes the form the stream
+encoder gives it (:mod:`streamscope.codecs.tool_calls`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from streamscope.codecs.openai_chat.common import (
     usage_from_json,
     usage_to_json,
 )
+from streamscope.codecs.tool_calls import custom_input, shape
 from streamscope.codecs.validate import as_str
 from streamscope.model.events import JSON
 from streamscope.model.response import (
@@ -64,10 +67,14 @@ def _choice(raw: JSON, position: int) -> Choice:
     for call in msg.get("tool_calls") or []:
         if not isinstance(call, dict):
             continue
-        fn = call.get("function")
+        custom = isinstance(call.get("custom"), dict) or (
+            call.get("type") == "custom" and not isinstance(call.get("function"), dict)
+        )
+        fn = call.get("custom" if custom else "function")
         fn = fn if isinstance(fn, dict) else {}
+        args = as_str(fn.get("input" if custom else "arguments"))
         choice.parts.append(
-            ToolCallOut(as_str(call.get("id")), as_str(fn.get("name")), as_str(fn.get("arguments")))
+            ToolCallOut(as_str(call.get("id")), as_str(fn.get("name")), args, custom=custom)
         )
     reason = raw.get("finish_reason")
     if isinstance(reason, str):
@@ -98,7 +105,23 @@ def decode_response(body: JSON) -> Response:
     return response
 
 
-def _choice_json(choice: Choice) -> JSON:
+def _call_json(call: ToolCallOut, options: EncodeOptions) -> JSON:
+    form = shape(
+        call.name, call.namespace, call.custom, options.request, namespaces=False, freeform=True
+    )
+    cid = call.id or "call_" + uuid.uuid4().hex[:24]
+    if form.custom:
+        text = custom_input(call.arguments) if form.unwrap else call.arguments
+        return {"id": cid, "type": "custom", "custom": {"name": form.name, "input": text}}
+    # No arguments: "{}", as OpenAI sends them ("" is no JSON).
+    return {
+        "id": cid,
+        "type": "function",
+        "function": {"name": form.name, "arguments": call.arguments or "{}"},
+    }
+
+
+def _choice_json(choice: Choice, options: EncodeOptions) -> JSON:
     text_lp: list[JSON] = []
     refusal_lp: list[JSON] = []
     annotations: list[JSON] = []
@@ -119,15 +142,7 @@ def _choice_json(choice: Choice) -> JSON:
     if annotations:
         message["annotations"] = annotations
     if calls:
-        message["tool_calls"] = [
-            {
-                "id": c.id or "call_" + uuid.uuid4().hex[:24],
-                "type": "function",
-                # No arguments: "{}", as OpenAI sends them ("" is no JSON).
-                "function": {"name": c.name, "arguments": c.arguments or "{}"},
-            }
-            for c in calls
-        ]
+        message["tool_calls"] = [_call_json(c, options) for c in calls]
     if choice.finish is not None:
         reason = TO_OPENAI_CHAT[choice.finish]
     else:
@@ -155,7 +170,7 @@ def encode_response(response: Response, options: EncodeOptions | None = None) ->
         "object": "chat.completion",
         "created": response.created if response.created is not None else int(time.time()),
         "model": options.model or response.model or "unknown",
-        "choices": [_choice_json(c) for c in (response.choices or [Choice()])],
+        "choices": [_choice_json(c, options) for c in (response.choices or [Choice()])],
     }
     own = response.meta.get(PROTOCOL, {})
     for key in ("system_fingerprint", "service_tier"):

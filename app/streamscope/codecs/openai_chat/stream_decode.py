@@ -6,6 +6,14 @@ usage inline on the finish chunk (DeepSeek) or under ``x_groq.usage`` (Groq), Az
 prompt-filter chunk (``choices: []``, empty ``object``), tool-call indexes that do not
 start at 0 (Anthropic's compat endpoint), and errors sent as ``{"error": ...}`` data or
 ``event: error`` frames. Tolerant: what breaks the wire contract becomes a finding.
+
+A ``custom`` tool call (``{"type": "custom", "custom": {"name", "input"}}``, its input
+streamed in ``custom.input`` fragments; the SDK's chunk types do not define it yet, the
+API sends it) is a call whose arguments are raw text (``ToolCallStart.custom``). Chunk,
+choice and delta fields with no canonical slot (``obfuscation``, Azure's
+``content_filter_results``, OpenRouter's ``reasoning_details``, ...) are carried as
+:class:`Opaque` events where they came, for an OpenAI Chat client; a delta field no
+known dialect uses is an ``info`` finding too.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from streamscope.codecs.openai_chat.common import (
     PROTOCOL,
     usage_from_json,
 )
+from streamscope.codecs.openai_chat.vocabulary import VOCABULARY
 from streamscope.codecs.validate import as_int
 from streamscope.model.events import (
     JSON,
@@ -29,6 +38,7 @@ from streamscope.model.events import (
     Event,
     Finish,
     MessageStart,
+    Opaque,
     ReasoningDelta,
     RefusalDelta,
     TextDelta,
@@ -39,8 +49,8 @@ from streamscope.model.events import (
 from streamscope.model.stop import FROM_OPENAI_CHAT, from_openai_chat
 from streamscope.wire.frame import Frame
 
-# Delta keys that carry nothing we would lose by skipping them.
-_QUIET_DELTA_KEYS = frozenset(
+# Delta keys read into events (the rest is carried).
+_READ_DELTA_KEYS = frozenset(
     {
         "role",
         "content",
@@ -49,22 +59,46 @@ _QUIET_DELTA_KEYS = frozenset(
         "function_call",
         "reasoning_content",
         "reasoning",
-        "reasoning_details",  # OpenRouter's structured copy of ``reasoning``
         "annotations",
     }
 )
+# Delta keys carried without a finding: the SDK's types (the codec's vocabulary), or a
+# known dialect's (OpenRouter's structured reasoning, with its signatures).
+_KNOWN_DELTA_KEYS = frozenset(VOCABULARY.places["chunk.delta"]) | {"reasoning_details"}
+# Chunk and choice keys read (or answered otherwise: Groq's usage, Azure's prompt filter).
+_READ_CHUNK_KEYS = frozenset(
+    {
+        "id",
+        "object",
+        "created",
+        "model",
+        "choices",
+        "usage",
+        "system_fingerprint",
+        "service_tier",
+        "x_groq",
+        "prompt_filter_results",
+    }
+)
+_READ_CHOICE_KEYS = frozenset({"index", "delta", "message", "finish_reason", "logprobs"})
+
+
+def _carried(obj: JSON, read: frozenset[str]) -> JSON:
+    """The fields of ``obj`` not ``read`` (but for nulls: they say nothing)."""
+    return {k: v for k, v in obj.items() if k not in read and v is not None}
 
 
 class _Call:
     """A tool call as the source streams it; ``key`` is the index events carry."""
 
-    __slots__ = ("key", "id", "started", "pending_args")
+    __slots__ = ("key", "id", "started", "pending_args", "custom")
 
-    def __init__(self, key: int, call_id: str) -> None:
+    def __init__(self, key: int, call_id: str, custom: bool = False) -> None:
         self.key = key
         self.id = call_id
         self.started = False
         self.pending_args: list[str] = []  # arguments seen before the name arrived
+        self.custom = custom  # a custom tool's call: its input is raw text
 
 
 class OpenAIChatDecoder(StreamDecoder):
@@ -163,6 +197,10 @@ class OpenAIChatDecoder(StreamDecoder):
             cid = payload.get("id")
             if isinstance(cid, str) and cid and cid != self._id:
                 self.note_once("id-changed", "warning", f"chunk id changed to {cid!r}")
+        if not _READ_CHUNK_KEYS.issuperset(payload):
+            extra = _carried(payload, _READ_CHUNK_KEYS)
+            if extra:
+                out.append(Opaque(PROTOCOL, {"chunk": extra}))
         if isinstance(choices, list):
             for choice in choices:
                 if isinstance(choice, dict):
@@ -199,6 +237,10 @@ class OpenAIChatDecoder(StreamDecoder):
             self.note_once("missing-choice-index", "warning", "a choice has no integer index")
             index = 0
         self._choices_seen.add(index)
+        if not _READ_CHOICE_KEYS.issuperset(choice):
+            extra = _carried(choice, _READ_CHOICE_KEYS)
+            if extra:
+                out.append(Opaque(PROTOCOL, {"choice": extra}, index))
         delta = choice.get("delta")
         if delta is None and isinstance(choice.get("message"), dict):
             self.note_once("message-in-chunk", "warning", "a chunk choice has message, not delta")
@@ -264,14 +306,20 @@ class OpenAIChatDecoder(StreamDecoder):
         annotations = delta.get("annotations")
         if isinstance(annotations, list):
             out.extend(Citation(PROTOCOL, a, index) for a in annotations if isinstance(a, dict))
-        for key, value in delta.items():
-            if value and key not in _QUIET_DELTA_KEYS:
-                self.note_once(
-                    "unknown-delta-field",
-                    "info",
-                    f"delta field {key!r} has no canonical slot and is not translated",
-                    key,
-                )
+        if not _READ_DELTA_KEYS.issuperset(delta):
+            # ("" says nothing in a delta either, and each delta field costs a chunk)
+            extra = {k: v for k, v in _carried(delta, _READ_DELTA_KEYS).items() if v != ""}
+            for key in extra:
+                if key not in _KNOWN_DELTA_KEYS:
+                    self.note_once(
+                        "unknown-delta-field",
+                        "info",
+                        f"delta field {key!r} has no canonical slot: carried as it came "
+                        "(not translated)",
+                        key,
+                    )
+            if extra:
+                out.append(Opaque(PROTOCOL, {"delta": extra}, index))
 
     def _content_list(self, content: list[Any], index: int, out: list[Event]) -> None:
         # Mistral (Magistral) streams content as typed chunks, thinking included.
@@ -293,11 +341,15 @@ class OpenAIChatDecoder(StreamDecoder):
                 "tool-call-missing-index", "warning", "a tool call delta has no integer index"
             )
             src = pos
-        fn = call.get("function")
+        kind = call.get("type")
+        custom = isinstance(call.get("custom"), dict) or (
+            kind == "custom" and not isinstance(call.get("function"), dict)
+        )
+        fn = call.get("custom" if custom else "function")
         fn = fn if isinstance(fn, dict) else {}
         name = fn.get("name")
         call_id = call.get("id")
-        args = fn.get("arguments")
+        args = fn.get("input" if custom else "arguments")
         if args is not None and not isinstance(args, str):
             self.note_once(
                 "tool-call-arguments-not-string", "warning", "tool call arguments are not a string"
@@ -334,16 +386,16 @@ class OpenAIChatDecoder(StreamDecoder):
             if not isinstance(call_id, str) or not call_id:
                 self.note("tool-call-missing-id", "warning", f"tool call {src} has no id")
                 call_id = "call_" + uuid.uuid4().hex[:24]
-            state = _Call(key, call_id)
+            state = _Call(key, call_id, custom)
             by_index[src] = state
             self._open_calls.setdefault(choice, []).append(state)
-            kind = call.get("type")
-            if kind != "function":
+            due = "custom" if custom else "function"
+            if kind != due:
                 what = "no type" if kind is None else f"type {kind!r}"
                 self.note(
                     "tool-call-missing-type",
                     "warning",
-                    f'the first delta of tool call {src} has {what}, not "function"',
+                    f'the first delta of tool call {src} has {what}, not "{due}"',
                 )
             if not name:
                 self.note(
@@ -354,7 +406,7 @@ class OpenAIChatDecoder(StreamDecoder):
                 )
         if not state.started and isinstance(name, str) and name:
             state.started = True
-            out.append(ToolCallStart(state.key, state.id, name, choice))
+            out.append(ToolCallStart(state.key, state.id, name, choice, state.custom))
             if state.pending_args:
                 out.append(ToolCallDelta(state.key, "".join(state.pending_args), choice))
                 state.pending_args.clear()
@@ -367,7 +419,7 @@ class OpenAIChatDecoder(StreamDecoder):
     def _flush_call(self, call: _Call, choice: int, out: list[Event]) -> None:
         if not call.started:  # the name never came: keep the call visible anyway
             call.started = True
-            out.append(ToolCallStart(call.key, call.id, "", choice))
+            out.append(ToolCallStart(call.key, call.id, "", choice, call.custom))
             if call.pending_args:
                 out.append(ToolCallDelta(call.key, "".join(call.pending_args), choice))
         out.append(ToolCallEnd(call.key, choice))

@@ -9,6 +9,15 @@ arguments; ``finish_reason`` closes each choice; usage goes last in its own
 
 Chunks are assembled from a pre-serialised prefix so each event costs one small
 ``json`` call for its delta (the proxy's throughput depends on it).
+
+A call is written as the client declared its tool (:mod:`streamscope.codecs.tool_calls`):
+a namespaced tool's as ``<namespace>__<name>``, a freeform tool's as a ``custom`` call
+(``{"type": "custom", "custom": {"name", "input"}}``, its input streamed in
+``custom.input`` fragments; held to the call's end and taken out of ``{"input": ...}``
+when the upstream made it a function call). What an OpenAI Chat upstream sent that has
+no canonical slot (:class:`Opaque`: chunk, choice and delta fields such as
+``obfuscation``) goes back out: delta fields in a chunk of their own, chunk and choice
+fields in the next chunk written.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from typing import assert_never
 
 from streamscope.codecs.base import EncodeOptions, StreamEncoder
 from streamscope.codecs.openai_chat.common import PROTOCOL, error_to_json, usage_to_json
+from streamscope.codecs.tool_calls import custom_input, shape
 from streamscope.model.assemble import merge_usage
 from streamscope.model.events import (
     JSON,
@@ -29,6 +39,7 @@ from streamscope.model.events import (
     Event,
     Finish,
     MessageStart,
+    Opaque,
     PartEnd,
     Progress,
     ReasoningDelta,
@@ -49,7 +60,7 @@ _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 class _Choice:
-    __slots__ = ("prefix", "finished", "tools", "made_calls", "silent")
+    __slots__ = ("prefix", "finished", "tools", "made_calls", "silent", "custom", "extra")
 
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix  # '{"index":N,"delta":'
@@ -57,6 +68,9 @@ class _Choice:
         self.tools: dict[int, int] = {}  # source key -> dense wire index
         self.made_calls = False
         self.silent: set[int] = set()  # tool calls (source keys) with no arguments yet
+        # custom calls (source keys) -> None (input streams), or the held arguments
+        self.custom: dict[int, list[str] | None] = {}
+        self.extra = ""  # carried choice fields for its next chunk (',"k":v...')
 
 
 class OpenAIChatEncoder(StreamEncoder):
@@ -69,6 +83,7 @@ class OpenAIChatEncoder(StreamEncoder):
         self._choices: dict[int, _Choice] = {}
         self._usage: Usage | None = None
         self._done = False
+        self._extra = ""  # carried chunk fields for the next chunk (',"k":v...')
 
     def opening(self) -> list[bytes]:
         if self._start is None or self._choices or self._done:
@@ -107,8 +122,9 @@ class OpenAIChatEncoder(StreamEncoder):
         self._head = head + ',"choices":['
         return self._head
 
-    def _choice(self, index: int, out: list[bytes]) -> _Choice:
-        """The state of choice ``index``, opening it on the wire on first use."""
+    def _choice(self, index: int, out: list[bytes], extra: str = "") -> _Choice:
+        """The state of choice ``index``, opening it on the wire on first use (with the
+        carried choice fields ``extra``, when it opens now)."""
         state = self._choices.get(index)
         if state is None:
             # openai-python files choices by list position: open lower ones first.
@@ -116,14 +132,21 @@ class OpenAIChatEncoder(StreamEncoder):
                 if lower not in self._choices:
                     self._choice(lower, out)
             state = _Choice(f'{{"index":{index},"delta":')
+            state.extra = extra
             self._choices[index] = state
             out.append(self._chunk(state, '{"role":"assistant","content":""}'))
         return state
 
-    def _chunk(self, state: _Choice, delta: str, logprobs: str = "null") -> bytes:
+    def _chunk(
+        self, state: _Choice, delta: str, logprobs: str = "null", finish: str = "null"
+    ) -> bytes:
         head = self._head or self._header()
+        inner, outer = state.extra, self._extra
+        if inner or outer:  # carried fields ride on this chunk
+            state.extra = self._extra = ""
         return encode_frame(
-            f'{head}{state.prefix}{delta},"logprobs":{logprobs},"finish_reason":null}}]}}'
+            f'{head}{state.prefix}{delta},"logprobs":{logprobs},"finish_reason":{finish}'
+            f"{inner}}}]{outer}}}"
         )
 
     def _content(
@@ -151,14 +174,19 @@ class OpenAIChatEncoder(StreamEncoder):
         for key in sorted(state.silent):
             self._no_arguments(state, key, out)
         state.finished = True
-        head = self._head or self._header()
-        out.append(
-            encode_frame(
-                f'{head}{state.prefix}{{}},"logprobs":null,"finish_reason":{_dumps(reason)}}}]}}'
-            )
-        )
+        out.append(self._chunk(state, "{}", finish=_dumps(reason)))
 
-    def _tool_start(self, index: int, key: int, call_id: str, name: str) -> list[bytes]:
+    def _tool_start(
+        self,
+        index: int,
+        key: int,
+        call_id: str,
+        name: str,
+        custom: bool = False,
+        held: bool = False,
+    ) -> list[bytes]:
+        """Open a call on the wire: a function call, or a ``custom`` one (``held``: its
+        arguments are kept to the call's end, for :func:`custom_input`)."""
         out: list[bytes] = []
         state = self._open_choice(index, out)
         if state is None:
@@ -178,14 +206,27 @@ class OpenAIChatEncoder(StreamEncoder):
             call_id = "call_" + uuid.uuid4().hex[:24]
         if not name:
             self.note_once("tool-call-without-name", "warning", "a tool call has no name")
-        call = {
-            "index": dense,
-            "id": call_id,
-            "type": "function",
-            "function": {"name": name, "arguments": ""},
-        }
+        call: JSON = {"index": dense, "id": call_id}
+        if custom:
+            state.custom[key] = [] if held else None
+            call.update(type="custom", custom={"name": name, "input": ""})
+        else:
+            call.update(type="function", function={"name": name, "arguments": ""})
         out.append(self._chunk(state, f'{{"tool_calls":[{_dumps(call)}]}}'))
         return out
+
+    def _call_start(self, event: ToolCallStart) -> list[bytes]:
+        form = shape(
+            event.name,
+            event.namespace,
+            event.custom,
+            self.options.request,
+            namespaces=False,
+            freeform=True,
+        )
+        return self._tool_start(
+            event.choice, event.index, event.id, form.name, form.custom, form.unwrap
+        )
 
     def _close(self) -> list[bytes]:
         """Finish every choice, then the usage chunk and the terminator."""
@@ -197,7 +238,9 @@ class OpenAIChatEncoder(StreamEncoder):
                 self._finish_chunk(index, "tool_calls" if state.made_calls else "stop", out)
         if self._usage is not None and self.options.include_usage:
             head = self._head or self._header()
-            out.append(encode_frame(f'{head}],"usage":{_dumps(usage_to_json(self._usage))}}}'))
+            tail, self._extra = self._extra, ""
+            usage = _dumps(usage_to_json(self._usage))
+            out.append(encode_frame(f'{head}],"usage":{usage}{tail}}}'))
         out.append(encode_done())
         self._done = True
         return out
@@ -216,7 +259,7 @@ class OpenAIChatEncoder(StreamEncoder):
             case ToolCallDelta():
                 return self._tool_delta(event)
             case ToolCallStart():
-                return self._tool_start(event.choice, event.index, event.id, event.name)
+                return self._call_start(event)
             case RefusalDelta():
                 return self._content(event.choice, "refusal", event.text, event.logprobs)
             case MessageStart():
@@ -254,6 +297,8 @@ class OpenAIChatEncoder(StreamEncoder):
                     )
                     return []
                 return self._annotation(event)
+            case Opaque():
+                return self._opaque(event)
             case ServerTool():
                 ptype = event.payload.get("type")
                 self.note_once(
@@ -285,8 +330,15 @@ class OpenAIChatEncoder(StreamEncoder):
 
     def _no_arguments(self, state: _Choice, key: int, out: list[bytes]) -> None:
         """A tool call that ends with no arguments gets ``{}``, as OpenAI sends them: an
-        empty string is no JSON, and strict clients' parsers throw on it."""
+        empty string is no JSON, and strict clients' parsers throw on it. A custom call's
+        input is text: an empty one is none; a held one goes out now."""
         state.silent.discard(key)
+        if key in state.custom:
+            held = state.custom.pop(key)
+            text = custom_input("".join(held)) if held else ""
+            if text:
+                out.append(self._custom_input(state, key, text))
+            return
         out.append(
             self._chunk(
                 state,
@@ -308,6 +360,14 @@ class OpenAIChatEncoder(StreamEncoder):
         if state is None:
             return out
         if event.arguments:
+            if event.index in state.custom:
+                held = state.custom[event.index]
+                if held is not None:
+                    held.append(event.arguments)  # (to the call's end: still silent)
+                else:
+                    state.silent.discard(event.index)
+                    out.append(self._custom_input(state, event.index, event.arguments))
+                return out
             state.silent.discard(event.index)
             dense = state.tools[event.index]
             out.append(
@@ -318,6 +378,63 @@ class OpenAIChatEncoder(StreamEncoder):
                 )
             )
         return out
+
+    def _custom_input(self, state: _Choice, key: int, text: str) -> bytes:
+        dense = state.tools[key]
+        return self._chunk(
+            state, f'{{"tool_calls":[{{"index":{dense},"custom":{{"input":{_dumps(text)}}}}}]}}'
+        )
+
+    def _opaque(self, event: Opaque) -> list[bytes]:
+        if event.protocol != PROTOCOL:
+            self.note_once(
+                "dropped-opaque",
+                "info",
+                f"{event.protocol} stream content with no canonical slot has no OpenAI Chat "
+                "form: not translated",
+                event.protocol,
+            )
+            return []
+        # One source chunk's fields ride on one chunk here: those of a chunk that wrote
+        # nothing here (a role chunk) go on the next one, or on an empty one of their
+        # own before the next chunk's fields come.
+        out: list[bytes] = []
+        for where, fields in event.payload.items():
+            if not isinstance(fields, dict) or not fields:
+                continue
+            text = "".join(f",{_dumps(k)}:{_dumps(v)}" for k, v in fields.items())
+            if where == "chunk":
+                if self._extra:
+                    self._carry_now(out)
+                self._extra = text
+                continue
+            if where not in ("choice", "delta"):
+                continue
+            if where == "choice" and event.choice not in self._choices:
+                self._choice(event.choice, out, text)  # (its role chunk carries them)
+                continue
+            state = self._open_choice(event.choice, out)
+            if state is None:
+                continue
+            if where == "delta":
+                out.append(self._chunk(state, "{" + text[1:] + "}"))
+            else:
+                if state.extra:
+                    out.append(self._chunk(state, "{}"))
+                state.extra = text
+        return out
+
+    def _carry_now(self, out: list[bytes]) -> None:
+        """Write the carried chunk fields still waiting, on a chunk of their own."""
+        if not self._choices:
+            self._choice(0, out)  # the role chunk takes them
+            return
+        state = self._choices.get(0)
+        if state is not None and not state.finished:
+            out.append(self._chunk(state, "{}"))
+            return
+        tail, self._extra = self._extra, ""
+        out.append(encode_frame(f"{self._head or self._header()}]{tail}}}"))
 
     def _annotation(self, event: Citation) -> list[bytes]:
         return self._content_raw(event.choice, f'{{"annotations":[{_dumps(event.payload)}]}}')

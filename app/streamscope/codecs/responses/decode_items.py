@@ -6,7 +6,14 @@ delivered per part, so that a ``*.done`` event or ``output_item.done`` (which ca
 full text) can add what the deltas missed: trimmed recordings and LM Studio (which sends
 only ``function_call_arguments.done``) lose nothing. Non-function items (web_search_call,
 tool_search_call, ...) are carried whole as one ``ServerTool`` at their
-``output_item.done``.
+``output_item.done``, with the events they streamed (``web_search_call.searching``, ...)
+in its ``stream`` for the Responses encoder to re-emit.
+
+Function and custom tool calls are one kind of item here: a ``custom_tool_call`` (its
+``input`` streamed by ``custom_tool_call_input`` events) is a call whose arguments are
+raw text (``ToolCallStart.custom``); either kind may name its ``namespace``. A reasoning
+item's ``encrypted_content`` becomes a signature of origin ``responses`` with the item's
+id.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from streamscope.model.events import (
     JSON,
     Citation,
     Event,
+    Opaque,
     PartEnd,
     ReasoningDelta,
     ReasoningSignature,
@@ -32,16 +40,41 @@ from streamscope.model.events import (
 )
 
 _CONTENT_CHANNEL = {"output_text": "text", "refusal": "refusal", "reasoning_text": "reasoning"}
+_KINDS = {
+    "message": "message",
+    "reasoning": "reasoning",
+    "function_call": "function_call",
+    "custom_tool_call": "function_call",
+}
+"""Item types the codec maps -> the kind of :class:`Item` (the rest: ``other``)."""
+_ARGS = {False: "arguments", True: "input"}  # a call's arguments field (custom: input)
+_CALL_FIELDS = frozenset({"id", "type", "status", "call_id", "name", "namespace"})
+_ITEM_FIELDS = {
+    "message": frozenset({"id", "type", "status", "content", "role"}),
+    "reasoning": frozenset({"id", "type", "status", "summary", "content", "encrypted_content"}),
+    "function_call": _CALL_FIELDS | {"arguments"},
+    "custom_tool_call": _CALL_FIELDS | {"input"},
+}
+"""The fields of a mapped item with a canonical slot; the rest is carried (an
+:class:`Opaque` ``output_item.added`` with them, before the item's events)."""
+
+
+def without_sequence(p: JSON) -> JSON:
+    """An event as it is carried: its ``sequence_number`` belongs to the stream, and an
+    encoder numbers its own."""
+    return {k: v for k, v in p.items() if k != "sequence_number"}
 
 
 @dataclass(slots=True)
 class Item:
     """One output item being received."""
 
-    kind: str  # message | reasoning | function_call | other
+    kind: str  # message | reasoning | function_call (a custom_tool_call too) | other
     index: int  # output_index
     id: str | None = None
     payload: JSON | None = None  # the added item, for "other" items
+    events: list[JSON] = field(default_factory=list)  # "other" items: their own events
+    custom: bool = False  # a custom_tool_call
     done: bool = False
     started: bool = False  # ToolCallStart emitted (function calls)
     texts: dict[tuple[str, int], list[str]] = field(default_factory=dict)
@@ -176,29 +209,38 @@ class ItemDecoder(StreamDecoder):
             self.note("duplicate-output-index", "warning", f"output_index {idx} added twice")
         kind = raw.get("type")
         item_id = raw.get("id") if isinstance(raw.get("id"), str) else None
-        if kind in ("message", "reasoning", "function_call"):
-            item = self._new_item(str(kind), idx, item_id)
-        else:
-            item = self._new_item("other", idx, item_id)
-            item.payload = raw
+        item = self._new_item(_KINDS.get(str(kind), "other"), idx, item_id)
+        if item.kind in ("other", "reasoning"):
+            item.payload = raw  # (a reasoning item may say nothing more: see _on_item_done)
+        if item.kind == "other":
             return []
-        if kind != "function_call":
-            return []
-        return self._start_call(item, raw)
+        out: list[Event] = []
+        known = _ITEM_FIELDS[str(kind)]
+        if not known.issuperset(raw):  # (a message's phase, a call's caller, ...)
+            extra = {k: v for k, v in raw.items() if k not in known}
+            item_extra = {"type": kind, **extra}
+            out.append(Opaque(PROTOCOL, {"type": "response.output_item.added", "item": item_extra}))
+        if item.kind != "function_call":
+            return out
+        item.custom = kind == "custom_tool_call"
+        return out + self._start_call(item, raw)
 
     def _start_call(self, item: Item, raw: JSON) -> list[Event]:
         self._function_calls = True
         item.started = True
         call_id = raw.get("call_id")
         name = raw.get("name")
+        space = raw.get("namespace")
         out: list[Event] = [
             ToolCallStart(
                 item.index,
                 call_id if isinstance(call_id, str) else (item.id or ""),
                 name if isinstance(name, str) else "",
+                custom=item.custom,
+                namespace=space if isinstance(space, str) and space else None,
             )
         ]
-        args = raw.get("arguments")
+        args = raw.get(_ARGS[item.custom])
         if isinstance(args, str) and args:
             out += self._delta(item, "args", 0, args)
         return out
@@ -220,8 +262,8 @@ class ItemDecoder(StreamDecoder):
                 self.note("done-before-added", "warning", "output_item.done of an item never added")
             if not isinstance(idx, int):
                 idx = max(self._items, default=-1) + 1
-            known = kind in ("message", "reasoning", "function_call")
-            item = self._new_item(str(kind) if known else "other", idx, item_id)
+            item = self._new_item(_KINDS.get(str(kind), "other"), idx, item_id)
+            item.custom = kind == "custom_tool_call"
         elif item_id is not None and item.id is not None and item_id != item.id:
             self._id_changed(item)
         item.done = True
@@ -238,16 +280,35 @@ class ItemDecoder(StreamDecoder):
                     out += self._full(item, "reasoning", ci, part.get("text"))
             sig = raw.get("encrypted_content")
             if isinstance(sig, str) and sig:
-                out.append(ReasoningSignature(sig))
-            out.append(PartEnd())
+                out.append(ReasoningSignature(sig, origin=PROTOCOL, item_id=item.id or item_id))
+            if out or item.texts:
+                out.append(PartEnd())
+            else:  # no text, no signature: only its id, which only a Responses client uses
+                item.payload = item.payload or raw
+                out.append(self._server_tool(item, raw))
         elif item.kind == "function_call":
+            field = _ARGS[item.custom]
             if not item.started:
-                out += self._start_call(item, {**raw, "arguments": ""})
-            out += self._full(item, "args", 0, raw.get("arguments"))
+                out += self._start_call(item, {**raw, field: ""})
+            out += self._full(item, "args", 0, raw.get(field))
             out.append(ToolCallEnd(item.index))
         else:
-            out.append(ServerTool(PROTOCOL, raw))
+            out.append(self._server_tool(item, raw))
         return out
+
+    def _server_tool(self, item: Item, final: JSON) -> ServerTool:
+        """An item the codec does not map, whole, with the events it streamed."""
+        stream = [item.payload, *item.events] if item.payload is not None else []
+        return ServerTool(PROTOCOL, final, stream=stream)
+
+    def _carry(self, p: JSON) -> bool:
+        """Keep an event the codec does not map with its server-side item (True), if it
+        belongs to one still streaming."""
+        item = self._item_of(p, None)
+        if item is None or item.kind != "other" or item.done or item.payload is None:
+            return False
+        item.events.append(without_sequence(p))
+        return True
 
     # -- content events -------------------------------------------------------------------
 
@@ -331,11 +392,15 @@ class ItemDecoder(StreamDecoder):
         return self._full(item, channel, ci, p.get("text"))
 
     def _on_args(self, p: JSON) -> list[Event]:
+        """``function_call_arguments`` and ``custom_tool_call_input`` events."""
         item = self._item_of(p, "function_call")
         if item is None:
             return []
-        if p.get("type") == "response.function_call_arguments.done":
-            return self._full(item, "args", 0, p.get("arguments"))
+        kind = str(p.get("type"))
+        if not item.started and kind.startswith("response.custom"):
+            item.custom = True  # (an item never added: its events say what it is)
+        if kind.endswith(".done"):
+            return self._full(item, "args", 0, p.get(_ARGS[kind.startswith("response.custom")]))
         delta = p.get("delta")
         return self._delta(item, "args", 0, delta) if isinstance(delta, str) else self._bad_delta(p)
 

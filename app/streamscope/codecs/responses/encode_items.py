@@ -7,6 +7,14 @@ ignores ``reasoning_text``. Consecutive reasoning parts become summary parts of 
 reasoning item until a signature (``encrypted_content``) closes it, which is how the
 decoder splits them. Function calls stay open until their ``ToolCallEnd`` (parallel calls
 may interleave) or until content of another kind starts.
+
+A call is written as the client declared its tool (:mod:`streamscope.codecs.tool_calls`):
+with its ``namespace``, and a call of a freeform tool as a ``custom_tool_call`` whose
+input streams as ``custom_tool_call_input`` events (held to the call's end and taken out
+of ``{"input": ...}`` when the upstream made it a function call). A signature of another
+protocol's provider goes into ``encrypted_content`` in its envelope
+(:func:`streamscope.model.signature.for_client`). Server-side items and events of this
+protocol with no canonical slot are re-emitted as they came, renumbered.
 """
 
 from __future__ import annotations
@@ -16,15 +24,19 @@ from dataclasses import dataclass, field
 from streamscope.codecs.base import EncodeOptions, StreamEncoder
 from streamscope.codecs.responses.objects import new_id
 from streamscope.codecs.responses.settings import PROTOCOL
+from streamscope.codecs.tool_calls import custom_input, shape
+from streamscope.model import signature
 from streamscope.model.events import (
     JSON,
     Citation,
+    Opaque,
     ReasoningDelta,
     ReasoningSignature,
     RefusalDelta,
     ServerTool,
     TextDelta,
     ToolCallDelta,
+    ToolCallStart,
 )
 from streamscope.wire import encode_frame
 
@@ -33,7 +45,7 @@ from streamscope.wire import encode_frame
 class Item:
     """An output item being written."""
 
-    kind: str  # message | reasoning | function_call
+    kind: str  # message | reasoning | function_call (a custom_tool_call too)
     index: int
     item: JSON  # the item object; becomes the final one in response.completed
     pieces: list[str] = field(default_factory=list)  # text of the open part / arguments
@@ -41,6 +53,9 @@ class Item:
     ci: int = -1  # its content_index / summary_index
     summary: bool = True  # reasoning: kind of the open summary part
     signature: str | None = None
+    signer: tuple[str, str | None] | None = None  # another protocol's signer: origin, id
+    custom: bool = False  # a custom_tool_call
+    unwrap: bool = False  # its input came as {"input": ...} JSON: held to the end
 
     @property
     def id(self) -> str:
@@ -57,6 +72,7 @@ class ItemEncoder(StreamEncoder):
         self._block: Item | None = None  # open message or reasoning item
         self._calls: dict[int, Item] = {}  # open function calls by source index
         self._any_call = False
+        self._item_extra: JSON = {}  # a carried item's extra fields, for the next such item
 
     def _frame(self, kind: str, payload: JSON) -> bytes:
         data = {"type": kind, **payload, "sequence_number": self._seq}
@@ -66,6 +82,11 @@ class ItemEncoder(StreamEncoder):
     # -- item helpers ---------------------------------------------------------------------
 
     def _add_item(self, kind: str, item: JSON) -> tuple[Item, bytes]:
+        held = self._item_extra
+        if held and held.get("type") == item.get("type"):
+            self._item_extra = {}
+            for key, value in held.items():
+                item.setdefault(key, value)
         it = Item(kind, len(self._output), item)
         self._output.append(item)
         return it, self._frame(
@@ -113,11 +134,17 @@ class ItemEncoder(StreamEncoder):
         self._block = None
         out = self._close_part(it)
         if it.signature is not None:
-            it.item["encrypted_content"] = it.signature
+            sig = it.signature
+            if it.signer is not None and sig:  # another provider's: in its envelope
+                origin, item_id = it.signer
+                sig = signature.for_client(signature.Signed(origin, sig, item_id), PROTOCOL)
+            it.item["encrypted_content"] = sig
         out.append(self._item_done(it))
         return out
 
     def _close_call(self, it: Item) -> list[bytes]:
+        if it.custom:
+            return self._close_custom(it)
         out: list[bytes] = []
         args = "".join(it.pieces)
         if not args:  # no arguments: "{}", as OpenAI sends them ("" is no JSON)
@@ -129,6 +156,19 @@ class ItemEncoder(StreamEncoder):
         done = self._frame(
             "response.function_call_arguments.done", {**self._ref(it), "arguments": args}
         )
+        return [*out, done, self._item_done(it)]
+
+    def _close_custom(self, it: Item) -> list[bytes]:
+        out: list[bytes] = []
+        text = "".join(it.pieces)
+        it.pieces = []
+        if it.unwrap:  # held: the input, out of the function's {"input": ...}
+            text = custom_input(text)
+            if text:
+                delta = {**self._ref(it), "delta": text}
+                out.append(self._frame("response.custom_tool_call_input.delta", delta))
+        it.item["input"] = text
+        done = self._frame("response.custom_tool_call_input.done", {**self._ref(it), "input": text})
         return [*out, done, self._item_done(it)]
 
     def _close_calls(self) -> list[bytes]:
@@ -174,30 +214,47 @@ class ItemEncoder(StreamEncoder):
             )
         return it, out
 
-    def _reasoning_item(self) -> tuple[Item, list[bytes]]:
+    def _reasoning_item(self, item_id: str | None = None) -> tuple[Item, list[bytes]]:
         out = self._close_calls()
         it = self._block
         if it is None or it.kind != "reasoning" or it.signature is not None:
             out += self._close_block()
             it, frame = self._add_item(
-                "reasoning", {"id": new_id("rs_"), "type": "reasoning", "summary": []}
+                "reasoning", {"id": item_id or new_id("rs_"), "type": "reasoning", "summary": []}
             )
             self._block = it
             out.append(frame)
         return it, out
 
-    def _call(self, index: int, call_id: str, name: str) -> tuple[Item, list[bytes]]:
+    def _call(self, ev: ToolCallStart) -> tuple[Item, list[bytes]]:
         out = self._close_block()
-        item = {
-            "id": new_id("fc_"),
-            "type": "function_call",
-            "status": "in_progress",
-            "arguments": "",
-            "call_id": call_id or new_id("call_"),
-            "name": name,
-        }
+        form = shape(
+            ev.name, ev.namespace, ev.custom, self.options.request, namespaces=True, freeform=True
+        )
+        call_id = ev.id or new_id("call_")
+        if form.custom:
+            item: JSON = {
+                "id": new_id("ctc_"),
+                "type": "custom_tool_call",
+                "status": "in_progress",
+                "call_id": call_id,
+                "name": form.name,
+                "input": "",
+            }
+        else:
+            item = {
+                "id": new_id("fc_"),
+                "type": "function_call",
+                "status": "in_progress",
+                "arguments": "",
+                "call_id": call_id,
+                "name": form.name,
+            }
+        if form.namespace is not None:
+            item["namespace"] = form.namespace
         it, frame = self._add_item("function_call", item)
-        self._calls[index] = it
+        it.custom, it.unwrap = form.custom, form.unwrap
+        self._calls[ev.index] = it
         self._any_call = True
         out.append(frame)
         return it, out
@@ -248,9 +305,13 @@ class ItemEncoder(StreamEncoder):
     def _signature(self, ev: ReasoningSignature) -> list[bytes]:
         it = self._block
         out: list[bytes] = []
+        own = ev.origin in (None, PROTOCOL)
         if it is None or it.kind != "reasoning":
-            it, out = self._reasoning_item()
+            # A reasoning item that is its signature alone keeps its upstream id.
+            it, out = self._reasoning_item(ev.item_id if own else None)
         it.signature = (it.signature or "") + ev.signature
+        if ev.origin is not None and ev.origin != PROTOCOL:
+            it.signer = (ev.origin, ev.item_id)
         return out
 
     def _part_end(self) -> list[bytes]:
@@ -273,11 +334,18 @@ class ItemEncoder(StreamEncoder):
             self.note_once(
                 "tool-delta-without-start", "warning", "tool arguments without a started call"
             )
-            it, out = self._call(ev.index, "", "")
+            it, out = self._call(ToolCallStart(ev.index, "", ""))
         if ev.arguments:
             it.pieces.append(ev.arguments)
+            if it.unwrap:
+                return out  # (held to the call's end)
             payload = {**self._ref(it), "delta": ev.arguments}
-            out.append(self._frame("response.function_call_arguments.delta", payload))
+            kind = (
+                "response.custom_tool_call_input.delta"
+                if it.custom
+                else "response.function_call_arguments.delta"
+            )
+            out.append(self._frame(kind, payload))
         return out
 
     def _server_tool(self, ev: ServerTool) -> list[bytes]:
@@ -290,18 +358,53 @@ class ItemEncoder(StreamEncoder):
             return []
         out = self._close_all()
         payload = ev.payload
-        added = dict(payload)
-        if added.get("status") == "completed":
+        added = dict(ev.stream[0]) if ev.stream else dict(payload)
+        if not ev.stream and added.get("status") == "completed":
             added["status"] = "in_progress"
         index = len(self._output)
         self._output.append(payload)
         out.append(
             self._frame("response.output_item.added", {"output_index": index, "item": added})
         )
+        for event in ev.stream[1:]:  # its own events (searching, ...), renumbered
+            out.append(self._carried(event, index))
         out.append(
             self._frame("response.output_item.done", {"output_index": index, "item": payload})
         )
         return out
+
+    def _carried(self, event: JSON, index: int | None, item_id: str | None = None) -> bytes:
+        """An event carried as it came, numbered in this stream: at ``output_index``
+        ``index`` (and the item ``item_id``) where it names an item."""
+        payload = {k: v for k, v in event.items() if k not in ("type", "sequence_number")}
+        if index is not None and "output_index" in payload:
+            payload["output_index"] = index
+        if item_id is not None and "item_id" in payload:
+            payload["item_id"] = item_id
+        return self._frame(str(event.get("type")), payload)
+
+    def _opaque(self, ev: Opaque) -> list[bytes]:
+        if ev.protocol != PROTOCOL:
+            self.note_once(
+                f"dropped-opaque-{ev.protocol}",
+                "info",
+                f"{ev.protocol} stream content with no canonical slot has no Responses form: "
+                "not translated",
+            )
+            return []
+        if not isinstance(ev.payload.get("type"), str):
+            self.note_once("dropped-opaque-event", "info", "a carried event without a type")
+            return []
+        if ev.payload["type"] == "response.output_item.added":  # fields of the next item
+            item = ev.payload.get("item")
+            self._item_extra = dict(item) if isinstance(item, dict) else {}
+            return []
+        # An event of an item is about the item being written now (its source numbering
+        # is not this stream's); one of no item goes as it came.
+        it = self._block or (next(reversed(self._calls.values())) if self._calls else None)
+        if it is None:
+            return [self._carried(ev.payload, None)]
+        return [self._carried(ev.payload, it.index, it.id)]
 
     def _citation(self, ev: Citation) -> list[bytes]:
         if ev.protocol != PROTOCOL:

@@ -24,6 +24,7 @@ _EMPTY_ON_ADD: dict[str, JSON] = {
     "message": {"content": []},
     "reasoning": {"summary": [], "content": []},
     "function_call": {"arguments": ""},
+    "custom_tool_call": {"input": ""},
 }
 
 

@@ -8,6 +8,11 @@ Finish / End / Error, and dispatches item and content events to
 ``response.reasoning_text.delta`` is raw reasoning (``summary=False``); consecutive
 summary parts of one reasoning item become separate reasoning parts (split by
 ``PartEnd``), as the openai SDK keeps them as a list.
+
+An event type the codec does not map is carried, never dropped: with its server-side
+item when it belongs to one (``ServerTool.stream``), else as an :class:`Opaque` event at
+its place; an ``info`` finding says so when the pinned SDK does not define it either
+(:mod:`.vocabulary`).
 """
 
 from __future__ import annotations
@@ -16,9 +21,10 @@ from collections.abc import Callable
 from typing import Any
 
 from streamscope.codecs.content import error_from_json
-from streamscope.codecs.responses.decode_items import ItemDecoder
+from streamscope.codecs.responses.decode_items import ItemDecoder, without_sequence
 from streamscope.codecs.responses.objects import LIFECYCLE_KEYS
 from streamscope.codecs.responses.settings import PROTOCOL
+from streamscope.codecs.responses.vocabulary import VOCABULARY
 from streamscope.codecs.validate import as_int
 from streamscope.model.events import (
     JSON,
@@ -26,7 +32,7 @@ from streamscope.model.events import (
     Event,
     Finish,
     MessageStart,
-    ServerTool,
+    Opaque,
     Usage,
 )
 from streamscope.model.stop import StopReason
@@ -93,11 +99,16 @@ class ResponsesDecoder(ItemDecoder):
                     "missing-created", "warning", "content arrived before response.created"
                 )
             return handler(self, p)
-        item = self._item_of(p, None)
-        if item is not None and item.kind == "other":
-            return []  # progress of a server-side item (web_search_call.searching, ...)
-        self.note("unknown-event", "warning", f"unknown event type {kind!r} ignored")
-        return []
+        if VOCABULARY.handling("stream.event", kind) is None:
+            self.note(
+                "unknown-event",
+                "info",
+                f"event type {kind!r} is not one openai-python defines: carried as it came "
+                "(not translated)",
+            )
+        if self._carry(p):  # progress of a server-side item (web_search_call.searching, ...)
+            return []
+        return [Opaque(PROTOCOL, without_sequence(p))]
 
     def finish(self) -> list[Event]:
         out: list[Event] = []
@@ -108,7 +119,7 @@ class ResponsesDecoder(ItemDecoder):
                     "warning",
                     f"the {item.payload.get('type')} item never completed; kept as added",
                 )
-                out.append(ServerTool(PROTOCOL, item.payload))
+                out.append(self._server_tool(item, item.payload))
         return out + super().finish()
 
     # -- checks ---------------------------------------------------------------------------
@@ -273,4 +284,6 @@ _HANDLERS: dict[str, Callable[[ResponsesDecoder, JSON], list[Event]]] = {
     "response.reasoning_text.done": ResponsesDecoder._on_reasoning,
     "response.function_call_arguments.delta": ResponsesDecoder._on_args,
     "response.function_call_arguments.done": ResponsesDecoder._on_args,
+    "response.custom_tool_call_input.delta": ResponsesDecoder._on_args,
+    "response.custom_tool_call_input.done": ResponsesDecoder._on_args,
 }

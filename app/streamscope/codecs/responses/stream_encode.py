@@ -35,6 +35,7 @@ from streamscope.model.events import (
     Event,
     Finish,
     MessageStart,
+    Opaque,
     PartEnd,
     Progress,
     ReasoningDelta,
@@ -188,12 +189,16 @@ class ResponsesEncoder(ItemEncoder):
             case ReasoningSignature():
                 out += self._signature(event)
             case RedactedReasoning():
-                self.note_once("dropped-redacted-reasoning", "info", "redacted reasoning dropped")
+                self.note_once(
+                    "dropped-redacted-reasoning",
+                    "info",
+                    "redacted reasoning has no Responses form that comes back as such: dropped",
+                )
             case ToolCallStart():
                 if event.index in self._calls:
                     self.note_once("duplicate-tool-start", "warning", "a tool call started twice")
                 else:
-                    out += self._call(event.index, event.id, event.name)[1]
+                    out += self._call(event)[1]
             case ToolCallDelta():
                 out += self._tool_delta(event)
             case ToolCallEnd():
@@ -202,6 +207,8 @@ class ResponsesEncoder(ItemEncoder):
                     out += self._close_call(it)
             case ServerTool():
                 out += self._server_tool(event)
+            case Opaque():
+                out += self._opaque(event)
             case Citation():
                 out += self._citation(event)
             case PartEnd():
