@@ -89,3 +89,31 @@ def test_no_arguments_are_an_object_in_anthropic_but_empty_json_in_openai() -> N
         if not (p["type"] == "content_block_delta" and p["delta"]["type"] == "input_json_delta")
     ]
     assert tool_json(observe(typed(no_input), "anthropic")) == []
+
+
+def test_a_freeform_tools_input_is_text_not_json() -> None:
+    # A custom tool's call (Chat's `custom`, Responses' custom_tool_call) has raw text for
+    # input, empty or not: neither is a cut or empty JSON (issue 27).
+    first = {"index": 0, "id": "call_c", "type": "custom", "custom": {"name": "run", "input": ""}}
+    head = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+
+    def chunk(delta: Payload, finish: str | None = None) -> Payload:
+        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    items = [
+        chunk({"role": "assistant", "tool_calls": [first]}),
+        chunk({"tool_calls": [{"index": 0, "custom": {"input": "print(1"}}]}),
+        chunk({"tool_calls": [{**first, "index": 1, "id": "call_d"}]}),  # no input at all
+        chunk({}, "tool_calls"),
+    ]
+    assert tool_json(observe(chat(items), "openai-chat")) == []
+    # the same calls as functions are what the check is for
+    for item in items:
+        for call in item["choices"][0]["delta"].get("tool_calls") or []:
+            spec = call.pop("custom")
+            call["type"] = "function"
+            call["function"] = {"name": spec.get("name"), "arguments": spec["input"]}
+            if call["function"]["name"] is None:
+                del call["function"]["name"], call["type"]
+    rules = [h.rule for h in tool_json(observe(chat(items), "openai-chat"))]
+    assert rules == ["stream.truncated-tool-json", "stream.empty-tool-arguments"]

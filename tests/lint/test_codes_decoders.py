@@ -85,3 +85,25 @@ def test_the_code_table_has_no_stale_entries() -> None:
         code = (rest if sep and protocol in PROTOCOLS else key).split("/", 1)[0]
         assert code in codes, f"{key}: no decoder raises {code!r}"
         assert rule_id is None or rule_id in RULES
+
+
+def test_what_the_sdk_defines_is_no_unknown_type_finding() -> None:
+    """A decoder carries what it does not map: only names the pinned SDK does not define
+    either (the codec's vocabulary) are "unknown", so the lint's unknown-type rules, red
+    for what clients break on, never fire on the API's own vocabulary (issue 27)."""
+    from streamscope.lint import lint_bytes
+    from tests.lint.streams import RESP_TEXT, payloads, rules, typed
+
+    def with_event(kind: str) -> bytes:
+        items = payloads(RESP_TEXT)
+        at = next(i for i, p in enumerate(items) if p["type"] == "response.output_text.delta")
+        extra = {**items[at], "type": kind, "delta": "x"}
+        items.insert(at + 1, extra)
+        for i, p in enumerate(items):
+            p["sequence_number"] = i
+        return typed(items)
+
+    defined = lint_bytes(with_event("response.audio.transcript.delta"), protocol="responses")
+    invented = lint_bytes(with_event("response.vendor.sparkle"), protocol="responses")
+    assert "responses.unknown-event" not in rules(defined)
+    assert "responses.unknown-event" in rules(invented)

@@ -60,7 +60,11 @@ def expected(resp: Response, target: str) -> dict[str, Any]:
         "reasoning": c.reasoning,
         "refusal": "" if refusal_as_text else c.refusal,
         "tool_calls": [
-            (tc.name, parse_args(tc.arguments, partial=target == "anthropic"))
+            # (a namespaced tool's call is <namespace>__<name> where there are no namespaces)
+            (
+                tc.name if target == "responses" else tc.wire_name,
+                parse_args(tc.arguments, partial=target == "anthropic"),
+            )
             for tc in c.tool_calls
         ],
         "usage": (

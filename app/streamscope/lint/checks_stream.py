@@ -52,11 +52,16 @@ def tool_json(obs: Observed) -> list[Hit]:
     args: dict[tuple[int, int], list[str]] = {}
     names: dict[tuple[int, int], str] = {}
     ended: list[tuple[int | None, tuple[int, int]]] = []
+    custom: set[tuple[int, int]] = set()  # freeform tools' calls: their input is text
     for index, event in obs.events:
         if isinstance(event, ToolCallStart):
             key = (event.choice, event.index)
             args[key] = []
             names[key] = event.name
+            if event.custom:
+                custom.add(key)
+            else:
+                custom.discard(key)
         elif isinstance(event, ToolCallDelta):
             args.setdefault((event.choice, event.index), []).append(event.arguments)
         elif isinstance(event, ToolCallEnd):
@@ -68,6 +73,8 @@ def tool_json(obs: Observed) -> list[Hit]:
     hits: list[Hit] = []
     for index, key in ended:
         text = "".join(args.pop(key, []))
+        if key in custom:
+            continue  # (raw text, empty or not: no JSON to be)
         if not text.strip():
             if obs.protocol in NO_ARGS_AS_OBJECT:
                 name = names.get(key, "")

@@ -2,8 +2,8 @@
 (:mod:`streamscope.codecs.vocabulary`): the request decoder (:mod:`.request`) maps the
 ``mapped`` names and carries the rest (audio and files, the legacy ``functions``, logit
 bias, predictions, web search options, ...), which go back to a Chat upstream unchanged.
-The stream decoder reads the chunk fields marked ``mapped`` and keeps the others in the
-start event's meta or ignores them."""
+The stream decoder reads the chunk fields marked ``mapped`` and carries the others, which
+a Chat client gets back unchanged."""
 
 from __future__ import annotations
 
@@ -51,13 +51,12 @@ VOCABULARY = Vocabulary(
         },
         "chunk": {
             **names("mapped", "choices created id model object usage"),
-            **names("carried", "service_tier system_fingerprint"),
-            **names("dropped", "moderation obfuscation"),
+            **names("carried", "service_tier system_fingerprint moderation obfuscation"),
         },
         "chunk.choice": names("mapped", "delta finish_reason index logprobs"),
         "chunk.delta": {
             **names("mapped", "content refusal role tool_calls function_call"),
-            **names("dropped", "audio"),
+            **names("carried", "audio"),
         },
         "chunk.tool_call": names("mapped", "function id index type"),
     },
