@@ -15,9 +15,11 @@ PROTOCOLS = st.sampled_from(["anthropic", "responses", "openai-chat", "lmstudio"
 TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=200)
 
 
-@given(PROTOCOLS, TEXT, st.none() | TEXT.filter(bool))
-def test_a_wrapped_signature_comes_back_whole(origin: str, sig: str, item: str | None) -> None:
-    signed = Signed(origin, sig, item)
+@given(PROTOCOLS, TEXT, st.none() | TEXT.filter(bool), st.booleans())
+def test_a_wrapped_signature_comes_back_whole(
+    origin: str, sig: str, item: str | None, redacted: bool
+) -> None:
+    signed = Signed(origin, sig, item, redacted)
     wrapped = signature.wrap(signed)
     assert wrapped.startswith(PREFIX) and wrapped.isascii()  # SDKs keep it as opaque text
     assert signature.unwrap(wrapped) == signed

@@ -182,3 +182,81 @@ def test_an_anthropic_signature_through_a_responses_client_comes_back_as_it_was(
     assert (part.origin, part.signature, part.text) == ("anthropic", sig, text)
     [assistant] = [m for m in upstream["messages"] if m["role"] == "assistant"]
     assert assistant["content"][0] == {"type": "thinking", "thinking": text, "signature": sig}
+
+
+REDACTED_STREAM = [
+    {
+        "type": "message_start",
+        "message": {
+            "id": "msg_r",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 5, "output_tokens": 1},
+        },
+    },
+    {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "redacted_thinking", "data": "EncryptedByAnthropic=="},
+    },
+    {"type": "content_block_stop", "index": 0},
+    {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+    {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "Blue."}},
+    {"type": "content_block_stop", "index": 1},
+    {
+        "type": "message_delta",
+        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+        "usage": {"output_tokens": 3},
+    },
+    {"type": "message_stop"},
+]
+
+
+def test_anthropic_redacted_thinking_through_a_responses_client_comes_back_whole(
+    tmp_path: Path,
+) -> None:
+    """Reasoning Anthropic returns only encrypted reaches a Responses client as a reasoning
+    item whose encrypted_content is the envelope, and goes back as redacted_thinking."""
+    recording = tmp_path / "redacted.jsonl"
+    recording.write_text("\n".join(json.dumps(p) for p in REDACTED_STREAM) + "\n")
+    asked = {"model": "m", "input": "Why is the sky blue?"}
+    request = get_codec("responses").decode_request(asked)
+    stream = relayed(recording, "anthropic", "responses", request)
+    reply = {
+        "id": "resp_3",
+        "object": "response",
+        "created_at": 1,
+        "model": "m",
+        "status": "completed",
+        "output": [],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+    }
+    sdk = Sdk(stream, reply)
+    client = openai.OpenAI(api_key="k", base_url="http://sdk.test/v1", http_client=sdk.transport())
+    with client.responses.stream(**asked) as s:  # type: ignore[arg-type]
+        response = s.get_final_response()
+    assert response.output_text == "Blue."
+    [item] = [i for i in response.output if i.type == "reasoning"]
+    assert item.encrypted_content and "EncryptedByAnthropic" not in item.encrypted_content
+    turn: list[Any] = [{"role": "user", "content": asked["input"]}, *response.output]
+    turn.append({"role": "user", "content": "And at sunset?"})
+    client.responses.create(model="m", input=turn, store=False)
+    [body] = sdk.sent
+    back_request, upstream = back(body, get_codec("responses"), get_codec("anthropic"))
+    [part] = thinking_parts(back_request)
+    assert (part.origin, part.redacted) == ("anthropic", "EncryptedByAnthropic==")
+    [assistant] = [m for m in upstream["messages"] if m["role"] == "assistant"]
+    assert assistant["content"][0] == {
+        "type": "redacted_thinking",
+        "data": "EncryptedByAnthropic==",
+    }
+    # Translated to another protocol than the one that encrypted it, it is left out, noted.
+    other = translate_request(back_request, get_codec("openai-chat"))
+    assert "EncryptedByAnthropic" not in json.dumps(other.body)
+    assert any(n.field == "reasoning" for n in other.notes)

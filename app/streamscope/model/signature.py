@@ -5,7 +5,9 @@ A provider signs the reasoning it returns (Anthropic's ``signature``, Responses'
 speaks another protocol than the upstream, the client's encoder puts the signature where
 the client's protocol keeps one, and the client sends it back there. So that the next
 request can tell which provider signed it, such a signature is wrapped in an envelope:
-``ssig1.`` + base64url of ``{"o": origin protocol, "s": signature, "i": item id}``. Every
+``ssig1.`` + base64url of ``{"o": origin protocol, "s": signature, "i": item id, "r": 1
+for reasoning the provider returned only encrypted (Anthropic's ``redacted_thinking``)}``.
+Every
 SDK treats the signature as opaque text, so the envelope reaches the client and comes
 back unchanged; the request decoder unwraps it, and only the origin protocol's encoder
 sends the signature on (:attr:`~streamscope.model.request.ThinkingPart.origin`).
@@ -31,13 +33,16 @@ class Signed:
     origin: str
     signature: str
     item_id: str | None = None
+    redacted: bool = False  # the whole reasoning, encrypted (its ``data``), not a signature
 
 
 def wrap(signed: Signed) -> str:
     """The envelope for a signature of another protocol than the client's."""
-    data: dict[str, str] = {"o": signed.origin, "s": signed.signature}
+    data: dict[str, str | int] = {"o": signed.origin, "s": signed.signature}
     if signed.item_id:
         data["i"] = signed.item_id
+    if signed.redacted:
+        data["r"] = 1
     raw = json.dumps(data, separators=(",", ":")).encode()
     return PREFIX + base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
@@ -56,7 +61,8 @@ def unwrap(text: str) -> Signed | None:
     origin, signature, item = data.get("o"), data.get("s"), data.get("i")
     if not isinstance(origin, str) or not isinstance(signature, str):
         return None
-    return Signed(origin, signature, item if isinstance(item, str) else None)
+    item_id = item if isinstance(item, str) else None
+    return Signed(origin, signature, item_id, data.get("r") == 1)
 
 
 def read(text: str | None, protocol: str) -> Signed | None:

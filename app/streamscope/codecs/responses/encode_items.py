@@ -32,6 +32,7 @@ from streamscope.model.events import (
     Opaque,
     ReasoningDelta,
     ReasoningSignature,
+    RedactedReasoning,
     RefusalDelta,
     ServerTool,
     TextDelta,
@@ -54,6 +55,7 @@ class Item:
     summary: bool = True  # reasoning: kind of the open summary part
     signature: str | None = None
     signer: tuple[str, str | None] | None = None  # another protocol's signer: origin, id
+    redacted: bool = False  # the signature is another provider's whole encrypted reasoning
     custom: bool = False  # a custom_tool_call
     unwrap: bool = False  # its input came as {"input": ...} JSON: held to the end
 
@@ -137,7 +139,8 @@ class ItemEncoder(StreamEncoder):
             sig = it.signature
             if it.signer is not None and sig:  # another provider's: in its envelope
                 origin, item_id = it.signer
-                sig = signature.for_client(signature.Signed(origin, sig, item_id), PROTOCOL)
+                signed = signature.Signed(origin, sig, item_id, it.redacted)
+                sig = signature.for_client(signed, PROTOCOL)
             it.item["encrypted_content"] = sig
         out.append(self._item_done(it))
         return out
@@ -313,6 +316,21 @@ class ItemEncoder(StreamEncoder):
         if ev.origin is not None and ev.origin != PROTOCOL:
             it.signer = (ev.origin, ev.item_id)
         return out
+
+    def _redacted(self, ev: RedactedReasoning) -> list[bytes]:
+        """Another provider's encrypted reasoning: a reasoning item of its own whose
+        ``encrypted_content`` is the envelope, so it comes back to that provider whole."""
+        if ev.origin in (None, PROTOCOL):
+            self.note_once(
+                "dropped-redacted-reasoning",
+                "info",
+                "redacted reasoning of no known provider has no Responses form: dropped",
+            )
+            return []
+        out = self._close_all()
+        it, more = self._reasoning_item(None)
+        it.signature, it.signer, it.redacted = ev.data, (ev.origin, None), True
+        return out + more + self._close_block()
 
     def _part_end(self) -> list[bytes]:
         it = self._block

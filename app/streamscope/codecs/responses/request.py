@@ -135,6 +135,8 @@ def _reasoning_item(item: JSON, param: str) -> ThinkingPart:
     signed = signature.read(sig if isinstance(sig, str) else None, PROTOCOL)
     if signed is None:
         return ThinkingPart(text, origin=PROTOCOL, item_id=item_id)
+    if signed.redacted:  # another provider's encrypted reasoning, carried in our envelope
+        return ThinkingPart(text, redacted=signed.signature, origin=signed.origin)
     return ThinkingPart(
         text, signed.signature, origin=signed.origin, item_id=signed.item_id or item_id
     )

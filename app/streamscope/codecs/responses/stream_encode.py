@@ -189,11 +189,7 @@ class ResponsesEncoder(ItemEncoder):
             case ReasoningSignature():
                 out += self._signature(event)
             case RedactedReasoning():
-                self.note_once(
-                    "dropped-redacted-reasoning",
-                    "info",
-                    "redacted reasoning has no Responses form that comes back as such: dropped",
-                )
+                out += self._redacted(event)
             case ToolCallStart():
                 if event.index in self._calls:
                     self.note_once("duplicate-tool-start", "warning", "a tool call started twice")
