@@ -182,3 +182,19 @@ def test_a_call_started_again_at_the_same_index_is_a_new_entry() -> None:
     assert orphan.feed([(3, 1.0, ToolCallDelta(1, '{"x"'))]) == [(0, 1)]
     got = orphan.get((0, 1))
     assert got is not None and (got.id, got.name, got.parsed) == ("", "", False)
+
+
+def test_a_freeform_call_is_its_text_not_json() -> None:
+    """Codex's apply_patch: a custom tool's input is raw text; the tree shows it whole
+    and never as arguments that fail to parse."""
+    tracker = ToolCallTracker()
+    patch = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch"
+    events = [
+        ToolCallStart(0, "call_1", "apply_patch", custom=True),
+        *[ToolCallDelta(0, patch[i : i + 7]) for i in range(0, len(patch), 7)],
+        ToolCallEnd(0),
+    ]
+    tracker.feed((i, float(i), ev) for i, ev in enumerate(events))
+    [entry] = list(tracker)
+    assert entry.custom and entry.parsed and entry.value == patch == entry.arguments
+    assert entry.parsed_since == 0 and entry.ended

@@ -5,7 +5,8 @@ order, and whether the arguments parse as JSON yet.
 from and that frame's time (ms). It keeps an entry per call, keyed ``(choice, index)``
 as the stream numbered it: the call's id and name, its fragments as
 ``(frame index, t_ms, text)``, the accumulated arguments, and ``parsed``/``value``:
-whether ``json.loads`` accepts the arguments so far, and what it gives. Each
+whether ``json.loads`` accepts the arguments so far, and what it gives (a freeform tool's
+call, ``custom``, takes raw text: its value is the text). Each
 :meth:`~ToolCallTracker.feed` returns the keys of the entries it changed, in order, so
 a view refreshes only those rows.
 
@@ -94,6 +95,7 @@ class ToolCallEntry:
     parsed_since: int | None = None  # the fragment (number) since which they parse
     first_frame: int | None = None  # the frame that brought the start / first fragment
     ended: bool = False  # ToolCallEnd seen
+    custom: bool = False  # a freeform tool's call: its input is text, not JSON
     _pieces: list[str] = field(default_factory=list, repr=False)
     _joined: str = field(default="", repr=False)
     _scan: _Scan = field(default_factory=_Scan, repr=False)
@@ -115,6 +117,11 @@ class ToolCallEntry:
             self.first_frame = frame
         self.fragments.append(Fragment(frame, t_ms, text))
         self._pieces.append(text)
+        if self.custom:  # raw text: whatever has come is the input so far
+            if not self.parsed:
+                self.parsed_since = len(self.fragments) - 1
+            self.parsed, self.value = True, self.arguments
+            return
         self._scan.feed(text)
         if not self._scan.could_be_complete:
             self.parsed, self.value, self.parsed_since = False, None, None
@@ -166,7 +173,7 @@ class ToolCallTracker:
                     entry = self._entry(ev.choice, ev.index, frame)
                 else:
                     entry = old
-                entry.id, entry.name = ev.id, ev.name
+                entry.id, entry.name, entry.custom = ev.id, ev.name, ev.custom
             elif isinstance(ev, ToolCallEnd):
                 entry = self._entry(ev.choice, ev.index, frame)
                 entry.ended = True
