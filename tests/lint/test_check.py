@@ -16,7 +16,7 @@ def test_lint_takes_frames_and_detects_the_protocol() -> None:
     frames = read_recording((FIXTURES / ANT_TEXT).read_bytes()).frames
     report = lint(frames)
     assert report.protocol == "anthropic" and report.findings == []
-    assert set(report.verdicts()) == {"cherry", "anthropic-sdk", "strict"}
+    assert set(report.verdicts()) == {"cherry", "anthropic-sdk", "claude-code", "strict"}
     assert all(v.startswith("ok: ") for v in report.verdicts().values())
 
 

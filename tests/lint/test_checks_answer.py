@@ -119,7 +119,7 @@ def test_streamscope_lint_on_the_chat_error_stream_says_it_ends_in_the_error(
     assert "stream.upstream-error  frame 1: upstream overloaded (key …1234)" in out
     assert "openai-chat: 1 findings, 0 errors" in out
     lines = [line.strip() for line in out.splitlines() if line.startswith("  ")]
-    assert len(lines) == 4 and not any(line.startswith("ok") for line in lines)
+    assert len(lines) == 5 and not any(line.startswith("ok") for line in lines)  # 5 clients
     assert all(line.startswith("the stream ends in the upstream's error: ") for line in lines)
 
 

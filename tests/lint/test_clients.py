@@ -5,6 +5,7 @@ and a profile's proof is the union of its clients' packages."""
 from __future__ import annotations
 
 from streamscope.lint.clients import (
+    AGENT_PINS,
     BY_ID,
     CLIENTS,
     NODE_PINS,
@@ -27,10 +28,12 @@ def test_every_client_proves_a_profile_of_its_protocol() -> None:
 def test_the_pins_are_the_packages_the_clients_are() -> None:
     python = {n for c in CLIENTS if c.runtime == "python" for n in c.package_versions}
     node = {n for c in CLIENTS if c.runtime == "node" for n in c.package_versions}
-    assert python == set(PYTHON_PINS)
+    agent = {n for c in CLIENTS if c.runtime == "agent" for n in c.package_versions}
+    assert python == set(PYTHON_PINS) and agent == set(AGENT_PINS)
     assert set(NODE_PINS) - node == {"zod"}  # a peer dependency of `ai`, no client itself
+    pins_of = {"python": PYTHON_PINS, "node": NODE_PINS, "agent": AGENT_PINS}
     for spec in CLIENTS:
-        pins = PYTHON_PINS if spec.runtime == "python" else NODE_PINS
+        pins = pins_of[spec.runtime]
         assert all(pins[n] == v for n, v in spec.package_versions.items()), spec.id
 
 
@@ -47,7 +50,9 @@ def test_the_clients_of_a_protocol_python_first() -> None:
         "openai-python-responses",
         "ai-openai-responses",
         "openai-node-responses",
+        "codex",
     ]
     assert clients_for("lmstudio") == []
     runtimes = [c.runtime for c in CLIENTS]
-    assert runtimes == sorted(runtimes, key=lambda r: r != "python")
+    order = ("python", "node", "agent")  # the agent CLIs, a process per stream, last
+    assert runtimes == sorted(runtimes, key=order.index)

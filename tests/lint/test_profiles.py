@@ -15,8 +15,9 @@ def ids(protocol: str | None) -> list[str]:
 
 def test_the_profiles_of_each_protocol_in_display_order() -> None:
     assert ids(None) == list(PROFILES) and ids(None)[0] == "cherry"
-    assert ids("openai-chat") == ["cherry", "openai-python", "openai-node", "strict"]
-    assert ids("anthropic") == ["cherry", "anthropic-sdk", "strict"]
+    assert ids("openai-chat") == ["cherry", "openai-python", "openai-node", "qwen-code", "strict"]
+    assert ids("anthropic") == ["cherry", "anthropic-sdk", "claude-code", "strict"]
+    assert ids("responses") == ["cherry", "openai-python", "openai-node", "codex", "strict"]
     assert ids("lmstudio") == ["strict"]  # no real client reaches LM Studio's native API
     assert ids("grpc") == []
 

@@ -5,7 +5,9 @@ answer: one example per lint rule (tests/lint/cases.py) and every stream the app
 The Node clients are installed by :func:`node_data_dir` into
 ``$STREAMSCOPE_TEST_CACHE/realclients`` (default ``~/.cache/streamscope-tests``) with
 ``streamscope clients install``'s own function, once per machine (a lock and a marker
-make a second run reuse it)."""
+make a second run reuse it). The agent CLIs are the ones tests/clients installs (its data
+dir, ``agent-clis``): :func:`agent_runs` runs one over the streams of its protocol, on its
+own, so the SDKs' runs never wait for a CLI."""
 
 from __future__ import annotations
 
@@ -18,11 +20,14 @@ from pathlib import Path
 
 from streamscope.codecs import get_codec
 from streamscope.lint import LintReport, lint_bytes
+from streamscope.lint.clients import BY_ID
 from streamscope.model.assemble import assemble
 from streamscope.realclients import Answer, ClientRun, StreamInput, intended_answer, run_many
 from streamscope.realclients.node import install_node_clients, node_tools
 from streamscope.recording import read_recording
 from streamscope.wire import decode_all
+from tests.clients.agent_support import DATA_DIR as AGENT_DATA_DIR
+from tests.clients.agent_support import installed
 from tests.lint.cases import CASES
 from tests.lint.streams import ANT_TEXT, native
 from tests.support import REPO
@@ -146,3 +151,30 @@ def all_runs() -> dict[str, dict[str, ClientRun]]:
         run_many([e.stream for e in found], data_dir=data_dir or CACHE / "no-node", timeout=30)
     )
     return {e.id: {r.client: r for r in rs} for e, rs in zip(found, runs, strict=True)}
+
+
+AGENT_SECONDS = 120  # Qwen Code asks again 6 times over ~75 s on a 5xx before it answers
+AGENT_CONCURRENCY = 6  # CPU to start each CLI; more wait out retries (Qwen Code: ~20 s, ~75 s)
+
+
+@cache
+def _agent_runs(agent: str) -> dict[str, ClientRun]:
+    found = [e for e in examples() if e.stream.protocol == BY_ID[agent].protocol]
+    runs = asyncio.run(
+        run_many(
+            [e.stream for e in found],
+            clients=[agent],
+            data_dir=AGENT_DATA_DIR,
+            timeout=30,
+            agent_timeout=AGENT_SECONDS,
+            agent_concurrency=AGENT_CONCURRENCY,
+        )
+    )
+    return {e.id: rs[0] for e, rs in zip(found, runs, strict=True)}
+
+
+def agent_runs(agent: str) -> dict[str, ClientRun]:
+    """What the agent CLI ``agent`` (installed first: the test skips without node/npm)
+    assembled from every example of its protocol: example id -> run."""
+    installed(agent)
+    return _agent_runs(agent)

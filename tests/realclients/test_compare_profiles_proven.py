@@ -12,9 +12,17 @@ report's claim for its profile must hold both ways:
   reports an error, or assembles something other than the intended answer;
 - where it says ok (or only degraded), the client assembles the intended answer.
 
+The agent CLIs (Claude Code, Codex CLI, Qwen Code, at the versions pinned in
+``lint.clients.AGENT_PINS``) are run the same way, one process per stream and one turn
+(``realclients.agent_jobs``), and prove their own profiles: each reads streams unlike the
+SDK it bundles (Claude Code: @anthropic-ai/sdk; Qwen Code: openai-node; Codex is Rust).
+
 The intended answer is what StreamScope's own decoder assembles from the stream
-(``realclients.intended_answer``). Without node/npm the Node clients skip, saying what
-to install; the Node install is cached per machine (the first run pays ~10 s).
+(``realclients.intended_answer``). Without node/npm the Node clients and the agent CLIs
+skip, saying what to install; the installs are cached per machine (the first run pays
+~10 s for the Node clients, ~30 s for the agent CLIs). On a warm cache the agent CLIs
+take most of the time: Qwen Code spends ~4 s of CPU starting, and waits ~20 s on each
+stream it asks again for, ~75 s on a 5xx.
 """
 
 from __future__ import annotations
@@ -22,16 +30,25 @@ from __future__ import annotations
 import pytest
 
 from streamscope.lint import RULES
-from streamscope.lint.clients import NODE_PINS, clients_for
-from streamscope.realclients import CLIENTS, PROFILE_OF, compare
+from streamscope.lint.clients import AGENT_PINS, BY_ID, NODE_PINS, clients_for
+from streamscope.realclients import CLIENTS, PROFILE_OF, ClientRun, compare
+from streamscope.realclients.agents import AGENTS
+from tests.clients.agent_support import installed as install_agent_cli
 from tests.lint.cases import CASES
-from tests.realclients.support import Example, all_runs, examples, node_data_dir
+from tests.realclients.support import Example, agent_runs, all_runs, examples, node_data_dir
 
 pytestmark = pytest.mark.timeout(900)  # the first run may install the Node clients
 
 
 def _profiles(e: Example) -> list[str]:
     return list(dict.fromkeys(PROFILE_OF[c.id] for c in clients_for(e.stream.protocol)))
+
+
+def _run(example: Example, client: str) -> ClientRun:
+    """What ``client`` made of the example: the agent CLIs run apart (:func:`agent_runs`)."""
+    if BY_ID[client].runtime == "agent":
+        return agent_runs(client)[example.id]
+    return all_runs()[example.id][client]
 
 
 PAIRS = [(e, p) for e in examples() for p in _profiles(e)]
@@ -45,7 +62,7 @@ def test_profile_claim_holds(example: Example, profile: str) -> None:
     runs = [
         r
         for c in clients_for(example.stream.protocol)
-        if PROFILE_OF[c.id] == profile and not (r := all_runs()[example.id][c.id]).skipped
+        if PROFILE_OF[c.id] == profile and not (r := _run(example, c.id)).skipped
     ]
     if not runs:
         pytest.skip(f"no client of {profile} is installed: {all_runs()[example.id]}")
@@ -90,4 +107,13 @@ def test_the_node_clients_are_the_pinned_versions() -> None:
 
     have = installed(data_dir)
     assert have is not None and have.versions == NODE_PINS
-    assert {c.runtime for c in CLIENTS} == {"python", "node"}
+    assert {c.runtime for c in CLIENTS} == {"python", "node", "agent"}
+
+
+@pytest.mark.parametrize("agent", [a.id for a in AGENTS])
+def test_the_agent_clis_are_the_pinned_versions(agent: str) -> None:
+    """The CLIs run are the versions the profiles name (their install marks what npm put
+    there); realclients.agents installs what lint.clients pins."""
+    spec = next(a for a in AGENTS if a.id == agent)
+    assert spec.pins == BY_ID[agent].package_versions == {spec.package: AGENT_PINS[spec.package]}
+    assert install_agent_cli(agent).version == AGENT_PINS[spec.package]

@@ -2,10 +2,11 @@
 
 ``install`` puts the pinned Node clients into the data directory (the only command that
 fetches anything; ``--agents``: the agent CLIs too, :mod:`streamscope.realclients.agents`);
-``list`` shows each client and agent CLI, its versions and whether it can run;
-``run FILE`` (and ``lint --clients FILE``) replays the file's exact bytes into every
-installed client of its protocol and prints, per client, what it assembled beside the
-linter's prediction, marking where they differ. Exit status: 0 when every client that ran
+``list`` shows each client (the agent CLIs among them), its versions and whether it can
+run; ``run FILE`` (and ``lint --clients FILE``) replays the file's exact bytes into every
+installed client of its protocol, the agent CLIs too (a process each, one turn), and
+prints, per client, what it assembled beside the linter's prediction, marking where they
+differ. Exit status: 0 when every client that ran
 agrees with the linter, 1 when one does not, 2 when the input cannot be read.
 """
 
@@ -31,9 +32,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="install the real clients and replay a stream into them",
         description=(
             "Real clients (openai-python, anthropic-python; in Node the Vercel AI SDK "
-            "providers Cherry Studio runs on and the official SDKs) to replay a recorded "
-            "stream into. The Python SDKs come with pip install 'streamscope[clients]'; the "
-            "Node clients with `streamscope clients install` (Node.js >= 20 and npm)."
+            "providers Cherry Studio runs on and the official SDKs; the agent CLIs Claude "
+            "Code, Codex CLI and Qwen Code) to replay a recorded stream into. The Python SDKs "
+            "come with pip install 'streamscope[clients]'; the Node clients with `streamscope "
+            "clients install` (Node.js >= 20 and npm), the agent CLIs with `streamscope "
+            "clients install --agents`."
         ),
     )
     what = p.add_subparsers(dest="clients_command", metavar="ACTION", required=True)
@@ -98,10 +101,16 @@ def _install_agents() -> int:
 
 
 def _list() -> int:
+    from streamscope.realclients.agents import BY_ID as AGENTS
+    from streamscope.realclients.agents import installed_agent
+
     have = installed()
     for spec in CLIENTS:
         if spec.runtime == "python":
             versions = {n: python_version(n) or "-" for n in spec.package_versions}
+        elif spec.runtime == "agent":  # an agent CLI: its own folder
+            agent = installed_agent(AGENTS[spec.id])
+            versions = {n: agent.version if agent else "-" for n in spec.package_versions}
         else:
             got = have.versions if have else {}
             versions = {n: got.get(n, "-") for n in spec.package_versions}
@@ -109,20 +118,7 @@ def _list() -> int:
         state = "ready" if why is None else f"not installed: {why}"
         pkgs = ", ".join(f"{n} {v}" for n, v in versions.items())
         print(f"{spec.id:<24} {spec.protocol:<12} {PROFILE_OF[spec.id]:<14} {pkgs}  [{state}]")
-    _list_agents()
     return 0
-
-
-def _list_agents() -> None:
-    from streamscope.realclients.agents import AGENTS, installed_agent, missing_agent
-
-    for agent in AGENTS:
-        why = missing_agent(agent)
-        state = "ready" if why is None else f"not installed: {why}"
-        have = installed_agent(agent)
-        version = have.version if have else "-"
-        line = f"{agent.id:<24} {agent.protocol:<12} {'agent CLI':<14} {agent.package} {version}"
-        print(f"{line}  [{state}]")
 
 
 def run_file(args: argparse.Namespace) -> int:

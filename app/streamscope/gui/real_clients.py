@@ -7,7 +7,9 @@ tab of its answer, for the current session's leg. A run is
 :func:`streamscope.realclients.run_in_clients` (a loopback server on the window's loop;
 the Python SDKs in worker threads, the Node clients in one ``node`` process) and
 :func:`streamscope.realclients.compare` with the leg's lint report, all as one asyncio
-task on the window's loop: the GUI thread never waits on a client.
+task on the window's loop: the GUI thread never waits on a client. The agent CLIs that are
+installed (Claude Code, Codex CLI, Qwen Code: ``streamscope clients install --agents``) run
+there too, a process each, and get their rows like the SDKs.
 
 One row per client of the leg's protocol: the client and its version, what it assembled
 (text, reasoning, tool calls), its finish and error, what it did (``ok``: the intended
@@ -82,8 +84,8 @@ class RunButton(QToolButton):
         self.setText("Run in real clients")
         self.setToolTip(
             "Replay a leg's exact bytes into the installed real clients (openai-python,"
-            " anthropic-python, Cherry Studio's AI SDK, the Node SDKs) and compare what"
-            " each assembles with the linter's prediction"
+            " anthropic-python, Cherry Studio's AI SDK, the Node SDKs, the agent CLIs) and"
+            " compare what each assembles with the linter's prediction"
         )
         self.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self.leg_actions: dict[str, QAction] = {}

@@ -5,8 +5,10 @@ real-client runner (:mod:`streamscope.realclients`) share. No code here runs a c
 Python clients are the official SDKs, imported in-process (the optional extra
 ``pip install 'streamscope[clients]'``); Node clients are the official SDKs and the Vercel
 AI SDK providers Cherry Studio runs on, installed by ``streamscope clients install`` into
-the data directory (:mod:`streamscope.realclients.node`). Each client maps to the lint
-profile whose claims it proves (:data:`PROFILE_OF`).
+the data directory (:mod:`streamscope.realclients.node`); agent CLIs (Claude Code, Codex
+CLI, Qwen Code) are npm packages ``streamscope clients install --agents`` puts there too
+(:mod:`streamscope.realclients.agents`), each run as a process of its own. Each client
+maps to the lint profile whose claims it proves (:data:`PROFILE_OF`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Runtime = Literal["python", "node"]
+Runtime = Literal["python", "node", "agent"]
 
 PYTHON_PINS: dict[str, str] = {"openai": "3.57.0", "anthropic": "2.14.0"}
 """The Python SDK versions the profiles were proven against (the extra accepts newer)."""
@@ -33,9 +35,18 @@ NODE_PINS: dict[str, str] = {
 }
 """Exact npm versions ``streamscope clients install`` installs."""
 
+AGENT_PINS: dict[str, str] = {
+    # `npm view PACKAGE version` when pinned; realclients.agents installs these
+    "@anthropic-ai/claude-code": "2.1.332",
+    "@openai/codex": "0.171.0",
+    "@qwen-code/qwen-code": "0.24.4",
+}
+"""Exact npm versions of the agent CLIs ``streamscope clients install --agents`` installs."""
+
 PYTHON_EXTRA = "pip install 'streamscope[clients]'"
 NODE_INSTALL = "streamscope clients install"
 NODE_MISSING = "install Node.js ≥ 20 and npm"
+AGENT_INSTALL = "streamscope clients install --agents"
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +136,30 @@ CLIENTS: list[ClientSpec] = [
         "node",
         _node("@anthropic-ai/sdk"),
     ),
+    # The agent CLIs: one process per stream, so they come last (the slowest to run).
+    ClientSpec(
+        "claude-code",
+        "Claude Code (claude -p)",
+        "anthropic",
+        "agent",
+        {"@anthropic-ai/claude-code": AGENT_PINS["@anthropic-ai/claude-code"]},
+    ),
+    ClientSpec(
+        "codex",
+        "Codex CLI (codex exec)",
+        "responses",
+        "agent",
+        {"@openai/codex": AGENT_PINS["@openai/codex"]},
+    ),
+    ClientSpec(
+        "qwen-code",
+        "Qwen Code (qwen -p)",
+        "openai-chat",
+        "agent",
+        {"@qwen-code/qwen-code": AGENT_PINS["@qwen-code/qwen-code"]},
+    ),
 ]
-"""Every real client, Python first."""
+"""Every real client, Python first, the agent CLIs last."""
 
 BY_ID: dict[str, ClientSpec] = {c.id: c for c in CLIENTS}
 
@@ -141,6 +174,11 @@ PROFILE_OF: dict[str, str] = {
     "openai-node-chat": "openai-node",
     "openai-node-responses": "openai-node",
     "anthropic-node": "anthropic-sdk",
+    # Each agent CLI reads streams its own way, unlike the SDK it bundles (Claude Code:
+    # @anthropic-ai/sdk; Qwen Code: openai-node; Codex is Rust), so each has its profile.
+    "claude-code": "claude-code",
+    "codex": "codex",
+    "qwen-code": "qwen-code",
 }
 """The lint profile (``streamscope.lint.profiles``) each client's run proves or refutes."""
 
@@ -159,6 +197,8 @@ def proven_with(profile: str) -> dict[str, str]:
 
 
 __all__ = [
+    "AGENT_INSTALL",
+    "AGENT_PINS",
     "BY_ID",
     "CLIENTS",
     "ClientSpec",

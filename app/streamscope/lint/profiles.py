@@ -73,6 +73,36 @@ PROFILES: dict[str, Profile] = {
             "The official `anthropic` SDKs' messages.stream() helpers.",
             "they",
         ),
+        # The agent CLIs: each reads a stream its own way, not as the SDK it bundles does
+        # (proven by running both over the same streams: tests/realclients).
+        Profile(
+            "claude-code",
+            "Claude Code",
+            frozenset({"anthropic"}),
+            "Anthropic's agent CLI (`claude`). It bundles @anthropic-ai/sdk but reads the raw "
+            "events with its own accumulator: a block counts once its `content_block_stop` "
+            "came, a stream that fails is asked for again without streaming (even with "
+            "CLAUDE_CODE_MAX_RETRIES=0, as StreamScope runs it), and an answer with nothing "
+            "to show is asked for again once.",
+        ),
+        Profile(
+            "codex",
+            "Codex CLI",
+            frozenset({"responses"}),
+            "OpenAI's agent CLI (`codex exec`), written in Rust with its own SSE and Responses "
+            "event parser: it builds the answer from each `response.output_item.done` and "
+            "needs `response.completed`, and it ignores the events it does not use (run with "
+            "its request and stream retries at 0).",
+        ),
+        Profile(
+            "qwen-code",
+            "Qwen Code",
+            frozenset({"openai-chat"}),
+            "Qwen's agent CLI (`qwen`). It bundles the openai Node SDK but reads the chunks "
+            "with its own converter, stops at the first `finish_reason`, and asks again on "
+            "a stream it judges broken or empty (up to 4 times, 2 to 8 s apart) or an HTTP "
+            "5xx (6 times over about 75 s), whatever its maxRetries says.",
+        ),
         Profile(
             "strict",
             "a strict SSE client",

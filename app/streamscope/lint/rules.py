@@ -34,9 +34,9 @@ RULES: dict[str, Rule] = {
 }
 """Every rule, by id."""
 
-CONTENT_RULES = frozenset({"stream.no-content"})
-"""Rules about what the upstream said rather than how: every client renders nothing, yet
-the wire contract is kept, so they are warnings."""
+CONTENT_RULES = frozenset({"stream.no-content", "chat.refusal"})
+"""Rules about what the upstream said rather than how: clients render nothing or fail (a
+refusal, in Qwen Code), yet the wire contract is kept, so they are warnings."""
 
 
 def get_rule(rule_id: str) -> Rule:

@@ -39,9 +39,22 @@ RULES: list[Rule] = [
             "cherry": "reports an error with the upstream's message: an error part and finish "
             "`error` after the text that came before it (for Responses, AI_APICallError)",
             "openai-node": "throws an Error with the upstream's message",
+            "claude-code": "drops the stream at the error and asks again without streaming: it "
+            'shows that answer, or its error (through a proxy: "API Error: 500 …" with the '
+            "upstream's message), never the streamed one (a replay's same stream: \"API "
+            'returned an empty or malformed response")',
+            "codex": "fails with a `response.failed` event's message (\"stream disconnected "
+            'before completion: …"; for `insufficient_quota` its own "Quota exceeded. Check '
+            'your plan and billing details."), without the text before it; an `error` event '
+            'alone it does not read ("stream closed before response.completed")',
+            "qwen-code": 'shows "[API Error: <the upstream\'s message>]" after the text before '
+            "it; when the answer carries a request id (`x-request-id`, as OpenAI and "
+            "StreamScope send), it first asks again 3 times and joins the text of every "
+            'attempt ("HelHelHelHel[API Error: …]")',
         },
         source=_MEASURED + "; ai 6.0.326 with @ai-sdk/openai-compatible, @ai-sdk/openai, "
-        "@ai-sdk/anthropic; openai 7.57.0 and @anthropic-ai/sdk 1.14.0 (Node)",
+        "@ai-sdk/anthropic; openai 7.57.0 and @anthropic-ai/sdk 1.14.0 (Node); the agent "
+        "CLIs (tests/realclients/test_agent_jobs_upstream_error.py)",
     ),
     rule(
         "framing.body-not-a-response",

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from streamscope.lint.rule import Rule, rule
+from streamscope.lint.rules_framing import CLAUDE_CODE_AGAIN, CLAUDE_CODE_NOTHING
+
+_CC = "agent CLIs (tests/realclients)"
 
 RULES: list[Rule] = [
     rule(
@@ -16,9 +19,13 @@ RULES: list[Rule] = [
                 "empty",
                 "drop frames without an `event:` line: a data-only "
                 "stream yields nothing and get_final_message() fails",
-            )
+            ),
+            "claude-code": (
+                "error",
+                f"drops frames without an `event:` line, reads no event and {CLAUDE_CODE_AGAIN}",
+            ),
         },
-        source="WIRE-CONTRACT.md; broken/README.md (measured: AssertionError)",
+        source=f"WIRE-CONTRACT.md; broken/README.md (measured: AssertionError); {_CC}",
     ),
     rule(
         "anthropic.frames-without-event-line",
@@ -31,8 +38,14 @@ RULES: list[Rule] = [
             "anthropic-sdk": (
                 "partial",
                 "drop every frame without an `event:` line: what those frames carry is lost",
-            )
+            ),
+            "claude-code": (
+                "partial",
+                "drops every frame without an `event:` line: what those frames carry is lost"
+                + CLAUDE_CODE_NOTHING,
+            ),
         },
+        source=f"WIRE-CONTRACT.md; {_CC}",
     ),
     rule(
         "anthropic.missing-message-start",
@@ -45,9 +58,13 @@ RULES: list[Rule] = [
                 "error",
                 "raise AssertionError from get_final_message(): they "
                 "never got a message to accumulate into",
-            )
+            ),
+            "claude-code": (
+                "error",
+                f"cannot read a stream that starts no message, so it {CLAUDE_CODE_AGAIN}",
+            ),
         },
-        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+        source=f"WIRE-CONTRACT.md; measured (anthropic-python); {_CC}",
     ),
     rule(
         "anthropic.start-without-usage",
@@ -107,6 +124,10 @@ RULES: list[Rule] = [
         "Send `content_block_start` for every block before its deltas.",
         {
             "anthropic-sdk": ("error", "raise IndexError: the block does not exist yet"),
+            "claude-code": (
+                "error",
+                f"fails at the delta (a malformed event) and {CLAUDE_CODE_AGAIN}",
+            ),
             "cherry": (
                 "error",
                 'reports an error part ("text part 0 not found"), though it shows the text',
@@ -147,8 +168,12 @@ RULES: list[Rule] = [
         {
             "cherry": ("error", "turns the unknown type into an error part"),
             "anthropic-sdk": ("partial", "drop the delta silently: its content is lost"),
+            "claude-code": (
+                "partial",
+                "ignores the delta: its content is lost" + CLAUDE_CODE_NOTHING,
+            ),
         },
-        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+        source=f"WIRE-CONTRACT.md; measured (anthropic-python); {_CC}",
     ),
     rule(
         "anthropic.error-framing",
@@ -177,8 +202,12 @@ RULES: list[Rule] = [
             "cherry": ("error", "rejects the event with its schema: an error part"),
             "anthropic-sdk": ("error", "raise TypeError (measured: a text_delta without `text`)"),
             "strict": ("error", "rejects the event"),
+            "claude-code": (
+                "error",
+                f"fails at the event (a malformed event) and {CLAUDE_CODE_AGAIN}",
+            ),
         },
-        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+        source=f"WIRE-CONTRACT.md; measured (anthropic-python); {_CC}",
     ),
     rule(
         "anthropic.missing-field",
@@ -221,10 +250,20 @@ RULES: list[Rule] = [
     ),
     rule(
         "anthropic.block-order",
-        "warning",
+        "error",
         "a block is never stopped, stopped without a start, or gets a delta of another kind",
         "Each block is `content_block_start`, its own kind of deltas, then `content_block_stop`.",
         "Close every block with `content_block_stop` before the next starts.",
+        {
+            "claude-code": (
+                "error",
+                "loses a block never stopped and asks again: once for a visible answer (a text "
+                "block), without streaming (a text block cut by max_tokens), or 3 times for a "
+                "tool call, joining the text of every attempt, before it fails with "
+                '"Connection lost mid-response"',
+            )
+        },
+        source=f"WIRE-CONTRACT.md; {_CC}, a tool call on Anthropic's own stream cut by max_tokens",
     ),
     rule(
         "anthropic.thinking-shape",

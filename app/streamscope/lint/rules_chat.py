@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from streamscope.lint.rule import Rule, rule
+from streamscope.lint.rules_framing import QWEN_AGAIN
+
+_QWEN = "agent CLIs (tests/realclients)"
 
 _SCHEMA = "rejects the chunk with its schema: an error part, and the finish becomes `error`"
 
@@ -149,8 +152,13 @@ RULES: list[Rule] = [
                 "partial",
                 "joins arguments that are not a string as `[object Object]`",
             ),
+            "qwen-code": (
+                "error",
+                'fails with "chunk is not iterable" at arguments that are not a string, and '
+                "shows no call",
+            ),
         },
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source=f"WIRE-CONTRACT.md; real clients (tests/realclients); {_QWEN}",
     ),
     rule(
         "chat.tool-index-reused",
@@ -186,8 +194,14 @@ RULES: list[Rule] = [
                 "error",
                 'raises "missing finish_reason for choice 0" from finalChatCompletion()',
             ),
+            "qwen-code": (
+                "error",
+                f"{QWEN_AGAIN}, printing the text of every attempt, then fails with "
+                '"Model stream ended without a finish reason"',
+            ),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
+        source="WIRE-CONTRACT.md; measured (openai-python); real clients and agent CLIs "
+        "(tests/realclients)",
     ),
     rule(
         "chat.missing-done",
@@ -255,15 +269,18 @@ RULES: list[Rule] = [
             "openai-python": ("error", "raises AttributeError on a chunk choice without `delta`"),
             "cherry": ("partial", "drops that chunk's content silently"),
             "openai-node": ("error", 'raises "missing role for choice 0"'),
+            "qwen-code": ("partial", "drops the choices that carry `message`: their text is lost"),
         },
-        source="measured (openai-python); real clients (tests/realclients)",
+        source="measured (openai-python); real clients and agent CLIs (tests/realclients)",
     ),
     rule(
         "chat.content-after-finish",
-        "warning",
+        "error",
         "content arrives after the choice's `finish_reason`",
         "A choice's `finish_reason` must come with its last content chunk.",
         "Send `finish_reason` only on the last chunk of the choice.",
+        {"qwen-code": ("partial", "stops reading at the first `finish_reason`: the rest is lost")},
+        source=f"WIRE-CONTRACT.md; {_QWEN}",
     ),
     rule(
         "chat.usage-fields",
@@ -274,7 +291,7 @@ RULES: list[Rule] = [
     ),
     rule(
         "chat.refusal",
-        "info",
+        "warning",
         "the model refused (`refusal` deltas)",
         "A refusal streams in `delta.refusal`, not in `content`.",
         "Nothing to fix: a refusal is an answer.",
@@ -282,8 +299,14 @@ RULES: list[Rule] = [
             "cherry": (
                 "degraded",
                 "shows the refusal as text and reports the finish as `content-filter`",
-            )
+            ),
+            "qwen-code": (
+                "error",
+                f"ignores `refusal` deltas, takes the answer for empty, {QWEN_AGAIN}, then "
+                'fails with "Model stream ended with empty response text"',
+            ),
         },
+        source=f"WIRE-CONTRACT.md; real clients (tests/realclients); {_QWEN}",
     ),
     rule(
         "chat.azure-prompt-filter",

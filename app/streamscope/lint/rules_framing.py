@@ -8,6 +8,18 @@ from streamscope.lint.rule import Rule, rule
 _NO_CHUNK = "gets no chunk, and its stream helper raises (measured: {})"
 _NO_EVENT = "get no event, and get_final_message() raises AssertionError (measured)"
 
+# What the agent CLIs do with a stream they cannot use, shared by the tables that claim it
+# (run: tests/realclients). Claude Code asks again without streaming (its retries off, it
+# still does); Qwen Code asks again with growing pauses (its maxRetries 0, it still does).
+CLAUDE_CODE_AGAIN = (
+    "asks again without streaming, to show that answer instead (given the same stream "
+    'again, it fails with "API returned an empty or malformed response")'
+)
+CLAUDE_CODE_NOTHING = "; with nothing to show, it asks once more for a visible answer"
+QWEN_AGAIN = "asks again 4 times, 2 to 8 s apart (about 20 s)"
+_NO_FINISH = '"Model stream ended without a finish reason"'
+_JSON_FAILS = "shows the text before that frame, then fails with the JSON parser's message"
+
 RULES: list[Rule] = [
     rule(
         "framing.zero-frames",
@@ -26,8 +38,10 @@ RULES: list[Rule] = [
             "anthropic-sdk": ("error", _NO_EVENT),
             "strict": ("empty", "dispatches no event"),
             "openai-node": ("error", 'raises "request ended without sending any chunks"'),
+            "claude-code": ("error", f"reads no event and {CLAUDE_CODE_AGAIN}"),
+            "qwen-code": ("error", f"{QWEN_AGAIN}, then fails with {_NO_FINISH}"),
         },
-        source="measured (Python SDKs); real clients (tests/realclients)",
+        source="measured (Python SDKs); real clients and agent CLIs (tests/realclients)",
     ),
     rule(
         "framing.non-sse-body",
@@ -55,6 +69,15 @@ RULES: list[Rule] = [
                 "error",
                 'raises "request ended without sending any chunks" (or events)',
             ),
+            "codex": (
+                "error",
+                'reads no event and fails with "stream disconnected before completion: stream '
+                'closed before response.completed"',
+            ),
+            "qwen-code": (
+                "error",
+                'fails at once: "Streaming request received a non-SSE response"',
+            ),
         },
         source="broken/README.md (measured); SSE spec; real clients (tests/realclients)",
     ),
@@ -66,6 +89,14 @@ RULES: list[Rule] = [
         "clients raise the error it carries.",
         "Nothing to fix in the framing; the body should be the error envelope of the "
         "protocol the client speaks.",
+        {
+            "qwen-code": (
+                "degraded",
+                "asks again 6 times over about 75 s when the status is a 5xx (measured: 502), "
+                "then shows the error",
+            )
+        },
+        source="agent CLIs (tests/realclients)",
     ),
     rule(
         "framing.content-type",
@@ -78,9 +109,14 @@ RULES: list[Rule] = [
             "strict": (
                 "error",
                 "fails the connection when the Content-Type is not text/event-stream",
-            )
+            ),
+            "qwen-code": (
+                "error",
+                'fails at once: "Streaming request received a non-SSE response" (measured: '
+                "`application/json`)",
+            ),
         },
-        source="WIRE-CONTRACT.md; SSE spec (EventSource)",
+        source="WIRE-CONTRACT.md; SSE spec (EventSource); agent CLIs (tests/realclients)",
     ),
     rule(
         "framing.single-newline",
@@ -101,6 +137,11 @@ RULES: list[Rule] = [
             ),
             "strict": ("error", "joins them into one event whose data is not JSON"),
             "openai-node": ("error", 'raises "malformed server-sent event JSON" and shows nothing'),
+            "qwen-code": (
+                "error",
+                'fails at the JSON parser ("Unexpected non-whitespace character after JSON"), '
+                f"or, when it read no chunk at all, {QWEN_AGAIN}, then fails with {_NO_FINISH}",
+            ),
         },
         source="broken/README.md (measured); real clients (tests/realclients)",
     ),
@@ -153,6 +194,8 @@ RULES: list[Rule] = [
             ),
             "strict": ("error", "cannot parse the payload"),
             "openai-node": ("error", 'raises "malformed server-sent event JSON" and shows nothing'),
+            "claude-code": ("error", f"fails at that frame (SyntaxError) and {CLAUDE_CODE_AGAIN}"),
+            "qwen-code": ("error", _JSON_FAILS),
         },
         source="WIRE-CONTRACT.md; measured (Python SDKs); real clients (tests/realclients)",
     ),
@@ -168,6 +211,7 @@ RULES: list[Rule] = [
             "openai-python": ("error", "raises json.JSONDecodeError at that frame"),
             "cherry": ("error", "turns the chunk into an error part"),
             "openai-node": ("error", 'raises "malformed server-sent event JSON" and shows nothing'),
+            "qwen-code": ("error", _JSON_FAILS),
         },
         source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
     ),
@@ -234,13 +278,23 @@ RULES: list[Rule] = [
         "The stream is well formed but the upstream sent nothing to show.",
         "Nothing in the framing: check the request (max tokens, stop sequences) and the upstream.",
         {
-            who: (
+            **{
+                who: (
+                    "empty",
+                    "have nothing to render" if who == "anthropic-sdk" else "has nothing to render",
+                )
+                for who in ("cherry", "openai-python", "openai-node", "anthropic-sdk", "strict")
+            },
+            "claude-code": (
                 "empty",
-                "have nothing to render" if who == "anthropic-sdk" else "has nothing to render",
-            )
-            for who in ("cherry", "openai-python", "openai-node", "anthropic-sdk", "strict")
+                "has nothing to render, and asks once more for a visible answer",
+            ),
+            "qwen-code": (
+                "error",
+                f'{QWEN_AGAIN}, then fails with "Model stream ended with empty response text"',
+            ),
         },
-        source="the stream itself",
+        source="the stream itself; agent CLIs (tests/realclients)",
     ),
     rule(
         "stream.reasoning-only",
@@ -250,7 +304,15 @@ RULES: list[Rule] = [
         "itself is empty.",
         "Nothing in the framing: give the model more output tokens, or see why it stopped "
         "after thinking.",
+        {
+            "claude-code": (
+                "degraded",
+                'asks once more for a visible answer (a second request: "[Your previous '
+                'response had no visible output…]")',
+            )
+        },
         protocols=frozenset({"anthropic", "responses", "lmstudio"}),
+        source="agent CLIs (tests/realclients)",
     ),
     rule(
         "stream.truncated-tool-json",
@@ -265,9 +327,14 @@ RULES: list[Rule] = [
                 "error",
                 'reports the call with an error part ("Invalid input for tool …: JSON parsing '
                 'failed"), or drops it when its block never stops (Anthropic)',
-            )
+            ),
+            "qwen-code": (
+                "partial",
+                "asks again once, then runs the call with the cut arguments closed into JSON "
+                '(`"units":"` becomes `"units":""`)',
+            ),
         },
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source="WIRE-CONTRACT.md; real clients and agent CLIs (tests/realclients)",
     ),
     rule(
         "stream.empty-tool-arguments",

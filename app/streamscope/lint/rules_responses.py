@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from streamscope.lint.rule import Rule, rule
 
+_CUT = 'fails with "stream disconnected before completion: stream closed before response.completed"'
+
 RULES: list[Rule] = [
     rule(
         "responses.missing-item-id",
@@ -278,8 +280,9 @@ RULES: list[Rule] = [
                 'raises RuntimeError "Cannot complete response with unfinished output items."',
             ),
             "openai-node": ("error", 'raises "Cannot complete response with unfinished …"'),
+            "codex": ("partial", "takes each item from its `output_item.done`: others are lost"),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
+        source="WIRE-CONTRACT.md; measured (openai-python); real clients, agent CLIs",
     ),
     rule(
         "responses.duplicate-output-index",
@@ -315,9 +318,10 @@ RULES: list[Rule] = [
                 "error",
                 "raises RuntimeError \"Didn't receive a "
                 '`response.completed` event." from get_final_response()',
-            )
+            ),
+            "codex": ("error", f"shows the items that were done, then {_CUT}"),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python)",
+        source="WIRE-CONTRACT.md; measured (openai-python); agent CLIs (tests/realclients)",
     ),
     rule(
         "responses.usage-fields",

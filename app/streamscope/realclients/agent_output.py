@@ -19,6 +19,12 @@ Two shapes cover the three CLIs:
   (``sessions/.../rollout-*.jsonl``: ``response_item`` lines with ``function_call`` and
   ``function_call_output``).
 
+The usage a run reports (``Assembled.usage``, input and output tokens) is the closing
+``result`` line's, else the last answer's (a run ended at its turn limit has no
+``result``), Codex's ``turn.completed``, else its session file's last
+``token_usage_record`` (a run ended by ``run_agent`` has no ``turn.completed``). The CLIs
+count what no stream sent as 0, so a run reports usage whenever it read an answer.
+
 The readers are tolerant: a line that is not JSON, or not the shape expected, is skipped
 and counted, never raised.
 """
@@ -69,6 +75,7 @@ class Assembled:
     answers: int = 0
     turn_limit: bool = False
     unreadable: int = 0
+    usage: tuple[int | None, int | None] | None = None
 
 
 def _lines(text: str, out: Assembled) -> Iterable[JSON]:
@@ -107,12 +114,24 @@ def _arguments(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def _usage(value: Any) -> tuple[int | None, int | None] | None:
+    """``(input_tokens, output_tokens)`` of a usage object, or None (not an object)."""
+    if not isinstance(value, dict):
+        return None
+    got = value.get("input_tokens"), value.get("output_tokens")
+    return (
+        got[0] if isinstance(got[0], int) else None,
+        got[1] if isinstance(got[1], int) else None,
+    )
+
+
 def read_stream_json(stdout: str) -> Assembled:
     """Claude Code's and Qwen Code's ``stream-json`` output."""
     out = Assembled()
     last_id: str | None = None
     last_text: list[str] = []
     final: str | None = None
+    answer_usage: tuple[int | None, int | None] | None = None
     for line in _lines(stdout, out):
         kind = line.get("type")
         if line.get("parent_tool_use_id"):
@@ -130,6 +149,7 @@ def read_stream_json(stdout: str) -> Assembled:
                 out.answers += 1
                 last_id, last_text = ident, []
             last_text += texts
+            answer_usage = _usage(message.get("usage")) or answer_usage
             for b in blocks:
                 if b.get("type") == "thinking":
                     out.reasoning += _str(b.get("thinking"))
@@ -150,6 +170,7 @@ def read_stream_json(stdout: str) -> Assembled:
         elif kind == "system" and line.get("subtype") in ("api_retry", "retry"):
             out.notices.append(f"retry: {json.dumps(line.get('error') or line.get('data'))}")
         elif kind == "result":
+            out.usage = _usage(line.get("usage")) or out.usage
             if line.get("subtype") == "error_max_turns":
                 out.turn_limit = True  # the run's own limit, not the stream's doing
             elif line.get("is_error"):
@@ -159,6 +180,7 @@ def read_stream_json(stdout: str) -> Assembled:
             else:
                 final = _str(line.get("result"))
     out.text = final if final is not None else "".join(last_text)
+    out.usage = out.usage or answer_usage
     return out
 
 
@@ -171,6 +193,8 @@ def read_codex(stdout: str, rollout: str = "", max_turns: int | None = None) -> 
         item = line.get("item")
         if kind == "item.completed" and isinstance(item, dict):
             _codex_item(item, out)
+        elif kind == "turn.completed":
+            out.usage = _usage(line.get("usage")) or out.usage
         elif kind == "turn.failed":
             error = line.get("error")
             out.error = _str(error.get("message")) if isinstance(error, dict) else "turn failed"
@@ -234,8 +258,12 @@ def _codex_rollout(
     results: list[ToolResult] = []
     batches, in_batch = 0, False
     scratch = Assembled()  # a session file's odd lines are not the run's output
+    recorded: tuple[int | None, int | None] | None = None
     for line in _lines(rollout, scratch):
         payload = line.get("payload")
+        if line.get("type") == "token_usage_record" and isinstance(payload, dict):
+            recorded = _usage(payload.get("usage")) or recorded
+            continue
         if line.get("type") != "response_item" or not isinstance(payload, dict):
             continue
         kind = payload.get("type")
@@ -261,6 +289,7 @@ def _codex_rollout(
             summary = payload.get("summary")
             if isinstance(summary, list):
                 out.reasoning = "".join(_str(s.get("text")) for s in summary if isinstance(s, dict))
+    out.usage = out.usage or recorded  # turn.completed's, when Codex got that far
     return calls, results
 
 

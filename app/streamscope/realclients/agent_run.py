@@ -82,9 +82,9 @@ class Invocation:
 @dataclass(slots=True)
 class AgentRun:
     """What one run of an agent CLI did: what it assembled (text, reasoning, tool calls
-    and the results it sent back, the error it ended with), its exit code, whether it
-    stopped at its turn limit (``max_turns``: not an error) or the timeout ended it, how
-    long it took, and the tail of its stderr."""
+    and the results it sent back, the error it ended with, the usage it reported), its
+    exit code, whether it stopped at its turn limit (``max_turns``: not an error) or the
+    timeout ended it, how long it took, and the tail of its stderr."""
 
     agent: str
     text: str = ""
@@ -94,6 +94,7 @@ class AgentRun:
     error: str | None = None
     notices: list[str] = field(default_factory=list)
     answers: int = 0
+    usage: tuple[int | None, int | None] | None = None
     exit_code: int | None = None
     turn_limit: bool = False
     timed_out: bool = False
@@ -311,6 +312,7 @@ async def _run(
     run.text, run.reasoning, run.error = got.text, got.reasoning, got.error
     run.tool_calls, run.tool_results = got.tool_calls, got.tool_results
     run.notices, run.answers = got.notices, got.answers
+    run.usage = got.usage
     qwen_limit = install.spec.id == "qwen-code" and proc.returncode == QWEN_TURN_LIMIT
     run.turn_limit = bool(got.turn_limit or stopped or qwen_limit)
     if run.timed_out:

@@ -4,8 +4,9 @@
 loopback socket and points every client of its protocol at it; :func:`run_many` does the
 same for many streams at once (one server, one Node process), which is what a test suite
 needs. Python SDKs run in worker threads (they block); the Node clients run in one
-``node`` process (:mod:`streamscope.realclients.node`). A client that is not installed is
-``skipped`` with how to install it.
+``node`` process (:mod:`streamscope.realclients.node`); the agent CLIs a process per
+stream, a few at a time (:mod:`streamscope.realclients.agent_jobs`). A client that is not
+installed is ``skipped`` with how to install it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from streamscope.lint.clients import BY_ID, CLIENTS, ClientSpec
 from streamscope.realclients import node
+from streamscope.realclients.agent_jobs import CONCURRENCY, AgentJob, run_agent_jobs
 from streamscope.realclients.python_clients import quiet_clients, run_python_client
 from streamscope.realclients.server import Replay, ReplayServer
 from streamscope.realclients.specs import availability
@@ -114,7 +116,8 @@ async def run_in_clients(
     """Serve ``raw`` (with ``status`` and ``headers``) on a loopback socket to every
     installed client of ``protocol`` (or those of ``clients``), and return what each
     assembled, in :data:`~.specs.CLIENTS` order. Nothing is fetched: Node clients come
-    from ``streamscope clients install`` (in ``data_dir``, default the data directory)."""
+    from ``streamscope clients install`` (in ``data_dir``, default the data directory),
+    the agent CLIs from ``streamscope clients install --agents``."""
     runs = await run_many(
         [StreamInput(raw, protocol, status, headers)],
         clients=clients,
@@ -131,8 +134,12 @@ async def run_many(
     timeout: float = 30,  # noqa: ASYNC109 - each client's own timeout, passed on
     data_dir: Path | None = None,
     node_concurrency: int = 8,
+    agent_concurrency: int = CONCURRENCY,
+    agent_timeout: float | None = None,
 ) -> list[list[ClientRun]]:
-    """:func:`run_in_clients` for many streams at once: one server, one Node process."""
+    """:func:`run_in_clients` for many streams at once: one server, one Node process, the
+    agent CLIs ``agent_concurrency`` processes at a time, each for at most
+    ``agent_timeout`` seconds (None: ``timeout``)."""
     plan: list[list[tuple[ClientSpec, str | None]]] = []
     missing: dict[str, str | None] = {}
     for stream in streams:
@@ -147,6 +154,7 @@ async def run_many(
     }
     async with ReplayServer(replays) as server:
         jobs: list[dict[str, str]] = []
+        agent_jobs: list[AgentJob] = []
         python: list[tuple[str, ClientSpec, str]] = []
         for n, specs_of in enumerate(plan):
             for spec, why in specs_of:
@@ -154,13 +162,23 @@ async def run_many(
                     continue
                 base = server.base(str(n)) + ("" if spec.id in ROOT_BASE else "/v1")
                 job_id = f"{n}:{spec.id}"
-                if spec.runtime == "node":
+                if spec.runtime == "agent":  # each CLI adds /v1 itself where it needs it
+                    agent_jobs.append(AgentJob(job_id, spec.id, server.base(str(n))))
+                elif spec.runtime == "node":
                     jobs.append({"id": job_id, "client": spec.id, "baseURL": base})
                 else:
                     python.append((job_id, spec, base))
         results: dict[str, dict[str, Any]] = {}
         node_task = asyncio.create_task(
             node.run_node_jobs(jobs, data_dir, timeout, node_concurrency)
+        )
+        agent_task = asyncio.create_task(
+            run_agent_jobs(
+                agent_jobs,
+                data_dir,
+                timeout if agent_timeout is None else agent_timeout,
+                agent_concurrency,
+            )
         )
         gate = asyncio.Semaphore(PYTHON_THREADS)
 
@@ -175,10 +193,14 @@ async def run_many(
             with quiet_clients():
                 await asyncio.gather(*(one(*p) for p in python))
             results.update(await node_task)
+            results.update(await agent_task)
         finally:
-            if not node_task.done():  # cancelled: the node process is killed, and reaped
-                node_task.cancel()
-                await asyncio.wait([node_task])
+            # cancelled: the node process and the agent CLIs are killed, and reaped
+            pending = [t for t in (node_task, agent_task) if not t.done()]
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending)
     out: list[list[ClientRun]] = []
     for n, specs_of in enumerate(plan):
         runs: list[ClientRun] = []

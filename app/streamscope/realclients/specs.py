@@ -23,6 +23,10 @@ def availability(spec: ClientSpec, data_dir: Path | None = None) -> str | None:
     if spec.runtime == "python":
         missing = [p for p in spec.package_versions if python_version(p) is None]
         return PYTHON_EXTRA if missing else None
+    if spec.runtime == "agent":  # an agent CLI: its own folder, `install --agents`
+        from streamscope.realclients import agents
+
+        return agents.missing_agent(agents.BY_ID[spec.id], data_dir)
     from streamscope.realclients import node
 
     return node.missing(spec, data_dir)
