@@ -5,6 +5,7 @@ prediction, and the run's summary."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -102,6 +103,10 @@ def test_a_finished_runs_rows_beside_the_prediction() -> None:
     assert broken.error == "AI_TypeValidationError: bad"  # its first line
     assert broken.reason.endswith("The client did error: raised")
     assert skipped.cells()[1] == f"Not installed: {NODE_INSTALL}"
+    # An ok verdict's own sentence says "ok:" already: it is not said twice.
+    said = "ok: nothing in this stream is known to break openai-python"
+    (plain,) = client_rows(runs[:1], [dataclasses.replace(verdicts[0], prediction=said)])
+    assert plain.prediction == said and plain.reason.startswith(f"The linter predicts {said}\n")
     # Nothing to compare with: the clients' results, "not linted".
     (alone,) = client_rows(runs[:1], None)
     assert (alone.prediction, alone.agrees, alone.mark) == ("not linted", None, NOT_RUN)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from streamscope.lint.clients import NODE_MISSING
+from streamscope.lint.clients import AGENT_PINS, NODE_MISSING
 from streamscope.realclients.node import (
     MARKER,
     InstallError,
@@ -53,27 +53,24 @@ class AgentSpec:
         return {self.package: self.version}
 
 
-# Exact versions, as `npm view PACKAGE version` gave them.
+def _agent(
+    agent_id: str, name: str, protocol: str, package: str, command: str, output: Output
+) -> AgentSpec:
+    return AgentSpec(agent_id, name, protocol, package, AGENT_PINS[package], command, output)
+
+
+# The versions are lint.clients' AGENT_PINS (which the profiles were proven with).
 AGENTS: tuple[AgentSpec, ...] = (
-    AgentSpec(
+    _agent(
         "claude-code",
         "Claude Code",
         "anthropic",
         "@anthropic-ai/claude-code",
-        "2.1.332",
         "claude",
         "stream-json",
     ),
-    AgentSpec("codex", "Codex CLI", "responses", "@openai/codex", "0.171.0", "codex", "codex"),
-    AgentSpec(
-        "qwen-code",
-        "Qwen Code",
-        "openai-chat",
-        "@qwen-code/qwen-code",
-        "0.24.4",
-        "qwen",
-        "stream-json",
-    ),
+    _agent("codex", "Codex CLI", "responses", "@openai/codex", "codex", "codex"),
+    _agent("qwen-code", "Qwen Code", "openai-chat", "@qwen-code/qwen-code", "qwen", "stream-json"),
 )
 BY_ID = {a.id: a for a in AGENTS}
 

@@ -146,7 +146,7 @@ def client_rows(
         verdict = by_client.get(run.client)
         reason = ""
         if verdict is not None:
-            said = f"The linter predicts {verdict.predicted}: {verdict.prediction}"
+            said = f"The linter predicts {_prediction(verdict.predicted, verdict.prediction)}"
             did = f"The client did {verdict.observed}"
             did += (
                 (": " + "; ".join(verdict.differences))
@@ -163,9 +163,9 @@ def client_rows(
                 finish=run.finish or "",
                 error=(run.error or "").splitlines()[0][:300] if run.error else "",
                 observed=verdict.observed if verdict else "",
-                prediction=(
-                    f"{verdict.predicted}: {verdict.prediction}" if verdict else "not linted"
-                ),
+                prediction=_prediction(verdict.predicted, verdict.prediction)
+                if verdict
+                else "not linted",
                 agrees=verdict.agrees if verdict else None,
                 reason=reason,
             )
@@ -204,6 +204,12 @@ def predict(
         log.exception("no intended answer for the %s leg", leg.protocol)
         intended = None
     return report, intended
+
+
+def _prediction(effect: str, sentence: str) -> str:
+    """``effect: sentence``, without saying the effect twice (an ok verdict's sentence
+    already begins with ``ok:``)."""
+    return sentence if sentence.startswith(f"{effect}:") else f"{effect}: {sentence}"
 
 
 __all__ = [
