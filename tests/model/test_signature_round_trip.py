@@ -45,6 +45,21 @@ def relayed(path: Path, upstream: str, client: str, request: Request) -> bytes:
     return out + b"".join(pipe.finish())
 
 
+def empty_response(response_id: str) -> dict[str, Any]:
+    """A minimal Responses body, for the SDK's second (recorded) request."""
+    return {
+        "id": response_id,
+        "object": "response",
+        "created_at": 1,
+        "model": "m",
+        "status": "completed",
+        "output": [],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+    }
+
+
 class Sdk:
     """An SDK client whose transport answers the stream once, then records the next
     request's body (and answers it with ``reply``)."""
@@ -155,18 +170,7 @@ def test_an_anthropic_signature_through_a_responses_client_comes_back_as_it_was(
     stream = relayed(
         ANTHROPIC_THINKING, "anthropic", "responses", get_codec("responses").decode_request(asked)
     )
-    reply = {
-        "id": "resp_2",
-        "object": "response",
-        "created_at": 1,
-        "model": "m",
-        "status": "completed",
-        "output": [],
-        "parallel_tool_calls": True,
-        "tool_choice": "auto",
-        "tools": [],
-    }
-    sdk = Sdk(stream, reply)
+    sdk = Sdk(stream, empty_response("resp_2"))
     client = openai.OpenAI(api_key="k", base_url="http://sdk.test/v1", http_client=sdk.transport())
     with client.responses.stream(**asked) as s:  # type: ignore[arg-type]
         response = s.get_final_response()
@@ -226,18 +230,7 @@ def test_anthropic_redacted_thinking_through_a_responses_client_comes_back_whole
     asked = {"model": "m", "input": "Why is the sky blue?"}
     request = get_codec("responses").decode_request(asked)
     stream = relayed(recording, "anthropic", "responses", request)
-    reply = {
-        "id": "resp_3",
-        "object": "response",
-        "created_at": 1,
-        "model": "m",
-        "status": "completed",
-        "output": [],
-        "parallel_tool_calls": True,
-        "tool_choice": "auto",
-        "tools": [],
-    }
-    sdk = Sdk(stream, reply)
+    sdk = Sdk(stream, empty_response("resp_3"))
     client = openai.OpenAI(api_key="k", base_url="http://sdk.test/v1", http_client=sdk.transport())
     with client.responses.stream(**asked) as s:  # type: ignore[arg-type]
         response = s.get_final_response()
