@@ -21,7 +21,17 @@ from pathlib import Path
 import pytest
 
 from streamscope.analysis.decode import decode_frames
+from streamscope.codecs import get_codec
 from streamscope.model.assemble import assemble
+from streamscope.model.events import (
+    End,
+    Finish,
+    MessageStart,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+)
 from streamscope.realclients.agent_run import KEY_VARIABLE, AgentRun, Target, prepare, run_agent
 from streamscope.realclients.agents import AGENTS, BY_ID, AgentInstall
 from streamscope.realclients.server import Replay, ReplayServer
@@ -156,3 +166,43 @@ def test_a_replayed_tool_call_ends_the_run_at_its_one_turn(agent: str, tmp_path:
     assert [(c.name, json.loads(c.arguments)) for c in run.tool_calls] == want, run
     assert run.text == choice.text and run.reasoning.startswith(choice.reasoning[:40])
     assert len(requests) <= 3, requests  # the one answer, and at most a request in flight
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("exec_command", {"cmd": "echo $((6*7))"}),
+        ("shell", {"command": ["bash", "-lc", "echo $((6*7))"]}),
+        ("view_image", {"path": "/etc/hostname"}),
+    ],
+)
+def test_codex_runs_no_command_a_replayed_stream_asks_for(
+    tool: str, arguments: dict[str, object], tmp_path: Path
+) -> None:
+    """A replayed stream's calls came from someone else's conversation: Codex, which
+    runs shell calls whatever its read-only sandbox (reads are allowed), gets its command
+    and file tools switched off for a replay, and answers the call as unsupported."""
+    install = installed("codex")
+    events = [
+        MessageStart("resp_replayed", "m"),
+        ToolCallStart(0, "call_1", tool),
+        ToolCallDelta(0, json.dumps(arguments)),
+        ToolCallEnd(0),
+        Finish("tool_calls"),
+        Usage(5, 5),
+        End(),
+    ]
+    encoder = get_codec("responses").stream_encoder()
+    raw = b"".join(b for e in events for b in encoder.encode(e)) + b"".join(encoder.finish())
+
+    async def replay() -> AgentRun:
+        headers = [("content-type", "text/event-stream")]
+        async with ReplayServer({"s": Replay(raw, 200, headers)}) as server:
+            target = Target(server.base("s"), "sk-local-replay", "replayed", replay=True)
+            return await run_agent(install, target, "Go on.", tmp_path, seconds=60, max_turns=1)
+
+    run = asyncio.run(replay())
+    assert [c.name for c in run.tool_calls] == [tool], run
+    [result] = run.tool_results
+    assert "42" not in result.text and "hostname" not in result.text.lower(), result
+    assert "unsupported call" in result.text, result

@@ -74,7 +74,7 @@ async def _one(job: AgentJob, data_dir: Path | None, seconds: float) -> dict[str
     try:
         run = await run_agent(
             install,
-            Target(job.base_url, KEY, MODEL),
+            Target(job.base_url, KEY, MODEL, replay=True),
             PROMPT,
             workdir,
             seconds=seconds,

@@ -67,6 +67,9 @@ class Target:
     base_url: str
     key: str
     model: str
+    # A recorded stream replayed ("Run in real clients"): the calls in it came from
+    # someone else's conversation, so the CLI's command tools are switched off.
+    replay: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +118,11 @@ def _toml(text: str) -> str:
     return json.dumps(text)  # a JSON string is a valid TOML basic string
 
 
+# Codex runs the shell calls it is given, read-only sandbox or not (reads are allowed):
+# a replayed stream's calls must not run on this machine.
+_REPLAY_FEATURES = "shell_tool = false\nunified_exec = false\nview_image = false\n"
+
+
 def codex_config(target: Target) -> str:
     """``$CODEX_HOME/config.toml`` for a run against ``target``."""
     return f"""model = {_toml(target.model)}
@@ -135,7 +143,7 @@ exporter = "none"
 [features]
 plugins = false
 remote_plugin = false
-
+{_REPLAY_FEATURES if target.replay else ""}
 [model_providers.streamscope]
 name = "StreamScope"
 base_url = {_toml(target.base_url.rstrip("/") + "/v1")}
