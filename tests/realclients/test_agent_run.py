@@ -169,22 +169,28 @@ def test_a_replayed_tool_call_ends_the_run_at_its_one_turn(agent: str, tmp_path:
 
 
 @pytest.mark.parametrize(
-    ("tool", "arguments"),
+    ("agent", "tool", "arguments", "refused"),
     [
-        ("exec_command", {"cmd": "echo $((6*7))"}),
-        ("shell", {"command": ["bash", "-lc", "echo $((6*7))"]}),
-        ("view_image", {"path": "/etc/hostname"}),
+        ("codex", "exec_command", {"cmd": "echo $((6*7))"}, "unsupported call"),
+        ("codex", "shell", {"command": ["bash", "-lc", "echo $((6*7))"]}, "unsupported call"),
+        ("codex", "view_image", {"path": "/etc/hostname"}, "unsupported call"),
+        ("claude-code", "Bash", {"command": "echo $((6*7))"}, "No such tool available"),
+        ("claude-code", "Read", {"file_path": "/etc/hostname"}, "No such tool available"),
+        ("qwen-code", "read_file", {"file_path": "/etc/hostname"}, "not available"),
+        ("qwen-code", "run_shell_command", {"command": "echo $((6*7))"}, "declined"),
     ],
 )
-def test_codex_runs_no_command_a_replayed_stream_asks_for(
-    tool: str, arguments: dict[str, object], tmp_path: Path
+def test_no_cli_runs_a_tool_a_replayed_stream_asks_for(
+    agent: str, tool: str, arguments: dict[str, object], refused: str, tmp_path: Path
 ) -> None:
-    """A replayed stream's calls came from someone else's conversation: Codex, which
-    runs shell calls whatever its read-only sandbox (reads are allowed), gets its command
-    and file tools switched off for a replay, and answers the call as unsupported."""
-    install = installed("codex")
+    """A replayed stream's calls came from someone else's conversation. Left to
+    themselves the CLIs ran some: Codex any shell call (its read-only sandbox allows
+    reads) and view_image, Claude Code a Bash command it deems read-only, Qwen Code
+    read_file on any path. A replay switches their tools off: each answers the call as
+    unavailable and nothing runs."""
+    install = installed(agent)
     events = [
-        MessageStart("resp_replayed", "m"),
+        MessageStart("replayed_1", "m"),
         ToolCallStart(0, "call_1", tool),
         ToolCallDelta(0, json.dumps(arguments)),
         ToolCallEnd(0),
@@ -192,7 +198,7 @@ def test_codex_runs_no_command_a_replayed_stream_asks_for(
         Usage(5, 5),
         End(),
     ]
-    encoder = get_codec("responses").stream_encoder()
+    encoder = get_codec(install.spec.protocol).stream_encoder()
     raw = b"".join(b for e in events for b in encoder.encode(e)) + b"".join(encoder.finish())
 
     async def replay() -> AgentRun:
@@ -204,5 +210,7 @@ def test_codex_runs_no_command_a_replayed_stream_asks_for(
     run = asyncio.run(replay())
     assert [c.name for c in run.tool_calls] == [tool], run
     [result] = run.tool_results
-    assert "42" not in result.text and "hostname" not in result.text.lower(), result
-    assert "unsupported call" in result.text, result
+    assert "42" not in result.text and Path("/etc/hostname").read_text().strip() not in (
+        result.text
+    ), result
+    assert refused in result.text, result

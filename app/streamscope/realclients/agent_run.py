@@ -192,6 +192,8 @@ def prepare(
         }
         argv = [exe, "-p", prompt, "--output-format", "stream-json", "--verbose"]
         argv += ["--model", target.model, "--max-turns", str(max_turns)]
+        if target.replay:  # no built-in tool (it ran an allowed Bash command, say)
+            argv += ["--tools", ""]
     elif spec.id == "codex":
         codex_home = home / ".codex"
         codex_home.mkdir(parents=True, exist_ok=True)
@@ -210,6 +212,8 @@ def prepare(
         }
         argv = [exe, "-p", prompt, "--output-format", "stream-json"]
         argv += ["--max-session-turns", str(max_turns)]
+        if target.replay:  # no core tool (its read_file read any file it was given)
+            argv += ["--core-tools", "none"]
     else:
         raise ValueError(f"unknown agent CLI {spec.id!r}")
     return Invocation(argv, env, workdir, home)
