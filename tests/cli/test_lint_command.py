@@ -80,7 +80,7 @@ def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
         *("shows", "excused"),  # what clients show of an upstream's error; not its fault
     }
     assert finding["breaks"]["openai-python"]["effect"] == "error"
-    assert set(report["verdicts"]) == {"cherry", "openai-python", "openai-node", "strict"}
+    assert set(report["verdicts"]) == {"cherry", "openai-python", "openai-node", "codex", "strict"}
 
 
 def test_client_filters_findings_and_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
