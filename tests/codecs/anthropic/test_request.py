@@ -373,3 +373,26 @@ def test_values_are_the_upstreams_to_judge() -> None:
     """A max_tokens of 0 is a body anthropic-python can build: it goes on."""
     body = {"model": "m", "max_tokens": 0, "messages": [{"role": "user", "content": "x"}]}
     assert CODEC.decode_request(body).max_tokens == 0
+
+
+def test_citations_in_any_text_block_are_named_for_another_protocol() -> None:
+    """Found by the SDK-body property test: citations on a text block of a system message
+    (or of the system prompt) were left out of a translation unnamed."""
+    cite = [{"type": "char_location", "cited_text": "x", "document_index": 0,
+             "start_char_index": 0, "end_char_index": 1}]  # fmt: skip
+    body = {
+        "model": "m",
+        "max_tokens": 9,
+        "system": [{"type": "text", "text": "lead", "citations": cite}],
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "system", "content": [{"type": "text", "text": "mid", "citations": cite}]},
+            {"role": "user", "content": [{"type": "text", "text": "q", "citations": cite}]},
+        ],
+    }
+    req = CODEC.decode_request(copy.deepcopy(body))
+    assert {c.field for c in req.carried} == {
+        "system[0].citations",
+        "messages[1].content[0].citations",
+        "messages[2].content[0].citations",
+    }

@@ -151,7 +151,7 @@ def _messages(value: Any, req: Request) -> list[Message]:
         msg = expect_object(raw, path)
         role = msg.get("role")
         if role == "system":  # an instruction in the middle of the conversation
-            req.add_system(_system(msg.get("content"), f"{path}.content", required=True))
+            req.add_system(_system(msg.get("content"), req, f"{path}.content", required=True))
             continue
         if role not in ("user", "assistant"):
             raise RequestError(
@@ -165,8 +165,7 @@ def _messages(value: Any, req: Request) -> list[Message]:
         for j, block in enumerate(content):
             p = f"{path}.content[{j}]"
             parts.append(_part(expect_object(block, p), p, role))
-            if block.get("type") == "text" and block.get("citations"):
-                req.carried.append(Carried(PROTOCOL, f"{p}.citations", "a text block's citations"))
+            _note_citations(block, p, req)
         results: list[Part] = [p for p in parts if isinstance(p, ToolResultPart)]
         if results:
             out.append(Message("tool", results))
@@ -178,7 +177,15 @@ def _messages(value: Any, req: Request) -> list[Message]:
     return out
 
 
-def _system(value: Any, param: str = "system", required: bool = False) -> list[TextPart]:
+def _note_citations(block: Any, path: str, req: Request) -> None:
+    """A text block's citations have no canonical slot: named, for another protocol."""
+    if isinstance(block, dict) and block.get("type") == "text" and block.get("citations"):
+        req.carried.append(Carried(PROTOCOL, f"{path}.citations", "a text block's citations"))
+
+
+def _system(
+    value: Any, req: Request, param: str = "system", required: bool = False
+) -> list[TextPart]:
     if value is None and not required:
         return []
     value = expect_str_or_list(value, param)
@@ -190,6 +197,7 @@ def _system(value: Any, param: str = "system", required: bool = False) -> list[T
         if not isinstance(block, dict) or block.get("type") != "text":
             raise RequestError(f"{path} must be a text block", path)
         out.append(_text(block, path))
+        _note_citations(block, path, req)
     return out
 
 
@@ -274,7 +282,7 @@ def decode_request(body: JSON) -> Request:
     model = expect_str(body.get("model"), "model")
     max_tokens = expect_int(body.get("max_tokens"), "max_tokens")
     req = Request(model=model, max_tokens=max_tokens, protocol=PROTOCOL)
-    req.system = _system(body.get("system"))
+    req.system = _system(body.get("system"), req)
     _messages(body.get("messages"), req)  # None: "messages is required"
     req.temperature = opt_number(body.get("temperature"), "temperature")
     req.top_p = opt_number(body.get("top_p"), "top_p")
