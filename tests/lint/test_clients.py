@@ -21,8 +21,14 @@ def test_every_client_proves_a_profile_of_its_protocol() -> None:
     assert set(PROFILE_OF) == set(BY_ID) and len(BY_ID) == len(CLIENTS)
     for spec in CLIENTS:
         assert spec.protocol in PROFILES[PROFILE_OF[spec.id]].protocols, spec.id
-    # Every profile but the strict one has a real client standing for it.
+    # Every profile but the strict one has a real client standing for it, one client per
+    # protocol (the proof, tests/realclients, checks a claim in that one client).
     assert set(PROFILE_OF.values()) == set(PROFILES) - {"strict"}
+    assert len(set(PROFILE_OF.values())) == len(PROFILE_OF) - 1  # openai-node: two helpers
+    assert [c for c, p in PROFILE_OF.items() if p == "openai-node"] == [
+        "openai-node-chat",
+        "openai-node-responses",
+    ]
 
 
 def test_the_pins_are_the_packages_the_clients_are() -> None:
@@ -38,10 +44,12 @@ def test_the_pins_are_the_packages_the_clients_are() -> None:
 
 
 def test_a_profile_is_proven_with_the_union_of_its_clients_packages() -> None:
-    assert proven_with("openai-python") == {"openai": PYTHON_PINS["openai"]}
-    cherry = proven_with("cherry")
-    assert set(cherry) == {"ai", "@ai-sdk/openai-compatible", "@ai-sdk/openai", "@ai-sdk/anthropic"}
+    assert proven_with("openai-python-chat") == {"openai": PYTHON_PINS["openai"]}
+    assert proven_with("openai-node") == {"openai": NODE_PINS["openai"]}  # both helpers
+    assert set(proven_with("cherry-compatible")) == {"ai", "@ai-sdk/openai-compatible"}
+    assert set(proven_with("cherry-anthropic")) == {"ai", "@ai-sdk/anthropic"}
     assert proven_with("strict") == {} and proven_with("nobody") == {}
+    assert proven_with("cherry") == {}  # an old shared profile's name proves nothing
 
 
 def test_the_clients_of_a_protocol_python_first() -> None:

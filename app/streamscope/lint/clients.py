@@ -89,28 +89,28 @@ CLIENTS: list[ClientSpec] = [
     ),
     ClientSpec(
         "ai-openai-compatible",
-        "AI SDK @ai-sdk/openai-compatible (Cherry Studio, chat)",
+        "AI SDK @ai-sdk/openai-compatible (Cherry Studio, OpenAI-compatible)",
         "openai-chat",
         "node",
         _node("ai", "@ai-sdk/openai-compatible"),
     ),
     ClientSpec(
         "ai-openai-chat",
-        "AI SDK @ai-sdk/openai .chat()",
+        "AI SDK @ai-sdk/openai .chat() (Cherry Studio, OpenAI type)",
         "openai-chat",
         "node",
         _node("ai", "@ai-sdk/openai"),
     ),
     ClientSpec(
         "ai-openai-responses",
-        "AI SDK @ai-sdk/openai .responses() (Cherry Studio, Responses)",
+        "AI SDK @ai-sdk/openai .responses() (Cherry Studio, OpenAI-Response type)",
         "responses",
         "node",
         _node("ai", "@ai-sdk/openai"),
     ),
     ClientSpec(
         "ai-anthropic",
-        "AI SDK @ai-sdk/anthropic (Cherry Studio, Anthropic)",
+        "AI SDK @ai-sdk/anthropic (Cherry Studio, Anthropic type)",
         "anthropic",
         "node",
         _node("ai", "@ai-sdk/anthropic"),
@@ -164,16 +164,19 @@ CLIENTS: list[ClientSpec] = [
 BY_ID: dict[str, ClientSpec] = {c.id: c for c in CLIENTS}
 
 PROFILE_OF: dict[str, str] = {
-    "openai-python-chat": "openai-python",
-    "openai-python-responses": "openai-python",
-    "anthropic-python": "anthropic-sdk",
-    "ai-openai-compatible": "cherry",
-    "ai-openai-chat": "cherry",
-    "ai-openai-responses": "cherry",
-    "ai-anthropic": "cherry",
+    # One profile per client of a protocol (a profile standing for two clients of one
+    # protocol said both broke when one did). openai-node keeps one profile for its two
+    # helpers, which read no stream the rules share differently; openai-python's do.
+    "openai-python-chat": "openai-python-chat",
+    "openai-python-responses": "openai-python-responses",
+    "anthropic-python": "anthropic-python",
+    "ai-openai-compatible": "cherry-compatible",
+    "ai-openai-chat": "cherry-openai",
+    "ai-openai-responses": "cherry-responses",
+    "ai-anthropic": "cherry-anthropic",
     "openai-node-chat": "openai-node",
     "openai-node-responses": "openai-node",
-    "anthropic-node": "anthropic-sdk",
+    "anthropic-node": "anthropic-node",
     # Each agent CLI reads streams its own way, unlike the SDK it bundles (Claude Code:
     # @anthropic-ai/sdk; Qwen Code: openai-node; Codex is Rust), so each has its profile.
     "claude-code": "claude-code",

@@ -1,10 +1,12 @@
 """Client profiles: the clients whose breakage the linter explains.
 
-Each profile names a client people actually point at a stream, and the protocols it
-speaks. What breaks each client, and how, is recorded per rule in the catalogue
-(:mod:`streamscope.lint.rules`), from ``shared/WIRE-CONTRACT.md`` and the measured
-behaviour of the broken replay samples; a client whose behaviour is not known for a rule
-is simply not listed there.
+Each profile names one client people actually point at a stream, and the protocols it
+speaks: one client, at the grain clients differ (two clients that read one stream
+differently are two profiles; :data:`GROUPS` names the old shared ones). What breaks
+each client, and how, is recorded per rule in the catalogue (:mod:`streamscope.lint.rules`),
+from ``shared/WIRE-CONTRACT.md`` and the measured behaviour of the real clients
+(``tests/realclients``); a client whose behaviour is not known for a rule is simply not
+listed there.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from streamscope.lint.clients import proven_with
 
 @dataclass(frozen=True, slots=True)
 class Profile:
-    """A client: ``id`` for ``--client``, a display ``name`` for verdicts (and the
-    pronoun that stands for it), the protocols it speaks, a sentence on what it is, and
-    the client packages (name -> version) its claims were proven against by running them
-    (``tests/realclients``; empty: no real client stands for it)."""
+    """One client: ``id`` for ``--client``, a display ``name`` for verdicts (and the
+    pronoun that stands for it: one client, so "it"), the protocols it speaks, a sentence
+    on what it is, and the client packages (name -> version) its claims were proven
+    against by running them (``tests/realclients``; empty: no real client stands for it)."""
 
     id: str
     name: str
@@ -44,20 +46,58 @@ ALL_PROTOCOLS = frozenset({"openai-chat", "anthropic", "responses", "lmstudio"})
 PROFILES: dict[str, Profile] = {
     p.id: p
     for p in (
+        # Cherry Studio's provider types, each an AI SDK provider of its own (its provider
+        # layer, @cherrystudio/ai-core 2.0.1, registers them): each reads a stream its
+        # own way, so each is a profile (proven by running each: tests/realclients).
         Profile(
-            "cherry",
-            "Cherry Studio (Vercel AI SDK)",
-            frozenset({"openai-chat", "anthropic", "responses"}),
-            "Cherry Studio talks to every provider through the Vercel AI SDK "
-            "(@ai-sdk/openai-compatible, @ai-sdk/anthropic, @ai-sdk/openai), which validates "
-            "every chunk with a schema and drops text it cannot place.",
+            "cherry-openai",
+            "Cherry Studio (OpenAI type, @ai-sdk/openai)",
+            frozenset({"openai-chat"}),
+            "Cherry Studio's OpenAI provider type on Chat Completions: the Vercel AI SDK's "
+            "@ai-sdk/openai `.chat()`, which validates every chunk with a schema and "
+            "drops what it cannot place.",
         ),
         Profile(
-            "openai-python",
-            "openai-python",
-            frozenset({"openai-chat", "responses"}),
-            "The official `openai` Python SDK's stream helpers (chat.completions.stream(), "
-            "responses.stream()).",
+            "cherry-compatible",
+            "Cherry Studio (OpenAI-compatible, @ai-sdk/openai-compatible)",
+            frozenset({"openai-chat"}),
+            "Cherry Studio's OpenAI-compatible providers: the Vercel AI SDK's "
+            "@ai-sdk/openai-compatible, which validates every chunk with a schema and "
+            "reports a stream without a finish reason as an error.",
+        ),
+        Profile(
+            "cherry-responses",
+            "Cherry Studio (OpenAI-Response type, @ai-sdk/openai)",
+            frozenset({"responses"}),
+            "Cherry Studio's OpenAI-Response provider type: the Vercel AI SDK's "
+            "@ai-sdk/openai `.responses()`, which validates every event with a schema and "
+            "tracks output items by id.",
+        ),
+        Profile(
+            "cherry-anthropic",
+            "Cherry Studio (Anthropic type, @ai-sdk/anthropic)",
+            frozenset({"anthropic"}),
+            "Cherry Studio's Anthropic provider type: the Vercel AI SDK's @ai-sdk/anthropic, "
+            "which validates every event with a schema that has no fallback for types "
+            "Anthropic does not define.",
+        ),
+        # openai-python's two stream helpers read a stream unlike each other where a
+        # rule speaks both protocols (a last frame no blank line ends: chat loses the
+        # usage, responses raises), so each is a profile; openai-node's do not differ.
+        Profile(
+            "openai-python-chat",
+            "openai-python (Chat Completions)",
+            frozenset({"openai-chat"}),
+            "The official `openai` Python SDK on Chat Completions: its stream helper "
+            "chat.completions.stream() (and create() for a whole answer).",
+        ),
+        Profile(
+            "openai-python-responses",
+            "openai-python (Responses)",
+            frozenset({"responses"}),
+            "The official `openai` Python SDK on Responses: its stream helper "
+            "responses.stream(), which needs `response.completed` (and create() for a whole "
+            "answer).",
         ),
         Profile(
             "openai-node",
@@ -67,11 +107,16 @@ PROFILES: dict[str, Profile] = {
             "responses.stream()).",
         ),
         Profile(
-            "anthropic-sdk",
-            "the Anthropic SDKs (Python and Node)",
+            "anthropic-python",
+            "anthropic-python",
             frozenset({"anthropic"}),
-            "The official `anthropic` SDKs' messages.stream() helpers.",
-            "they",
+            "The official `anthropic` Python SDK's messages.stream() helper.",
+        ),
+        Profile(
+            "anthropic-node",
+            "@anthropic-ai/sdk",
+            frozenset({"anthropic"}),
+            "The official `anthropic` Node SDK (@anthropic-ai/sdk)'s messages.stream() helper.",
         ),
         # The agent CLIs: each reads a stream its own way, not as the SDK it bundles does
         # (proven by running both over the same streams: tests/realclients).
@@ -114,6 +159,25 @@ PROFILES: dict[str, Profile] = {
     )
 }
 """Profiles by id, in display order."""
+
+
+GROUPS: dict[str, tuple[str, ...]] = {
+    "cherry": ("cherry-openai", "cherry-compatible", "cherry-responses", "cherry-anthropic"),
+    "anthropic-sdk": ("anthropic-python", "anthropic-node"),
+    "openai-python": ("openai-python-chat", "openai-python-responses"),
+}
+"""Names of several profiles (the profiles they once were): ``rule()`` reads them in a
+rule's ``breaks`` and ``shows`` as every member that speaks one of the rule's protocols,
+and ``lint --client`` as its members (those that speak the stream's protocol, when any
+does). Nothing else ever sees one: no report, verdict or stored flow names a group."""
+
+
+def members(who: str, protocols: frozenset[str] = ALL_PROTOCOLS) -> list[str]:
+    """The profile ids ``who`` names among those speaking one of ``protocols``: a group's
+    members, or ``who`` itself (whatever it speaks, so a mistake stays visible)."""
+    if who not in GROUPS:
+        return [who]
+    return [m for m in GROUPS[who] if PROFILES[m].protocols & protocols]
 
 
 def profiles_for(protocol: str | None) -> list[Profile]:
