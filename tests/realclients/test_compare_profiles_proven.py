@@ -8,9 +8,12 @@ responses, ``@ai-sdk/anthropic``, and the ``openai`` and ``@anthropic-ai/sdk`` S
 the versions pinned in ``streamscope.realclients.specs``). For each client, the lint
 report's claim for its profile must hold both ways:
 
-- where the profile says the client breaks (empty / error / partial), the client raises or
-  reports an error, or assembles something other than the intended answer;
+- where the profile says the client breaks (empty / error / hidden / partial / garbled),
+  the client raises or reports an error, or assembles something other than the intended
+  answer;
 - where it says ok (or only degraded), the client assembles the intended answer.
+
+A profile is one client per protocol, so a claim is about exactly the client that ran.
 
 The agent CLIs (Claude Code, Codex CLI, Qwen Code, at the versions pinned in
 ``lint.clients.AGENT_PINS``) are run the same way, one process per stream and one turn
@@ -51,14 +54,49 @@ def _run(example: Example, client: str) -> ClientRun:
     return all_runs()[example.id][client]
 
 
-PAIRS = [(e, p) for e in examples() for p in _profiles(e)]
+_FRAME = "a keepalive sent as data carries no JSON: nothing a client that drops it loses"
+_CUT = "cut before `response.completed`: openai-node raises on an unfinished item only there"
+_END = "an SSE parser that follows the spec never dispatches the unended terminal event"
+WRONG: dict[str, str] = {
+    # Mispredictions of the linter's checks that the claims cannot mend (a claim is what
+    # the client does): anthropic.frames-without-event-line counts a frame whose data is
+    # no JSON, which framing.comment-as-data already names (checks_anthropic); and
+    # responses.item-not-done fires on a stream cut before its end (checks_responses);
+    # a last frame no blank line ends is the terminal event (`response.completed`,
+    # `message_stop`) in a whole stream, so it is missing for these clients, which raise
+    # as the missing terminal's rules say (openai-python: "Didn't receive a
+    # `response.completed` event."; @anthropic-ai/sdk: "stream ended without producing a
+    # Message"; Codex: "stream closed before response.completed"), but
+    # framing.no-final-blank-line is a warning of what no Chat client minds
+    # (checks_framing should name the terminal as missing too).
+    # Strict: each fails the run once the check is right, so its line goes.
+    "anthropic:framing.comment-as-data-anthropic-python": _FRAME,
+    "anthropic:framing.comment-as-data-anthropic-node": _FRAME,
+    "anthropic:framing.comment-as-data-claude-code": _FRAME,
+    "responses:framing.last-frame-lost-openai-node": _CUT,
+    "responses:framing.no-final-blank-line-openai-python-responses": _END,
+    "anthropic:framing.no-final-blank-line-anthropic-node": _END,
+    "responses:framing.no-final-blank-line-codex": _END,
+}
+PAIRS = [
+    pytest.param(
+        e,
+        p,
+        id=f"{e.id}-{p}",
+        marks=[pytest.mark.xfail(strict=True, reason=why)]
+        if (why := WRONG.get(f"{e.id}-{p}"))
+        else [],
+    )
+    for e in examples()
+    for p in _profiles(e)
+]
 
 
-@pytest.mark.parametrize("example,profile", PAIRS, ids=[f"{e.id}-{p}" for e, p in PAIRS])
+@pytest.mark.parametrize("example,profile", PAIRS)
 def test_profile_claim_holds(example: Example, profile: str) -> None:
-    """A profile stands for every client of it that speaks the stream's protocol (Cherry
-    Studio's chat runs on @ai-sdk/openai or @ai-sdk/openai-compatible, by provider type):
-    "ok" must hold in each of them, a break in at least one (its ``how`` says which)."""
+    """A profile is one client per protocol (:func:`test_no_profile_stands_for_two_clients_
+    of_one_protocol`), and its claim must hold in every client of it that speaks the
+    stream's protocol: a break and "ok" alike."""
     runs = [
         r
         for c in clients_for(example.stream.protocol)
@@ -72,10 +110,19 @@ def test_profile_claim_holds(example: Example, profile: str) -> None:
         for v in verdicts
     ]
     claim = f"the linter predicts {verdicts[0].predicted!r} ({verdicts[0].prediction})"
-    if verdicts[0].predicted in ("ok", "degraded"):
-        assert all(v.agrees for v in verdicts), f"{claim}; but " + " | ".join(said)
-    else:
-        assert any(v.agrees for v in verdicts), f"{claim}; but " + " | ".join(said)
+    assert all(v.agrees for v in verdicts), f"{claim}; but " + " | ".join(said)
+
+
+def test_no_profile_stands_for_two_clients_of_one_protocol() -> None:
+    """Two clients of one protocol under one profile let a claim hold when only one of
+    them breaks (the Anthropic SDKs were one: anthropic-python assembles a stream without
+    `message_stop`, @anthropic-ai/sdk raises), so every profile has at most one client
+    per protocol."""
+    seen: dict[tuple[str, str], str] = {}
+    for spec in CLIENTS:
+        key = (PROFILE_OF[spec.id], spec.protocol)
+        assert key not in seen, f"{seen[key]} and {spec.id} both prove {key[0]} on {key[1]}"
+        seen[key] = spec.id
 
 
 def test_every_claimed_rule_has_an_example_run_by_its_clients() -> None:
