@@ -28,9 +28,9 @@ async def test_the_connect_dialog_gives_cherry_studio_what_it_needs() -> None:
         labels = " ".join(texts(dialog))
         for provider in ("OpenAI", "Anthropic", "OpenAI-Response"):
             assert f"<b>{provider}</b>" in labels
-        for name in ("openai", "anthropic", "responses", "anthropic-sdk"):
+        for name in ("cherry-openai", "cherry-anthropic", "cherry-responses", "anthropic-sdks"):
             assert dialog.values[name].text() == url
-        assert dialog.values["openai-sdk"].text() == url + "/v1"
+        assert dialog.values["openai-sdks"].text() == url + "/v1"
         assert dialog.values["key"].text() == mask(KEY) and not shows(dialog, KEY)
         assert url in dialog.state.text()
 
@@ -38,11 +38,11 @@ async def test_the_connect_dialog_gives_cherry_studio_what_it_needs() -> None:
         dialog.copy["key"].click()
         key = clipboard.text()
         assert key == KEY
-        dialog.copy["responses"].click()
+        dialog.copy["cherry-responses"].click()
         assert clipboard.text() == url
-        dialog.copy["openai-sdk"].click()
+        dialog.copy["openai-sdks"].click()
         assert clipboard.text() == url + "/v1"
-        dialog.copy["anthropic"].click()
+        dialog.copy["cherry-anthropic"].click()
         host = clipboard.text()
         # What was copied reaches the proxy, as Cherry Studio will send it.
         async with httpx.AsyncClient() as client:
@@ -52,9 +52,9 @@ async def test_the_connect_dialog_gives_cherry_studio_what_it_needs() -> None:
         window.proxy_bar.toggle.click()  # stop
         await wait_until(lambda: not control.running)
         assert "stopped" in dialog.state.text()
-        assert not dialog.rows.isEnabled() and dialog.values["openai"].text() == ""
+        assert not dialog.rows.isEnabled() and dialog.values["cherry-openai"].text() == ""
         dialog.copy["key"].click()  # a disabled button does nothing
         assert clipboard.text() == host
         window.proxy_bar.toggle.click()
         await wait_until(lambda: control.running)
-        assert dialog.values["openai"].text() == control.url
+        assert dialog.values["cherry-openai"].text() == control.url

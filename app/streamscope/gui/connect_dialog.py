@@ -37,13 +37,15 @@ class Row:
 
 
 # Cherry Studio: Settings → Model Provider → Add; the API host has no /v1 (it adds it).
+# A provider type's row is keyed by the lint profile of that type (lint.profiles); the
+# SDKs' rows serve the Python and the Node SDK alike (base_url, baseURL).
 ROWS = (
-    Row("openai", "Cherry Studio, provider type <b>OpenAI</b> — API host"),
-    Row("anthropic", "Cherry Studio, provider type <b>Anthropic</b> — API host"),
-    Row("responses", "Cherry Studio, provider type <b>OpenAI-Response</b> — API host"),
+    Row("cherry-openai", "Cherry Studio, provider type <b>OpenAI</b> — API host"),
+    Row("cherry-anthropic", "Cherry Studio, provider type <b>Anthropic</b> — API host"),
+    Row("cherry-responses", "Cherry Studio, provider type <b>OpenAI-Response</b> — API host"),
     Row("key", "API key (any provider type, and the SDKs' <code>api_key</code>)"),
-    Row("openai-sdk", "<code>openai</code> SDK: <code>OpenAI(base_url=…)</code>"),
-    Row("anthropic-sdk", "<code>anthropic</code> SDK: <code>Anthropic(base_url=…)</code>"),
+    Row("openai-sdks", "<code>openai</code> SDKs: <code>OpenAI(base_url=…)</code>"),
+    Row("anthropic-sdks", "<code>anthropic</code> SDKs: <code>Anthropic(base_url=…)</code>"),
 )
 
 
@@ -93,7 +95,7 @@ class ConnectDialog(QDialog):
             return ""
         if name == "key":
             return self.control.key
-        return sdk_base_url(url, "openai-chat") if name == "openai-sdk" else url
+        return sdk_base_url(url, "openai-chat") if name == "openai-sdks" else url
 
     def refresh(self, _state: str = "") -> None:
         running = self.control.url is not None

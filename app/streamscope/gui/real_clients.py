@@ -84,8 +84,9 @@ class RunButton(QToolButton):
         self.setText("Run in real clients")
         self.setToolTip(
             "Replay a leg's exact bytes into the installed real clients (openai-python,"
-            " anthropic-python, Cherry Studio's AI SDK, the Node SDKs, the agent CLIs) and"
-            " compare what each assembles with the linter's prediction"
+            " anthropic-python, the AI SDK provider of each Cherry Studio provider type, the"
+            " Node SDKs, the agent CLIs) and compare what each assembles with the linter's"
+            " prediction for that client"
         )
         self.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self.leg_actions: dict[str, QAction] = {}
