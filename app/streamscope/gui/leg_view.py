@@ -41,7 +41,7 @@ from streamscope.client.parts import Part
 from streamscope.client.session import StatusCallback
 from streamscope.client.tools import Key
 from streamscope.gui.models.batcher import UiBatcher
-from streamscope.gui.models.findings import FindingsModel, frame_severities
+from streamscope.gui.models.findings import FindingsModel, frame_severities, verdict_html
 from streamscope.gui.models.frames import FramesModel
 from streamscope.gui.timing_chart import TimingChart
 from streamscope.gui.tool_tree import ToolCallTree
@@ -180,6 +180,7 @@ class LegView(QWidget):
         timing_page = self._timing_page()
         findings = self._findings_table()
         self.verdict = QLabel("")
+        self.verdict.setTextFormat(Qt.TextFormat.RichText)  # red: the wire; plain: the provider
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tabs = QTabWidget()
@@ -327,14 +328,9 @@ class LegView(QWidget):
             return
         self.findings_model.set_report(report)
         self.frames_model.set_findings(frame_severities(report))
-        verdicts = [report.verdict(p.id) for p in report.profiles]
-        broken = [v for v in verdicts if v is not None]
-        # Nothing breaks: what ended the stream, when that was no client's breakage (the
-        # upstream's error, the user's cancel), is said instead.
-        quiet = report.note() or "No client is known to break on it."
-        self.verdict.setText("\n".join(broken) if broken else quiet)
-        self.verdict.setStyleSheet("color: #d04040; font-weight: bold" if broken else "")
-        self._broken = bool(broken)
+        # What breaks on the wire (red), then what the provider did and each client shows
+        text, self._broken = verdict_html(report)
+        self.verdict.setText(text)
         self._title_lint()
 
     def show_request_notes(self, notes: Sequence[RequestNote]) -> None:
@@ -344,10 +340,12 @@ class LegView(QWidget):
         self._title_lint()
 
     def _title_lint(self) -> None:
-        """``Lint``, with the findings' count when a client breaks and the request notes'
-        when there are any: ``Lint (4)``, ``Lint (3 request)``, ``Lint (4, 3 request)``."""
-        notes = len(self.findings_model.notes)
-        counts = [str(self.findings_model.rowCount() - notes)] if self._broken else []
+        """``Lint``, with the findings' count when the wire breaks a client, the provider's
+        outcomes' and the request notes' when there are any: ``Lint (4)``, ``Lint (1
+        provider)``, ``Lint (4, 3 request)``."""
+        notes, outcomes = len(self.findings_model.notes), self.findings_model.outcomes
+        counts = [str(self.findings_model.rowCount() - notes - outcomes)] if self._broken else []
+        counts += [f"{outcomes} provider"] if outcomes else []
         if notes:
             counts.append(f"{notes} request")
         self.tabs.setTabText(3, f"Lint ({', '.join(counts)})" if counts else "Lint")

@@ -6,6 +6,13 @@ the model only lays it out. :meth:`FindingsModel.frame_of` tells the window whic
 to select when a finding is picked, and :func:`frame_severities` gives the frame table
 its lint markers (the worst severity per frame).
 
+What the provider did and said correctly on the wire (the report's outcomes: the answer
+cut by its length limit, its content filter, a refusal, its own error) is listed after
+the findings, as rows of their own kind: severity ``provider`` (:data:`PROVIDER`), the
+statement of what happened as the message, the clients that break on it. They are no
+defect of the stream's form and mark no frame; :func:`verdict_text` words the verdict
+above the tabs the same way — what breaks the wire first, then what the provider did.
+
 A flow's request notes (what translating the request for the upstream dropped or
 changed: :class:`~streamscope.model.request.RequestNote`) are listed after the findings
 as findings of their own kind: rule ``request: dropped`` or ``request: changed``, frame
@@ -15,6 +22,7 @@ no error of the stream's form, never an error, and mark no frame.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,6 +48,8 @@ from streamscope.lint.report import LintFinding, LintReport
 from streamscope.model.request import RequestNote
 
 REQUEST_FRAME = "request"  # the Frame cell of a request note: it is about no frame
+PROVIDER = "provider"  # the Severity cell of an outcome: the provider's doing, no defect
+PROVIDER_SAID = "What the provider did:"
 REQUEST_FIX = "A route to an upstream of the client's own protocol sends the body as written."
 REQUEST_EXPLANATION = (
     "What translating the client's request for the upstream's protocol did to a field the "
@@ -67,14 +77,56 @@ def _client(who: str) -> str:
     return profile.name if profile is not None else who
 
 
+def verdict_text(report: LintReport) -> tuple[str, str]:
+    """The verdict above the tabs, in two parts: what a defect of the wire does to each
+    client it breaks (one line each; "" when none does), and what the provider did with
+    what each client does with it ("" when it did nothing of note)."""
+    broken = [
+        text
+        for p in report.profiles
+        if (hits := report.breaking(p.id))
+        and hits[0][0].kind == "wire"
+        and (text := report.verdict(p.id))
+    ]
+    said = report.happened(clients=False)
+    if said is None:
+        return "\n".join(broken), ""
+    first = report.outcomes[0]
+    told = [f"{_client(p.id)} {how}" for p in report.profiles if (how := first.told(p.id))]
+    return "\n".join(broken), "\n".join([f"{PROVIDER_SAID} {said}", *told])
+
+
+BROKEN_STYLE = "color: #d04040; font-weight: bold"  # the verdict of a broken wire
+
+
+def verdict_html(report: LintReport) -> tuple[str, bool]:
+    """The verdict as the window shows it (rich text), and whether a defect of the wire
+    breaks a client: those verdicts in bold red, then what the provider did in plain
+    text; with neither, what else ended the stream, or that nothing breaks a client."""
+    broken, provider = verdict_text(report)
+    quiet = report.note() or "No client is known to break on it."
+    parts = [f'<span style="{BROKEN_STYLE}">{_html(broken)}</span>'] if broken else []
+    if provider:  # its heading bold, then a line per client it tells of
+        said, *told = provider.splitlines()
+        head = f"<b>{PROVIDER_SAID}</b>{_html(said.removeprefix(PROVIDER_SAID))}"
+        parts.append("<br>".join([head, *(f"• {_html(line)}" for line in told)]))
+    elif not broken:
+        parts.append(_html(quiet))
+    return "<br><br>".join(parts), bool(broken)
+
+
+def _html(text: str) -> str:
+    return html.escape(text).replace("\n", "<br>")
+
+
 def breaks_text(finding: LintFinding) -> str:
     """The clients a finding breaks and how badly: ``Cherry Studio (…): empty``."""
     return "; ".join(f"{_client(who)}: {b.effect}" for who, b in finding.clients.items())
 
 
 class FindingsModel(ColumnsModel):
-    """Columns: severity, rule, frame, message, breaks, fix. The report's findings, then
-    the request notes (see the module docstring)."""
+    """Columns: severity, rule, frame, message, breaks, fix. The report's findings, its
+    outcomes, then the request notes (see the module docstring)."""
 
     COLUMNS = ("Severity", "Rule", "Frame", "Message", "Breaks", "Fix")
     SEVERITY, RULE, FRAME, MESSAGE, BREAKS, FIX = range(6)
@@ -96,8 +148,13 @@ class FindingsModel(ColumnsModel):
         notes stay."""
         self.beginResetModel()
         self.report = report
-        self._findings = list(report.findings) if report is not None else []
+        self._findings = [*report.findings, *report.outcomes] if report is not None else []
         self.endResetModel()
+
+    @property
+    def outcomes(self) -> int:
+        """How many rows are the provider's outcomes."""
+        return len(self.report.outcomes) if self.report is not None else 0
 
     def set_request_notes(self, notes: Sequence[RequestNote]) -> None:
         """List ``notes`` after the findings (replacing those listed before)."""
@@ -148,7 +205,8 @@ class FindingsModel(ColumnsModel):
             return self._text(column, finding)
         if role == TOOLTIP:
             if column == self.MESSAGE:  # the whole message, and what the rule means
-                return f"{finding.message}\n\n{finding.rule.explanation}"
+                said = finding.happened if finding.kind == PROVIDER else finding.message
+                return f"{said}\n\n{finding.rule.explanation}"
             if column == self.RULE:
                 return finding.rule.explanation
             if column == self.BREAKS and finding.clients:
@@ -161,8 +219,12 @@ class FindingsModel(ColumnsModel):
         if role == ALIGNMENT and column == self.FRAME:
             return RIGHT
         if role == SORT_ROLE:
-            if column == self.SEVERITY:
-                return SEVERITY_ORDER[finding.severity]
+            if column == self.SEVERITY:  # an outcome after every finding: it is no defect
+                return (
+                    len(SEVERITY_ORDER)
+                    if finding.kind == PROVIDER
+                    else SEVERITY_ORDER[finding.severity]
+                )
             if column == self.FRAME:
                 return -1 if finding.frame is None else finding.frame
             return self._text(column, finding)
@@ -213,18 +275,27 @@ class FindingsModel(ColumnsModel):
 
     def _text(self, column: int, finding: LintFinding) -> str:
         if column == self.SEVERITY:
-            return finding.severity
+            return PROVIDER if finding.kind == PROVIDER else finding.severity
         if column == self.RULE:
             return finding.rule_id
         if column == self.FRAME:
             return "stream" if finding.frame is None else str(finding.frame)
         if column == self.MESSAGE:
-            return finding.message
-        if column == self.BREAKS:
-            return breaks_text(finding)
+            return finding.happened if finding.kind == PROVIDER else finding.message
+        if column == self.BREAKS:  # an excused finding says why it breaks no client
+            return f"none: {finding.excused}" if finding.excused else breaks_text(finding)
         if column == self.FIX:
             return finding.rule.fix
         return ""
 
 
-__all__ = ["FindingsModel", "breaks_text", "frame_severities", "note_severity"]
+__all__ = [
+    "PROVIDER",
+    "PROVIDER_SAID",
+    "FindingsModel",
+    "breaks_text",
+    "frame_severities",
+    "note_severity",
+    "verdict_html",
+    "verdict_text",
+]
