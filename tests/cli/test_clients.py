@@ -52,7 +52,7 @@ def test_run_replays_a_recording_into_the_python_sdk_beside_the_linter(
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert lines[0] == "openai-chat: 1 clients"
-    assert lines[2].endswith("[openai-python]  agrees")
+    assert lines[2].endswith("[openai-python-chat]  agrees")
     assert json.dumps(text[:40])[:-1] in out  # what the SDK assembled, quoted and cut
     assert "client did: ok" in out
 

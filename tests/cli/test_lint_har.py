@@ -64,12 +64,13 @@ def test_lint_of_a_har_file_takes_the_lint_options(tmp_path: Path) -> None:
     good = GOOD_SSE.read_bytes()
     assert cli("lint", str(_har_file(tmp_path, good))).returncode == 0
     broken = _har_file(tmp_path, good[:600])
-    # The Anthropic SDKs do not speak this stream's protocol (every client that does is
-    # broken by the cut, openai-node too: tests/realclients): none of the findings is shown.
+    # The Anthropic SDKs (the old shared profile's name: both) do not speak this stream's
+    # protocol (every client that does is broken by the cut, openai-node too:
+    # tests/realclients): none of the findings is shown.
     proc = cli("lint", "--client", "anthropic-sdk", "--json", str(broken))
     assert proc.returncode == 0, proc.stdout
     (entry, _) = json.loads(proc.stdout)["entries"]
-    assert list(entry["report"]["verdicts"]) == ["anthropic-sdk"]
+    assert list(entry["report"]["verdicts"]) == ["anthropic-python", "anthropic-node"]
     assert cli("lint", "--client", "openai-python", str(broken)).returncode == 1
     # --protocol is the stream's, as lint takes it: read as Anthropic, this one is wrong.
     as_anthropic = cli("lint", "--protocol", "anthropic", "--json", str(broken))

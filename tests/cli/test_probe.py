@@ -50,7 +50,7 @@ def test_probe_json_is_one_document(running: Running, capsys: pytest.CaptureFixt
     choice = doc["response"]["choices"][0]
     assert [p["kind"] for p in choice["parts"]] == ["reasoning", "text"]
     assert doc["timing"]["first_reasoning_ms"] <= doc["timing"]["first_content_ms"]
-    assert "cherry" in doc["lint"]["verdicts"]
+    assert "cherry-anthropic" in doc["lint"]["verdicts"]
 
 
 def test_probe_of_a_broken_stream_names_who_breaks(capsys: pytest.CaptureFixture[str]) -> None:

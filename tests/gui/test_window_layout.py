@@ -50,8 +50,8 @@ def _flow(verdict: str) -> FlowSummary:
 @pytest.mark.qasync
 async def test_the_traffic_table_shows_outcome_and_verdict_at_the_default_size() -> None:
     verdict = (
-        "would render empty in Cherry Studio (Vercel AI SDK) because a chunk has no "
-        "choices: it throws on the first such chunk"
+        "would render empty in Cherry Studio (OpenAI-compatible, @ai-sdk/openai-compatible) "
+        "because a chunk has no choices: it throws on the first such chunk"
     )
     async with open_window(make_config(DEMO)) as window:
         assert (window.width(), window.height()) == (1360, 860)
@@ -68,7 +68,7 @@ async def test_the_traffic_table_shows_outcome_and_verdict_at_the_default_size()
         model = traffic.model
         assert model.data(model.index(0, FlowsModel.STATUS)) == "✓ 200"
         assert model.data(model.index(0, FlowsModel.VERDICT)) == (
-            "✗ empty in Cherry Studio (Vercel AI SDK)"
+            "✗ empty in Cherry Studio (OpenAI-compatible, @ai-sdk/openai-compatible)"
         )
         tooltip = Qt.ItemDataRole.ToolTipRole
         assert model.data(model.index(0, FlowsModel.VERDICT), tooltip) == verdict

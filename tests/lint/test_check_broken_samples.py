@@ -14,22 +14,35 @@ from tests.lint.streams import BROKEN, lint_file, rules
 
 # sample -> (the rule naming its defect, the clients its README row says break)
 EXPECTED: dict[str, tuple[str, tuple[str, ...]]] = {
-    "responses-no-item-id.sse": ("responses.missing-item-id", ("cherry",)),
-    "responses-no-sequence-number.sse": ("responses.error-without-sequence-number", ("cherry",)),
+    "responses-no-item-id.sse": ("responses.missing-item-id", ("cherry-responses",)),
+    "responses-no-sequence-number.sse": (
+        "responses.error-without-sequence-number",
+        ("cherry-responses",),
+    ),
     "responses-no-in-progress.sse": ("responses.missing-in-progress", ()),
     "responses-no-annotations.sse": ("responses.missing-annotations", ("strict",)),
-    "anthropic-no-event-lines.sse": ("anthropic.missing-event-line", ("anthropic-sdk",)),
-    "chat-usage-chunk-without-choices.sse": ("chat.missing-choices", ("cherry", "openai-python")),
-    "chat-single-newline.sse": ("framing.single-newline", ("openai-python",)),
+    "anthropic-no-event-lines.sse": (
+        "anthropic.missing-event-line",
+        ("anthropic-python", "anthropic-node"),
+    ),
+    "chat-usage-chunk-without-choices.sse": (
+        "chat.missing-choices",
+        ("cherry-openai", "cherry-compatible", "openai-python-chat"),
+    ),
+    "chat-single-newline.sse": ("framing.single-newline", ("openai-python-chat",)),
     "chat-missing-done.sse": ("chat.missing-done", ()),
-    "chat-tool-call-without-name.sse": ("chat.tool-call-missing-name", ("cherry",)),
-    "chat-non-sse-body.json": ("framing.non-sse-body", ("openai-python",)),
+    # the OpenAI type's @ai-sdk/openai throws; @ai-sdk/openai-compatible takes the late name
+    "chat-tool-call-without-name.sse": ("chat.tool-call-missing-name", ("cherry-openai",)),
+    "chat-non-sse-body.json": ("framing.non-sse-body", ("openai-python-chat",)),
 }
 # How the README's rows name each client.
 README_NAMES = {
-    "cherry": "AI SDK",
-    "openai-python": "openai-python",
-    "anthropic-sdk": "anthropic-python",
+    "cherry-openai": "AI SDK",
+    "cherry-compatible": "AI SDK",
+    "cherry-responses": "AI SDK",
+    "openai-python-chat": "openai-python",
+    "anthropic-python": "anthropic-python",
+    "anthropic-node": "the Node SDK",
     "strict": "Strict clients",
 }
 
@@ -63,9 +76,9 @@ def test_sample_yields_its_rule_and_names_the_client(name: str) -> None:
 
 
 def test_item_id_verdict_reads_as_the_issue_says() -> None:
-    verdict = lint_file(BROKEN / "responses-no-item-id.sse").verdict("cherry")
+    verdict = lint_file(BROKEN / "responses-no-item-id.sse").verdict("cherry-responses")
     assert verdict == (
-        "would fail in Cherry Studio (Vercel AI SDK) because "
+        "would fail in Cherry Studio (OpenAI-Response type, @ai-sdk/openai) because "
         "`response.output_text.delta` events carry no `item_id` (frame 4): it rejects such "
         'deltas with its schema ("Type validation failed"): an error part instead of the '
         "text, and the finish becomes `error`"

@@ -51,7 +51,7 @@ def test_a_delta_without_its_index_is_named_not_misread(source: str, kind: str, 
     assert "responses.delta-before-content-part" not in rules(report)
     with pytest.raises((RuntimeError, TypeError)):
         sdk_clients.openai_responses(body)  # the rule's claim for openai-python
-    assert "openai-python" in (report.verdict("openai-python") or "")
+    assert "openai-python" in (report.verdict("openai-python-responses") or "")
 
 
 def test_a_delta_before_its_part_is_still_reported_as_such() -> None:

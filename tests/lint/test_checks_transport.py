@@ -169,10 +169,12 @@ def test_a_body_clients_cannot_read_the_message_of_is_an_error() -> None:
     hit = finding(html, "framing.error-envelope")
     assert hit.severity == "error"
     assert "not JSON" in hit.message and '{"error": {"message"' in hit.message
-    python = html.verdict("openai-python") or ""
-    assert python.startswith("would fail in openai-python because the error body is not")
+    python = html.verdict("openai-python-chat") or ""
+    assert python.startswith(
+        "would fail in openai-python (Chat Completions) because the error body is not"
+    )
     assert "Error code: 404" in python
-    assert "APICallError" in (html.verdict("cherry") or "")
+    assert "APICallError" in (html.verdict("cherry-compatible") or "")
     openai_style = b'{"error":{"message":"overloaded","type":"overloaded_error"}}'
     ant = lint([], "anthropic", status=529, body=openai_style)
     assert "Anthropic Messages error envelope" in finding(ant, "framing.error-envelope").message

@@ -26,14 +26,43 @@ def test_the_protocols_follow_from_the_prefix_unless_given() -> None:
 
 
 def test_breaks_and_shows_are_the_rules_own() -> None:
-    breaks: dict[str, tuple[Effect, str]] = {"cherry": ("empty", "renders nothing")}
+    breaks: dict[str, tuple[Effect, str]] = {"cherry-openai": ("empty", "renders nothing")}
     shows = {"openai-node": "throws"}
     made = rule("chat.x", "error", "c", "E.", "F.", breaks, shows=shows)
-    assert made.breaks == {"cherry": Break("empty", "renders nothing")}
+    assert made.breaks == {"cherry-openai": Break("empty", "renders nothing")}
     breaks["strict"] = ("error", "rejects it")
-    shows["cherry"] = "reports it"
-    assert set(made.breaks) == {"cherry"} and set(made.shows) == {"openai-node"}
+    shows["cherry-openai"] = "reports it"
+    assert set(made.breaks) == {"cherry-openai"} and set(made.shows) == {"openai-node"}
     assert made.source == "WIRE-CONTRACT.md"
+
+
+def test_an_old_shared_profile_stands_for_its_members_of_the_rules_protocols() -> None:
+    """``cherry``, ``anthropic-sdk`` and ``openai-python`` (lint.profiles.GROUPS) keep the
+    tables short: each is every member that speaks one of the rule's protocols, and a
+    member's own entry wins over its group's, wherever it is written."""
+    empty: tuple[Effect, str] = ("empty", "renders nothing")
+    own: tuple[Effect, str] = ("error", "throws")
+    chat = rule("chat.x", "error", "c", "E.", "F.", {"cherry-openai": own, "cherry": empty})
+    assert chat.breaks == {"cherry-openai": Break(*own), "cherry-compatible": Break(*empty)}
+    anywhere = rule("framing.x", "error", "c", "E.", "F.", {"anthropic-sdk": own})
+    assert set(anywhere.breaks) == {"anthropic-python", "anthropic-node"}
+    every = rule("stream.x", "error", "c", "E.", "F.", {"cherry": empty, "openai-python": own})
+    assert set(every.breaks) == {
+        "cherry-openai",
+        "cherry-compatible",
+        "cherry-responses",
+        "cherry-anthropic",
+        "openai-python-chat",
+        "openai-python-responses",
+    }
+    # shows too, a protocol's own clause (``who@protocol``) given to its members
+    shows = {"openai-python@responses": "raises at the end", "cherry": "reports it"}
+    made = rule("stream.x", "info", "c", "E.", "F.", shows=shows)
+    assert made.shows == {
+        "openai-python-responses@responses": "raises at the end",
+        **{c: "reports it" for c in every.breaks if c.startswith("cherry")},
+    }
+    assert not {"cherry", "anthropic-sdk", "openai-python"} & {*made.shows, *every.breaks}
 
 
 def test_effects_worst_first_and_which_break() -> None:

@@ -37,7 +37,8 @@ def test_a_tool_call_without_its_type_breaks_only_openai_node() -> None:
     hits = [f for f in report.findings if f.rule_id == "chat.tool-call-missing-type"]
     assert len(hits) == 2 and hits[0].severity == "error"  # one per call
     assert 'has no type, not "function"' in hits[0].message
-    assert report.verdict("openai-python") is None and report.verdict("cherry") is None
+    assert report.verdict("openai-python-chat") is None
+    assert report.verdict("cherry-openai") is None and report.verdict("cherry-compatible") is None
     # measured (tests/realclients): openai-node raises "tool call snapshot missing `type`"
     assert "missing `type`" in (report.verdict("openai-node") or "")
     assert sdk_clients.openai_chat(body) == sdk_clients.openai_chat(native(CHAT_TOOLS))

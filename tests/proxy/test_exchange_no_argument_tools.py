@@ -210,8 +210,8 @@ def test_the_linters_claim_holds_where_passthrough_leaves_the_empty_string(
         assert call.function.arguments == ""
     report = lint_bytes(empty_arguments(), "openai-chat")
     (finding,) = [f for f in report.findings if f.rule.id == "stream.empty-tool-arguments"]
-    assert {p for p in ("openai-python", "openai-node") if finding.breaks(p)} == {
-        "openai-python",
+    assert {p for p in ("openai-python-chat", "openai-node") if finding.breaks(p)} == {
+        "openai-python-chat",
         "openai-node",
     }
     folder = node_modules()

@@ -84,9 +84,12 @@ def test_a_finished_runs_rows_beside_the_prediction() -> None:
         ClientRun("openai-node-chat", "openai-node", "openai-chat", skipped=NODE_INSTALL),
     ]
     verdicts = [
-        Verdict("openai-python-chat", "openai-python", "openai-python", "ok", "fine", "ok", True),
         Verdict(
-            "ai-openai-compatible", "Cherry", "cherry", "ok", "fine", "error", False, ["raised"]
+            "openai-python-chat", "openai-python", "openai-python-chat", "ok", "fine", "ok", True
+        ),
+        Verdict(
+            *("ai-openai-compatible", "Cherry", "cherry-compatible", "ok", "fine", "error", False),
+            ["raised"],
         ),
     ]
     ok, broken, skipped = client_rows(runs, verdicts)

@@ -47,7 +47,9 @@ def test_a_real_report_is_laid_out(qapp: QApplication, report: LintReport) -> No
     assert model.frame_of(row) == 4 == cell(model, row, M.FRAME, M.FrameRole)
     assert cell(model, row, M.MESSAGE) == finding.message
     assert "without item_id" in finding.message
-    assert cell(model, row, M.BREAKS) == "Cherry Studio (Vercel AI SDK): error; openai-node: error"
+    assert cell(model, row, M.BREAKS) == (
+        "Cherry Studio (OpenAI-Response type, @ai-sdk/openai): error; openai-node: error"
+    )
     assert cell(model, row, M.FIX) == finding.rule.fix
     assert "item_id" in cell(model, row, M.FIX)
     assert cell(model, row, M.BREAKS, Qt.ItemDataRole.ToolTipRole).startswith("Cherry Studio")
