@@ -28,6 +28,8 @@ _CC_RESUME = (
     "Claude's response exceeded the 128000 output token maximum\""
 )
 _CUT_CALL_SHOWN = "hands the call over with its arguments as they were cut: they do not parse"
+_CHERRY = ("cherry-openai", "cherry-compatible", "cherry-responses", "cherry-anthropic")
+_CHERRY_OPENAI = _CHERRY[:3]  # the AI SDK providers of OpenAI's protocols
 _CODEX_INCOMPLETE = (
     'fails with "Incomplete response returned, reason: {}", after showing the text before it'
 )
@@ -49,7 +51,7 @@ RULES: list[Rule] = [
         },
         source=_RUN,
         shows={
-            "cherry": "shows the text, with the finish `length`",
+            **dict.fromkeys(_CHERRY, "shows the text, with the finish `length`"),
             "openai-python-chat": "hands over the text, with the finish `length`",
             "openai-python-responses": "hands over the text, with the status `incomplete`",
         },
@@ -65,16 +67,22 @@ RULES: list[Rule] = [
         "Nothing to fix in the stream: raise the request's output limit so the call's "
         "arguments fit, and do not run a call whose arguments do not parse.",
         {
-            "cherry": (
-                "error",
-                'reports the call with an error part ("Invalid input for tool …: JSON parsing '
-                'failed")',
+            **dict.fromkeys(
+                _CHERRY_OPENAI,
+                (
+                    "error",
+                    'reports the call with an error part ("Invalid input for tool …: JSON '
+                    'parsing failed")',
+                ),
             ),
             "cherry-anthropic": ("partial", "drops that call, and shows the text before it"),
-            "anthropic-sdk": (
-                "garbled",
-                "hands the call over with its input closed into JSON at the last whole value: "
-                "the value being cut is left out",
+            **dict.fromkeys(
+                ("anthropic-python", "anthropic-node"),
+                (
+                    "garbled",
+                    "hands the call over with its input closed into JSON at the last whole "
+                    "value: the value being cut is left out",
+                ),
             ),
             "qwen-code": (
                 "garbled",
@@ -89,7 +97,9 @@ RULES: list[Rule] = [
             "codex": ("error", _CODEX_INCOMPLETE.format("max_output_tokens")),
         },
         source=_RUN,
-        shows={"openai-python": _CUT_CALL_SHOWN, "openai-node": _CUT_CALL_SHOWN},
+        shows=dict.fromkeys(
+            ("openai-python-chat", "openai-python-responses", "openai-node"), _CUT_CALL_SHOWN
+        ),
         kind="provider",
     ),
     rule(
@@ -117,7 +127,9 @@ RULES: list[Rule] = [
         source=_RUN,
         protocols=frozenset({"openai-chat", "responses"}),  # Anthropic's is a refusal
         shows={
-            "cherry": "shows the text before the filter, with the finish `content-filter`",
+            **dict.fromkeys(
+                _CHERRY_OPENAI, "shows the text before the filter, with the finish `content-filter`"
+            ),
             "openai-python-responses": "hands over the text before the filter, with the "
             "status `incomplete`",
         },
@@ -146,8 +158,11 @@ RULES: list[Rule] = [
         },
         source=_RUN,
         shows={
-            "cherry": "shows it with the finish `content-filter` (OpenAI's `refusal` field as "
-            "the answer's text)",
+            **dict.fromkeys(
+                _CHERRY,
+                "shows it with the finish `content-filter` (OpenAI's `refusal` field as the "
+                "answer's text)",
+            ),
         },
         kind="provider",
     ),
