@@ -134,8 +134,10 @@ def test_a_stream_ending_in_the_upstreams_error_says_so(running: Running, client
     assert verdict.startswith("the stream ends in the upstream's error: "), verdict
     assert "demo-error: the upstream failed" in verdict
     detail = httpx.get(f"{running.url}/admin/flows/{flow_id}", headers=ADMIN).json()
-    findings = detail["legs"]["client"]["lint"]["findings"]
-    error = next(f for f in findings if f["rule"] == "stream.upstream-error")
+    lint = detail["legs"]["client"]["lint"]  # the provider's doing: an outcome, not a finding
+    assert all(f["rule"] != "stream.upstream-error" for f in lint["findings"])
+    error = next(f for f in lint["outcomes"] if f["rule"] == "stream.upstream-error")
+    assert error["kind"] == "provider" and lint["happened"].startswith(verdict.split(";")[0])
     assert "demo-error: the upstream failed" in error["message"]
     assert error["shows"], "it says what the clients show"
 

@@ -31,6 +31,9 @@ MS = 1_000_000
 CHAT_SSE = FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse"
 CHAT_TOOL = FIXTURES / "openai-chat" / "oai-py_tool-call-single.sse"
 ANTHROPIC_TOOL = FIXTURES / "anthropic" / "ant-py_text-then-tool-use.sse"
+# as the API sent it: the SDK's fixture file trims the blank line after `message_stop`
+# (tests/fixtures/SOURCES.md), which the API and a browser's HAR keep
+ANTHROPIC_TOOL_SENT = ANTHROPIC_TOOL.read_bytes() + b"\n\n"
 RESPONSES_TEXT = FIXTURES / "responses" / "vercel_openai-gpt41nano_text.jsonl"
 JSON = dict[str, Any]
 
@@ -502,7 +505,7 @@ def devtools_har() -> JSON:
     """A HAR as Chrome's devtools save it (plus a Firefox-style base64 body): an
     OpenAI Chat stream called from a web page, the models list, an Anthropic stream."""
     chat = CHAT_SSE.read_bytes().decode()
-    anthropic = ANTHROPIC_TOOL.read_bytes()
+    anthropic = ANTHROPIC_TOOL_SENT
     chat_request = {"model": "gpt-4o-mini", "stream": True, "messages": []}
     return {
         "log": {
@@ -688,7 +691,7 @@ def test_a_devtools_har_imports_one_flow_per_entry() -> None:
     assert models.request.method == "GET" and models.request.body == b""
     assert models.upstream.headers_ns == 16 * MS and models.duration_ns == 20 * MS
     # A base64 body is decoded; -1 times count as nothing.
-    assert claude.upstream.raw() == ANTHROPIC_TOOL.read_bytes()
+    assert claude.upstream.raw() == ANTHROPIC_TOOL_SENT
     assert claude.upstream.protocol == "anthropic"
     assert claude.upstream.headers_ns == 25 * MS and claude.upstream.sent_ns == 5 * MS
     assert claude.started == chat.started + 1.588

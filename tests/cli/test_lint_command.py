@@ -29,7 +29,7 @@ def test_clean_stream_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, str(CLEAN))
     assert code == 0 and err == ""
     assert "openai-chat: 0 findings, 0 errors" in out
-    assert "ok: nothing in this stream is known to break openai-python" in out
+    assert "ok: nothing in this stream is known to break openai-python (Chat Completions)" in out
 
 
 def test_broken_stream_exits_1_with_findings_and_verdicts(
@@ -40,8 +40,8 @@ def test_broken_stream_exits_1_with_findings_and_verdicts(
     first = out.splitlines()[0]
     assert first.startswith("error   responses.missing-item-id  frame 4: ")
     # measured in the AI SDK (tests/realclients): a schema error part, not a silent drop
-    assert "Cherry Studio (Vercel AI SDK) (error)" in first
-    assert "would fail in Cherry Studio (Vercel AI SDK) because" in out
+    assert "Cherry Studio (OpenAI-Response type, @ai-sdk/openai) (error)" in first
+    assert "would fail in Cherry Studio (OpenAI-Response type, @ai-sdk/openai) because" in out
 
 
 def test_warnings_only_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
@@ -78,17 +78,25 @@ def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(finding) == {
         *("rule", "severity", "frame", "message", "explanation", "breaks", "fix"),
         *("shows", "excused"),  # what clients show of an upstream's error; not its fault
+        "kind",  # wire: a defect of the stream's form (the provider's doing: "outcomes")
     }
-    assert finding["breaks"]["openai-python"]["effect"] == "error"
-    assert set(report["verdicts"]) == {"cherry", "openai-python", "openai-node", "codex", "strict"}
+    assert report["outcomes"] == [] and report["happened"] is None
+    assert finding["breaks"]["openai-python-responses"]["effect"] == "error"
+    assert set(report["verdicts"]) == {
+        *("cherry-responses", "openai-python-responses", "openai-node", "codex", "strict")
+    }
 
 
 def test_client_filters_findings_and_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "--json", "--client", "cherry", str(COPILOT))
+    code, out, _ = run(capsys, "--json", "--client", "cherry-responses", str(COPILOT))
     report = json.loads(out)
     assert code == 1
     assert {f["rule"] for f in report["findings"]} == {"responses.item-id-changed"}
-    assert list(report["verdicts"]) == ["cherry"]
+    assert list(report["verdicts"]) == ["cherry-responses"]
+    # the old shared profile `cherry`: its members that speak the stream's protocol
+    code, out, _ = run(capsys, "--json", "--client", "cherry", str(COPILOT))
+    assert code == 1 and json.loads(out)["verdicts"] == report["verdicts"]
+    assert json.loads(out)["findings"] == report["findings"]
     # a strict SSE client is broken by nothing here: exit 0 although other clients break.
     code, out, _ = run(capsys, "--client", "strict", str(COPILOT))
     assert code == 0
@@ -98,8 +106,12 @@ def test_client_filters_findings_and_verdicts(capsys: pytest.CaptureFixture[str]
 
 
 def test_client_of_another_protocol(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--client", "anthropic-node", str(NO_ITEM_ID))
+    assert code == 0 and "n/a: @anthropic-ai/sdk does not speak responses" in out
+    # an old shared profile none of whose members speaks it: each says so
     code, out, _ = run(capsys, "--client", "anthropic-sdk", str(NO_ITEM_ID))
-    assert code == 0 and "the Anthropic SDKs (Python and Node) do not speak responses" in out
+    assert code == 0 and out.count("does not speak responses") == 2
+    assert "anthropic-python does not speak" in out
 
 
 def test_stdin_and_explicit_protocol(
@@ -117,7 +129,8 @@ def test_empty_stdin_is_zero_frames(
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
     code, out, _ = run(capsys, "--protocol", "anthropic", "-")
     assert code == 1 and "framing.zero-frames" in out
-    assert "would fail in the Anthropic SDKs (Python and Node)" in out
+    assert "would fail in anthropic-python because" in out
+    assert "would fail in @anthropic-ai/sdk because" in out
 
 
 def test_json_file_is_a_non_sse_body(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

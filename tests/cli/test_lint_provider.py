@@ -17,11 +17,14 @@ import pytest
 
 from streamscope.cli.lint import PROVIDER_SECTION
 from streamscope.lint import lint_bytes
-from tests.lint.provider_cases import expected_outcomes, provider_recordings, source_rows
+from tests.lint.provider_cases import (
+    expected_outcomes,
+    provider_recordings,
+    source_rows,
+    unterminated,
+)
 from tests.lint.streams import BROKEN
 from tests.support import FIXTURES
-
-UNTERMINATED = "without final blank line", "without the final blank line"
 
 
 def lint(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -38,8 +41,7 @@ def as_sent(name: str, tmp_path: Path) -> Path:
     blank line that ends the last frame (the SDK's fixture file trims it), and Anthropic
     sends it; it is put back (the file without it: test_the_stored_file_…)."""
     path = FIXTURES / name
-    notes = source_rows()[name][1].lower()
-    if not any(said in notes for said in UNTERMINATED):
+    if not unterminated(name):
         return path
     whole = tmp_path / path.name
     whole.write_bytes(path.read_bytes().rstrip(b"\n") + b"\n\n")
@@ -85,11 +87,15 @@ def test_a_providers_doing_exits_0_and_says_what_happened(name: str, tmp_path: P
 
 def test_the_stored_anthropic_cut_is_blamed_only_for_its_trimmed_last_line() -> None:
     """The SDK's fixture file lacks the blank line after ``message_stop``: that (a real
-    break of @anthropic-ai/sdk, which never sees ``message_stop``) is its only error; the
-    cut inside the call is no error at all."""
+    break of @anthropic-ai/sdk, which never sees ``message_stop``, so to it the stream has
+    none) is its only error; the cut inside the call is no error at all."""
     name = "anthropic/ant-py_max-tokens-mid-tool-json_padded.sse"
     report = lint_bytes((FIXTURES / name).read_bytes())
-    assert {f.rule_id for f in report.errors} <= {"framing.no-final-blank-line"}
+    [error] = report.errors
+    assert error.rule_id == "anthropic.missing-message-stop"
+    assert "no blank line ends" in error.message
+    assert set(error.clients) == {"cherry-anthropic", "anthropic-node"}
+    assert error.clients["anthropic-node"].effect == "error"
     assert [f.rule_id for f in report.outcomes] == ["provider.length-in-tool-call"]
 
 

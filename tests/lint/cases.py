@@ -48,6 +48,12 @@ class Case:
     build: Callable[[], bytes]
     source: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    variant: str = ""
+    """Tells apart two examples of one rule (another protocol, say)."""
+
+    @property
+    def id(self) -> str:
+        return f"{self.rule}@{self.variant}" if self.variant else self.rule
 
     def report(self) -> LintReport:
         opts = dict(self.options)
@@ -161,16 +167,29 @@ def _chat_late_name(items: list[Payload]) -> None:
     later[1].setdefault("function", {})["name"] = name
 
 
+def _chat_no_name(items: list[Payload]) -> None:
+    # the second call's name never comes (a relay that drops it)
+    _chat_first_call(items, 1)["function"].pop("name")
+
+
+def _resp_no_name(items: list[Payload]) -> None:
+    # the function_call item never has a name: not when added, done or completed
+    output = _of(items, "response.completed")[0]["response"]["output"]
+    for item in [p["item"] for p in _of(items, "output_item.added", "output_item.done")] + output:
+        if item.get("type") == "function_call":
+            item.pop("name", None)
+
+
+def _ant_no_name(items: list[Payload]) -> None:
+    for p in items:
+        if p.get("type") == "content_block_start" and p["content_block"]["type"] == "tool_use":
+            p["content_block"].pop("name")
+
+
 def _chat_index_from_1(items: list[Payload]) -> None:
     for d in deltas(items):
         for call in d.get("tool_calls") or []:
             call["index"] += 1
-
-
-def _chat_refusal(items: list[Payload]) -> None:
-    for d in deltas(items):
-        if d.get("content"):
-            d["refusal"] = d.pop("content")
 
 
 def _resp_no_annotations(items: list[Payload]) -> None:
@@ -235,10 +254,14 @@ CASES: list[Case] = [
         CHAT_TEXT,
         {"content_type": "application/json"},
     ),
-    Case("framing.no-final-blank-line", lambda: chat(payloads(CHAT_TEXT)).rstrip(b"\n"), CHAT_TEXT),
-    Case(
-        "framing.last-frame-lost",
+    Case(  # the last frame is the usage-only chunk: the usage is lost, the answer whole
+        "framing.no-final-blank-line",
         lambda: chat(payloads(CHAT_TEXT), done=False).rstrip(b"\n"),
+        CHAT_TEXT,
+    ),
+    Case(  # the stream is cut after a text delta, which is the last frame: its text is lost
+        "framing.last-frame-lost",
+        lambda: chat(payloads(CHAT_TEXT)[:5], done=False).rstrip(b"\n"),
         CHAT_TEXT,
     ),
     Case("framing.invalid-json", _insert(CHAT_TEXT, 3, b"data: {oops\n\n"), CHAT_TEXT),
@@ -606,8 +629,20 @@ CASES: list[Case] = [
     Case("anthropic.frames-without-event-line", _ant_deltas_without_event, ANT_TEXT),
     Case("chat.missing-choices", _chat_edit(CHAT_TEXT, lambda i: i[-1].pop("choices")), CHAT_TEXT),
     Case("chat.tool-call-missing-name", _chat_edit(CHAT_TOOLS, _chat_late_name), CHAT_TOOLS),
+    Case("stream.tool-call-without-name", _chat_edit(CHAT_TOOLS, _chat_no_name), CHAT_TOOLS),
+    Case(
+        "stream.tool-call-without-name",
+        _typed_edit(RESP_CALL, _resp_no_name),
+        RESP_CALL,
+        variant="responses",
+    ),
+    Case(
+        "stream.tool-call-without-name",
+        _typed_edit(ANT_TOOL, _ant_no_name),
+        ANT_TOOL,
+        variant="anthropic",
+    ),
     Case("chat.tool-index-not-dense", _chat_edit(CHAT_TOOLS, _chat_index_from_1), CHAT_TOOLS),
-    Case("chat.refusal", _chat_edit(CHAT_TEXT, _chat_refusal), CHAT_TEXT),
     Case("framing.single-newline", lambda: chat(payloads(CHAT_TEXT)).replace(b"\n\n", b"\n")),
     Case(
         "responses.missing-item-id",
@@ -677,3 +712,9 @@ CASES: list[Case] = [
 from tests.lint.answers import answer_cases  # noqa: E402
 
 CASES += answer_cases()
+
+# What the provider did and said on the wire (a cut, a filter, a refusal, its error):
+# tests/lint/provider_cases.py.
+from tests.lint.provider_cases import provider_cases  # noqa: E402
+
+CASES += provider_cases()

@@ -226,6 +226,17 @@ def source_rows() -> dict[str, tuple[str, str]]:
     return out
 
 
+UNTERMINATED = "without final blank line", "without the final blank line"
+"""How SOURCES.md notes a file whose last frame lost its blank line (the SDK's fixture
+file trims it; the API sends it)."""
+
+
+def unterminated(path: str) -> bool:
+    """Whether SOURCES.md notes that ``path`` lost the blank line after its last frame."""
+    notes = source_rows()[path][1].lower()
+    return any(said in notes for said in UNTERMINATED)
+
+
 def expected_outcomes(path: str) -> set[str]:
     """The outcomes SOURCES.md's Features say a recording has (the provider's doing)."""
     features = [f.strip() for f in source_rows()[path][0].split(",")]

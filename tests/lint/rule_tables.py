@@ -17,7 +17,7 @@ from streamscope.lint.rules import RULES
 from tests.support import REPO
 
 LINT = REPO / "app" / "streamscope" / "lint"
-RULE_ID = re.compile(r"(framing|stream|chat|anthropic|responses|lmstudio)\.[a-z0-9-]+")
+RULE_ID = re.compile(r"(framing|stream|chat|anthropic|responses|lmstudio|provider)\.[a-z0-9-]+")
 # Words that read after "it" without a third-person -s.
 _MODALS = frozenset({"cannot", "may", "never", "can", "will"})
 

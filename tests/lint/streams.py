@@ -106,7 +106,8 @@ def lint_file(path: Path) -> LintReport:
 
 
 def rules(report: LintReport) -> set[str]:
-    return {f.rule_id for f in report.findings}
+    """The rules of a report's findings and of its outcomes (what the provider did)."""
+    return {f.rule_id for f in report.all_findings}
 
 
 def error_rules(report: LintReport) -> set[str]:

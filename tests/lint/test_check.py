@@ -16,7 +16,13 @@ def test_lint_takes_frames_and_detects_the_protocol() -> None:
     frames = read_recording((FIXTURES / ANT_TEXT).read_bytes()).frames
     report = lint(frames)
     assert report.protocol == "anthropic" and report.findings == []
-    assert set(report.verdicts()) == {"cherry", "anthropic-sdk", "claude-code", "strict"}
+    assert set(report.verdicts()) == {
+        "cherry-anthropic",
+        "anthropic-python",
+        "anthropic-node",
+        "claude-code",
+        "strict",
+    }
     assert all(v.startswith("ok: ") for v in report.verdicts().values())
 
 
@@ -82,36 +88,52 @@ def test_finding_text_and_json() -> None:
     assert str(finding).startswith("error: chat.missing-choices (frame 32): ")
     data = finding.to_json()
     assert data["frame"] == 32 and data["fix"].startswith('Send `"choices": []`')
-    assert set(data["breaks"]) == {"cherry", "openai-python", "openai-node"}
-    js = report.to_json("anthropic-sdk")
-    assert js["findings"] == [] and js["verdicts"]["anthropic-sdk"].startswith("n/a")
+    assert set(data["breaks"]) == {
+        "cherry-openai",
+        "cherry-compatible",
+        "openai-python-chat",
+        "openai-node",
+    }
+    js = report.to_json("anthropic-node")
+    assert js["findings"] == [] and js["verdicts"]["anthropic-node"].startswith("n/a")
 
 
 def test_breaks_are_limited_to_clients_of_the_protocol() -> None:
     report = lint_bytes((BROKEN / "chat-non-sse-body.json").read_bytes())
     (finding,) = report.findings
-    assert "anthropic-sdk" in finding.rule.breaks  # the rule knows the Anthropic SDKs too …
-    assert finding.breaks("anthropic-sdk") is None  # … but this flow is OpenAI Chat
+    assert "anthropic-node" in finding.rule.breaks  # the rule knows the Anthropic SDKs too …
+    assert finding.breaks("anthropic-node") is None  # … but this flow is OpenAI Chat
 
 
 def test_verdict_lists_the_other_causes() -> None:
     report = lint_bytes(
         (FIXTURES / "responses/vercel_github-copilot_item-id-rotation.jsonl").read_bytes()
     )
-    assert report.verdict("openai-python") is not None
+    assert report.verdict("openai-python-responses") is not None
     items = payloads(CHAT_TEXT)
     del items[-1]["choices"]
     items[0]["object"] = "chat.completion"
-    verdict = lint_bytes(chat(items)).verdict("openai-python") or ""
-    assert verdict.startswith("would fail in openai-python because a chunk (the usage-only")
+    verdict = lint_bytes(chat(items)).verdict("openai-python-chat") or ""
+    assert verdict.startswith(
+        "would fail in openai-python (Chat Completions) because a chunk (the usage-only"
+    )
     assert verdict.endswith("(also: chat.unexpected-object)")
 
 
 def test_last_frame_lost_or_only_the_end() -> None:
     with_done = lint_bytes(chat(payloads(CHAT_TEXT)).rstrip(b"\n"))
-    assert rules(with_done) == {"framing.no-final-blank-line"}
-    cut = lint_bytes(chat(payloads(CHAT_TEXT), done=False).rstrip(b"\n"))
-    assert "framing.last-frame-lost" in rules(cut)
-    assert "Usage" in next(
+    # [DONE] is the last frame: never dispatched, so to a client there is none (no Chat
+    # client minds: a warning)
+    assert rules(with_done) == {"framing.no-final-blank-line", "chat.missing-done"}
+    assert not with_done.errors
+    # the last frame carries only the usage: the answer is whole, the usage lost
+    usage_last = lint_bytes(chat(payloads(CHAT_TEXT), done=False).rstrip(b"\n"))
+    assert "framing.last-frame-lost" not in rules(usage_last)
+    assert "only Usage" in next(
+        f.message for f in usage_last.findings if f.rule_id == "framing.no-final-blank-line"
+    )
+    assert not usage_last.errors
+    cut = lint_bytes(chat(payloads(CHAT_TEXT)[:5], done=False).rstrip(b"\n"))
+    assert "TextDelta" in next(
         f.message for f in cut.findings if f.rule_id == "framing.last-frame-lost"
     )

@@ -6,6 +6,10 @@ error-level finding, except those that really break a client, which are flagged 
 - GitHub Copilot's Responses stream rotates its ids (what rotates is read from the file):
   a changing ``response.id`` breaks openai-python's ``responses.stream()``, rotating item
   ids break @ai-sdk/openai (Cherry Studio);
+- the SDK fixture files SOURCES.md notes lost the blank line after their last frame
+  (``message_stop``): @anthropic-ai/sdk, which follows the SSE specification, never sees
+  that terminator and raises (run: tests/realclients), so ``anthropic.missing-message-stop``
+  names it (as the API sent them, with the blank line: tests/cli/test_lint_provider.py);
 - the recordings SOURCES.md marks as TRIMMED lack what was cut; the one that lost its
   terminal event is flagged (openai-python's ``get_final_response()`` raises); the one that
   kept it shows its gaps as ``responses.sequence-gap`` only.
@@ -26,6 +30,7 @@ from streamscope.codecs import get_codec
 from streamscope.lint import PROFILES, LintReport
 from streamscope.lint.rules import RULES
 from streamscope.recording import read_recording
+from tests.lint.provider_cases import source_rows, unterminated
 from tests.lint.streams import error_rules, lint_file, payloads, rules
 from tests.support import FIXTURES, fixture_files
 
@@ -66,24 +71,23 @@ def copilot_breakers() -> dict[str, str]:
             ids_per_item.setdefault(p["output_index"], set()).add(item_id)
     out = {}
     if len(response_ids) > 1:
-        out["responses.response-id-changed"] = "openai-python"
+        out["responses.response-id-changed"] = "openai-python-responses"
     if any(len(ids) > 1 for ids in ids_per_item.values()):
-        out["responses.item-id-changed"] = "cherry"
+        out["responses.item-id-changed"] = "cherry-responses"
     return out
 
 
 def expected_breakers() -> dict[str, dict[str, str]]:
     """Recording -> {error rule: the client it names}."""
     out: dict[str, dict[str, str]] = {
-        INDEX1: {"chat.tool-index-not-dense": "openai-python"},
+        INDEX1: {"chat.tool-index-not-dense": "openai-python-chat"},
         COPILOT: copilot_breakers(),
-        # stopped by max_tokens mid tool JSON: the AI SDK drops the call, and Claude Code,
-        # whose tool_use block never got its content_block_stop, fails (tests/realclients)
-        "anthropic/ant-py_max-tokens-mid-tool-json_padded.sse": {
-            "stream.truncated-tool-json": "cherry",
-            "anthropic.block-order": "claude-code",
-        },
+        # (Anthropic's answer stopped by max_tokens mid tool JSON is the provider's doing,
+        # an outcome and no error: tests/cli/test_lint_provider_recordings.py)
     }
+    for name in source_rows():
+        if unterminated(name) and has_terminal(FIXTURES / name):
+            out[name] = {"anthropic.missing-message-stop": "anthropic-node"}
     for name in trimmed():
         path = FIXTURES / name
         if not has_terminal(path):
@@ -106,7 +110,7 @@ def test_the_expectations_come_from_the_data() -> None:
         "responses.response-id-changed",
         "responses.item-id-changed",
     }
-    assert len(expected_breakers()) == 4
+    assert len(expected_breakers()) == 6  # index 1, Copilot, one trimmed, three unterminated
 
 
 @pytest.mark.parametrize("path", fixture_files(), ids=rel)
@@ -133,21 +137,26 @@ def test_trimmed_recordings_show_what_was_cut(name: str) -> None:
 
 def test_copilot_verdicts_name_both_clients_and_their_cause() -> None:
     report = lint_file(FIXTURES / COPILOT)
-    python = report.verdict("openai-python") or ""
-    cherry = report.verdict("cherry") or ""
-    assert python.startswith("would fail in openai-python because the `response.id` changes")
+    python = report.verdict("openai-python-responses") or ""
+    cherry = report.verdict("cherry-responses") or ""
+    assert python.startswith(
+        "would fail in openai-python (Responses) because the `response.id` changes"
+    )
     assert "Lifecycle response identity changed" in python
-    assert cherry.startswith("would fail in Cherry Studio (Vercel AI SDK) because an output item")
+    assert cherry.startswith(
+        "would fail in Cherry Studio (OpenAI-Response type, @ai-sdk/openai) because an output item"
+    )
     node = report.verdict("openai-node") or ""  # measured by tests/realclients
     assert "Lifecycle response identity changed" in node
 
 
 def test_tool_index_from_1_names_openai_python() -> None:
     report = lint_file(FIXTURES / INDEX1)
-    verdict = report.verdict("openai-python") or ""
+    verdict = report.verdict("openai-python-chat") or ""
     assert "tool call indexes are not 0-based" in verdict and "IndexError" in verdict
-    assert report.verdict("cherry") is not None  # only its missing final blank line
-    assert "degraded" in {b.effect for _, b in report.breaking("cherry")}
+    for cherry in ("cherry-openai", "cherry-compatible"):  # only its missing final blank line
+        assert report.verdict(cherry) is not None
+        assert "degraded" in {b.effect for _, b in report.breaking(cherry)}
 
 
 def test_doc_examples_are_not_a_capture_and_lint_clean() -> None:

@@ -1,5 +1,6 @@
 """What an answer says, and verdicts for what the client asked (issue 16): a stream that
-ends in the upstream's error is a finding quoting it, and says what each client shows; a
+ends in the upstream's error is an outcome (the provider's doing, apart from the findings)
+quoting it, and says what each client shows; a
 whole body answering a request for no stream is read against its protocol's non-stream
 schema; a verdict names only the clients of the flow's own protocol (a stream the client
 cancelled, and what the request asked: tests/analysis/test_view_asked_and_cancelled.py).
@@ -21,6 +22,7 @@ import pytest
 
 from streamscope.cli.lint import run as lint_cli
 from streamscope.lint import RULES, lint_bytes
+from streamscope.lint.profiles import profiles_for
 from tests import sdk_clients
 from tests.lint.answers import CHAT_ERROR, NO_STREAM, body_bytes
 from tests.lint.streams import ANT_TEXT, CHAT_TEXT, RESP_ERROR, RESP_TEXT, native, payloads, typed
@@ -41,17 +43,19 @@ def _anthropic_error_stream() -> bytes:
 def test_a_chat_stream_ending_in_the_upstreams_error_is_a_finding() -> None:
     report = lint_bytes(CHAT_ERROR)
     error = report.upstream_error
-    assert error is not None and error.frame == 1 and error.severity == "warning"
+    assert error is not None and error.frame == 1 and error.severity == "info"
+    # the provider's doing: an outcome, apart from the findings about the stream's form
+    assert report.outcomes == [error] and report.findings == [] and error.kind == "provider"
     # The upstream's own message, its key masked to the last 4 characters.
     assert error.message.startswith("upstream overloaded (key …1234)")
     assert "sk-abcdefghijklmnop1234" not in json.dumps(report.to_json())
     assert "(server_error, overloaded)" in error.message
     # What each client shows: an error, not an empty answer.
-    assert "APIError" in error.shows["openai-python"]
+    assert "APIError" in error.shows["openai-python-chat"]
     assert report.headline().startswith("the stream ends in the upstream's error: upstream")
     verdicts = report.verdicts()
     assert not any(v.startswith("ok") for v in verdicts.values())
-    assert "raises openai.APIError" in verdicts["openai-python"]
+    assert "raises openai.APIError" in verdicts["openai-python-chat"]
 
 
 def test_the_rules_claims_are_what_the_python_sdks_do() -> None:
@@ -80,11 +84,12 @@ def test_the_rules_claims_are_what_the_python_sdks_do() -> None:
     with pytest.raises(RuntimeError, match="Didn't receive a `response.completed` event"):
         sdk_clients.openai_responses(typed(flat))
     shows = RULES["stream.upstream-error"].shows
-    assert "APIError" in shows["openai-python@openai-chat"]
-    assert {"openai.APIError", "RuntimeError"} <= set(shows["openai-python@responses"].split())
-    assert "APIStatusError" in shows["anthropic-sdk"]
+    assert "APIError" in shows["openai-python-chat@openai-chat"]
+    responses = shows["openai-python-responses@responses"]
+    assert {"openai.APIError", "RuntimeError"} <= set(responses.split())
+    assert "APIStatusError" in shows["anthropic-python"]
     # The Node clients' claims are proven by running them: tests/realclients.
-    assert {"cherry", "openai-node"} <= {k.split("@")[0] for k in shows}
+    assert {"cherry-openai", "anthropic-node", "openai-node"} <= {k.split("@")[0] for k in shows}
 
 
 def test_an_anthropic_error_stream_is_not_blamed_for_its_missing_end() -> None:
@@ -94,7 +99,8 @@ def test_an_anthropic_error_stream_is_not_blamed_for_its_missing_end() -> None:
     assert report.errors == [] and all(report.verdict(p.id) is None for p in report.profiles)
     excused = [f for f in report.findings if f.excused]
     assert excused and all(f.severity == "info" and not f.clients for f in excused)
-    assert "APIStatusError in Python" in report.verdicts()["anthropic-sdk"]
+    assert "APIStatusError" in report.verdicts()["anthropic-python"]
+    assert "APIError" in report.verdicts()["anthropic-node"]
 
 
 def test_the_real_responses_error_recording_ends_in_its_error_not_a_missing_terminal() -> None:
@@ -115,11 +121,15 @@ def test_streamscope_lint_on_the_chat_error_stream_says_it_ends_in_the_error(
     args = argparse.Namespace(file=str(path), protocol="auto", client=None, json=False)
     code = lint_cli(args)
     out = capsys.readouterr().out
-    assert code == 0  # a warning: the stream is right, the upstream failed
-    assert "stream.upstream-error  frame 1: upstream overloaded (key …1234)" in out
-    assert "openai-chat: 1 findings, 0 errors" in out
-    lines = [line.strip() for line in out.splitlines() if line.startswith("  ")]
-    assert len(lines) == 5 and not any(line.startswith("ok") for line in lines)  # 5 clients
+    assert code == 0  # an outcome: the stream is right, the upstream failed
+    said = out.split("what the provider did:\n", 1)[1].splitlines()[0]
+    assert said.startswith(
+        "  the stream ends in the upstream's error: upstream overloaded (key …1234)"
+    )
+    assert said.endswith("(stream.upstream-error, frame 1)")
+    assert "openai-chat: 0 findings, 0 errors" in out
+    lines = [line.strip() for line in out.split("0 errors\n", 1)[1].splitlines()]
+    assert len(lines) == len(profiles_for("openai-chat"))  # a verdict per client
     assert all(line.startswith("the stream ends in the upstream's error: ") for line in lines)
 
 
@@ -155,7 +165,9 @@ def _openai_create(body: bytes, kind: str) -> Any:
 def test_the_body_rules_claims_are_what_openai_python_does() -> None:
     empty = body_bytes(CHAT_TEXT, lambda b: b.update(choices=[]))
     report = lint_bytes(empty, **NO_STREAM)  # type: ignore[arg-type]
-    assert report.headline().startswith("would fail in openai-python because the 200 answer")
+    assert report.headline().startswith(
+        "would fail in openai-python (Chat Completions) because the 200 answer"
+    )
     with pytest.raises(IndexError):
         _ = _openai_create(empty, "chat").choices[0]
     error = json.dumps({"error": {"message": "no such model", "type": "x"}}).encode()
@@ -192,4 +204,4 @@ def test_an_anthropic_body_verdict_never_names_openai_python() -> None:
     text = json.dumps([asked.headline(), asked.to_json()])
     assert "openai-python" not in text and "openai-node" not in text
     assert asked.headline().startswith(("would fail in ", "would render empty in "))
-    assert asked.verdict("anthropic-sdk") is not None  # a stream that never came
+    assert asked.verdict("anthropic-python") is not None  # a stream that never came

@@ -1,10 +1,11 @@
 """OpenAI Chat checks the decoder does not make (``lint/checks_chat.py``), each fed a real
 recording with one defect: error frames in the wrong framing, the answer in a field
-clients do not read as content, usage without integer token counts, refusals."""
+clients do not read as content, usage without integer token counts (a refusal is the
+provider's doing: tests/lint/test_checks_provider.py)."""
 
 from __future__ import annotations
 
-from streamscope.lint.checks_chat import error_framing, refusal, unexpected_field, usage_fields
+from streamscope.lint.checks_chat import error_framing, unexpected_field, usage_fields
 from streamscope.lint.stream import Hit
 from tests.lint.observed import observe
 from tests.lint.streams import CHAT_REASONING, CHAT_TEXT, chat, deltas, native, payloads
@@ -61,15 +62,3 @@ def test_usage_needs_integer_prompt_and_completion_tokens() -> None:
     usage = items[-1].pop("usage")
     items[-1]["x_groq"] = {"usage": {**usage, "completion_tokens": "30"}}
     assert [h.frame for h in usage_fields(observe(chat(items), "openai-chat"))] == [last]
-
-
-def test_a_refusal_is_one_hit_at_its_first_frame() -> None:
-    items = payloads(CHAT_TEXT)
-    for d in deltas(items)[2:4]:
-        d["refusal"] = "I can't help with that."
-    obs = observe(chat(items), "openai-chat")
-    first = next(
-        i for i, p in obs.payloads if p["choices"] and p["choices"][0]["delta"].get("refusal")
-    )
-    assert refusal(obs) == [Hit("chat.refusal", first, "the answer is a refusal")]
-    assert refusal(observe(native(CHAT_TEXT), "openai-chat")) == []

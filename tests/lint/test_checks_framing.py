@@ -14,7 +14,7 @@ from streamscope.lint.checks_framing import (
 from streamscope.lint.stream import Hit
 from streamscope.wire import decode_all
 from tests.lint.observed import observe
-from tests.lint.streams import CHAT_TEXT, chat, native, payloads
+from tests.lint.streams import ANT_TEXT, CHAT_TEXT, RESP_TEXT, chat, native, payloads
 
 
 def codes(data: bytes) -> list[tuple[str, int | None]]:
@@ -46,7 +46,16 @@ def test_a_last_frame_without_its_blank_line_is_lost_if_it_carried_content() -> 
     done_only = observe(whole.rstrip(b"\n"), "openai-chat")  # the last frame is [DONE]
     last = len(done_only.frames) - 1
     assert final_blank_line(done_only) == [
-        Hit("framing.no-final-blank-line", last, "the stream ends inside its last frame")
+        Hit("framing.no-final-blank-line", last, "the stream ends inside its last frame"),
+        Hit("chat.missing-done", last, NEVER_SEEN),
+    ]
+    usage_last = observe(chat(payloads(CHAT_TEXT), done=False).rstrip(b"\n"), "openai-chat")
+    assert final_blank_line(usage_last) == [
+        Hit(
+            "framing.no-final-blank-line",
+            len(usage_last.frames) - 1,
+            "the stream ends inside its last frame, which carries only Usage",
+        )
     ]
     cut = chat(payloads(CHAT_TEXT)[:5], done=False).rstrip(b"\n")  # ends on a text delta
     assert final_blank_line(observe(cut, "openai-chat")) == [
@@ -56,6 +65,28 @@ def test_a_last_frame_without_its_blank_line_is_lost_if_it_carried_content() -> 
             "the stream ends inside its last frame, which carries TextDelta",
         )
     ]
+
+
+NEVER_SEEN = (
+    "the terminator is the last frame, which no blank line ends: a client that follows the "
+    "SSE specification never sees it"
+)
+
+
+def test_a_terminator_no_blank_line_ends_is_missing_to_a_client() -> None:
+    """`message_stop` and `response.completed` in a last frame never dispatched are never
+    seen: @anthropic-ai/sdk, openai-python's responses.stream() and Codex raise as for a
+    stream without them (run: tests/realclients), so it is the missing terminator's rule."""
+    for source, protocol, rule in (
+        (ANT_TEXT, "anthropic", "anthropic.missing-message-stop"),
+        (RESP_TEXT, "responses", "responses.missing-terminal"),
+    ):
+        obs = observe(native(source).rstrip(b"\n"), protocol)
+        last = len(obs.frames) - 1
+        hits = final_blank_line(obs)
+        assert Hit(rule, last, NEVER_SEEN) in hits, hits
+        assert native(source).endswith(b"\n\n")  # whole, it has none
+        assert final_blank_line(observe(native(source), protocol)) == []
 
 
 def test_json_over_several_data_lines_is_counted_joined_frames_are_not() -> None:

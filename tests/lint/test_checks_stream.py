@@ -1,10 +1,11 @@
 """Checks of what a stream says as a whole (``lint/checks_stream.py``), from its canonical
-events: nothing at all to show, reasoning and no answer, and tool call arguments that are
-not complete JSON or no JSON at all (``""`` where OpenAI sends ``"{}"``)."""
+events: nothing at all to show, reasoning and no answer, tool call arguments that are
+not complete JSON or no JSON at all (``""`` where OpenAI sends ``"{}"``), and a tool call
+that never gets a name."""
 
 from __future__ import annotations
 
-from streamscope.lint.checks_stream import content, tool_json
+from streamscope.lint.checks_stream import content, tool_json, tool_names
 from streamscope.lint.stream import Hit
 from tests.lint.observed import observe
 from tests.lint.streams import (
@@ -117,3 +118,21 @@ def test_a_freeform_tools_input_is_text_not_json() -> None:
                 del call["function"]["name"], call["type"]
     rules = [h.rule for h in tool_json(observe(chat(items), "openai-chat"))]
     assert rules == ["stream.truncated-tool-json", "stream.empty-tool-arguments"]
+
+
+def test_a_tool_call_that_never_gets_a_name() -> None:
+    named = observe(native(CHAT_TOOLS), "openai-chat")
+    assert tool_names(named) == []
+    items = payloads(CHAT_TOOLS)
+    calls = [c for d in deltas(items) for c in d.get("tool_calls") or [] if "id" in c]
+    calls[1]["function"].pop("name")  # the second call's first delta, and no later one
+    nameless = observe(chat(items), "openai-chat")
+    hits = tool_names(nameless)
+    assert [(h.rule, h.message) for h in hits] == [
+        ("stream.tool-call-without-name", f"tool call {calls[1]['id']!r} never got a name")
+    ]
+    # a name that comes in a later delta is a name (chat.tool-call-missing-name says when)
+    late = payloads(CHAT_TOOLS)
+    later = [c for d in deltas(late) for c in d.get("tool_calls") or [] if c["index"] == 1]
+    later[1].setdefault("function", {})["name"] = later[0]["function"].pop("name")
+    assert tool_names(observe(chat(late), "openai-chat")) == []

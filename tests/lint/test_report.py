@@ -19,9 +19,9 @@ EMPTY = rule(
     "E.",
     "F.",
     {
-        "cherry": ("empty", "renders nothing"),
-        "openai-python": ("degraded", "warns about it"),
-        "anthropic-sdk": ("error", "raise"),  # speaks no Chat: never named for a chat flow
+        "cherry-openai": ("empty", "renders nothing"),
+        "openai-python-chat": ("degraded", "warns about it"),
+        "anthropic-python": ("error", "raises"),  # speaks no Chat: never named for a chat flow
     },
 )
 LATE = rule(
@@ -30,9 +30,10 @@ LATE = rule(
     "the test order is off",
     "E.",
     "F.",
-    {"openai-python": ("degraded", "shows it late")},
+    {"openai-python-chat": ("degraded", "shows it late")},
 )
-CHERRY = "Cherry Studio (Vercel AI SDK)"
+CHERRY = "Cherry Studio (OpenAI type, @ai-sdk/openai)"
+PYTHON = "openai-python (Chat Completions)"
 
 
 def of(r: Rule, frame: int | None, protocol: str | None = "openai-chat") -> LintFinding:
@@ -40,38 +41,40 @@ def of(r: Rule, frame: int | None, protocol: str | None = "openai-chat") -> Lint
 
 
 def test_a_finding_names_only_the_clients_of_its_protocol() -> None:
-    assert set(of(EMPTY, 3).clients) == {"cherry", "openai-python"}
-    assert set(of(EMPTY, 3, "anthropic").clients) == {"cherry", "anthropic-sdk"}
+    assert set(of(EMPTY, 3).clients) == {"cherry-openai", "openai-python-chat"}
+    assert set(of(EMPTY, 3, "anthropic").clients) == {"anthropic-python"}
     assert set(of(EMPTY, 3, None).clients) == set(EMPTY.breaks)  # unknown: all of them
     assert str(of(EMPTY, 3)) == (
-        f"error: chat.test-empty (frame 3): seen [breaks {CHERRY}: empty, openai-python: degraded]"
+        f"error: chat.test-empty (frame 3): seen [breaks {CHERRY}: empty, {PYTHON}: degraded]"
     )
     # What a client shows: the protocol's own clause first (``profile@protocol``).
     error = RULES["stream.upstream-error"]
     chat, responses = of(error, 1).shows, of(error, 1, "responses").shows
-    assert chat["openai-python"] == error.shows["openai-python@openai-chat"]
-    assert responses["openai-python"] == error.shows["openai-python@responses"]
-    assert "anthropic-sdk" not in chat and responses["cherry"] == error.shows["cherry"]
+    assert chat["openai-python-chat"] == error.shows["openai-python-chat@openai-chat"]
+    python = error.shows["openai-python-responses@responses"]
+    assert responses["openai-python-responses"] == python
+    assert "anthropic-python" not in chat and "cherry-openai" not in responses
+    assert responses["cherry-responses"] == error.shows["cherry-responses"]
 
 
 def test_the_verdict_is_the_worst_break_and_names_the_other_causes() -> None:
     report = LintReport("openai-chat", sort_findings([of(EMPTY, 5), of(LATE, 1)]))
-    assert report.verdict("cherry") == (
+    assert report.verdict("cherry-openai") == (
         f"would render empty in {CHERRY} because the test field is missing (frame 5): it "
         "renders nothing"
     )
     # Equal effects: the first frame's cause, the others after it.
-    assert report.verdict("openai-python") == (
-        "would work in openai-python, but not cleanly, because the test order is off "
+    assert report.verdict("openai-python-chat") == (
+        f"would work in {PYTHON}, but not cleanly, because the test order is off "
         "(frame 1): it shows it late (also: chat.test-empty)"
     )
     assert report.verdict("strict") is None
     assert report.verdicts()["strict"] == (
         "ok: nothing in this stream is known to break a strict SSE client"
     )
-    assert report.headline() == report.verdict("cherry")  # a break before a degradation
+    assert report.headline() == report.verdict("cherry-openai")  # a break, then a degradation
     only_late = LintReport("openai-chat", [of(LATE, 1)])
-    assert only_late.headline() == only_late.verdict("openai-python")
+    assert only_late.headline() == only_late.verdict("openai-python-chat")
     assert LintReport("openai-chat").headline() == "ok"
 
 
@@ -86,7 +89,8 @@ def test_an_upstream_error_is_the_note_and_its_missing_end_is_excused() -> None:
     choices = of(RULES["chat.missing-choices"], 1)  # a real mistake, before the error
     report = LintReport("openai-chat", [choices, error, no_finish])
     report.excuse_end("the stream ends in the upstream's error")
-    excused = report.findings[2]
+    assert report.outcomes == [error]  # the provider's doing: apart from the findings
+    excused = report.findings[1]
     assert excused.severity == "info" and excused.clients == {}
     assert excused.excused == "the stream ends in the upstream's error"
     assert report.findings[0].severity == "error" and report.findings[0].clients
@@ -94,10 +98,13 @@ def test_an_upstream_error_is_the_note_and_its_missing_end_is_excused() -> None:
     assert report.errors == [choices]
     without = LintReport("openai-chat", [error, no_finish])
     without.excuse_end("the stream ends in the upstream's error")
-    assert without.headline() == "the stream ends in the upstream's error: overloaded"
-    assert without.verdicts()["openai-python"] == (
-        "the stream ends in the upstream's error: overloaded, at frame 2; openai-python "
-        + RULES["stream.upstream-error"].shows["openai-python@openai-chat"]
+    # what happened, then what each client shows of it
+    assert without.headline().startswith(
+        "the stream ends in the upstream's error: overloaded, at frame 2; "
+    )
+    assert without.verdicts()["openai-python-chat"] == (
+        f"the stream ends in the upstream's error: overloaded, at frame 2; {PYTHON} "
+        + RULES["stream.upstream-error"].shows["openai-python-chat@openai-chat"]
     )
 
 
@@ -126,18 +133,18 @@ def test_a_capture_cut_excuses_a_streams_end_or_a_bodys_every_finding() -> None:
 
 def test_json_for_one_client_and_for_a_client_of_another_protocol() -> None:
     report = LintReport("openai-chat", [of(EMPTY, 5), of(LATE, 1)])
-    cherry = report.to_json("cherry")
+    cherry = report.to_json("cherry-openai")
     assert [f["rule"] for f in cherry["findings"]] == ["chat.test-empty"]
-    assert cherry["errors"] == 1 and list(cherry["verdicts"]) == ["cherry"]
-    assert cherry["findings"][0]["breaks"]["cherry"] == {
+    assert cherry["errors"] == 1 and list(cherry["verdicts"]) == ["cherry-openai"]
+    assert cherry["findings"][0]["breaks"]["cherry-openai"] == {
         "client": CHERRY,
         "effect": "empty",
         "how": "renders nothing",
     }
-    other = report.to_json("anthropic-sdk")
+    other = report.to_json("anthropic-node")
     assert other["findings"] == [] and other["errors"] == 0
     assert other["verdicts"] == {
-        "anthropic-sdk": "n/a: the Anthropic SDKs (Python and Node) do not speak openai-chat"
+        "anthropic-node": "n/a: @anthropic-ai/sdk does not speak openai-chat"
     }
     assert report.to_json()["verdict"] == report.headline()
 

@@ -1,40 +1,24 @@
-"""The transport rules every protocol shares and what a stream says as a whole
-(``lint/rules_framing.py``): its own ``framing.*`` and ``stream.*`` rules, each produced by
-a decoder code, the flow-level checks of ``lint/check.py``, ``checks_framing`` or
-``checks_stream``, with the protocols those checks say them for."""
+"""The transport rules every protocol shares (``lint/rules_framing.py``): its own
+``framing.*`` rules, each produced by a decoder code or the flow-level checks of
+``lint/check.py`` and ``checks_framing``."""
 
 from __future__ import annotations
 
-from streamscope.lint import checks_stream, rules_framing
-from streamscope.lint.codes import FALLBACK_RULE
-from streamscope.lint.profiles import ALL_PROTOCOLS
-from streamscope.lint.rules import CONTENT_RULES, RULES
+from streamscope.lint import rules_framing
 from tests.lint.rule_tables import clauses_not_reading, named_in, own_rules, unproduced
 
 TABLE = rules_framing.RULES
-PRODUCERS = ["codes", "check", "checks_framing", "checks_stream"]
+PRODUCERS = ["codes", "check", "checks_framing"]
 
 
 def test_the_rules_are_its_own() -> None:
-    assert own_rules(TABLE, "framing", "stream") == []
-    ids = {r.id for r in TABLE}
-    assert FALLBACK_RULE in ids and CONTENT_RULES - {"chat.refusal"} <= ids  # a chat rule
+    assert own_rules(TABLE, "framing") == []
 
 
 def test_every_rule_is_produced_and_its_checks_make_only_its_rules() -> None:
     assert unproduced(TABLE, PRODUCERS) == []
     ids = {r.id for r in TABLE}
-    assert named_in("checks_framing") <= ids and named_in("checks_stream") <= ids
-    assert named_in("check") <= ids
-
-
-def test_the_stream_rules_are_for_the_protocols_their_checks_say_them_for() -> None:
-    # checks_stream leaves reasoning-only chat streams to checks_chat …
-    assert "openai-chat" not in RULES["stream.reasoning-only"].protocols
-    # … and says empty arguments only where arguments are a string of JSON.
-    assert RULES["stream.empty-tool-arguments"].protocols == checks_stream.NO_ARGS_AS_OBJECT
-    for rule_id in ("stream.no-content", "stream.truncated-tool-json", FALLBACK_RULE):
-        assert RULES[rule_id].protocols == ALL_PROTOCOLS
+    assert named_in("checks_framing") <= ids
 
 
 def test_the_client_clauses_read_in_a_verdict() -> None:

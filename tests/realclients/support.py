@@ -12,24 +12,21 @@ own, so the SDKs' runs never wait for a CLI."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from streamscope.codecs import get_codec
 from streamscope.lint import LintReport, lint_bytes
 from streamscope.lint.clients import BY_ID
-from streamscope.model.assemble import assemble
 from streamscope.realclients import Answer, ClientRun, StreamInput, intended_answer, run_many
 from streamscope.realclients.node import install_node_clients, node_tools
 from streamscope.recording import read_recording
-from streamscope.wire import decode_all
 from tests.clients.agent_support import DATA_DIR as AGENT_DATA_DIR
 from tests.clients.agent_support import installed
 from tests.lint.cases import CASES
-from tests.lint.streams import ANT_TEXT, native
+from tests.lint.streams import native
+from tests.realclients import framing_examples
 from tests.support import REPO
 
 CACHE = Path(os.environ.get("STREAMSCOPE_TEST_CACHE", "~/.cache/streamscope-tests")).expanduser()
@@ -51,7 +48,7 @@ class Example:
 
     @property
     def rules(self) -> set[str]:
-        return {f.rule_id for f in self.report.findings}
+        return {f.rule_id for f in self.report.all_findings}  # the provider's outcomes too
 
 
 def _example(
@@ -85,8 +82,11 @@ def examples() -> tuple[Example, ...]:
             headers = [("content-type", "application/json")]
         status = opts.get("status", 200)
         raw, report = case.build(), case.report()
-        out.append(_example(f"rule:{case.rule}", raw, report, status, headers, case.source))
-    out += _anthropic_framing()
+        out.append(_example(f"rule:{case.id}", raw, report, status, headers, case.source))
+    for protocol in ("anthropic", "responses"):  # the transport rules in typed protocols
+        for m in framing_examples.made(protocol):
+            report = framing_examples.linted(m)
+            out.append(_example(f"{protocol}:{m[0]}", m[2], report, m[3], m[4], m[5]))
     for path in sorted((REPLAY / "broken").iterdir()):
         if path.suffix not in (".sse", ".json"):
             continue
@@ -101,35 +101,6 @@ def examples() -> tuple[Example, ...]:
         raw = b"".join(f.raw for f in read_recording(path.read_bytes()).frames)
         out.append(_example(f"replay:{path.name}", raw, lint_bytes(raw)))
     return tuple(e for e in out if e is not None)
-
-
-def _anthropic_framing() -> list[Example | None]:
-    """The framing rules' examples are OpenAI Chat streams; their claims for the Anthropic
-    SDKs need Anthropic ones."""
-    text = native(ANT_TEXT)
-    frames = text.split(b"\n\n")
-    body = get_codec("anthropic").encode_response(
-        assemble(get_codec("anthropic").stream_decoder().decode_stream(decode_all(text)))
-    )
-    json_type = [("content-type", "application/json")]
-    made = [
-        (
-            "framing.invalid-json",
-            b"\n\n".join([*frames[:3], b"event: content_block_delta\ndata: {oops", *frames[3:]]),
-        ),
-        ("framing.zero-frames", b": keepalive\n\n"),
-        ("framing.non-sse-body", json.dumps(body).encode(), json_type),
-        ("framing.error-envelope", b"<html><body>502 Bad Gateway</body></html>", None, 502),
-    ]
-    out: list[Example | None] = []
-    for rule, raw, *rest in made:
-        headers = rest[0] if rest else None
-        status = rest[1] if len(rest) > 1 else 200
-        is_body = headers is not None
-        report = lint_bytes(raw, "anthropic", status=status, is_body=is_body)
-        assert rule in {f.rule_id for f in report.findings}, rule
-        out.append(_example(f"anthropic:{rule}", raw, report, status, headers, ANT_TEXT))
-    return out
 
 
 @cache

@@ -8,8 +8,10 @@ realclients/agent_jobs.py) on a loopback replay that counts the requests each ma
   message, but first asks again 3 times and joins the text of every attempt when the
   answer carries a request id;
 - Claude Code on Anthropic's own stream cut by max_tokens in a tool call, whose block never
-  got its ``content_block_stop`` (``anthropic.block-order``): it takes the stream for a
-  lost connection, asks again 3 times joining the text, and fails.
+  got its ``content_block_stop``, as the SDK's fixture file keeps it (without the blank
+  line after ``message_stop``): it takes the stream for a lost connection, asks again 3
+  times joining the text, and fails (the cut is the provider's:
+  ``provider.length-in-tool-call``; the stream as sent: test_agent_jobs_provider_outcomes.py).
 """
 
 from __future__ import annotations
@@ -137,10 +139,9 @@ def test_claude_code_fails_on_anthropics_own_stream_cut_in_a_tool_call() -> None
     raw = b"".join(f.raw for f in load(path).frames)
     report = lint_bytes(raw, "anthropic")
     found = [(f.rule_id, b.effect) for f, b in report.breaking("claude-code")]
-    assert found[0] == ("anthropic.block-order", "error"), found
-    assert (
-        "Connection lost mid-response" in RULES["anthropic.block-order"].breaks["claude-code"].how
-    )
+    assert found[0] == ("provider.length-in-tool-call", "error"), found
+    how = RULES["provider.length-in-tool-call"].breaks["claude-code"].how
+    assert "Connection lost mid-response" in how
     result, requests = replay("claude-code", raw)
     text = intended_answer(raw, "anthropic").text
     assert result["error"].startswith("API Error: Connection lost mid-response")

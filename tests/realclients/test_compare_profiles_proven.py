@@ -54,30 +54,10 @@ def _run(example: Example, client: str) -> ClientRun:
     return all_runs()[example.id][client]
 
 
-_FRAME = "a keepalive sent as data carries no JSON: nothing a client that drops it loses"
-_CUT = "cut before `response.completed`: openai-node raises on an unfinished item only there"
-_END = "an SSE parser that follows the spec never dispatches the unended terminal event"
-WRONG: dict[str, str] = {
-    # Mispredictions of the linter's checks that the claims cannot mend (a claim is what
-    # the client does): anthropic.frames-without-event-line counts a frame whose data is
-    # no JSON, which framing.comment-as-data already names (checks_anthropic); and
-    # responses.item-not-done fires on a stream cut before its end (checks_responses);
-    # a last frame no blank line ends is the terminal event (`response.completed`,
-    # `message_stop`) in a whole stream, so it is missing for these clients, which raise
-    # as the missing terminal's rules say (openai-python: "Didn't receive a
-    # `response.completed` event."; @anthropic-ai/sdk: "stream ended without producing a
-    # Message"; Codex: "stream closed before response.completed"), but
-    # framing.no-final-blank-line is a warning of what no Chat client minds
-    # (checks_framing should name the terminal as missing too).
-    # Strict: each fails the run once the check is right, so its line goes.
-    "anthropic:framing.comment-as-data-anthropic-python": _FRAME,
-    "anthropic:framing.comment-as-data-anthropic-node": _FRAME,
-    "anthropic:framing.comment-as-data-claude-code": _FRAME,
-    "responses:framing.last-frame-lost-openai-node": _CUT,
-    "responses:framing.no-final-blank-line-openai-python-responses": _END,
-    "anthropic:framing.no-final-blank-line-anthropic-node": _END,
-    "responses:framing.no-final-blank-line-codex": _END,
-}
+WRONG: dict[str, str] = {}
+"""Known mispredictions of the linter's checks that the claims cannot mend (a claim is
+what the client does), by example and profile: each is marked xfail, strictly, so it
+fails the run once the check is right. None today."""
 PAIRS = [
     pytest.param(
         e,

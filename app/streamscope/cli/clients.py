@@ -117,7 +117,7 @@ def _list() -> int:
         why = availability(spec)
         state = "ready" if why is None else f"not installed: {why}"
         pkgs = ", ".join(f"{n} {v}" for n, v in versions.items())
-        print(f"{spec.id:<24} {spec.protocol:<12} {PROFILE_OF[spec.id]:<14} {pkgs}  [{state}]")
+        print(f"{spec.id:<24} {spec.protocol:<12} {PROFILE_OF[spec.id]:<23} {pkgs}  [{state}]")
     return 0
 
 

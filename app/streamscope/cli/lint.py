@@ -2,11 +2,15 @@
 
 Lints a recorded stream (raw SSE, JSON lines, or a whole non-SSE body: a ``.json`` file is
 always read as the body of a 200 answer) and prints one line per finding — severity,
-rule, frame, what was seen, which clients break — then the verdict per client. With
-``--client`` only the findings that break that client, and its verdict. Exit status: 0
-when no error-level finding is shown, 1 when one is, 2 when the input cannot be read or
-linted (one line on stderr). A ``.har`` file (:func:`run_har`) is linted entry by entry
-(:mod:`streamscope.analysis.har_lint` reads it), with the same options and exit status.
+rule, frame, what was seen, which clients break — then, apart, what the provider did and
+said correctly on the wire (its outcomes: the answer cut by its length limit, its content
+filter, a refusal, its own error), then the verdict per client. With ``--client`` only the
+findings that break that client (and every outcome), and its verdict. Exit status: 0 when
+no error-level finding is shown — an outcome is none: a well-formed stream the provider
+cut, filtered, refused or ended in its error exits 0 and says what happened — 1 when one
+is, 2 when the input cannot be read or linted (one line on stderr). A ``.har`` file
+(:func:`run_har`) is linted entry by entry (:mod:`streamscope.analysis.har_lint` reads
+it), with the same options and exit status.
 """
 
 from __future__ import annotations
@@ -15,11 +19,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from streamscope.analysis.har_lint import lint_har
 from streamscope.codecs import PROTOCOLS
 from streamscope.lint.check import LintError, lint_bytes
-from streamscope.lint.profiles import PROFILES
+from streamscope.lint.profiles import GROUPS, PROFILES, members
 from streamscope.lint.report import LintFinding, LintReport
 from streamscope.model.events import JSON
 
@@ -36,8 +41,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         description=(
             "Check a recorded stream (raw SSE, one JSON payload per line, or a whole .json "
             "body) against the wire contract: every finding names the rule, the frame, the "
-            "clients that break and the fix, then a verdict per client. Exit status 0 when "
-            "no error-level finding, 1 when there are, 2 when the input is unreadable."
+            "clients that break and the fix; what the provider did (a cut, a filter, a "
+            "refusal, its error) is said apart; then a verdict per client. Exit status 0 "
+            "when no error-level finding (the provider's doing is none), 1 when there are, "
+            "2 when the input is unreadable."
         ),
     )
     p.add_argument("file", help="the recording ('-' for stdin)")
@@ -50,7 +57,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "--client",
         metavar="{" + ",".join(PROFILES) + "}",
-        help="only the findings that break this client, and its verdict",
+        help="only the findings that break this client, and its verdict; "
+        + "; ".join(f"{g} means all of {', '.join(m)}" for g, m in GROUPS.items())
+        + " (each was one profile once)",
     )
     p.add_argument("--json", action="store_true", help="write the report as JSON")
     p.add_argument(
@@ -61,12 +70,36 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
 
 
+def client_ids(report: LintReport | None, client: str) -> list[str]:
+    """The profiles ``--client`` names: itself, or an old shared profile's members
+    (:data:`GROUPS`), those that speak the report's protocol when any does."""
+    protocol = None if report is None else report.protocol
+    speaking = members(client, frozenset({protocol})) if protocol else []
+    return speaking or members(client)
+
+
 def client_findings(report: LintReport | None, client: str | None) -> list[LintFinding]:
-    """The findings ``--client`` shows: all of them, or those that break that client."""
+    """The findings ``--client`` shows: all of them, or those that break that client (one
+    of its members, for an old shared profile)."""
     findings = [] if report is None else report.findings
     if client is None:
         return list(findings)
-    return [f for f in findings if f.breaks(client) is not None]
+    ids = client_ids(report, client)
+    return [f for f in findings if any(f.breaks(who) is not None for who in ids)]
+
+
+def report_json(report: LintReport, client: str | None) -> dict[str, Any]:
+    """The report as JSON; with ``--client``, only what concerns that client (or the
+    members of an old shared profile: their findings and each one's verdict)."""
+    if client is None or client in PROFILES:
+        return report.to_json(client)
+    findings = client_findings(report, client)
+    return {
+        **report.to_json(),
+        "errors": sum(1 for f in findings if f.severity == "error"),
+        "findings": [f.to_json() for f in findings],
+        "verdicts": {who: report.verdict_line(who) for who in client_ids(report, client)},
+    }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     client: str | None = args.client
     findings = client_findings(report, client)
     if args.json:
-        print(json.dumps(report.to_json(client), ensure_ascii=False, indent=2))
+        print(json.dumps(report_json(report, client), ensure_ascii=False, indent=2))
     else:
         _print(report, findings, client)
     return 1 if any(f.severity == "error" for f in findings) else 0
@@ -90,8 +123,9 @@ def _read(args: argparse.Namespace) -> tuple[bytes, str | None]:
     if protocol is not None and protocol not in PROTOCOLS:
         known = ", ".join(["auto", *PROTOCOLS])
         raise _Unusable(f"unknown protocol {protocol!r} (known: {known})")
-    if args.client is not None and args.client not in PROFILES:
-        raise _Unusable(f"unknown client {args.client!r} (known: {', '.join(PROFILES)})")
+    if args.client is not None and args.client not in {*PROFILES, *GROUPS}:
+        known = ", ".join([*PROFILES, *GROUPS])
+        raise _Unusable(f"unknown client {args.client!r} (known: {known})")
     try:
         data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
     except OSError as exc:
@@ -108,10 +142,26 @@ def _lint(args: argparse.Namespace) -> LintReport:
 
 
 def finding_line(f: LintFinding) -> str:
-    """One finding as the CLI prints it: severity, rule, where, what, who breaks."""
+    """One finding as the CLI prints it: severity, rule, where, what, who breaks (or why
+    it is no fault of the stream)."""
     who = ", ".join(f"{PROFILES[p].name} ({b.effect})" for p, b in f.clients.items())
     tail = f"  [breaks {who}]" if who else ""
+    if f.excused:
+        tail += f"  [not the stream's fault: {f.excused}]"
     return f"{f.severity:<7} {f.rule_id}  {f.at}: {f.message}{tail}"
+
+
+PROVIDER_SECTION = "what the provider did:"
+
+
+def outcome_lines(report: LintReport | None, indent: str = "") -> list[str]:
+    """The section of what the provider did (no lines when it did nothing of note): its
+    heading, then each outcome as it happened, with its rule and where."""
+    if report is None or not report.outcomes:
+        return []
+    lines = [f"{indent}{PROVIDER_SECTION}"]
+    lines += [f"{indent}  {f.happened}  ({f.rule_id}, {f.at})" for f in report.outcomes]
+    return lines
 
 
 def _print(report: LintReport, findings: list[LintFinding], client: str | None) -> None:
@@ -119,6 +169,8 @@ def _print(report: LintReport, findings: list[LintFinding], client: str | None) 
         print(finding_line(f))
     if findings:
         print()
+    if lines := outcome_lines(report):
+        print("\n".join(lines), end="\n\n")
     _print_tally(report, findings, client, "")
 
 
@@ -139,7 +191,7 @@ def run_har(args: argparse.Namespace) -> int:
     for about, report in results:
         findings = client_findings(report, client)
         failed |= any(f.severity == "error" for f in findings)
-        shown.append({**about, "report": report.to_json(client) if report else None})
+        shown.append({**about, "report": report_json(report, client) if report else None})
         if not args.json:
             _print_entry(about, report, findings, client)
     if args.json:
@@ -158,6 +210,8 @@ def _print_entry(
         return
     for f in findings:
         print(f"  {finding_line(f)}")
+    for line in outcome_lines(report, "  "):
+        print(line)
     _print_tally(report, findings, client, "  ")
     print()
 
@@ -171,6 +225,6 @@ def _print_tally(
     print(f"{indent}{report.protocol or 'unknown protocol'}: {tally}")
     verdicts = report.verdicts()
     if client is not None:
-        verdicts = {client: report.verdict_line(client)}
+        verdicts = {who: report.verdict_line(who) for who in client_ids(report, client)}
     for text in verdicts.values():
         print(f"{indent}  {text}")

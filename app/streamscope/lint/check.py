@@ -5,7 +5,9 @@ The decoder's findings are mapped to rules (:mod:`streamscope.lint.codes`); the 
 ``checks_*`` add what a decoder does not see (a missing ``response.in_progress``,
 ``annotations``, the Content-Type and buffering headers, long silences, zero frames, a
 non-SSE body, an error body outside its protocol's envelope, the last frame's blank line,
-reasoning-only output, the upstream's error the stream ends in, …). A whole body that
+reasoning-only output, the upstream's error the stream ends in, …) and what the provider
+did and said it did (``checks_provider``: a cut by the length limit, a content filter, a
+refusal), which the report keeps apart as outcomes. A whole body that
 answers a request for no stream is read against its protocol's non-stream schema
 (``checks_answer``). :func:`lint_bytes` reads a recording or body as bytes (raw SSE, JSON
 lines, or a whole JSON body) and lints it.
@@ -23,6 +25,7 @@ from streamscope.lint import (
     checks_answer,
     checks_anthropic,
     checks_chat,
+    checks_provider,
     checks_responses,
     checks_stream,
 )
@@ -32,6 +35,7 @@ from streamscope.lint.checks_framing import (
     multiline_data,
     wire_findings,
 )
+from streamscope.lint.checks_provider import Cut
 from streamscope.lint.checks_transport import (
     LONG_SILENCE_S,
     Headers,
@@ -59,7 +63,9 @@ STREAM_CHECKS: tuple[Check, ...] = (
     multiline_data,
     checks_stream.content,
     checks_stream.tool_json,
+    checks_stream.tool_names,
     checks_answer.upstream_error,
+    checks_provider.check,
 )
 
 
@@ -138,7 +144,7 @@ def lint(
     for check in (*STREAM_CHECKS, PROTOCOL_CHECKS.get(protocol)):
         if check is not None:
             hits += check(obs)
-    return _report(protocol, hits)
+    return _report(protocol, hits, checks_provider.cut(obs))
 
 
 def _mapped(protocol: str, findings: list[Finding], frames: list[Frame]) -> list[Hit]:
@@ -151,7 +157,10 @@ def _mapped(protocol: str, findings: list[Finding], frames: list[Frame]) -> list
     return hits
 
 
-def _report(protocol: str | None, hits: list[Hit]) -> LintReport:
+def _report(protocol: str | None, hits: list[Hit], cut: Cut | None = None) -> LintReport:
+    """The report of ``hits``: the provider's outcomes apart from the wire's findings,
+    and the findings excused that only the stream's missing end (when it ends in the
+    upstream's error) or the length limit's ``cut`` give."""
     seen: set[tuple[str, int | None]] = set()
     findings: list[LintFinding] = []
     for hit in hits:
@@ -161,6 +170,8 @@ def _report(protocol: str | None, hits: list[Hit]) -> LintReport:
     report = LintReport(protocol, sort_findings(findings))
     if report.upstream_error is not None:
         report.excuse_end(ENDED_IN_ERROR)
+    if cut is not None:  # the call or block the limit cut is its mark, not a broken wire
+        report.excuse(lambda f: cut.explains(f.rule_id, f.frame, f.message), cut.hit().message)
     return report
 
 

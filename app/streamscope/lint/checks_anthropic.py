@@ -25,8 +25,11 @@ def check(obs: Observed) -> list[Hit]:
 
 
 def event_lines(obs: Observed) -> list[Hit]:
-    """Frames without an `event:` line: the official SDKs drop them (all: nothing left)."""
-    data = [i for i, f in enumerate(obs.frames) if f.data is not None and f.data != "[DONE]"]
+    """Frames of JSON events without an `event:` line: the official SDKs drop them (all:
+    nothing left). A frame whose data is no JSON (a keepalive sent as data) loses nothing
+    when dropped: framing.invalid-json or framing.comment-as-data names it."""
+    events = {i for i, _ in obs.payloads}
+    data = [i for i, f in enumerate(obs.frames) if f.data is not None and i in events]
     bare = [i for i in data if obs.frames[i].event is None]
     if not bare:
         return []

@@ -1,5 +1,6 @@
 """OpenAI Chat checks the decoder does not make: error frames in the wrong framing, the
-answer in a field clients do not read as content, usage fields, refusals."""
+answer in a field clients do not read as content, usage fields (a refusal is the
+provider's doing: ``checks_provider``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ _STANDARD_KEYS = frozenset({*_CONTENT_KEYS, "role", "annotations"})
 
 
 def check(obs: Observed) -> list[Hit]:
-    return error_framing(obs) + unexpected_field(obs) + usage_fields(obs) + refusal(obs)
+    return error_framing(obs) + unexpected_field(obs) + usage_fields(obs)
 
 
 def error_framing(obs: Observed) -> list[Hit]:
@@ -83,8 +84,3 @@ def usage_fields(obs: Observed) -> list[Hit]:
         if isinstance(usage, dict) and not _usage_ok(usage):
             bad.append(index)
     return counted("chat.usage-fields", bad, "usage without integer prompt/completion tokens")
-
-
-def refusal(obs: Observed) -> list[Hit]:
-    frames = [i for i, d in _deltas(obs) if isinstance(d.get("refusal"), str) and d["refusal"]]
-    return counted("chat.refusal", frames[:1], "the answer is a refusal")

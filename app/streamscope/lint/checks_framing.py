@@ -1,6 +1,7 @@
 """Transport checks, the same for every protocol: what the SSE layer saw (re-read from the
-frames' exact bytes), the last frame's blank line, JSON spread over several ``data:``
-lines, and the Content-Type."""
+frames' exact bytes), the last frame's blank line (and the terminator a client never
+sees when it is that frame), JSON spread over several ``data:`` lines, and the
+Content-Type."""
 
 from __future__ import annotations
 
@@ -8,11 +9,19 @@ import json
 
 from streamscope.findings import Finding
 from streamscope.lint.stream import Hit, Observed, counted
-from streamscope.model.events import End, MessageStart, PartEnd, Progress
+from streamscope.model.events import End, Finish, MessageStart, PartEnd, Progress, Usage
 from streamscope.wire import SSEDecoder
 from streamscope.wire.frame import Frame
 
 _NOT_CONTENT = (End, MessageStart, PartEnd, Progress)
+_END_ONLY = (Finish, Usage)  # losing these leaves the answer whole: not content
+TERMINATOR_RULES = {
+    "openai-chat": "chat.missing-done",
+    "anthropic": "anthropic.missing-message-stop",
+    "responses": "responses.missing-terminal",
+    "lmstudio": "lmstudio.missing-chat-end",
+}
+"""Each protocol's rule of a stream without its terminator."""
 
 
 def wire_findings(frames: list[Frame]) -> list[Finding]:
@@ -34,22 +43,37 @@ def content_type_hits(content_type: str | None) -> list[Hit]:
 
 
 def final_blank_line(obs: Observed) -> list[Hit]:
-    """The last frame was never dispatched by a blank line: what does it carry?"""
+    """The last frame was never dispatched by a blank line: does it carry content (text,
+    reasoning, tool calls, an error), or only the end (its usage or finish, or nothing)?"""
     if not obs.frames or obs.frames[-1].terminated:
         return []
     last = len(obs.frames) - 1
-    carried = [
-        type(e).__name__ for i, e in obs.events if i == last and not isinstance(e, _NOT_CONTENT)
-    ]
-    if carried:
-        return [
+    carried = list(
+        dict.fromkeys(
+            type(e).__name__ for i, e in obs.events if i == last and not isinstance(e, _NOT_CONTENT)
+        )
+    )
+    lost = [name for name in carried if name not in {t.__name__ for t in _END_ONLY}]
+    said = "the stream ends inside its last frame"
+    hits: list[Hit] = []
+    if any(i == last and isinstance(e, End) for i, e in obs.events):
+        # The terminator itself is never dispatched: to a client the stream has none.
+        hits.append(
             Hit(
-                "framing.last-frame-lost",
+                TERMINATOR_RULES[obs.protocol],
                 last,
-                f"the stream ends inside its last frame, which carries {', '.join(carried)}",
+                "the terminator is the last frame, which no blank line ends: a client that "
+                "follows the SSE specification never sees it",
             )
+        )
+    if lost:
+        return [
+            Hit("framing.last-frame-lost", last, f"{said}, which carries {', '.join(lost)}"),
+            *hits,
         ]
-    return [Hit("framing.no-final-blank-line", last, "the stream ends inside its last frame")]
+    if carried:
+        said += f", which carries only {', '.join(carried)}"
+    return [Hit("framing.no-final-blank-line", last, said), *hits]
 
 
 def multiline_data(obs: Observed) -> list[Hit]:

@@ -1,6 +1,6 @@
 """Checks of what a stream says as a whole, from its canonical events: nothing at all to
 show, reasoning and no answer, tool call arguments that are not complete JSON (or are
-no JSON at all: ``""``)."""
+no JSON at all: ``""``), a tool call that never got a name."""
 
 from __future__ import annotations
 
@@ -98,3 +98,18 @@ def tool_json(obs: Observed) -> list[Hit]:
                 )
             )
     return hits
+
+
+def tool_names(obs: Observed) -> list[Hit]:
+    """Tool calls that end without a name: a client that hands one on gives the app a
+    call it cannot dispatch (the decoders start a call without a name only when none
+    ever came)."""
+    return [
+        Hit(
+            "stream.tool-call-without-name",
+            index,
+            f"tool call {event.id or event.index!r} never got a name",
+        )
+        for index, event in obs.events
+        if isinstance(event, ToolCallStart) and not event.name
+    ]

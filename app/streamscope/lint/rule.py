@@ -3,9 +3,10 @@
 A :class:`Rule` says what is wrong (``cause``, a clause that reads after "because"; and
 ``explanation``, one sentence), how bad it is, which clients break and how (``breaks``:
 profile id -> :class:`Break`), and what the server or proxy must send instead (``fix``).
-Severity follows from the breaks: ``error`` when some client renders nothing, raises or
-loses content; ``warning`` when the wire contract is broken but clients cope (or no
-client is known to break); ``info`` for what is worth knowing.
+Severity follows from the breaks: ``error`` when some client renders nothing, raises,
+hides the upstream's error, loses content or garbles it; ``warning`` when the wire
+contract is broken but clients cope (or no client is known to break); ``info`` for what
+is worth knowing.
 
 The facts in ``breaks`` come from ``shared/WIRE-CONTRACT.md``, the broken replay samples'
 README and ``tests/fixtures/SOURCES.md`` (each measured against the real clients), from
@@ -17,19 +18,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 from streamscope.findings import Severity
-from streamscope.lint.profiles import ALL_PROTOCOLS
+from streamscope.lint.profiles import ALL_PROTOCOLS, GROUPS, members
 
-Effect = Literal["empty", "error", "partial", "degraded"]
-"""What a client makes of the stream: renders nothing; raises or shows an error part; loses
-some content; works with something off (a wrong finish reason, reasoning not shown)."""
+Effect = Literal["empty", "error", "hidden", "partial", "garbled", "degraded"]
+"""What a client makes of the stream:
 
-EFFECTS: tuple[Effect, ...] = ("empty", "error", "partial", "degraded")
+- ``empty``: it renders nothing;
+- ``error``: it raises, or shows an error part;
+- ``hidden``: it hides the upstream's error: the caller sees an answer that looks whole;
+- ``partial``: it loses content: text, reasoning or tool calls it does not assemble;
+- ``garbled``: it assembles content other than was sent, or a part the app cannot use
+  (two calls merged into one, a tool call without a name, wrong-typed text as digits);
+- ``degraded``: the content is all there, but something else is off: no usage, a wrong
+  finish reason, reasoning not shown, a strict helper that raises on it.
+
+Losing the usage or the finish reason is ``degraded``, never ``partial``."""
+
+EFFECTS: tuple[Effect, ...] = ("empty", "error", "hidden", "partial", "garbled", "degraded")
 """Effects, worst first."""
 
-BREAKING: frozenset[Effect] = frozenset({"empty", "error", "partial"})
+BREAKING: frozenset[Effect] = frozenset({"empty", "error", "hidden", "partial", "garbled"})
 """Effects that make a rule an error."""
 
 _PREFIX_PROTOCOLS = {
@@ -39,7 +50,16 @@ _PREFIX_PROTOCOLS = {
     "anthropic": frozenset({"anthropic"}),
     "responses": frozenset({"responses"}),
     "lmstudio": frozenset({"lmstudio"}),
+    "provider": ALL_PROTOCOLS,
 }
+
+Kind = Literal["wire", "provider"]
+"""What a rule is about: the stream's form (``wire``: something a server or proxy sent
+wrong), or an outcome the provider caused and reported correctly on the wire
+(``provider``: the answer cut by its length limit, a content filter or refusal, its own
+error). A provider rule is never an error or warning about the stream's form: its
+findings are the report's ``outcomes``, info, and its ``breaks`` say what each client
+does with that outcome."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +83,8 @@ class Rule:
     shows: Mapping[str, str] = field(default_factory=dict)
     """What a client shows for a stream that breaks nothing (an upstream's error): profile
     id, or ``profile@protocol`` where it differs by protocol -> a clause."""
+    kind: Kind = "wire"
+    """``provider``: an outcome the provider caused, not a defect of the wire (:data:`Kind`)."""
 
 
 def rule(
@@ -76,16 +98,36 @@ def rule(
     protocols: frozenset[str] | None = None,
     source: str = "WIRE-CONTRACT.md",
     shows: Mapping[str, str] | None = None,
+    kind: Kind = "wire",
 ) -> Rule:
-    """A rule; its protocols follow from the id's prefix unless given."""
+    """A rule; its protocols follow from the id's prefix unless given. A group's name in
+    ``breaks`` or ``shows`` (``cherry``, ``anthropic-sdk``: :data:`GROUPS`) stands for
+    each member that speaks one of the rule's protocols; a member's own entry wins."""
+    speaks = protocols if protocols is not None else _PREFIX_PROTOCOLS[id.split(".", 1)[0]]
     return Rule(
         id,
         severity,
         cause,
         explanation,
         fix,
-        protocols if protocols is not None else _PREFIX_PROTOCOLS[id.split(".", 1)[0]],
-        {who: Break(effect, how) for who, (effect, how) in (breaks or {}).items()},
+        speaks,
+        {who: Break(*said) for who, said in _expand(breaks or {}, speaks).items()},
         source,
-        dict(shows or {}),
+        _expand(shows or {}, speaks),
+        kind,
     )
+
+
+_T = TypeVar("_T")
+
+
+def _expand(said: Mapping[str, _T], protocols: frozenset[str]) -> dict[str, _T]:
+    """``said`` with each group's entry given to its members (``who@protocol`` keys too),
+    groups first so that a member's own entry overrides its group's."""
+    out: dict[str, _T] = {}
+    for key in sorted(said, key=lambda k: k.split("@")[0] not in GROUPS):
+        who, at, protocol = key.partition("@")
+        speaks = frozenset({protocol}) if at else protocols
+        for member in members(who, speaks):
+            out[member + at + protocol] = said[key]
+    return out

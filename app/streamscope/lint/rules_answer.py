@@ -17,9 +17,9 @@ from streamscope.lint.rule import Rule, rule
 _MEASURED = "measured: openai-python 3.57, anthropic-python 2.14"
 
 RULES: list[Rule] = [
-    rule(
+    rule(  # the provider's doing, kept under its first id: an outcome, not a defect
         "stream.upstream-error",
-        "warning",
+        "info",
         "the stream ends in the upstream's error",
         "The upstream reported an error inside the stream (an `error` event or an `error` "
         "object in a chunk, or `response.failed`): the answer stops there, and clients "
@@ -34,10 +34,13 @@ RULES: list[Rule] = [
             "flat `error` event (`code`, `message`) it raises nothing, and "
             "responses.stream()'s get_final_response() raises RuntimeError (\"Didn't "
             'receive a `response.completed` event.")',
-            "anthropic-sdk": "raise their status error carrying the upstream's error body "
-            "(APIStatusError in Python, APIError in Node), after the text that came before it",
+            "anthropic-python": "raises APIStatusError carrying the upstream's error body, "
+            "after the text that came before it",
+            "anthropic-node": "raises APIError carrying the upstream's error body, after the "
+            "text that came before it",
             "cherry": "reports an error with the upstream's message: an error part and finish "
-            "`error` after the text that came before it (for Responses, AI_APICallError)",
+            "`error` after the text that came before it",
+            "cherry-responses": "raises AI_APICallError with the upstream's message",
             "openai-node": "throws an Error with the upstream's message",
             "claude-code": "drops the stream at the error and asks again without streaming: it "
             'shows that answer, or its error (through a proxy: "API Error: 500 …" with the '
@@ -55,6 +58,7 @@ RULES: list[Rule] = [
         source=_MEASURED + "; ai 6.0.326 with @ai-sdk/openai-compatible, @ai-sdk/openai, "
         "@ai-sdk/anthropic; openai 7.57.0 and @anthropic-ai/sdk 1.14.0 (Node); the agent "
         "CLIs (tests/realclients/test_agent_jobs_upstream_error.py)",
+        kind="provider",
     ),
     rule(
         "framing.body-not-a-response",
@@ -71,10 +75,10 @@ RULES: list[Rule] = [
                 "returns an object whose `choices` (or `output`) is missing or empty: "
                 "reading the answer raises TypeError or IndexError",
             ),
-            "anthropic-sdk": (
+            # measured in Python (the Node SDK's create() has not been run over a body)
+            "anthropic-python": (
                 "error",
-                "return a message whose `content` is None: reading it raises TypeError "
-                "(measured in Python)",
+                "returns a message whose `content` is None: reading it raises TypeError",
             ),
             "strict": ("error", "cannot read an answer from the body"),
         },
@@ -94,10 +98,10 @@ RULES: list[Rule] = [
                 "raises no error for it: reading the answer raises TypeError, and the "
                 "upstream's message is not shown",
             ),
-            "anthropic-sdk": (
+            "anthropic-python": (
                 "error",
-                "raise no error for it: reading the message raises TypeError, and the "
-                "upstream's message is not shown (measured in Python)",
+                "raises no error for it: reading the message raises TypeError, and the "
+                "upstream's message is not shown",
             ),
             "strict": ("error", "reads an error as an answer"),
         },

@@ -15,17 +15,23 @@ RULES: list[Rule] = [
         "Every Anthropic frame needs an `event:` line equal to its data's `type`.",
         "Write `event: <type>` before every `data:` line.",
         {
-            "anthropic-sdk": (
-                "empty",
-                "drop frames without an `event:` line: a data-only "
-                "stream yields nothing and get_final_message() fails",
+            "anthropic-python": (
+                "error",
+                "drops frames without an `event:` line: a data-only stream yields nothing, "
+                "and get_final_message() raises AssertionError",
+            ),
+            "anthropic-node": (
+                "error",
+                "drops frames without an `event:` line: a data-only stream yields nothing, "
+                'and it raises "request ended without sending any chunks"',
             ),
             "claude-code": (
                 "error",
                 f"drops frames without an `event:` line, reads no event and {CLAUDE_CODE_AGAIN}",
             ),
         },
-        source=f"WIRE-CONTRACT.md; broken/README.md (measured: AssertionError); {_CC}",
+        source="WIRE-CONTRACT.md; broken/README.md (measured: AssertionError); real clients "
+        f"and {_CC}",
     ),
     rule(
         "anthropic.frames-without-event-line",
@@ -37,7 +43,7 @@ RULES: list[Rule] = [
         {
             "anthropic-sdk": (
                 "partial",
-                "drop every frame without an `event:` line: what those frames carry is lost",
+                "drops every frame without an `event:` line: what those frames carry is lost",
             ),
             "claude-code": (
                 "partial",
@@ -54,17 +60,22 @@ RULES: list[Rule] = [
         "`message_start` comes first, before any block or message event.",
         "Send `message_start` (with `message.usage.input_tokens`) as the first event.",
         {
-            "anthropic-sdk": (
+            "anthropic-python": (
                 "error",
-                "raise AssertionError from get_final_message(): they "
-                "never got a message to accumulate into",
+                "raises AssertionError from get_final_message(): it never got a message to "
+                "accumulate into",
+            ),
+            "anthropic-node": (
+                "error",
+                'raises "request ended without sending any chunks": it never got a message to '
+                "accumulate into",
             ),
             "claude-code": (
                 "error",
                 f"cannot read a stream that starts no message, so it {CLAUDE_CODE_AGAIN}",
             ),
         },
-        source=f"WIRE-CONTRACT.md; measured (anthropic-python); {_CC}",
+        source=f"WIRE-CONTRACT.md; measured (anthropic-python); real clients and {_CC}",
     ),
     rule(
         "anthropic.start-without-usage",
@@ -74,12 +85,17 @@ RULES: list[Rule] = [
         'Send `usage: {"input_tokens": n, "output_tokens": 0}` in `message_start`.',
         {
             "cherry": ("error", "gives an error part and no text"),
-            "anthropic-sdk": (
+            "anthropic-python": (
                 "error",
-                "fail in their accumulator at the first `message_delta` (AttributeError)",
+                "fails in its accumulator at the first `message_delta` (AttributeError)",
+            ),
+            "anthropic-node": (
+                "error",
+                'fails in its accumulator at the first `message_delta` ("Cannot set '
+                "properties of undefined (setting 'output_tokens')\")",
             ),
         },
-        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+        source="WIRE-CONTRACT.md; measured (anthropic-python); real clients (tests/realclients)",
     ),
     rule(
         "anthropic.delta-without-usage",
@@ -88,9 +104,14 @@ RULES: list[Rule] = [
         "`message_delta` carries `stop_reason` and `usage.output_tokens`.",
         'Send `usage: {"output_tokens": n}` in `message_delta`.',
         {
-            "anthropic-sdk": (
+            "anthropic-python": (
                 "error",
-                "raise AttributeError in their accumulator at the `message_delta`",
+                "raises AttributeError in its accumulator at the `message_delta`",
+            ),
+            "anthropic-node": (
+                "error",
+                'fails in its accumulator at the `message_delta` ("Cannot read properties '
+                "of undefined (reading 'output_tokens')\")",
             ),
             "cherry": (
                 "error",
@@ -123,7 +144,12 @@ RULES: list[Rule] = [
         "`content_block_start` (with `index`) comes before any delta of that block.",
         "Send `content_block_start` for every block before its deltas.",
         {
-            "anthropic-sdk": ("error", "raise IndexError: the block does not exist yet"),
+            "anthropic-python": ("error", "raises IndexError: the block does not exist yet"),
+            "anthropic-node": (
+                "error",
+                'fails at the delta, whose block does not exist yet ("Cannot read '
+                "properties of undefined (reading 'type')\")",
+            ),
             "claude-code": (
                 "error",
                 f"fails at the delta (a malformed event) and {CLAUDE_CODE_AGAIN}",
@@ -142,7 +168,11 @@ RULES: list[Rule] = [
         "Every `content_block_*` event carries the block's `index`.",
         "Send `index` on every block event.",
         {
-            "anthropic-sdk": ("error", "raise TypeError (list indices must be integers)"),
+            "anthropic-python": ("error", "raises TypeError (list indices must be integers)"),
+            "anthropic-node": (
+                "empty",
+                "places no block without an `index`: it renders nothing, and raises nothing",
+            ),
             "cherry": (
                 "error",
                 "rejects the block events with its schema: error parts and no text",
@@ -167,13 +197,13 @@ RULES: list[Rule] = [
         "Never invent delta types.",
         {
             "cherry": ("error", "turns the unknown type into an error part"),
-            "anthropic-sdk": ("partial", "drop the delta silently: its content is lost"),
+            "anthropic-sdk": ("partial", "drops the delta silently: its content is lost"),
             "claude-code": (
                 "partial",
                 "ignores the delta: its content is lost" + CLAUDE_CODE_NOTHING,
             ),
         },
-        source=f"WIRE-CONTRACT.md; measured (anthropic-python); {_CC}",
+        source=f"WIRE-CONTRACT.md; measured (anthropic-python); real clients and {_CC}",
     ),
     rule(
         "anthropic.error-framing",
@@ -183,13 +213,18 @@ RULES: list[Rule] = [
         "raises in the official SDKs; any other framing is swallowed.",
         'Send errors as `event: error` + `data: {"type":"error","error":{"type":…,"message":…}}`.',
         {
-            "anthropic-sdk": (
-                "partial",
-                "swallow the error: the message ends with "
-                "stop_reason None and the provider's error is lost",
-            )
+            "anthropic-python": (
+                "hidden",
+                "swallows the error: the message ends, looking whole, with stop_reason None, "
+                "and the provider's error is lost",
+            ),
+            "anthropic-node": (
+                "error",
+                'raises "stream ended without producing a Message with role=assistant": the '
+                "provider's error is not shown",
+            ),
         },
-        source="WIRE-CONTRACT.md; measured (anthropic-python)",
+        source="WIRE-CONTRACT.md; measured (anthropic-python); real clients (tests/realclients)",
     ),
     rule(
         "anthropic.malformed-event",
@@ -200,14 +235,21 @@ RULES: list[Rule] = [
         "Send complete deltas.",
         {
             "cherry": ("error", "rejects the event with its schema: an error part"),
-            "anthropic-sdk": ("error", "raise TypeError (measured: a text_delta without `text`)"),
+            "anthropic-python": (
+                "error",
+                "raises TypeError (measured: a text_delta without `text`)",
+            ),
+            "anthropic-node": (
+                "garbled",
+                'adds "undefined" to the text for a text_delta without `text`',
+            ),
             "strict": ("error", "rejects the event"),
             "claude-code": (
                 "error",
                 f"fails at the event (a malformed event) and {CLAUDE_CODE_AGAIN}",
             ),
         },
-        source=f"WIRE-CONTRACT.md; measured (anthropic-python); {_CC}",
+        source=f"WIRE-CONTRACT.md; measured (anthropic-python); real clients and {_CC}",
     ),
     rule(
         "anthropic.missing-field",
@@ -231,11 +273,12 @@ RULES: list[Rule] = [
         "`message_delta` is followed by `message_stop`, the end of an Anthropic stream.",
         "Send `message_stop` last.",
         {
-            "cherry": ("partial", "reports the finish as `other` and loses the usage"),
-            "anthropic-sdk": (
+            "cherry": ("degraded", "shows the whole answer, with the finish `other` and no usage"),
+            # anthropic-python assembles the message (its usage and stop reason came in
+            # `message_delta`): no claim
+            "anthropic-node": (
                 "error",
-                '@anthropic-ai/sdk (Node) raises "stream ended without producing a Message with '
-                'role=assistant" (anthropic-python assembles the message)',
+                'raises "stream ended without producing a Message with role=assistant"',
             ),
         },
         source="WIRE-CONTRACT.md; real clients (tests/realclients)",
@@ -258,12 +301,11 @@ RULES: list[Rule] = [
             "claude-code": (
                 "error",
                 "loses a block never stopped and asks again: once for a visible answer (a text "
-                "block), without streaming (a text block cut by max_tokens), or 3 times for a "
-                "tool call, joining the text of every attempt, before it fails with "
-                '"Connection lost mid-response"',
+                "block), or 3 times for a tool call, joining the text of every attempt, before "
+                'it fails with "Connection lost mid-response"',
             )
         },
-        source=f"WIRE-CONTRACT.md; {_CC}, a tool call on Anthropic's own stream cut by max_tokens",
+        source=f"WIRE-CONTRACT.md; {_CC}",
     ),
     rule(
         "anthropic.thinking-shape",
@@ -294,8 +336,8 @@ RULES: list[Rule] = [
                 "APICallError: no text",
             ),
             "anthropic-sdk": (
-                "partial",
-                "put the content of `message_start` before the streamed text",
+                "garbled",
+                "puts the content of `message_start` before the streamed text",
             ),
         },
         source="WIRE-CONTRACT.md; real clients (tests/realclients)",

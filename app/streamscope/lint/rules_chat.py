@@ -7,7 +7,7 @@ from streamscope.lint.rules_framing import QWEN_AGAIN
 
 _QWEN = "agent CLIs (tests/realclients)"
 
-_SCHEMA = "rejects the chunk with its schema: an error part, and the finish becomes `error`"
+_SCHEMA = "rejects the chunk with its schema: an error part, and that chunk's text is lost"
 
 RULES: list[Rule] = [
     rule(
@@ -49,11 +49,10 @@ RULES: list[Rule] = [
         "Send `index` (0 for a single choice) in every choice.",
         {
             "openai-python": ("error", "raises TypeError (list indices must be integers)"),
-            "cherry": (
+            # @ai-sdk/openai-compatible assembles it: no claim for cherry-compatible
+            "cherry-openai": (
                 "error",
-                "@ai-sdk/openai's .chat() (Cherry Studio's OpenAI provider type) rejects the "
-                "chunk with its schema: an error part instead of the text "
-                "(@ai-sdk/openai-compatible assembles it)",
+                "rejects the chunk with its schema: an error part instead of the text",
             ),
             "openai-node": (
                 "error",
@@ -74,7 +73,7 @@ RULES: list[Rule] = [
             "cherry": ("error", _SCHEMA),
             "strict": ("error", "rejects the chunk"),
             "openai-node": (
-                "partial",
+                "garbled",
                 "adds the wrong-typed value to the message as it is (a number in `content` shows "
                 "as digits)",
             ),
@@ -103,11 +102,11 @@ RULES: list[Rule] = [
         "Hold the call until its name is known and send `id`, `type` and `function.name` "
         '(with `arguments: ""`) in its first delta.',
         {
-            "cherry": (
+            # @ai-sdk/openai-compatible assembles the call (its name comes in a later
+            # delta): no claim for cherry-compatible
+            "cherry-openai": (
                 "error",
-                "@ai-sdk/openai's .chat() (Cherry Studio's OpenAI provider type) throws on a new "
-                "tool call without a name and ends the whole stream (@ai-sdk/openai-compatible "
-                "assembles the call)",
+                "throws on a new tool call without a name and ends the whole stream",
             )
         },
         source="WIRE-CONTRACT.md; broken/README.md; real clients (tests/realclients)",
@@ -146,10 +145,18 @@ RULES: list[Rule] = [
         "Tool call deltas are merged by `index`, and `function.arguments` is a string of JSON.",
         "Send an integer `index` on every tool call delta and arguments as a string.",
         {
-            "cherry": ("error", "rejects the chunk with its schema: an error part"),
+            "cherry-openai": (
+                "error",
+                "throws \"Expected 'function.name' to be a string\" at arguments that are not a "
+                "string and ends the stream: no call",
+            ),
+            "cherry-compatible": (
+                "error",
+                "rejects the chunk with its schema: an error part, and that call is lost",
+            ),
             "openai-python": ("partial", "loses the arguments that are not a string"),
             "openai-node": (
-                "partial",
+                "garbled",
                 "joins arguments that are not a string as `[object Object]`",
             ),
             "qwen-code": (
@@ -169,10 +176,10 @@ RULES: list[Rule] = [
         {
             "cherry": ("partial", "gives the first call's arguments to it and none to the second"),
             "openai-python": (
-                "partial",
+                "garbled",
                 "merges both calls into one (names and arguments run together)",
             ),
-            "openai-node": ("partial", "merges both calls into one"),
+            "openai-node": ("garbled", "merges both calls into one"),
         },
         source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
@@ -184,12 +191,12 @@ RULES: list[Rule] = [
         "Send `finish_reason` on the last chunk of every choice.",
         {
             "openai-python": ("degraded", "assembles the answer with finish_reason None"),
-            "cherry": (
+            "cherry-compatible": (
                 "error",
-                '@ai-sdk/openai-compatible reports an error part ("Response stream ended without '
-                "a finish reason\") and the finish `error` after the text; @ai-sdk/openai's "
-                ".chat() reports the finish as `other`",
+                'reports an error part ("Response stream ended without a finish reason") and '
+                "the finish `error` after the text",
             ),
+            "cherry-openai": ("degraded", "shows the whole answer with the finish `other`"),
             "openai-node": (
                 "error",
                 'raises "missing finish_reason for choice 0" from finalChatCompletion()',
@@ -220,13 +227,12 @@ RULES: list[Rule] = [
         'Send `data: {"error": {"message", "type", "code"}}`, then `data: [DONE]`.',
         {
             "openai-python": (
-                "partial",
-                "raises json.JSONDecodeError on a plain-text error and "
-                "ignores a JSON one without an `error` key: the provider's error "
-                "never reaches the caller",
+                "error",
+                "raises json.JSONDecodeError on a plain-text error (and ignores a JSON one "
+                "without an `error` key): the provider's message never reaches the caller",
             )
         },
-        source="WIRE-CONTRACT.md; measured (openai-python)",
+        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "chat.text-in-unexpected-field",
@@ -288,25 +294,6 @@ RULES: list[Rule] = [
         "a usage object lacks numeric `prompt_tokens` / `completion_tokens`",
         "Usage carries integer `prompt_tokens`, `completion_tokens` and `total_tokens`.",
         "Send the three token counts as integers.",
-    ),
-    rule(
-        "chat.refusal",
-        "warning",
-        "the model refused (`refusal` deltas)",
-        "A refusal streams in `delta.refusal`, not in `content`.",
-        "Nothing to fix: a refusal is an answer.",
-        {
-            "cherry": (
-                "degraded",
-                "shows the refusal as text and reports the finish as `content-filter`",
-            ),
-            "qwen-code": (
-                "error",
-                f"ignores `refusal` deltas, takes the answer for empty, {QWEN_AGAIN}, then "
-                'fails with "Model stream ended with empty response text"',
-            ),
-        },
-        source=f"WIRE-CONTRACT.md; real clients (tests/realclients); {_QWEN}",
     ),
     rule(
         "chat.azure-prompt-filter",

@@ -1,12 +1,18 @@
-"""Lint rules for the transport, shared by every protocol (``framing.*``), and for what a
-stream says as a whole (``stream.*``: no content at all, reasoning only, cut tool JSON)."""
+"""Lint rules for the transport, shared by every protocol (``framing.*``); what a stream
+says as a whole is in :mod:`streamscope.lint.rules_stream`."""
 
 from __future__ import annotations
 
 from streamscope.lint.rule import Rule, rule
 
-_NO_CHUNK = "gets no chunk, and its stream helper raises (measured: {})"
-_NO_EVENT = "get no event, and get_final_message() raises AssertionError (measured)"
+_NO_EVENT = "gets no event, and get_final_message() raises AssertionError"
+_NO_EVENT_NODE = 'gets no event and raises "request ended without sending any chunks"'
+_NO_COMPLETED = (
+    'responses.stream() raises RuntimeError ("Didn\'t receive a `response.completed` event.")'
+)
+_NOTHING = "receives nothing to render (the finish is `other`)"
+_CODEX_CLOSED = '"stream disconnected before completion: stream closed before response.completed"'
+_NO_OUTPUT = 'fails with AI_NoOutputGeneratedError ("No output generated"): no text'
 
 # What the agent CLIs do with a stream they cannot use, shared by the tables that claim it
 # (run: tests/realclients). Claude Code asks again without streaming (its retries off, it
@@ -29,16 +35,24 @@ RULES: list[Rule] = [
         "Send the stream's frames, or answer with an error status and a JSON error body "
         "when there is nothing to stream.",
         {
-            "cherry": (
-                "empty",
-                "receives nothing to render (@ai-sdk/openai-compatible adds an error part: "
-                '"Response stream ended without a finish reason")',
+            "cherry": ("empty", _NOTHING),
+            "cherry-compatible": (
+                "error",
+                'receives nothing, and reports an error part ("Response stream ended without a '
+                'finish reason")',
             ),
-            "openai-python": ("error", _NO_CHUNK.format("AssertionError / RuntimeError")),
-            "anthropic-sdk": ("error", _NO_EVENT),
+            "cherry-anthropic": ("error", _NO_OUTPUT),
+            "openai-python-chat": (
+                "error",
+                "gets no chunk, and chat.completions.stream() raises AssertionError",
+            ),
+            "openai-python-responses": ("error", f"gets no event, and {_NO_COMPLETED}"),
+            "anthropic-python": ("error", _NO_EVENT),
+            "anthropic-node": ("error", _NO_EVENT_NODE),
             "strict": ("empty", "dispatches no event"),
             "openai-node": ("error", 'raises "request ended without sending any chunks"'),
             "claude-code": ("error", f"reads no event and {CLAUDE_CODE_AGAIN}"),
+            "codex": ("error", f"reads no event and fails with {_CODEX_CLOSED}"),
             "qwen-code": ("error", f"{QWEN_AGAIN}, then fails with {_NO_FINISH}"),
         },
         source="measured (Python SDKs); real clients and agent CLIs (tests/realclients)",
@@ -52,28 +66,27 @@ RULES: list[Rule] = [
         "Answer `stream: true` with `Content-Type: text/event-stream` and SSE frames; send "
         "errors as a JSON body with an error status.",
         {
-            "openai-python": (
+            "openai-python-chat": (
                 "empty",
                 "yields no chunk from create(stream=True) (a silent empty answer), and "
-                "its stream helper raises (measured: AssertionError for Chat, RuntimeError "
-                "for Responses)",
+                "chat.completions.stream() raises AssertionError",
             ),
-            "anthropic-sdk": ("error", _NO_EVENT),
+            "openai-python-responses": ("error", f"gets no event, and {_NO_COMPLETED}"),
+            "anthropic-python": ("error", _NO_EVENT),
+            "anthropic-node": ("error", _NO_EVENT_NODE),
             "strict": ("error", "fails the connection: the body is not text/event-stream"),
-            "cherry": (
+            "cherry": ("empty", _NOTHING),
+            "cherry-compatible": (
                 "error",
-                '@ai-sdk/openai-compatible reports an error part ("Response stream ended without '
-                'a finish reason") and no text; @ai-sdk/openai renders nothing (finish `other`)',
+                'reports an error part ("Response stream ended without a finish reason") and no '
+                "text",
             ),
+            "cherry-anthropic": ("error", _NO_OUTPUT),
             "openai-node": (
                 "error",
                 'raises "request ended without sending any chunks" (or events)',
             ),
-            "codex": (
-                "error",
-                'reads no event and fails with "stream disconnected before completion: stream '
-                'closed before response.completed"',
-            ),
+            "codex": ("error", f"reads no event and fails with {_CODEX_CLOSED}"),
             "qwen-code": (
                 "error",
                 'fails at once: "Streaming request received a non-SSE response"',
@@ -128,13 +141,28 @@ RULES: list[Rule] = [
         {
             "openai-python": (
                 "error",
-                "joins them into one event and raises json.JSONDecodeError before any chunk",
+                "joins them into one event and raises json.JSONDecodeError before any chunk "
+                "(with no blank line at all, it gets no event, and its helper raises)",
             ),
             "cherry": (
                 "error",
-                "joins them into one event (its SSE parser follows the spec) "
-                "that fails to parse: an error part instead of the text",
+                "joins them into one event (its SSE parser follows the spec) that fails to "
+                "parse: an error part instead of the text (with no blank line at all, nothing)",
             ),
+            "anthropic-python": (
+                "error",
+                "joins them into one event and raises json.JSONDecodeError before any event",
+            ),
+            "anthropic-node": (
+                "error",
+                'joins them into one event and fails at the JSON parser ("Unexpected '
+                'non-whitespace character after JSON")',
+            ),
+            "claude-code": (
+                "error",
+                f"fails at the one event they are joined into and {CLAUDE_CODE_AGAIN}",
+            ),
+            "codex": ("error", f"reads no event it can use and fails with {_CODEX_CLOSED}"),
             "strict": ("error", "joins them into one event whose data is not JSON"),
             "openai-node": ("error", 'raises "malformed server-sent event JSON" and shows nothing'),
             "qwen-code": (
@@ -149,17 +177,28 @@ RULES: list[Rule] = [
         "framing.no-final-blank-line",
         "warning",
         "the last frame is not ended by a blank line",
-        "The stream ends without the blank line that dispatches its last frame (which "
-        "carries no content here, only the end of the stream).",
+        "The stream ends without the blank line that dispatches its last frame, which "
+        "carries no content here: only the end of the stream, its usage or its finish.",
         "End the last frame with a blank line too.",
         {
-            "cherry": (
+            "cherry": ("degraded", "never dispatches the last frame: the usage it carries is lost"),
+            "cherry-responses": (
                 "degraded",
-                "never dispatches the last frame, so it misses the end of "
-                "the stream (for Anthropic the finish becomes `other`)",
+                "never dispatches the last frame, so it misses the end of the stream: the usage "
+                "is lost and the finish becomes `other`",
+            ),
+            "cherry-anthropic": (
+                "degraded",
+                "never dispatches the last frame, so it misses the end of the stream: the usage "
+                "is lost and the finish becomes `other`",
+            ),
+            "openai-python-chat": (
+                "degraded",
+                "never dispatches the last frame: the usage it carries is lost",
             ),
             "strict": ("degraded", "discards the last event, which no blank line ended"),
         },
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
         "framing.last-frame-lost",
@@ -169,14 +208,13 @@ RULES: list[Rule] = [
         "never see what that frame carries.",
         "End the last frame with a blank line too.",
         {
-            "cherry": ("partial", "never dispatches the last frame: what it carries is lost"),
-            "openai-python": (
-                "partial",
-                "never dispatches the last frame (measured: the usage it carried was lost)",
-            ),
+            **{
+                who: ("partial", "never dispatches the last frame: what it carries is lost")
+                for who in ("cherry", "openai-python", "anthropic-python")
+            },
             "strict": ("partial", "discards the last event, which no blank line ended"),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python)",
+        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
         "framing.invalid-json",
@@ -185,12 +223,22 @@ RULES: list[Rule] = [
         "A data frame carries text that does not parse as a JSON object.",
         "Send every payload as one JSON object on one `data:` line.",
         {
-            "cherry": ("error", "turns the chunk into an error part and the finish into `error`"),
-            "openai-python": ("error", "raises json.JSONDecodeError at that frame"),
-            "anthropic-sdk": (
+            "cherry": ("error", "turns the frame into an error part (AI_JSONParseError)"),
+            "cherry-responses": (
                 "error",
-                "raise json.JSONDecodeError at that frame (when it has an `event:` line other "
-                "than `ping`: they drop the others unread)",
+                "turns the frame into an error part (AI_JSONParseError), and the finish into "
+                "`error`",
+            ),
+            "openai-python": ("error", "raises json.JSONDecodeError at that frame"),
+            "anthropic-python": (
+                "error",
+                "raises json.JSONDecodeError at that frame (when it has an `event:` line other "
+                "than `ping`: it drops the others unread)",
+            ),
+            "anthropic-node": (
+                "error",
+                "fails at that frame with the JSON parser's message (when it has an `event:` "
+                "line other than `ping`: it drops the others unread)",
             ),
             "strict": ("error", "cannot parse the payload"),
             "openai-node": ("error", 'raises "malformed server-sent event JSON" and shows nothing'),
@@ -209,7 +257,7 @@ RULES: list[Rule] = [
         {
             "strict": ("error", "crashes on data that is not JSON"),
             "openai-python": ("error", "raises json.JSONDecodeError at that frame"),
-            "cherry": ("error", "turns the chunk into an error part"),
+            "cherry": ("error", "turns the frame into an error part (AI_JSONParseError)"),
             "openai-node": ("error", 'raises "malformed server-sent event JSON" and shows nothing'),
             "qwen-code": ("error", _JSON_FAILS),
         },
@@ -237,7 +285,7 @@ RULES: list[Rule] = [
         "a payload has no `type`",
         "A typed-event payload lacks its `type` field and can only be read by its `event:` name.",
         "Put the event's `type` in every payload.",
-        {"cherry": ("error", "rejects the payload with its schema: an error part")},
+        {"cherry-anthropic": ("error", "rejects the payload with its schema: an error part")},
         source="WIRE-CONTRACT.md; real clients (tests/realclients)",
     ),
     rule(
@@ -254,8 +302,18 @@ RULES: list[Rule] = [
         "a line is not valid UTF-8",
         "SSE is UTF-8; bytes that are not are replaced (or fail) when decoded.",
         "Encode the stream as UTF-8 and never split a character's bytes inside a line.",
-        {"openai-python": ("error", "raises UnicodeDecodeError while reading the stream")},
-        source="SSE spec; measured (openai-python)",
+        {
+            **{
+                who: ("error", "raises UnicodeDecodeError while reading the stream")
+                for who in ("openai-python", "anthropic-python")
+            },
+            "codex": (
+                "error",
+                'fails at that line ("stream disconnected before completion: UTF8 error: '
+                'invalid utf-8 sequence …")',
+            ),
+        },
+        source="SSE spec; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "framing.unknown-field",
@@ -271,104 +329,4 @@ RULES: list[Rule] = [
         "A byte order mark before the first line is allowed by the SSE spec and stripped.",
         "Do not write a byte order mark.",
     ),
-    rule(
-        "stream.no-content",
-        "warning",
-        "the stream carries no text, reasoning, tool call or error",
-        "The stream is well formed but the upstream sent nothing to show.",
-        "Nothing in the framing: check the request (max tokens, stop sequences) and the upstream.",
-        {
-            **{
-                who: (
-                    "empty",
-                    "have nothing to render" if who == "anthropic-sdk" else "has nothing to render",
-                )
-                for who in ("cherry", "openai-python", "openai-node", "anthropic-sdk", "strict")
-            },
-            "claude-code": (
-                "empty",
-                "has nothing to render, and asks once more for a visible answer",
-            ),
-            "qwen-code": (
-                "error",
-                f'{QWEN_AGAIN}, then fails with "Model stream ended with empty response text"',
-            ),
-        },
-        source="the stream itself; agent CLIs (tests/realclients)",
-    ),
-    rule(
-        "stream.reasoning-only",
-        "info",
-        "the answer carries reasoning but no text or tool call",
-        "The model produced only reasoning: clients that show reasoning show it, the answer "
-        "itself is empty.",
-        "Nothing in the framing: give the model more output tokens, or see why it stopped "
-        "after thinking.",
-        {
-            "claude-code": (
-                "degraded",
-                'asks once more for a visible answer (a second request: "[Your previous '
-                'response had no visible output…]")',
-            )
-        },
-        protocols=frozenset({"anthropic", "responses", "lmstudio"}),
-        source="agent CLIs (tests/realclients)",
-    ),
-    rule(
-        "stream.truncated-tool-json",
-        "error",
-        "a tool call's arguments are not complete JSON",
-        "A tool call ends with arguments that do not parse as JSON (cut off, by max tokens "
-        "or a broken upstream).",
-        "Stream the whole arguments JSON before closing the call; when output is cut, say so "
-        "with a length / max_tokens finish.",
-        {
-            "cherry": (
-                "error",
-                'reports the call with an error part ("Invalid input for tool …: JSON parsing '
-                'failed"), or drops it when its block never stops (Anthropic)',
-            ),
-            "qwen-code": (
-                "partial",
-                "asks again once, then runs the call with the cut arguments closed into JSON "
-                '(`"units":"` becomes `"units":""`)',
-            ),
-        },
-        source="WIRE-CONTRACT.md; real clients and agent CLIs (tests/realclients)",
-    ),
-    rule(
-        "stream.empty-tool-arguments",
-        "warning",
-        'a tool call ends with arguments "" instead of "{}"',
-        'A tool call with no arguments ends with `arguments: ""` where OpenAI sends `"{}"`: '
-        '`""` is no JSON, and the strict tool helpers of the SDKs parse the arguments (an '
-        "empty Anthropic `input_json_delta` translated as it is gives this).",
-        'Send `"{}"` as the arguments of a call without arguments (a delta or the '
-        "`function_call_arguments.done` event).",
-        {
-            "openai-python": (
-                "degraded",
-                "streams it, but its strict tool helpers (`pydantic_function_tool` with "
-                '`.stream()` or `.parse()`) raise "Invalid JSON: EOF while parsing"',
-            ),
-            "openai-node": (
-                "degraded",
-                "streams it, but its strict tool helpers (`zodFunction`, "
-                '`zodResponsesFunction`) throw "invalid structured output JSON"',
-            ),
-        },
-        protocols=frozenset({"openai-chat", "responses"}),
-        source="issue 18; tests/proxy/test_exchange_no_argument_tools.py runs both helpers",
-    ),
 ]
-
-RULES.append(
-    rule(
-        "stream.decoder-finding",
-        "warning",
-        "the decoder noticed something this catalogue has no rule for",
-        "A decoder finding without a lint rule of its own (the message says what it is).",
-        "See the message.",
-        source="the codec's decoder",
-    )
-)

@@ -110,8 +110,8 @@ RULES: list[Rule] = [
         {
             "cherry": (
                 "error",
-                "throws TypeError (summaryParts) on the rotated ids: "
-                "@ai-sdk/openai tracks items by id",
+                'reports an error part on the rotated ids ("text part … not found", the text '
+                "still shown; TypeError (summaryParts) on reasoning): it tracks items by id",
             ),
             "openai-node": ("error", 'raises "expected item_id …, got …"'),
         },
@@ -365,8 +365,8 @@ RULES: list[Rule] = [
         {
             "cherry": (
                 "degraded",
-                "ignores these events (@ai-sdk/openai), so the reasoning "
-                "is not shown; @ai-sdk/open-responses, used for LM Studio, reads them",
+                "ignores these events, so the reasoning is not shown (`reasoning_text` is "
+                "LM Studio's, which @ai-sdk/open-responses reads)",
             )
         },
     ),

@@ -55,7 +55,7 @@ RULES: list[Rule] = [
             ),
             "anthropic-sdk": (
                 "degraded",
-                "raise their status error with the raw body as the message (measured)",
+                "raises its status error with the raw body as the message (measured)",
             ),
             "strict": ("error", "cannot read the error's message"),
         },

@@ -9,9 +9,12 @@ A client *assembles the intended answer* when its text and tool calls equal the 
 ones, usage arrived when the stream carried it, and it reports an error exactly when the
 stream carries one. A lint profile's claim then holds:
 
-- "breaks" (``empty`` / ``error`` / ``partial``): the client raises or reports an error,
-  assembles nothing, or assembles something other than the intended answer;
-- "ok" (no finding breaks it, or only ``degraded``): it assembles the intended answer.
+- "breaks" (``empty``, ``error``, ``hidden``, ``partial``, ``garbled``): the client
+  raises or reports an error, assembles nothing, or assembles something other than the
+  intended answer (a tool call without a name counts, whatever the stream meant: the app
+  cannot dispatch it);
+- ``degraded``: it assembles the intended content, with or without the usage;
+- "ok" (no finding breaks it): it assembles the intended answer, the usage included.
 """
 
 from __future__ import annotations
@@ -157,9 +160,17 @@ def differences(run: ClientRun, intended: Answer) -> list[str]:
     if got != want:
         names = [n for n, _ in run.tool_calls]
         out.append(f"tool calls {names}, intended {[n for n, _ in intended.tool_calls]}")
+    nameless = [i for i, (name, _) in enumerate(run.tool_calls) if not name]
+    if nameless:  # whatever the stream meant, the app holds a call it cannot dispatch
+        out.append(f"tool call(s) {nameless} handed over with no name ({NAMELESS})")
     if intended.usage and run.usage is None:
-        out.append("no usage, though the stream carries it")
+        out.append(NO_USAGE)
     return out
+
+
+NO_USAGE = "no usage, though the stream carries it"
+"""The one difference that leaves the content whole: the client works, not cleanly."""
+NAMELESS = "the app cannot dispatch such a call"
 
 
 Intended = Answer | Sequence[Answer] | None
@@ -169,8 +180,10 @@ or None (not known)."""
 
 
 def observed(run: ClientRun, intended: Intended) -> tuple[str, list[str]]:
-    """What the client did (ok / error / empty / partial / skipped), and how it differs
-    (from the first intended answer, when it matches none)."""
+    """What the client did (ok / degraded / error / empty / partial / skipped), and how
+    it differs (from the first intended answer, when it matches none). ``degraded``: it
+    assembled the intended content and lost only the usage; ``partial``: any other
+    difference in what it assembled (content lost, or other than intended)."""
     if run.skipped is not None:
         return "skipped", []
     answers = [intended] if isinstance(intended, Answer) else list(intended or [])
@@ -183,6 +196,8 @@ def observed(run: ClientRun, intended: Intended) -> tuple[str, list[str]]:
         diffs = next((d for d in found if not d), found[0])
     if not diffs:
         return "ok", []
+    if diffs == [NO_USAGE]:
+        return "degraded", diffs
     if run.error is not None and all(a.error is None for a in answers):
         return "error", diffs
     if not run.text and not run.tool_calls:
@@ -213,7 +228,9 @@ def compare(
             agrees: bool | None = None
         elif predicted in BREAKING:
             nothing = not run.text and not run.tool_calls
-            agrees = seen != "ok" or run.error is not None or nothing
+            agrees = seen not in ("ok", "degraded") or run.error is not None or nothing
+        elif predicted == "degraded":  # the content whole; the usage may be lost
+            agrees = seen in ("ok", "degraded")
         else:
             agrees = seen == "ok"
         verdicts.append(

@@ -95,7 +95,9 @@ def _from_result(spec: ClientSpec, result: dict[str, Any]) -> ClientRun:
         spec.protocol,
         text=str(result.get("text") or ""),
         reasoning=str(result.get("reasoning") or ""),
-        tool_calls=[(str(c[0]), str(c[1])) for c in calls if isinstance(c, list) and len(c) == 2],
+        tool_calls=[
+            (_text(c[0]), _text(c[1])) for c in calls if isinstance(c, list) and len(c) == 2
+        ],
         finish=None if finish is None else str(finish),
         usage=(usage[0], usage[1]) if isinstance(usage, list) and len(usage) == 2 else None,
         error=None if result.get("error") is None else str(result["error"]),
@@ -211,3 +213,8 @@ async def run_many(
                 runs.append(_from_result(spec, results.get(f"{n}:{spec.id}", {})))
         out.append(runs)
     return out
+
+
+def _text(value: Any) -> str:
+    """A client's name or arguments as text: a missing one (null) is "", not "None"."""
+    return "" if value is None else str(value)

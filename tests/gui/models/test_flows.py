@@ -375,10 +375,14 @@ def test_verdicts_are_short_with_a_mark_and_whole_in_the_tooltip() -> None:
         verdict_cell("would fail in openai-python because x: y") == "✗ would fail in openai-python"
     )
     assert verdict_cell("would lose content in X because x") == "⚠ loses content in X"
-    long = "would work in Cherry Studio (Vercel AI SDK), but not cleanly, because a: b"
-    assert verdict_cell(long) == "⚠ not clean in Cherry Studio (Vercel AI SDK)"
+    assert verdict_cell("would garble the answer in X because x") == "⚠ garbled in X"
+    hidden = "would hide the upstream's error in X because x: y"
+    assert verdict_cell(hidden) == "✗ error hidden in X"
+    cherry = "Cherry Studio (OpenAI type, @ai-sdk/openai)"
+    long = f"would work in {cherry}, but not cleanly, because a: b"
+    assert verdict_cell(long) == f"⚠ not clean in {cherry}"
     errored = "the stream ends in the upstream's error: overloaded (server_error), at frame 7"
-    assert verdict_cell(errored) == "⚠ upstream error"
+    assert verdict_cell(errored) == "■ upstream error"  # the provider's doing (test_flows_outcomes)
     assert verdict_cell("cancelled by the client, after 3 frames") == "⊘ cancelled"
 
 

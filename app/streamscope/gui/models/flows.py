@@ -67,7 +67,8 @@ from streamscope.gui.models.outcomes import (
     status_text,
     status_tooltip,
 )
-from streamscope.lint.report import CANCELLED, ENDED_IN_ERROR
+from streamscope.lint.checks_provider import CUT_LEAD, FILTER_LEAD, REFUSAL_LEAD
+from streamscope.lint.report import CANCELLED, ENDED_IN_ERROR, LEADS
 
 StatusClass = str  # "all", "ok", "errors", or an outcome (capture/outcome.py)
 STATUS_CLASSES = ("all", "ok", "errors", *(str(o) for o in Outcome))
@@ -79,18 +80,39 @@ _FILTER_CHANGE = hasattr(QSortFilterProxyModel, "endFilterChange") and hasattr(
 
 
 WARN_MARK = "⚠"
-_VERDICT_LEADS = (  # the verdict's lead (lint/report.py) -> a mark and a short word
-    ("would render empty in ", FAIL_MARK, "empty in "),
-    ("would fail in ", FAIL_MARK, "would fail in "),
-    ("would lose content in ", WARN_MARK, "loses content in "),
-    ("would work in ", WARN_MARK, "not clean in "),
+_FAILS = frozenset({"empty", "error", "hidden"})  # nothing usable shown, or a failure hidden
+_VERDICT_LEADS = tuple(  # the verdict's lead (lint/report.py) -> a mark and a short word
+    (lead.split("{}", 1)[0], FAIL_MARK if effect in _FAILS else WARN_MARK, short)
+    for effect, (lead, short) in LEADS.items()
 )
+
+
+PROVIDER_MARK = "■"  # the provider stopped it: no defect of the wire
+_OUTCOMES = (  # what the provider did (lint/checks_provider.py) -> its short word
+    (ENDED_IN_ERROR, "upstream error"),
+    (CUT_LEAD, "cut by length limit"),
+    (FILTER_LEAD, "content filter"),
+    (REFUSAL_LEAD, "refused"),
+)
+
+
+def _outcome_cell(text: str) -> str | None:
+    """An outcome's headline in short: ``■ cut by length limit in tool call make_file``."""
+    for lead, short in _OUTCOMES:
+        if text.startswith(lead):
+            said = text.split(";", 1)[0]
+            if lead == CUT_LEAD and " inside the arguments of tool call " in said:
+                call = said.split(" inside the arguments of tool call ", 1)[1]
+                short += f" in tool call {call.split(',', 1)[0].strip('`')}"
+            return f"{PROVIDER_MARK} {short}"
+    return None
 
 
 def verdict_cell(verdict: Any) -> str:
     """The Verdict cell, short, with a mark (the whole sentence is the tooltip): ``✓ ok``,
-    ``✗ empty in Cherry Studio (…)``, ``⚠ loses content in openai-python``; "" while
-    not linted yet."""
+    ``✗ empty in Cherry Studio (…)``, ``⚠ loses content in openai-python``, what the
+    provider did apart (``■ cut by length limit``, ``■ upstream error``); "" while not
+    linted yet."""
     if not verdict:
         return ""
     text = str(verdict)
@@ -98,15 +120,15 @@ def verdict_cell(verdict: Any) -> str:
         return f"{OK_MARK} ok"
     if text == "not linted":
         return "– not linted"
-    if text.startswith(ENDED_IN_ERROR):  # the upstream's message is in the tooltip
-        return f"{WARN_MARK} upstream error"
+    if (outcome := _outcome_cell(text)) is not None:  # what happened is in the tooltip
+        return outcome
     if text.startswith(CANCELLED):
         return "⊘ cancelled"
     lead = text.split(" because ", 1)[0].rstrip(",")
-    for prefix, mark, word in _VERDICT_LEADS:
+    for prefix, mark, short in _VERDICT_LEADS:
         if lead.startswith(prefix):
             who = lead.removeprefix(prefix).removesuffix(", but not cleanly")
-            return f"{mark} {word}{who}"
+            return f"{mark} {short.format(who)}"
     return f"{WARN_MARK} {lead}"
 
 
@@ -372,11 +394,10 @@ class FlowsModel(ColumnsModel):
             if column == self.UPSTREAM and summary.request_changes:
                 return SEVERITY_FOREGROUND["warning"]
             if column == self.VERDICT and value not in (None, "ok", "not linted"):
-                return (
-                    SEVERITY_FOREGROUND["warning"]
-                    if verdict_cell(value).startswith(WARN_MARK)
-                    else ERROR_FOREGROUND
-                )
+                mark = verdict_cell(value)[:1]
+                if mark == PROVIDER_MARK:  # the provider's doing: said, not alarmed
+                    return SEVERITY_FOREGROUND["info"]
+                return SEVERITY_FOREGROUND["warning"] if mark == WARN_MARK else ERROR_FOREGROUND
             return None
         if role == ALIGNMENT and column in self._NUMERIC and column != self.STATUS:
             return RIGHT
