@@ -18,6 +18,14 @@ that joins the deltas would have it whole) is masked in its parts by
 ends a secret and begins one — where a split leaves them — for secrets of 16 characters
 or more (every split of one leaves a part that long). Of a split secret at most 7
 characters stay visible.
+
+Google API keys (``AIza`` and 35 characters of ``[0-9A-Za-z_-]``, as a Gemini client
+sends them) are recognised by their shape, configured or not — a user may hand the
+proxy their real Google key by mistake, a key the proxy never learns — and masked the
+same way wherever a :class:`Redactor` scans, where one stands as a token of its own (not
+inside a longer run of those characters, such as base64 data). A truncated one's prefix
+(``AIza`` and more) at a text's end is masked by :meth:`Redactor.cut` too; a Google key
+split across two deltas is not recognised (its parts have no shape of their own).
 """
 
 from __future__ import annotations
@@ -31,6 +39,33 @@ from streamscope.config import Config, mask
 
 MIN_SECRET = 8  # shorter secrets are masked only as whole tokens
 _WORD = "A-Za-z0-9_\\-"
+
+
+# The key's shape, as a token of its own (not inside a longer run of its characters).
+GOOGLE_KEY = re.compile(f"(?<![{_WORD}])AIza[{_WORD}]{{35}}(?![{_WORD}])")
+GOOGLE_KEY_BYTES = re.compile(GOOGLE_KEY.pattern.encode())
+# A Google key's prefix that a truncation left at the end of a text.
+# (8 characters or more, as a configured secret's fragment: AIza alone shows nothing.)
+_GOOGLE_HEAD = re.compile(f"(?<![{_WORD}])AIza[{_WORD}]{{4,34}}\\Z")
+
+
+def _google_text(value: str, same_length: bool = False) -> str:
+    """``value`` with every Google key masked (``…abcd``; ``same_length``: ``*``s and its
+    last 4 characters). The same object when there is none."""
+    if "AIza" not in value or GOOGLE_KEY.search(value) is None:
+        return value
+    if same_length:
+        return GOOGLE_KEY.sub(lambda m: "*" * 35 + m.group()[-4:], value)
+    return GOOGLE_KEY.sub(lambda m: mask(m.group()), value)
+
+
+def _google_bytes(value: bytes, same_length: bool = False) -> bytes:
+    """:func:`_google_text` for bytes."""
+    if b"AIza" not in value or GOOGLE_KEY_BYTES.search(value) is None:
+        return value
+    if same_length:
+        return GOOGLE_KEY_BYTES.sub(lambda m: b"*" * 35 + m.group()[-4:], value)
+    return GOOGLE_KEY_BYTES.sub(lambda m: mask(m.group().decode()).encode(), value)
 
 
 def _short_pattern(secrets: list[str]) -> str:
@@ -97,6 +132,7 @@ class Redactor:
         for secret in self._secrets:
             if secret in value:
                 value = value.replace(secret, mask(secret))
+        value = _google_text(value)
         if self._short is not None:
             value = self._short.sub("…", value)
         return self._edges(value)
@@ -124,6 +160,8 @@ class Redactor:
                     value = "…" + value[q + MIN_SECRET :]
                     break
                 q = value.rfind(tail, 0, q + MIN_SECRET - 1)
+        if "AIza" in value:  # a Google key's prefix (its suffix has no shape to know)
+            value = _GOOGLE_HEAD.sub("…", value)
         return value
 
     def cut(self, value: str, limit: int) -> str:
@@ -139,6 +177,7 @@ class Redactor:
         for secret, _ in self._bytes:
             if secret in value:
                 value = value.replace(secret, b"*" * (len(secret) - 4) + secret[-4:])
+        value = _google_bytes(value, same_length=True)
         for secret, head, tail in self._parts:
             if head in value or tail in value:
                 value = _mask_parts(value, secret, head, tail)
@@ -151,7 +190,7 @@ class Redactor:
         for secret in self._secrets:
             if secret in value:
                 value = value.replace(secret, "*" * (len(secret) - 4) + secret[-4:])
-        value = self._parts_text(value)
+        value = self._parts_text(_google_text(value, same_length=True))
         if self._short is not None and self._short.search(value):
             value = self._short.sub(lambda m: "*" * len(m.group()), value)
         return value
@@ -168,6 +207,7 @@ class Redactor:
         for secret, masked in self._bytes:
             if secret in value:
                 value = value.replace(secret, masked)
+        value = _google_bytes(value)
         for secret, head, tail in self._parts:
             if head in value or tail in value:
                 value = _mask_parts(value, secret, head, tail)
@@ -244,4 +284,4 @@ class RedactingFilter(logging.Filter):
         return True
 
 
-__all__ = ["RedactingFilter", "Redactor", "mask_userinfo", "url_password"]
+__all__ = ["GOOGLE_KEY", "RedactingFilter", "Redactor", "mask_userinfo", "url_password"]
