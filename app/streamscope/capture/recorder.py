@@ -41,7 +41,14 @@ JSON = dict[str, Any]
 _RAW = attrgetter("raw")
 _ARRIVAL = attrgetter("arrival_ns")
 CHECK_EVERY = 1024  # relay batches between two runs of the memory guard
-SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "proxy-authorization", "cookie"}
+SECRET_HEADERS = {
+    "authorization",
+    "x-api-key",
+    "api-key",
+    "x-goog-api-key",  # Google's (Gemini's) key header
+    "proxy-authorization",
+    "cookie",
+}
 # Query parameters that carry credentials (``?key=`` is how Gemini takes its key).
 SECRET_PARAMS = {"key", "apikey", "auth", "password", "passwd", "signature", "sig"}
 SECRET_PARAM_ENDINGS = ("_key", "-key", "token", "secret")

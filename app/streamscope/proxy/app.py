@@ -15,7 +15,8 @@ Endpoints and the protocol each speaks (its error envelope included):
 Each endpoint also answers without its ``/v1`` (``/chat/completions``, ``/messages``,
 ``/responses``, ``/models``), and a path that is none gets a 404 in the envelope of the
 protocol it looks like, naming what it probably meant (:mod:`~streamscope.proxy.paths`).
-The local key is accepted as ``Authorization: Bearer``, ``x-api-key`` or ``api-key``.
+The local key is accepted as ``Authorization: Bearer``, ``x-api-key``, ``api-key``,
+``x-goog-api-key`` or (not on /admin) ``?key=`` (:mod:`~streamscope.proxy.keys`).
 ``/admin`` answers no request a web page made (``Origin`` or ``Sec-Fetch-Site``, a CORS
 preflight included: 403, and never a CORS header), and with ``[proxy] admin_keys`` set it
 takes only those keys (a client key gets 403), which the client endpoints do not take.
@@ -58,6 +59,7 @@ from streamscope.proxy.attempts import Attempts
 from streamscope.proxy.core import Core
 from streamscope.proxy.count_tokens import count_tokens, named_model
 from streamscope.proxy.exchange import handle_exchange
+from streamscope.proxy.keys import HOW_TO_SEND, sent_key
 from streamscope.proxy.paths import COUNT_TOKENS, HEALTH, MODELS, endpoint, endpoint_codec, miss
 from streamscope.proxy.plan import make_plan
 from streamscope.proxy.refusals import Reason, RefusalLog
@@ -272,13 +274,13 @@ class ProxyApp:
     def _refused(self, scope: Scope, exc: Refused) -> None:
         self.refusals.add(
             scope["method"],
-            scope["path"],
+            self.redactor.text(scope["path"]),  # (a Google key may stand in a path)
             exc.reason,
             exc.status,
             self.redactor.text(exc.error.message),
             origin=header(scope, b"origin"),
             user_agent=header(scope, b"user-agent"),
-            key=_sent_key(scope),
+            key=sent_key(scope, query=not _is_admin(scope["path"])),
             host=header(scope, b"host"),
         )
 
@@ -315,17 +317,14 @@ class ProxyApp:
     def _check_key(self, scope: Scope, codec: Codec, admin: bool = False) -> None:
         """The key a request sent: one of ``[proxy] admin_keys`` on /admin when any is
         set, else one of the local keys (``api_keys``)."""
-        given = _sent_key(scope)
+        given = sent_key(scope, query=not admin)
         only_admin = admin and bool(self._admin_keys)
         if not given:
             which = "[proxy] admin_keys" if only_admin else "the proxy's local keys"
             raise Refused(
                 "no-key",
                 codec,
-                errors.unauthorized(
-                    f"no API key: send one of {which} as "
-                    "'Authorization: Bearer <key>', 'x-api-key: <key>' or 'api-key: <key>'"
-                ),
+                errors.unauthorized(f"no API key: send one of {which} as {HOW_TO_SEND}"),
             )
         key = given.encode()
         if only_admin:
@@ -459,16 +458,6 @@ def _from_browser(scope: Scope) -> bool:
     and preflight, and ``Sec-Fetch-Site`` (other than ``none``, the address bar) on all."""
     site = (header(scope, b"sec-fetch-site") or "none").lower()
     return header(scope, b"origin") is not None or site != "none"
-
-
-def _sent_key(scope: Scope) -> str | None:
-    """The key a client sent: ``x-api-key`` (Anthropic), ``api-key`` (Azure OpenAI) or
-    ``Authorization: Bearer`` (OpenAI)."""
-    given = header(scope, b"x-api-key") or header(scope, b"api-key")
-    auth = header(scope, b"authorization")
-    if not given and auth is not None and auth[:7].lower() == "bearer ":
-        given = auth[7:].strip()
-    return given or None
 
 
 def _not_allowed(method: str, path: str, allowed: str) -> ProxyError:
