@@ -8,7 +8,7 @@ and another Google credential in an ``x-goog-api-key`` header the proxy does not
 the upstream echoes the prompt (in a stream, and in a 400 error's message) and answers
 with an ``x-goog-api-key`` header of its own. Then everything is read back: each
 client's answer, every cell of the capture's SQLite file and its raw bytes, the flow as
-the store gives it (what the window's flow header shows), ``/admin/flows``, each flow's
+the store gives it and the window's flow header line, ``/admin/flows``, each flow's
 JSON and HAR export (``request.url`` and ``queryString``), ``/admin/refusals`` and the
 log. No key appears in any of them, and each is there in its masked form.
 """
@@ -25,6 +25,8 @@ import httpx
 import pytest
 
 from streamscope.capture.flow import Flow
+from streamscope.capture.summary import FlowSummary
+from streamscope.gui.flow_header import header_text
 from tests.capture.test_recorder import _config, proxied
 from tests.proxy.harness import KEY
 from tests.upstream_server import RecordedRequest, Script, fast_stream_script, run_in_thread
@@ -169,6 +171,9 @@ def test_the_key_query_parameter_is_masked_in_the_flow_its_summary_and_har(
     assert by_query.request.url == f"/v1/chat/completions?{local}"
     paths = {s["path"] for s in seen["listed"]["flows"]}
     assert {by_header.request.url, by_query.request.url} <= paths
+    # The window's flow header shows the stored request line.
+    line = header_text(by_header, FlowSummary(by_header.id))
+    assert line.startswith(f"POST /v1/chat/completions?alt=sse&{google}") and not _leaks(line)
     request = seen["hars"][0]["log"]["entries"][0]["request"]
     assert request["url"].endswith(f"/v1/chat/completions?alt=sse&{google}")
     assert request["queryString"] == [
