@@ -143,7 +143,9 @@ def tools(draw: st.DrawFn) -> list[types.Tool]:
 def tool_config(draw: st.DrawFn) -> types.ToolConfig:
     mode = draw(st.sampled_from(["AUTO", "ANY", "NONE", "VALIDATED"]))
     allowed = draw(st.none() | st.lists(st.sampled_from(NAMES), unique=True, min_size=1))
-    config = types.FunctionCallingConfig(mode=mode, allowed_function_names=allowed)
+    config = types.FunctionCallingConfig(
+        mode=types.FunctionCallingConfigMode(mode), allowed_function_names=allowed
+    )
     return types.ToolConfig(function_calling_config=config)
 
 

@@ -68,7 +68,7 @@ def test_what_each_field_becomes() -> None:
         ],
         tool_config=types.ToolConfig(
             function_calling_config=types.FunctionCallingConfig(
-                mode="ANY", allowed_function_names=["get_weather"]
+                mode=types.FunctionCallingConfigMode.ANY, allowed_function_names=["get_weather"]
             )
         ),
         generation=types.GenerationConfig(
@@ -122,7 +122,12 @@ def test_fields_with_no_canonical_place_are_carried_and_named() -> None:
         [types.Content(role="user", parts=[types.Part(text="hi")])],
         generation=types.GenerationConfig(seed=7, response_mime_type="application/json"),
         safetySettings=[
-            dump(types.SafetySetting(category="HARM_CATEGORY_HARASSMENT", threshold="BLOCK_NONE"))
+            dump(
+                types.SafetySetting(
+                    category=types.HarmCategory.HARM_CATEGORY_HARASSMENT,
+                    threshold=types.HarmBlockThreshold.BLOCK_NONE,
+                )
+            )
         ],
         tools=[types.Tool(google_search=types.GoogleSearch())],
     )
