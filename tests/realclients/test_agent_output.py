@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from streamscope.realclients.agent_output import (
     ToolCall,
     ToolResult,
+    codex_asked_again,
+    codex_output_batches,
     read_codex,
     read_stream_json,
 )
@@ -198,3 +200,21 @@ def test_readers_never_raise_on_odd_lines(items: list[Any], rollout_items: list[
     rollout = "\n".join(json.dumps(i) for i in rollout_items)
     for got in (read_stream_json(text), read_codex(text, rollout)):
         assert isinstance(got.text, str) and got.unreadable >= 0
+
+
+def _item(kind: str, **fields: Any) -> dict[str, Any]:
+    return {"type": "response_item", "payload": {"type": kind, **fields}}
+
+
+def test_codex_asked_again_only_once_an_answer_follows_the_last_allowed_results() -> None:
+    """Codex records a call's result before it has read the rest of its answer: the turn
+    is over (and the run may be ended) only when the next answer shows in its session."""
+    call = _item("function_call", call_id="c1", name="f", arguments="{}")
+    result = _item("function_call_output", call_id="c1", output="unavailable")
+    ran = lines(call, result)
+    assert codex_output_batches(ran) == 1
+    assert not codex_asked_again(ran, 1)  # the answer may still fail (response.incomplete)
+    assert codex_asked_again(lines(call, result, call), 1)  # it asked again: over
+    assert not codex_asked_again(lines(call, result, call), 2)
+    assert codex_asked_again(lines(call, result, call, result, call), 2)
+    assert not codex_asked_again(lines(call), 1)  # no result yet

@@ -251,6 +251,23 @@ def codex_output_batches(rollout: str) -> int:
     return batches
 
 
+def codex_asked_again(rollout: str, max_turns: int) -> bool:
+    """Whether a Codex session file shows an answer after the results of its
+    ``max_turns``-th answer that called tools: it asked again, so that answer is over
+    (one that failed after its call ran, ``response.incomplete``, shows none)."""
+    batches, in_batch = 0, False
+    for line in _lines(rollout, Assembled()):
+        payload = line.get("payload")
+        if line.get("type") != "response_item" or not isinstance(payload, dict):
+            continue
+        output = payload.get("type") in OUTPUTS
+        if in_batch and not output and batches >= max_turns:
+            return True
+        batches += output and not in_batch
+        in_batch = output
+    return False
+
+
 def _codex_rollout(
     rollout: str, out: Assembled, max_turns: int | None
 ) -> tuple[list[ToolCall], list[ToolResult]]:
@@ -297,6 +314,7 @@ __all__ = [
     "Assembled",
     "ToolCall",
     "ToolResult",
+    "codex_asked_again",
     "codex_output_batches",
     "read_codex",
     "read_stream_json",

@@ -50,7 +50,7 @@ from streamscope.realclients.agent_output import (
     Assembled,
     ToolCall,
     ToolResult,
-    codex_output_batches,
+    codex_asked_again,
     read_codex,
     read_stream_json,
 )
@@ -238,11 +238,14 @@ def read_output(
 
 
 async def _codex_turn_guard(proc: asyncio.subprocess.Process, home: Path, max_turns: int) -> bool:
-    """End Codex once it has sent back the results of its ``max_turns``-th answer (it
-    would ask again); True when it did."""
+    """End Codex once it has asked again after the results of its ``max_turns``-th answer
+    (a replay would answer it for ever); True when it did. Not at the results themselves:
+    Codex records a call's result before it has read the rest of its answer, and an
+    answer that then fails (``response.incomplete``) must be let fail; killed at the
+    results, the run raced that error and, under load, lost it."""
     while proc.returncode is None:
         await asyncio.sleep(0.05)
-        if codex_output_batches(await asyncio.to_thread(_rollout, home)) >= max_turns:
+        if codex_asked_again(await asyncio.to_thread(_rollout, home), max_turns):
             _kill(proc)
             return True
     return False
