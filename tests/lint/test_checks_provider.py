@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from streamscope.codecs import PROTOCOLS
 from streamscope.lint import lint_bytes
 from streamscope.lint.checks_provider import (
     CUT_LEAD,
@@ -178,7 +179,13 @@ def test_a_refusal_quotes_the_model_or_names_the_stop_reason() -> None:
     assert hit.message.startswith(f"{REFUSAL_LEAD} (stop reason `refusal`) after ")
 
 
-@pytest.mark.parametrize("path", sorted(source_rows()))
+def _lintable(path: str) -> bool:
+    """A recording of a protocol the linter reads (the Gemini codec is not registered
+    yet: its recordings are read by tests/codecs/gemini until it is)."""
+    return path.split("/", 1)[0] != "gemini" or "gemini" in PROTOCOLS
+
+
+@pytest.mark.parametrize("path", sorted(p for p in source_rows() if _lintable(p)))
 def test_a_real_recordings_outcomes_are_what_its_sources_row_says(path: str) -> None:
     """SOURCES.md lists each recording's features (its finish or stop reason, a refusal,
     an error): the outcomes read from it are those, no more (a cut counts once)."""
