@@ -59,6 +59,8 @@ def front(back: Running, tmp_path_factory: pytest.TempPathFactory) -> Iterator[R
     upstreams = [
         {"name": "chat", "protocol": "openai-chat", "base_url": back.v1, "accounts": account},
         {"name": "gem", "protocol": "gemini", "base_url": back.url, "accounts": account},
+        {"name": "gempass", "protocol": "gemini", "base_url": back.url, "accounts": account}
+        | {"mode": "passthrough"},
     ]
     capture = tmp_path_factory.mktemp("capture") / "flows.sqlite"
     with proxied(make_config(upstreams), capture_path=capture) as running:
@@ -84,7 +86,11 @@ def _tool_config() -> types.GenerateContentConfig:
 # -- google-genai through the proxy ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("model", ["demo-chat", "chat/demo-chat"], ids=["demo", "over-chat"])
+@pytest.mark.parametrize(
+    "model",
+    ["demo-chat", "chat/demo-chat", "gem/demo-chat", "gempass/demo-chat"],
+    ids=["demo", "over-chat", "over-gemini", "over-gemini-passthrough"],
+)
 def test_genai_streams_and_gets_whole_text(back: Running, front: Running, model: str) -> None:
     target = back if model == "demo-chat" else front
     gem = client(target)
