@@ -282,3 +282,23 @@ def test_the_gemini_upstream_is_asked_at_its_path_with_the_key_in_its_header_onl
                 ]
     stored = "\n".join(cells) + capture.read_bytes().decode("latin-1")
     assert BACK_KEY not in stored and front.key not in stored
+
+
+def test_an_array_streams_flow_is_captured_and_read(front: Running) -> None:
+    from streamscope.analysis.view import flow_reading
+
+    path = "/v1beta/models/chat/demo-chat:streamGenerateContent"
+    answer = _post(front, path, BODY)
+    items = json.loads(answer.text)
+    assert "".join(i["candidates"][0]["content"]["parts"][0].get("text", "") for i in items) == SAID
+    flows = front.server.app.flows
+    assert flows is not None
+    flows.flush()
+    flow = flows.get(answer.headers["x-request-id"])
+    assert flow is not None and flow.upstream.protocol == "openai-chat"
+    assert flow_reading(flow, "upstream").timing is not None
+    flow_reading(flow, "client")  # (the array the client got: read without an exception)
+    shown = httpx.get(
+        front.url + f"/admin/flows/{flow.id}", headers={"authorization": f"Bearer {front.key}"}
+    )
+    assert shown.status_code == 200
