@@ -302,3 +302,12 @@ def test_an_array_streams_flow_is_captured_and_read(front: Running) -> None:
         front.url + f"/admin/flows/{flow.id}", headers={"authorization": f"Bearer {front.key}"}
     )
     assert shown.status_code == 200
+
+
+def test_a_gemini_upstreams_models_are_listed_from_its_models_path(front: Running) -> None:
+    import asyncio
+
+    upstream = front.server.app.upstreams["gem"]
+    account = upstream.config.accounts[0]
+    listed = asyncio.run_coroutine_threadsafe(upstream.list_models(account), front.loop)
+    assert {"demo-chat", "demo-tools"} <= set(listed.result(timeout=30))
