@@ -89,7 +89,7 @@ def test_bad_input_is_one_line_and_exit_2(
 
 
 def test_unknown_target_protocol_is_rejected() -> None:
-    proc = cli("translate", "--to", "gemini", "x.sse")
+    proc = cli("translate", "--to", "bedrock", "x.sse")
     assert proc.returncode == 2 and b"invalid choice" in proc.stderr
 
 

@@ -24,7 +24,7 @@ def test_each_name_gives_its_packages_codec(name: str) -> None:
 def test_each_protocol_is_served_at_its_own_path() -> None:
     paths = [get_codec(name).path for name in PROTOCOLS]
     assert len(set(paths)) == len(paths)
-    assert all(path.startswith(("/v1/", "/api/v1/")) for path in paths)
+    assert all(path.startswith(("/v1/", "/api/v1/", "/v1beta/")) for path in paths)
 
 
 @pytest.mark.parametrize("name", ["openai", "OpenAI-Chat", "openai_chat", ""])

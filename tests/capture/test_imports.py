@@ -52,8 +52,8 @@ def test_the_content_type_decides_over_the_bytes() -> None:
     # A protocol given for a raw stream is taken; an unknown one is refused.
     (flow,) = read_flows(b'data: {"x": 1}\n\n', protocol="anthropic")
     assert flow.upstream.protocol == "anthropic"
-    with pytest.raises(UnreadableImport, match="unknown protocol 'gemini'"):
-        read_flows(b"data: {}\n\n", protocol="gemini")
+    with pytest.raises(UnreadableImport, match="unknown protocol 'bedrock'"):
+        read_flows(b"data: {}\n\n", protocol="bedrock")
 
 
 @pytest.mark.parametrize(

@@ -324,7 +324,7 @@ def test_an_imported_devtools_har_has_its_secrets_masked(upstream: Any) -> None:
         (b"hello, not a stream\n", "text/plain", "", "no SSE data frames"),
         (b"{not json", "application/har+json", "", "not a HAR file"),
         (b'{"log": {}}', "application/json", "", "no log.entries"),
-        (b"data: {}\n\n", "text/event-stream", "?protocol=gemini", "unknown protocol"),
+        (b"data: {}\n\n", "text/event-stream", "?protocol=bedrock", "unknown protocol"),
     ],
 )
 def test_import_refuses_what_it_cannot_read(

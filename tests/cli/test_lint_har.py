@@ -77,7 +77,7 @@ def test_lint_of_a_har_file_takes_the_lint_options(tmp_path: Path) -> None:
     (entry, _) = json.loads(as_anthropic.stdout)["entries"]
     assert entry["report"]["protocol"] == "anthropic"
     assert "anthropic.missing-event-line" in {f["rule"] for f in entry["report"]["findings"]}
-    assert cli("lint", "--protocol", "gemini", str(broken)).returncode == 2
+    assert cli("lint", "--protocol", "bedrock", str(broken)).returncode == 2
 
 
 def test_lint_of_a_devtools_har_lints_the_streams_and_skips_the_rest(tmp_path: Path) -> None:

@@ -81,5 +81,7 @@ async def test_nothing_listening_is_a_result_without_status_not_an_exception() -
 
 
 async def test_an_unknown_protocol_is_refused_before_anything_is_sent() -> None:
-    with pytest.raises(ValueError, match="gemini"):
+    with pytest.raises(ValueError, match="bedrock"):
+        await probe("http://127.0.0.1:9/v1", "bedrock", "m")
+    with pytest.raises(ValueError, match="does not compose gemini requests yet"):
         await probe("http://127.0.0.1:9/v1", "gemini", "m")

@@ -27,7 +27,8 @@ from streamscope.client import (
     replay_session,
     with_tool_results,
 )
-from streamscope.codecs import PROTOCOLS, get_codec
+from streamscope.client.compose import COMPOSED
+from streamscope.codecs import get_codec
 from streamscope.demo.scenarios import Timing, play
 from streamscope.model.assemble import assemble
 from streamscope.model.events import Event
@@ -100,7 +101,7 @@ def calls_of(response: Response) -> list[tuple[str, Any]]:
 
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "body"])
 @pytest.mark.parametrize("model", ["demo-chat", "demo-tools"])
-@pytest.mark.parametrize("protocol", list(PROTOCOLS))
+@pytest.mark.parametrize("protocol", list(COMPOSED))  # (the pane composes these)
 async def test_every_protocol_answers_what_the_demo_says(
     fast: Running, protocol: str, model: str, stream: bool
 ) -> None:
@@ -163,7 +164,7 @@ def check_stream(rec: Recorder, result: ClientResult) -> None:
 
 
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "body"])
-@pytest.mark.parametrize("protocol", list(PROTOCOLS))
+@pytest.mark.parametrize("protocol", list(COMPOSED))  # (the pane composes these)
 async def test_demo_error_ends_in_an_error(fast: Running, protocol: str, stream: bool) -> None:
     rec = Recorder()
     c = compose(fast, protocol, "demo-error", params=Params(stream=stream))
@@ -180,7 +181,7 @@ async def test_demo_error_ends_in_an_error(fast: Running, protocol: str, stream:
         assert result.leg.body is not None and result.lint is not None
 
 
-@pytest.mark.parametrize("protocol", list(PROTOCOLS))
+@pytest.mark.parametrize("protocol", list(COMPOSED))  # (the pane composes these)
 async def test_a_bad_key_is_an_http_401_body_leg(fast: Running, protocol: str) -> None:
     rec = Recorder()
     result = await rec.session(compose(fast, protocol, "demo-chat", key="sk-wrong")).run()

@@ -77,7 +77,7 @@ def test_missing_file_gives_defaults_that_route_to_the_demo(tmp_path: Path) -> N
         ("[proxy]\nkeepalive_seconds = -1\n", "proxy.keepalive_seconds"),
         ("[proxy]\nsurprise = 1\n", "proxy.surprise"),
         (
-            '[[upstreams]]\nname = "x"\nprotocol = "gemini"\nbase_url = "http://h"\n',
+            '[[upstreams]]\nname = "x"\nprotocol = "bedrock"\nbase_url = "http://h"\n',
             "upstreams[0].protocol",
         ),
         ('[[upstreams]]\nname = "x"\nprotocol = "openai-chat"\n', "base_url is required"),

@@ -36,13 +36,14 @@ TOOLS = [
     ToolDef("get_forecast", None, {"type": "object", "properties": {"days": {"type": "integer"}}}),
     ToolDef("search_web", None, {"type": "object", "properties": {"query": {"type": "string"}}}),
 ]
-REFUSAL_AS_TEXT = {"anthropic", "lmstudio"}  # no refusal part: the text says it
+REFUSAL_AS_TEXT = {"anthropic", "lmstudio", "gemini"}  # no refusal part: the text says it
 # Finish reasons a protocol cannot say (LM Studio has no finish reason at all)
 FINISH_SEEN: dict[str, dict[str | None, str]] = {
     "openai-chat": {"refusal": "stop"},
     "anthropic": {},
     "responses": {"refusal": "stop"},
     "lmstudio": {"refusal": "stop", "length": "stop"},
+    "gemini": {"refusal": "stop"},
 }
 SIGNED = {"anthropic", "responses"}  # protocols that carry a reasoning signature
 
@@ -58,7 +59,8 @@ def body_for(protocol: str, model: str, stream: bool = True, **kw: Any) -> dict[
         include_usage=True,
         **kw,
     )
-    return get_codec(protocol).encode_request(request)
+    # (Gemini's body leaves the model to the path; the proxy hands it over as a field)
+    return {**get_codec(protocol).encode_request(request), "model": model}
 
 
 def summary(response: Response, protocol: str) -> list[dict[str, Any]]:
@@ -272,6 +274,7 @@ BAD: dict[str, tuple[dict[str, object], str]] = {
     # (input may be left out: a stored prompt, previous_response_id)
     "responses": ({"input": 5}, "input must be a string or an array"),
     "lmstudio": ({}, "input is required"),
+    "gemini": ({}, "contents is required"),
 }
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import anthropic.types
+import google.genai.types
 import openai.types.chat
 import openai.types.responses
 import pytest
@@ -28,6 +29,7 @@ SDK_MODELS: dict[str, Any] = {
     "openai-chat": openai.types.chat.ChatCompletion,
     "anthropic": anthropic.types.Message,
     "responses": openai.types.responses.Response,
+    "gemini": google.genai.types.GenerateContentResponse,
 }
 
 
@@ -40,8 +42,8 @@ def source_response(path: Path) -> Response:
 
 def content(resp: Response, target: str) -> dict[str, Any]:
     c = resp.choice(0)
-    # Anthropic and LM Studio have no refusal part: a refusal travels as text there.
-    merged = target in ("anthropic", "lmstudio")
+    # Anthropic, LM Studio and Gemini have no refusal part: a refusal travels as text there.
+    merged = target in ("anthropic", "lmstudio", "gemini")
     client_calls = [
         (t.wire_name, t.parsed_arguments() if _is_json(t.arguments) else t.arguments)
         for t in c.tool_calls
@@ -89,8 +91,8 @@ def test_complete_response_survives_each_protocol(path: Path, target: str) -> No
     want, got = content(resp, target), content(again, target)
     if resp.usage is None:
         want["usage"] = _unknown_usage(target)
-    if target == "anthropic":
-        # Anthropic's tool input is an object: unparseable partial JSON cannot travel.
+    if target in ("anthropic", "gemini"):
+        # Their tool input (args) is an object: unparseable partial JSON cannot travel.
         want["tool_calls"] = [
             (n, a if not isinstance(a, str) else got_a)
             for (n, a), (_, got_a) in zip(want["tool_calls"], got["tool_calls"], strict=True)

@@ -24,6 +24,7 @@ import httpx
 import openai
 import pytest
 
+from streamscope.codecs import get_codec
 from streamscope.model.estimate import NOTE
 from streamscope.proxy.paths import ENDPOINTS
 from tests.proxy.harness import KEY, Running, make_config, proxied
@@ -35,7 +36,7 @@ SOURCE = FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse"
 FRAMES = [f + b"\n\n" for f in SOURCE.read_bytes().split(b"\n\n") if f.strip()]
 WITHOUT_USAGE = [f for f in FRAMES if b'"usage":{' not in f]
 DELTAS = sum(b'"content":"' in f and b'"content":""' not in f for f in WITHOUT_USAGE)
-PATHS = {p: path for path, p in ENDPOINTS.items() if p != "openai-chat"}  # counts required
+PATHS = {p: path for path, p in ENDPOINTS.items() if get_codec(p).requires_usage}
 
 
 def _upstream(request: RecordedRequest) -> Script:
@@ -79,6 +80,19 @@ def test_a_chat_client_gets_no_invented_usage_chunk(running: Running) -> None:
             )
         )
     assert chunks and all(c.usage is None for c in chunks)
+
+
+def test_a_gemini_client_gets_no_invented_usage_either(running: Running) -> None:
+    # Gemini's usageMetadata is optional on a chunk (a Gemini stream's counts come with
+    # each chunk the upstream counted): none is made up where the upstream sent none.
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+    path = "/v1beta/models/{}:streamGenerateContent?alt=sse"
+    headers = {"x-goog-api-key": KEY}
+    bare = httpx.post(running.url + path.format("no-usage"), json=body, headers=headers)
+    counted = httpx.post(running.url + path.format("with-usage"), json=body, headers=headers)
+    assert bare.status_code == counted.status_code == 200
+    assert b"usageMetadata" not in bare.content and NOTE.encode() not in bare.content
+    assert b"usageMetadata" in counted.content
 
 
 def test_responses_and_anthropic_clients_get_flagged_estimates(running: Running) -> None:

@@ -14,7 +14,19 @@ import httpx
 import openai
 import pytest
 
-from streamscope.proxy.paths import ENDPOINTS, MODELS, endpoint, miss, normalize
+from streamscope.proxy.paths import (
+    ENDPOINTS,
+    GEMINI_COUNT,
+    GEMINI_GENERATE,
+    GEMINI_MODELS,
+    GEMINI_STREAM,
+    MODELS,
+    endpoint,
+    endpoint_codec,
+    gemini_call,
+    miss,
+    normalize,
+)
 from tests.proxy.demo_support import demo_config
 from tests.proxy.harness import Running, proxied
 
@@ -66,6 +78,36 @@ def test_without_v1_or_with_extra_slashes(path: str, meant: str) -> None:
 )
 def test_no_endpoint(path: str) -> None:
     assert endpoint(path) is None
+
+
+@pytest.mark.parametrize(
+    ("path", "canonical", "model"),
+    [
+        ("/v1beta/models/gemini-2.5-flash:generateContent", GEMINI_GENERATE, "gemini-2.5-flash"),
+        ("/v1/models/demo-chat:streamGenerateContent", GEMINI_STREAM, "demo-chat"),
+        ("/v1beta/models/up/m:countTokens", GEMINI_COUNT, "up/m"),  # upstream/model routes
+        ("//v1beta/models/m:generateContent/", GEMINI_GENERATE, "m"),
+    ],
+)
+def test_a_gemini_path_names_its_model_and_method(path: str, canonical: str, model: str) -> None:
+    call = gemini_call(path)
+    assert call is not None and (call.path, call.model) == (canonical, model)
+    assert call.stream is (canonical == GEMINI_STREAM) and call.counts is (
+        canonical == GEMINI_COUNT
+    )
+    assert endpoint(path) == canonical and endpoint_codec(canonical).name == "gemini"
+
+
+def test_geminis_models_list_and_what_is_no_gemini_call() -> None:
+    assert endpoint("/v1beta/models") == endpoint("/v1beta/models/") == GEMINI_MODELS
+    assert endpoint_codec(GEMINI_MODELS).name == "gemini"
+    for path in (
+        "/v1beta/models/m:embedContent",
+        "/v1beta/models/:generateContent",
+        "/v2/models/m:generateContent",
+    ):
+        assert gemini_call(path) is None and endpoint(path) is None
+        assert miss("POST", path).protocol == "gemini"  # its 404 in Google's envelope
 
 
 def test_normalize() -> None:

@@ -242,7 +242,18 @@ def body_for(client: str, model: str, stream: bool = True) -> dict[str, Any]:
         return {"model": model, "messages": msgs, "stream": stream}
     if client == "anthropic":
         return {"model": model, "max_tokens": 256, "messages": msgs, "stream": stream}
+    if client == "gemini":  # (its path names the model and the mode: path_for)
+        return {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
     return {"model": model, "input": "hi", "stream": stream}  # responses, lmstudio
+
+
+def path_for(client: str, path: str, model: str, stream: bool = True) -> str:
+    """The endpoint ``path`` a client of ``client`` posts to for ``model``: itself, or
+    Gemini's with the model and the mode in it."""
+    if client != "gemini":
+        return path
+    method = "streamGenerateContent?alt=sse" if stream else "generateContent"
+    return f"/v1beta/models/{model}:{method}"
 
 
 @dataclass

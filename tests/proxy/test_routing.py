@@ -551,7 +551,7 @@ BAD_CONFIGS = {
         ["upstreams[0].accounts[0].key"],
     ),
     "bad-protocol": (
-        '[[upstreams]]\nname = "g"\nprotocol = "gemini"\nbase_url = "http://x"\n',
+        '[[upstreams]]\nname = "g"\nprotocol = "bedrock"\nbase_url = "http://x"\n',
         ["upstreams[0].protocol"],
     ),
     "bad-port": ('[proxy]\nport = "eighty"\n', ["proxy.port"]),

@@ -17,8 +17,9 @@ its protocol's decoder) or its protocol cannot be told.
 1. ``messages`` (a list) is Anthropic Messages or OpenAI Chat: OpenAI Chat without
    ``max_tokens``, which the Messages API requires. Without ``messages``, a body with a
    name of OpenAI Responses' or LM Studio's native request (``input``, ``instructions``,
-   ``previous_response_id``, ``system_prompt``…) is one of those two; anything else is
-   none (say it with ``--from``).
+   ``previous_response_id``, ``system_prompt``…) is one of those two; else a
+   ``contents`` list is Gemini's (its body alone has one); anything else is none (say it
+   with ``--from``).
 2. Between the two, the one whose codec's request vocabulary (the top-level names its
    SDK's types define: :mod:`streamscope.codecs.vocabulary`) names more of the body's
    top-level keys that the other's does not (``system``, ``thinking`` and
@@ -95,6 +96,8 @@ def detect_protocol(body: Any) -> str | None:
         return by_names or ("openai-chat" if _chat_shapes(body) else "anthropic")
     if (keys - {"model"}) & (_names("responses") | _names("lmstudio")):
         return _by_names(keys, "lmstudio", "responses") or "responses"
+    if isinstance(body.get("contents"), list):  # (only Gemini's body has contents)
+        return "gemini"
     return None
 
 

@@ -121,9 +121,19 @@ class Composition:
 # -- validation ---------------------------------------------------------------------------
 
 
+COMPOSED: tuple[str, ...] = tuple(p for p in PROTOCOLS if p != "gemini")
+"""The protocols the pane composes requests in. Not Gemini's yet: its endpoint's path
+names the model, which the pane's URL-per-protocol does not say."""
+
+
 def check_protocol(protocol: str) -> str:
     if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {protocol!r} (known: {', '.join(PROTOCOLS)})")
+        raise ValueError(f"unknown protocol {protocol!r} (known: {', '.join(COMPOSED)})")
+    if protocol not in COMPOSED:
+        raise ValueError(
+            f"the client pane does not compose {protocol} requests yet "
+            f"(it composes {', '.join(COMPOSED)})"
+        )
     return protocol
 
 

@@ -17,6 +17,7 @@ PROTOCOLS: dict[str, str] = {
     "anthropic": "anthropic",
     "responses": "responses",
     "lmstudio": "lmstudio",
+    "gemini": "gemini",
 }
 """Protocol name -> module under ``streamscope.codecs``."""
 

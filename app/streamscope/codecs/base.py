@@ -290,6 +290,12 @@ class Codec(ABC):
         root = root.rstrip("/")
         return root if self.rooted else root + "/v1"
 
+    def call(self, body: JSON, stream: bool) -> tuple[str, JSON]:
+        """The path (after an upstream's base URL) and body of a request to an upstream of
+        this protocol: :attr:`sdk_path` and the body as it is, where the path names no
+        model and no mode (Gemini's does both)."""
+        return self.sdk_path, body
+
     def stream_decoder(self) -> StreamDecoder:
         return self.decoder()
 

@@ -22,7 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
-UpstreamProtocol = Literal["openai-chat", "anthropic", "responses", "lmstudio", "demo"]
+UpstreamProtocol = Literal["openai-chat", "anthropic", "responses", "lmstudio", "gemini", "demo"]
 """What an upstream speaks: a protocol (its codec's name, as everywhere in StreamScope), or
 ``demo``, the built-in backend, which answers each client in the client's own."""
 DEMO_PROTOCOL = "openai-chat"  # the demo's answers when no client protocol is given

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from streamscope.client.compose import COMPOSED
 from streamscope.codecs import all_codecs
 from streamscope.gui.widgets import elide_combo
 
@@ -65,6 +66,8 @@ class RequestForm(QWidget):
     def _add_protocol_and_model_rows(self, form: QFormLayout) -> None:
         self.protocol = QComboBox()
         for codec in all_codecs():
+            if codec.name not in COMPOSED:  # (Gemini: not composed here yet)
+                continue
             self.protocol.addItem(codec.name)
             self.protocol.setItemData(
                 self.protocol.count() - 1,

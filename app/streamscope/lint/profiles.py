@@ -41,7 +41,7 @@ class Profile:
         return ", ".join(f"{name} {v}" for name, v in self.proven_with.items())
 
 
-ALL_PROTOCOLS = frozenset({"openai-chat", "anthropic", "responses", "lmstudio"})
+ALL_PROTOCOLS = frozenset({"openai-chat", "anthropic", "responses", "lmstudio", "gemini"})
 
 PROFILES: dict[str, Profile] = {
     p.id: p

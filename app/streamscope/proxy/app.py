@@ -8,6 +8,8 @@ Endpoints and the protocol each speaks (its error envelope included):
     POST /v1/responses          responses
     POST /api/v1/chat           lmstudio
     POST /v1/messages/count_tokens  anthropic (the upstream's count, or an estimate; no flow)
+    POST /v1beta/models/{model}:generateContent, :streamGenerateContent, :countTokens,
+    GET  /v1beta/models         gemini, /v1/... too (:mod:`~streamscope.proxy.gemini_api`)
     GET  /admin/pool, POST /admin/pool/{upstream}/{account}/enable|disable,
     GET|DELETE /admin/flows…, POST /admin/flows/import,
     GET|DELETE /admin/refusals                                              (admin.py)
@@ -53,6 +55,7 @@ from streamscope.model import errors
 from streamscope.model.errors import ProxyError
 from streamscope.model.request import RequestError
 from streamscope.pool.pool import AccountPool
+from streamscope.proxy import gemini_api as gemini
 from streamscope.proxy.admin import handle_admin
 from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_json
 from streamscope.proxy.attempts import Attempts
@@ -381,18 +384,25 @@ class ProxyApp:
             raise Refused(
                 "unknown-path", get_codec(wrong.protocol), errors.not_found(wrong.message)
             )
-        if path == MODELS:
+        if path in (MODELS, gemini.MODELS):
             if method != "GET":
                 raise Refused("method", codec, _not_allowed(method, raw_path, "GET"))
-            await self._models(scope, send)
+            await self._models(scope, send, path)
             return
         if method != "POST":
             raise Refused("method", codec, _not_allowed(method, raw_path, "POST"))
         if path == COUNT_TOKENS:  # no flow: nothing is generated
             await self._count_tokens(scope, receive, send, ex, codec)
             return
+        call = gemini.call_at(raw_path)  # (Gemini's path names the model and the mode)
+        if call is not None and call.counts:  # no flow either: an estimate
+            ex.upstream, ex.model = "estimate", call.model
+            await gemini.count_tokens((await self._json_body(scope, receive, codec))[1], call, send)
+            return
+        send = gemini.framed(scope, call, send)  # (a stream without ?alt=sse: a JSON array)
         self._open_recorder(ex, codec.name)
         raw, body = await self._json_body(scope, receive, codec)
+        body = gemini.with_model(call, body)
         if ex.recorder is not None:  # raw header pairs: decoded by the writer
             ex.recorder.request(
                 method, raw_path, scope["headers"], raw, scope.get("query_string", b"")
@@ -405,6 +415,7 @@ class ProxyApp:
             request = codec.decode_request(turn.decoded)
         except RequestError as exc:
             raise errors.bad_request(exc.message, exc.param) from None
+        request = gemini.with_mode(call, request)
         ex.model = request.model
         if not request.model.strip():
             raise errors.bad_request("model is required", "model")
@@ -442,9 +453,10 @@ class ProxyApp:
         ex.model = named_model(body)
         ex.upstream = await count_tokens(scope, body, self, send)
 
-    async def _models(self, scope: Scope, send: Send) -> None:
-        # Anthropic's SDK lists models with its version header; everyone else gets OpenAI's.
-        protocol = "anthropic" if header(scope, b"anthropic-version") is not None else "openai-chat"
+    async def _models(self, scope: Scope, send: Send, path: str) -> None:
+        # Anthropic's SDK lists models with its version header, Google's clients with their
+        # key header; everyone else gets OpenAI's.
+        protocol = gemini.models_protocol(scope, path)
         body = get_codec(protocol).models_body(await self.router.all_models())
         await send_json(send, 200, body)
 

@@ -7,6 +7,11 @@ to it, the Anthropic SDKs append ``/v1/messages``. So each endpoint answers both
 and without the ``/v1`` prefix, and a path that lands nowhere gets a 404 in the envelope
 of the protocol it looks like, naming the endpoint it probably meant and the base-URL
 mistake that produced it (a doubled or a missing ``/v1``, an extra path segment).
+
+Gemini's paths name the model and the method (``/v1beta/models/{model}:generateContent``,
+``:streamGenerateContent``, ``:countTokens``; ``/v1/...`` too, as its SDKs take an API
+version): :func:`gemini_call` reads them, and :func:`endpoint` gives their canonical
+paths with a literal ``{model}``.
 """
 
 from __future__ import annotations
@@ -27,13 +32,59 @@ def endpoint_codec(path: str | None) -> Codec:
     for any other (the models list, no endpoint): whose envelope an error there uses."""
     if path == COUNT_TOKENS:
         return get_codec("anthropic")
+    if path in _GEMINI_OTHERS:
+        return get_codec("gemini")
     return _CODECS.get(path or "", _DEFAULT)
 
 
 MODELS = "/v1/models"
 COUNT_TOKENS = "/v1/messages/count_tokens"
 """Anthropic's token count (POST): :mod:`~streamscope.proxy.count_tokens`."""
-_OTHERS = (MODELS, COUNT_TOKENS)  # canonical paths that are no POST endpoint of a codec
+GEMINI_STREAM = get_codec("gemini").path
+"""Gemini's streamed answer (POST; SSE with ``?alt=sse``, else one JSON array)."""
+GEMINI_GENERATE = "/v1beta/models/{model}:generateContent"
+"""Gemini's whole answer (POST)."""
+GEMINI_COUNT = "/v1beta/models/{model}:countTokens"
+"""Gemini's token count (POST): an estimate (:mod:`~streamscope.proxy.count_tokens`)."""
+GEMINI_MODELS = "/v1beta/models"
+"""Gemini's models list (GET), in Google's shape."""
+_GEMINI_OTHERS = (GEMINI_GENERATE, GEMINI_COUNT, GEMINI_MODELS)
+_OTHERS = (MODELS, COUNT_TOKENS, *_GEMINI_OTHERS)  # canonical paths no codec's POST endpoint
+_GEMINI_CALL = re.compile(
+    r"^/(?:v1beta|v1)/models/(?P<model>[^:]+):"
+    r"(?P<method>generateContent|streamGenerateContent|countTokens)$"
+)
+_GEMINI_METHODS = {
+    "generateContent": GEMINI_GENERATE,
+    "streamGenerateContent": GEMINI_STREAM,
+    "countTokens": GEMINI_COUNT,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class GeminiCall:
+    """A Gemini call's path read: its canonical path and the model it names."""
+
+    path: str  # GEMINI_GENERATE, GEMINI_STREAM or GEMINI_COUNT
+    model: str
+
+    @property
+    def stream(self) -> bool:
+        return self.path == GEMINI_STREAM
+
+    @property
+    def counts(self) -> bool:
+        return self.path == GEMINI_COUNT
+
+
+def gemini_call(path: str) -> GeminiCall | None:
+    """The Gemini call a path makes (``/v1beta/models/m:generateContent``, or under
+    ``/v1``), or None."""
+    match = _GEMINI_CALL.match(normalize(path))
+    if match is None:
+        return None
+    return GeminiCall(_GEMINI_METHODS[match["method"]], match["model"])
+
 
 # What a client appends to its base URL, per endpoint: the path without its /v1 (no tail
 # is the end of another, so the order does not matter).
@@ -68,6 +119,11 @@ def endpoint(path: str) -> str | None:
     path = normalize(path)
     if path in ENDPOINTS or path in _OTHERS:
         return path
+    call = gemini_call(path)
+    if call is not None:
+        return call.path
+    if path == "/v1beta/models":
+        return GEMINI_MODELS
     path = _AZURE_PREFIX.sub("", _AZURE_DEPLOYMENT.sub("", path, count=1), count=1)
     if path in ENDPOINTS or path in _OTHERS:
         return path
@@ -86,6 +142,8 @@ def _protocol_of(path: str) -> str:
         return "responses"
     if "/api/" in path and path.endswith("/chat"):
         return "lmstudio"
+    if path.startswith("/v1beta/") or ":" in path.rsplit("/", 1)[-1]:  # (Google's :verb)
+        return "gemini"
     return "openai-chat"
 
 
@@ -118,7 +176,8 @@ def miss(method: str, path: str) -> Miss:
                 "use POST /v1/chat/completions (or /v1/messages, /v1/responses)",
                 "/v1/chat/completions",
             )
-        served = ", ".join(["POST " + p for p in ENDPOINTS] + ["GET " + MODELS])
+        posts = [*ENDPOINTS, GEMINI_GENERATE, GEMINI_COUNT]
+        served = ", ".join(["POST " + p for p in posts] + ["GET " + MODELS, "GET " + GEMINI_MODELS])
         return Miss(protocol, f"{head}. This proxy serves {served}.", None)
     verb = "GET" if meant == MODELS else "POST"
     if prefix.count("/v1") >= 2 or "/v1/v1" in clean:
@@ -140,10 +199,16 @@ def miss(method: str, path: str) -> Miss:
 __all__ = [
     "COUNT_TOKENS",
     "ENDPOINTS",
+    "GEMINI_COUNT",
+    "GEMINI_GENERATE",
+    "GEMINI_MODELS",
+    "GEMINI_STREAM",
     "MODELS",
+    "GeminiCall",
     "Miss",
     "endpoint",
     "endpoint_codec",
+    "gemini_call",
     "miss",
     "normalize",
 ]

@@ -76,7 +76,8 @@ def make_plan(
     else:
         canonical = dataclasses.replace(request, model=route.model, stream=True, include_usage=True)
         translated = translate_request(canonical, target)
-        upstream_body, notes = translated.body, translated.notes
+        # (the model as a body field: Gemini's, whose encoder leaves it to the path, too)
+        upstream_body, notes = {**translated.body, "model": route.model}, translated.notes
     forward: dict[str, str] = {}
     if target.name == client.name:
         for name in client.forwarded_headers:

@@ -3,8 +3,11 @@ response whose SSE frames carry the monotonic time their bytes arrived.
 
 Base URLs are written the way each provider's own SDK takes them: OpenAI-compatible and
 Responses upstreams include the version path (``https://api.deepseek.com/v1``),
-Anthropic's does not (``https://api.anthropic.com``), LM Studio's is the server root
-(``http://localhost:1234``).
+Anthropic's does not (``https://api.anthropic.com``), LM Studio's and Gemini's are the
+server root (``http://localhost:1234``, ``https://generativelanguage.googleapis.com``).
+A Gemini upstream is asked at ``/v1beta/models/{model}:streamGenerateContent?alt=sse``
+(``:generateContent`` for a whole answer) with its key in ``x-goog-api-key``, never in
+the URL (:meth:`~streamscope.codecs.base.Codec.call`).
 
 All HTTP upstreams share one ``httpx.AsyncClient`` (connection pooling). Failures before
 the first byte become :class:`~streamscope.model.errors.ProxyError` (502/504); failures
@@ -269,20 +272,22 @@ class HttpUpstream:
         sent: RequestSent | None = None,
     ) -> AsyncIterator[_HttpResponse]:
         headers = self._headers(stream=stream, account=account, forward=forward)
+        path, body = self.codec.call(body, stream)  # (Gemini's path names model and mode)
+        url = self.config.base_url + path
         data = dumps(body)
         name = self.config.name
         try:
-            head, pairs = Http1Client.request_head("POST", self.url, list(headers.items()), data)
+            head, pairs = Http1Client.request_head("POST", url, list(headers.items()), data)
         except httpx.HTTPError as exc:
             raise bad_gateway(f"cannot send to upstream {name}: {exc}") from None
         if sent is not None:
-            sent(self.url, pairs, data)
+            sent(url, pairs, data)
         try:
-            response = await self.wire.send(self.url, head, data)
+            response = await self.wire.send(url, head, data)
         except httpx.TimeoutException as exc:
             raise gateway_timeout(f"upstream {name} did not answer in time ({exc!r})") from None
         except httpx.HTTPError as exc:
-            raise unreachable(f"cannot reach upstream {name} at {self.url}: {exc!r}") from None
+            raise unreachable(f"cannot reach upstream {name} at {url}: {exc!r}") from None
         secret = account.api_key.get_secret_value() if account is not None else None
         wrapped = _HttpResponse(response, secret)
         try:

@@ -166,3 +166,16 @@ def test_a_bad_body_names_the_field(body: Any, param: str) -> None:
     with pytest.raises(RequestError) as info:
         CODEC.decode_request(body)
     assert info.value.param is not None and info.value.param.startswith(param)
+
+
+def test_a_declarations_schema_is_read_by_its_proto_name_too() -> None:
+    # google-genai 3.6.1 sends parameters_json_schema so when it calls /v1 (seen through
+    # the proxy: tests/proxy/test_gemini_api.py); the API reads a field by either name.
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    decl = {"name": "f", "parameters_json_schema": schema}
+    body = {"contents": [], "tools": [{"functionDeclarations": [decl]}]}
+    (tool,) = CODEC.decode_request(body, "m").tools
+    assert tool.name == "f" and tool.parameters == schema
+    decl["parameters_json_schema"] = 5
+    with pytest.raises(RequestError, match="parameters_json_schema"):
+        CODEC.decode_request(body, "m")

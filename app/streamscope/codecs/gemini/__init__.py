@@ -1,5 +1,5 @@
 """The Gemini API (``generateContent`` / ``streamGenerateContent``): the ``gemini``
-protocol codec. Not in :data:`streamscope.codecs.PROTOCOLS` yet: imported directly."""
+protocol codec."""
 
 from streamscope.codecs.gemini.codec import CODEC, GeminiCodec
 

@@ -3,7 +3,10 @@ response translation, and the API's HTTP facts.
 
 The API's paths name the model (``/v1beta/models/{model}:generateContent``,
 ``:streamGenerateContent``), so a request body has no ``model``: :meth:`decode_request`
-takes it (and whether the path streams) as arguments. The key goes in
+takes it (and whether the path streams) as arguments. Inside the proxy a body carries
+the path's model as its ``model`` field (the request message's own field, which the path
+fills), so it travels as every other protocol's does; :meth:`call` takes it back out
+into the path an upstream is asked at. The key goes in
 ``x-goog-api-key``; models are listed at ``/v1beta/models`` as ``{"models": [{"name":
 "models/<id>", ...}]}``. Its SDKs take the server root as base URL.
 """
@@ -11,16 +14,18 @@ takes it (and whether the path streams) as arguments. The key goes in
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from streamscope.codecs.base import Codec
 from streamscope.codecs.gemini.common import PROTOCOL
-from streamscope.codecs.gemini.request import decode_request
+from streamscope.codecs.gemini.request import decode_request as decode_body
 from streamscope.codecs.gemini.request_encode import encode_request
 from streamscope.codecs.gemini.response import decode_response, encode_response
 from streamscope.codecs.gemini.stream_decode import GeminiStreamDecoder
 from streamscope.codecs.gemini.stream_encode import GeminiStreamEncoder
 from streamscope.codecs.gemini.vocabulary import VOCABULARY
 from streamscope.model.events import JSON
+from streamscope.model.request import Request, RequestError
 
 API_VERSION = "v1beta"  # what the SDKs call by default
 
@@ -34,10 +39,29 @@ class GeminiCodec(Codec):
     decoder = GeminiStreamDecoder
     encoder = GeminiStreamEncoder
     vocabulary = VOCABULARY
-    decode_request = staticmethod(decode_request)
     encode_request = staticmethod(encode_request)
     decode_response = staticmethod(decode_response)
     encode_response = staticmethod(encode_response)
+
+    def decode_request(self, body: JSON, model: str = "", stream: bool = False) -> Request:
+        """The request for ``model`` (else the body's ``model`` field, which a path fills:
+        ``models/`` or not); ``stream``: the path was ``:streamGenerateContent``."""
+        if isinstance(body, dict) and "model" in body:
+            named = body["model"]
+            if not isinstance(named, str):
+                raise RequestError("model must be a string", "model")
+            body = {k: v for k, v in body.items() if k != "model"}
+            model = model or named.removeprefix("models/")
+        return decode_body(body, model, stream)
+
+    def call(self, body: JSON, stream: bool) -> tuple[str, JSON]:
+        """The path (after the server root) and body of a request to an upstream: the
+        model goes in the path, a stream asks for SSE (``alt=sse``), the key never goes
+        in the URL (:meth:`auth_headers`)."""
+        rest = {k: v for k, v in body.items() if k != "model"}
+        model = str(body.get("model", "")).removeprefix("models/")
+        method = "streamGenerateContent?alt=sse" if stream else "generateContent"
+        return f"/{API_VERSION}/models/{quote(model, safe='')}:{method}", rest
 
     @property
     def rooted(self) -> bool:

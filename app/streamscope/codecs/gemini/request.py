@@ -73,7 +73,12 @@ SYSTEM_KEY = "gemini_system"  # the systemInstruction's role, or all of it (non-
 _KNOWN = VOCABULARY.mapped("request")
 _GENERATION_MAPPED = VOCABULARY.mapped("generationConfig")
 _SIGNED = frozenset({"thoughtSignature"})
-_DECL_KNOWN = frozenset({"name", "description", "parameters", "parametersJsonSchema"})
+# The API reads a field by its proto name too (protobuf's JSON mapping): google-genai
+# 3.6.1 sends ``parameters_json_schema`` so when it calls /v1 (seen on the wire).
+_SNAKE_SCHEMA = "parameters_json_schema"
+_DECL_KNOWN = frozenset(
+    {"name", "description", "parameters", "parametersJsonSchema", _SNAKE_SCHEMA}
+)
 _MODES: dict[str, Any] = {"AUTO": "auto", "ANY": "required", "NONE": "none", "VALIDATED": "auto"}
 
 
@@ -270,7 +275,8 @@ def _tools(value: Any, req: Request) -> None:
                 decl = expect_object(decl_raw, p)
                 name = expect_str(decl.get("name"), f"{p}.name")
                 desc = opt_str(decl.get("description"), f"{p}.description")
-                schema = opt_object(decl.get("parametersJsonSchema"), f"{p}.parametersJsonSchema")
+                schema_key = _SNAKE_SCHEMA if _SNAKE_SCHEMA in decl else "parametersJsonSchema"
+                schema = opt_object(decl.get(schema_key), f"{p}.{schema_key}")
                 native = opt_object(decl.get("parameters"), f"{p}.parameters")
                 params = schema or schema_to_json(native) or {"type": "object", "properties": {}}
                 req.tools.append(ToolDef(name, desc, params))
