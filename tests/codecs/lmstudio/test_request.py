@@ -292,3 +292,29 @@ def test_null_optional_fields_mean_not_set() -> None:
     assert req.temperature is None
     assert "repeat_penalty" not in req.extra.get("lmstudio", {})
     assert "repeat_penalty" not in CODEC.encode_request(req)
+
+
+def test_a_tool_results_block_of_another_protocol_is_named_in_the_notes() -> None:
+    """A Responses tool result holding a file (the SDK's ``input_file``) reaches LM Studio
+    only as ``[input_file]`` in the transcript: the notes say which block was left out
+    (the SDK-body property test found it unnamed)."""
+    from streamscope.codecs import get_codec
+    from streamscope.translation.request import translate_request
+
+    body = {
+        "model": "m",
+        "input": [
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+            {
+                "type": "function_call_output",
+                "call_id": "c1",
+                "output": [{"type": "input_file", "file_id": "file-1"}],
+            },
+            {"role": "user", "content": "hi"},
+        ],
+    }
+    request = get_codec("responses").decode_request(body)
+    translated = translate_request(request, get_codec("lmstudio"))
+    notes = {n.field: n for n in translated.notes}
+    assert "input[1].output[0]" in notes
+    assert "[input_file]" in translated.body["input"]

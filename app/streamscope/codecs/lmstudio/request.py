@@ -269,8 +269,11 @@ def _notes(request: Request, history: list[Message], notes: RequestNotes) -> Non
             notes.dropped(name, "LM Studio's /api/v1/chat has no such field")
     for m in request.messages:
         for p in m.parts:
-            if isinstance(p, OpaquePart) and p.protocol != PROTOCOL:
-                notes.foreign(p, TITLE)
+            # a tool result's own blocks too: the transcript shows them only as [label]
+            inner = p.content if isinstance(p, ToolResultPart) else [p]
+            for q in inner:
+                if isinstance(q, OpaquePart) and q.protocol != PROTOCOL:
+                    notes.foreign(q, TITLE)
 
 
 def encode_request(request: Request, notes: RequestNotes | None = None) -> JSON:
