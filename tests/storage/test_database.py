@@ -136,3 +136,26 @@ def test_where_names_the_server_and_database_only() -> None:
         assert db.where == "db.internal:6543/streamscope"
     finally:
         db.close()
+
+
+def test_a_connection_caught_mid_operation_at_shutdown_is_an_outage(pg_url: str) -> None:
+    """asyncpg raises InternalClientError ("cannot switch to state 15; another operation
+    is in progress") on a connection the server's shutdown caught mid-operation. It is an
+    outage (StorageUnavailable, which every caller handles), not an error that escapes:
+    it used to end the shared pool's task, and replicas lost the pool's counts."""
+    import asyncpg
+
+    db = Database(pg_url)
+    db.open()
+    try:
+
+        async def caught(conn: Any) -> None:
+            raise asyncpg.exceptions.InternalClientError(
+                "cannot switch to state 15; another operation (state 3) is in progress"
+            )
+
+        with pytest.raises(StorageUnavailable):
+            db.run(caught)
+        assert db.run(lambda conn: conn.fetchval("SELECT 1")) == 1  # and it comes back
+    finally:
+        db.close()

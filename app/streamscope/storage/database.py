@@ -51,6 +51,10 @@ DOWN: tuple[type[BaseException], ...] = (
     asyncpg.InterfaceError,
     asyncpg.exceptions.OperatorInterventionError,  # shut down by the admin, starting up
     asyncpg.exceptions.ConnectionFailureError,
+    # a connection caught mid-operation as the server shuts down ("cannot switch to state
+    # 15; another operation is in progress"): an outage, not a query's error; unmapped,
+    # it escaped every handler and the shared pool's task died with it
+    asyncpg.exceptions.InternalClientError,
 )
 
 
