@@ -2,7 +2,7 @@
 is an empty temporary folder, and tests marked ``qasync`` run on a qasync loop (the GUI's
 loop) instead of plain asyncio.
 
-NOTE (STACK-NOTES): ``qtbot.waitSignal`` inside an async test runs a nested Qt loop
+NOTE (docs/stack-notes.md): ``qtbot.waitSignal`` inside an async test runs a nested Qt loop
 that cannot step other asyncio tasks; await signals through asyncio futures instead.
 
 The suite reads nothing outside the repository (a plain clone has nothing beside it): an

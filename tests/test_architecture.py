@@ -1,4 +1,4 @@
-"""The seams of the architecture, checked by reading the source (CONVENTIONS.md).
+"""The seams of the architecture, checked by reading the source (docs/conventions.md).
 
 - The core knows nothing of Qt: only ``streamscope.gui`` may import PySide6 or qasync.
 - No module of the package grows past 500 lines.

@@ -1,4 +1,4 @@
-"""Regression tests for facts about our stack (shared/STACK-NOTES.md).
+"""Regression tests for facts about our stack (docs/stack-notes.md).
 
 PySide6 6.12.0 on CPython 3.11 drops a reference to None on every QTimer callback that
 qasync schedules, killing the interpreter after ~8,000 loop iterations. The pin in

@@ -32,7 +32,7 @@ WHOLE: dict[str, str] = {
     "test_tree_mirror.py": "this file: the tests' layout",
     "test_readme.py": "the README's commands and claims",
     "test_plain_clone.py": "a clone of the repository alone runs the suite",
-    "test_stack.py": "the pinned stack behaves as STACK-NOTES measured",
+    "test_stack.py": "the pinned stack behaves as docs/stack-notes.md measured",
     "test_lint.py": "ruff and mypy over the whole tree",
     "test_upstream_server.py": "the suite's own fake upstream (tests/upstream_server.py)",
 }

@@ -82,7 +82,7 @@ def shows(widget: QWidget, secret: str) -> bool:
 
 
 def on_replaced(control: ProxyControl) -> asyncio.Future[object]:
-    """Resolves with ``control.app`` when ``replaced`` is emitted (STACK-NOTES: await
+    """Resolves with ``control.app`` when ``replaced`` is emitted (docs/stack-notes.md: await
     signals through a future, never qtbot.waitSignal, in an async test)."""
     fired: asyncio.Future[object] = asyncio.get_running_loop().create_future()
     control.replaced.connect(lambda: fired.done() or fired.set_result(control.app))

@@ -1,4 +1,4 @@
-"""The WIRE-CONTRACT rules around the frames and the fields the decoders let pass:
+"""The docs/wire-contract.md rules around the frames and the fields the decoders let pass:
 buffering headers, long silences, the error envelope of a pre-stream error (the checks of
 ``lint/checks_transport.py``), a tool call without ``type: "function"``
 (test_rules_chat_tool_type.py) and Responses deltas without their indexes

@@ -33,7 +33,7 @@ def test_breaks_and_shows_are_the_rules_own() -> None:
     breaks["strict"] = ("error", "rejects it")
     shows["cherry-openai"] = "reports it"
     assert set(made.breaks) == {"cherry-openai"} and set(made.shows) == {"openai-node"}
-    assert made.source == "WIRE-CONTRACT.md"
+    assert made.source == "docs/wire-contract.md"
 
 
 def test_an_old_shared_profile_stands_for_its_members_of_the_rules_protocols() -> None:

@@ -4,7 +4,7 @@ with one classic defect each, proved against the official SDK stream helpers.
 - ``recordings/``: every file is a verbatim copy of the shared fixture its ``SOURCES.md``
   row names, decodes without an ``error`` finding, in the expected protocol.
 - ``broken/``: every sample is what ``make_broken.py`` derives from its source fixture.
-  *Passthrough*: its raw bytes break the client WIRE-CONTRACT.md says they break; where the
+  *Passthrough*: its raw bytes break the client docs/wire-contract.md says they break; where the
   Python SDK is not that client, the test pins exactly what the Python SDK does and its
   docstring quotes the contract for the client that breaks. *Repair*: decoded by our codec
   and encoded again in the same protocol, the official SDK assembles what it assembles from
@@ -269,10 +269,11 @@ def passthrough(name: str) -> Callable[[Callable[[str], None]], Callable[[str], 
 
 @passthrough("responses-no-item-id.sse")
 def _no_item_id(name: str) -> None:
-    """Breaks the AI SDK (Cherry Studio), not openai-python. WIRE-CONTRACT: "A
-    `response.output_text.delta` without `item_id` is dropped silently by the AI SDK —
-    nothing renders, no error." openai-python places deltas by output_index/content_index:
-    its delta events carry ``item_id=None`` and it assembles the full text."""
+    """Breaks the AI SDK (Cherry Studio), not openai-python. docs/wire-contract.md
+    (Responses): the AI SDK drops a text delta that has no `item_id` without a word, so
+    nothing renders and nothing is reported. openai-python places deltas by
+    output_index/content_index: its delta events carry ``item_id=None`` and it assembles the
+    full text."""
     body = sample_bytes(name)
     events, raised = responses_events(body)
     assert raised is None
@@ -284,8 +285,9 @@ def _no_item_id(name: str) -> None:
 
 @passthrough("responses-no-sequence-number.sse")
 def _no_sequence_number(name: str) -> None:
-    """Breaks the AI SDK, not openai-python. WIRE-CONTRACT: "`sequence_number` on every
-    event, increasing from 0; the AI SDK requires it on `error` and `response.failed`" —
+    """Breaks the AI SDK, not openai-python. docs/wire-contract.md
+    (Responses): every event has a `sequence_number` and the AI SDK insists on it for
+    `error` and `response.failed` —
     exactly the frames of this early failure, so Cherry Studio shows a schema error instead
     of the provider's message. openai-python yields the lifecycle events with
     ``sequence_number=None`` and raises ``APIError`` with the provider's message, as for the
@@ -303,7 +305,7 @@ def _no_sequence_number(name: str) -> None:
 
 @passthrough("responses-no-in-progress.sse")
 def _no_in_progress(name: str) -> None:
-    """WIRE-CONTRACT.md records no client that needs `response.in_progress` (its rule is
+    """docs/wire-contract.md records no client that needs `response.in_progress` (its rule is
     "`response.created` first"); the issue lists it among the classic causes (clients that
     expect OpenAI's exact event order). openai-python does not break: it yields the same
     events minus `response.in_progress` and assembles the full text and usage."""
@@ -317,10 +319,10 @@ def _no_in_progress(name: str) -> None:
 
 @passthrough("responses-no-annotations.sse")
 def _no_annotations(name: str) -> None:
-    """Strict Responses clients. WIRE-CONTRACT: "`annotations: []` in every `output_text`
-    part". openai-python assembles the full text, but its final ``output_text`` part has
-    ``annotations = None`` where the original has ``[]``: code that iterates
-    ``part.annotations`` (citations) raises TypeError."""
+    """Strict Responses clients. docs/wire-contract.md (Responses):
+    every `output_text` part has `annotations: []`. openai-python assembles the full text, but
+    its final ``output_text`` part has ``annotations = None`` where the original has ``[]``:
+    code that iterates ``part.annotations`` (citations) raises TypeError."""
     body = sample_bytes(name)
     assert outcome("responses", body) == original(name)
     with openai_client(body).responses.stream(model="m", input="hi") as stream:
@@ -335,9 +337,9 @@ def _no_annotations(name: str) -> None:
 
 @passthrough("anthropic-no-event-lines.sse")
 def _no_event_lines(name: str) -> None:
-    """Breaks anthropic-python (and the Node SDK). WIRE-CONTRACT: "Every frame needs its
-    `event:` line equal to `data.type`. The official SDKs (Python and Node) drop frames that
-    have none; a data-only stream yields nothing and `get_final_message()` fails." It
+    """Breaks anthropic-python (and the Node SDK). docs/wire-contract.md
+    (Anthropic): every frame has an `event:` line equal to the payload's `type`; both
+    official SDKs ignore frames without one, so a data-only stream reads as nothing. It
     fails with a bare AssertionError."""
     client = anthropic.Anthropic(
         api_key="sk-test",
@@ -362,10 +364,10 @@ def _no_event_lines(name: str) -> None:
 
 @passthrough("chat-usage-chunk-without-choices.sse")
 def _usage_without_choices(name: str) -> None:
-    """Breaks openai-python and the AI SDK. WIRE-CONTRACT: "A usage-only final chunk must
-    carry `"choices": []`. Without the key: AI SDK `AI_TypeValidationError`, openai-python
-    `TypeError`." openai-python streams the whole text first, then raises at the usage
-    chunk, so ``get_final_completion()`` never returns."""
+    """Breaks openai-python and the AI SDK. docs/wire-contract.md (Chat):
+    a final chunk of usage alone still needs `"choices": []`; without the key the AI SDK
+    fails validation and openai-python raises a `TypeError`. openai-python streams the whole
+    text first, then raises at the usage chunk, so ``get_final_completion()`` never returns."""
     events, raised = chat_events(sample_bytes(name))
     assert isinstance(raised, TypeError)
     assert str(raised) == "'NoneType' object is not iterable"
@@ -377,7 +379,8 @@ def _usage_without_choices(name: str) -> None:
 
 @passthrough("chat-single-newline.sse")
 def _single_newline(name: str) -> None:
-    """Breaks every spec-following SSE client. WIRE-CONTRACT: "`\\n\\n` after every frame".
+    """Breaks every spec-following SSE client. docs/wire-contract.md
+    (Transport): each frame ends with a blank line.
     A single line break does not end an SSE event, so the 34 `data:` lines become one
     event whose data is not JSON: openai-python raises ``json.JSONDecodeError`` ("Extra
     data") before yielding anything."""
@@ -389,18 +392,19 @@ def _single_newline(name: str) -> None:
 
 @passthrough("chat-missing-done.sse")
 def _missing_done(name: str) -> None:
-    """WIRE-CONTRACT: "The last content chunk carries `finish_reason`; then `data: [DONE]`."
-    It records no client that breaks without `[DONE]`, and openai-python does not: it reads
-    to the end of the body and assembles the same text, finish and usage as the original.
-    (StreamScope's own proxy is stricter: see test_the_proxy_reports_a_stream_without_done.)"""
+    """docs/wire-contract.md (Chat): the last content chunk sets
+    `finish_reason` and `data: [DONE]` follows. It records no client that breaks without
+    `[DONE]`, and openai-python does not: it reads to the end of the body and assembles the same
+    text, finish and usage as the original. (StreamScope's own proxy is stricter: see
+    test_the_proxy_reports_a_stream_without_done.)"""
     assert outcome("openai-chat", sample_bytes(name)) == original(name)
 
 
 @passthrough("chat-tool-call-without-name.sse")
 def _tool_call_without_name(name: str) -> None:
-    """Breaks the AI SDK, not openai-python. WIRE-CONTRACT: "The first delta of each tool
-    call carries `id`, `type: "function"` and `function.name` (with `arguments: ""`). A new
-    tool call without `function.name` makes the AI SDK throw and end the whole stream."
+    """Breaks the AI SDK, not openai-python. docs/wire-contract.md
+    (Chat): a tool call's first delta carries its `id`, `type` and `function.name`, and a
+    new call that arrives without a name ends the AI SDK's whole stream.
     openai-python merges the name that arrives one delta later and assembles both calls."""
     assert outcome("openai-chat", sample_bytes(name)) == original(name)
     assert len(original(name)[1]["tool_calls"]) == 2
@@ -408,7 +412,8 @@ def _tool_call_without_name(name: str) -> None:
 
 @passthrough("chat-non-sse-body.json")
 def _non_sse_body(name: str) -> None:
-    """Breaks openai-python. WIRE-CONTRACT: "`Content-Type: text/event-stream`". A plain
+    """Breaks openai-python. docs/wire-contract.md
+    (Transport): streams are sent as `Content-Type: text/event-stream`. A plain
     ``chat.completion`` body (200, application/json) to a stream request: ``create(stream=
     True)`` yields no chunk at all (a silent empty answer) and the stream helper's
     ``get_final_completion()`` raises AssertionError."""

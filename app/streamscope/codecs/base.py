@@ -5,7 +5,7 @@ Decoders are *tolerant*: they never raise on odd input; what is off becomes a
 :class:`~streamscope.findings.Finding` (``error`` when content could not be understood,
 ``warning`` when the wire contract is broken but the meaning is clear) and decoding goes
 on. Encoders are *strict*: what they write keeps every rule of the wire contract
-(shared/WIRE-CONTRACT.md), whatever the events they are given.
+(docs/wire-contract.md), whatever the events they are given.
 
 Both are small state machines with no I/O: ``decode(frame) -> events`` and
 ``encode(event) -> frames``; ``finish()`` is called once at end of stream.

@@ -2,7 +2,7 @@
 control — its URL and local key with copy buttons, start/stop, and when the port is
 taken, the reason and a port box to try another.
 
-NOTE (STACK-NOTES): the window runs on a qasync loop, so async work (starting the
+NOTE (docs/stack-notes.md): the window runs on a qasync loop, so async work (starting the
 proxy) is started with ``asyncio.ensure_future`` from slots and never blocks Qt; Qt
 signals are connected to plain methods that schedule it.
 """

@@ -1,7 +1,7 @@
 """The stream linter: "why is it empty?".
 
 Rules per protocol (:mod:`~streamscope.lint.rules`, as data) say what breaks the wire
-contract (``shared/WIRE-CONTRACT.md``), which clients (:mod:`~streamscope.lint.profiles`)
+contract (``docs/wire-contract.md``), which clients (:mod:`~streamscope.lint.profiles`)
 break and how, and the fix. :func:`lint` checks one flow's frames (running the protocol's
 tolerant decoder and mapping its findings to rules, plus structural checks of its own);
 its :class:`LintReport` gives a verdict per client. ``streamscope lint`` is the CLI.

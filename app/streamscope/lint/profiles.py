@@ -4,7 +4,7 @@ Each profile names one client people actually point at a stream, and the protoco
 speaks: one client, at the grain clients differ (two clients that read one stream
 differently are two profiles; :data:`GROUPS` names the old shared ones). What breaks
 each client, and how, is recorded per rule in the catalogue (:mod:`streamscope.lint.rules`),
-from ``shared/WIRE-CONTRACT.md`` and the measured behaviour of the real clients
+from ``docs/wire-contract.md`` and the measured behaviour of the real clients
 (``tests/realclients``); a client whose behaviour is not known for a rule is simply not
 listed there.
 """

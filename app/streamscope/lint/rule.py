@@ -8,7 +8,7 @@ hides the upstream's error, loses content or garbles it; ``warning`` when the wi
 contract is broken but clients cope (or no client is known to break); ``info`` for what
 is worth knowing.
 
-The facts in ``breaks`` come from ``shared/WIRE-CONTRACT.md``, the broken replay samples'
+The facts in ``breaks`` come from ``docs/wire-contract.md``, the broken replay samples'
 README and ``tests/fixtures/SOURCES.md`` (each measured against the real clients), from
 the SSE specification for the strict profile, or were measured against the Python SDKs
 (``source`` says which). Where a client's behaviour is not known, it is not listed.
@@ -79,7 +79,7 @@ class Rule:
     fix: str
     protocols: frozenset[str]
     breaks: Mapping[str, Break] = field(default_factory=dict)
-    source: str = "WIRE-CONTRACT.md"
+    source: str = "docs/wire-contract.md"
     shows: Mapping[str, str] = field(default_factory=dict)
     """What a client shows for a stream that breaks nothing (an upstream's error): profile
     id, or ``profile@protocol`` where it differs by protocol -> a clause."""
@@ -96,7 +96,7 @@ def rule(
     breaks: Mapping[str, tuple[Effect, str]] | None = None,
     *,
     protocols: frozenset[str] | None = None,
-    source: str = "WIRE-CONTRACT.md",
+    source: str = "docs/wire-contract.md",
     shows: Mapping[str, str] | None = None,
     kind: Kind = "wire",
 ) -> Rule:

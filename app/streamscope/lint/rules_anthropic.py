@@ -30,7 +30,7 @@ RULES: list[Rule] = [
                 f"drops frames without an `event:` line, reads no event and {CLAUDE_CODE_AGAIN}",
             ),
         },
-        source="WIRE-CONTRACT.md; broken/README.md (measured: AssertionError); real clients "
+        source="docs/wire-contract.md; broken/README.md (measured: AssertionError); real clients "
         f"and {_CC}",
     ),
     rule(
@@ -51,7 +51,7 @@ RULES: list[Rule] = [
                 + CLAUDE_CODE_NOTHING,
             ),
         },
-        source=f"WIRE-CONTRACT.md; {_CC}",
+        source=f"docs/wire-contract.md; {_CC}",
     ),
     rule(
         "anthropic.missing-message-start",
@@ -75,7 +75,7 @@ RULES: list[Rule] = [
                 f"cannot read a stream that starts no message, so it {CLAUDE_CODE_AGAIN}",
             ),
         },
-        source=f"WIRE-CONTRACT.md; measured (anthropic-python); real clients and {_CC}",
+        source=f"docs/wire-contract.md; measured (anthropic-python); real clients and {_CC}",
     ),
     rule(
         "anthropic.start-without-usage",
@@ -95,7 +95,8 @@ RULES: list[Rule] = [
                 "properties of undefined (setting 'output_tokens')\")",
             ),
         },
-        source="WIRE-CONTRACT.md; measured (anthropic-python); real clients (tests/realclients)",
+        source="docs/wire-contract.md; measured (anthropic-python); "
+        "real clients (tests/realclients)",
     ),
     rule(
         "anthropic.delta-without-usage",
@@ -119,7 +120,8 @@ RULES: list[Rule] = [
                 "becomes `other`",
             ),
         },
-        source="WIRE-CONTRACT.md; measured (anthropic-python); real clients (tests/realclients)",
+        source="docs/wire-contract.md; measured (anthropic-python); "
+        "real clients (tests/realclients)",
     ),
     rule(
         "anthropic.usage-fields",
@@ -135,7 +137,7 @@ RULES: list[Rule] = [
                 "stream with APICallError: no text",
             )
         },
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md; real clients (tests/realclients)",
     ),
     rule(
         "anthropic.delta-before-start",
@@ -159,7 +161,8 @@ RULES: list[Rule] = [
                 'reports an error part ("text part 0 not found"), though it shows the text',
             ),
         },
-        source="WIRE-CONTRACT.md; measured (anthropic-python); real clients (tests/realclients)",
+        source="docs/wire-contract.md; measured (anthropic-python); "
+        "real clients (tests/realclients)",
     ),
     rule(
         "anthropic.missing-index",
@@ -178,7 +181,8 @@ RULES: list[Rule] = [
                 "rejects the block events with its schema: error parts and no text",
             ),
         },
-        source="WIRE-CONTRACT.md; measured (anthropic-python); real clients (tests/realclients)",
+        source="docs/wire-contract.md; measured (anthropic-python); "
+        "real clients (tests/realclients)",
     ),
     rule(
         "anthropic.unknown-event-type",
@@ -203,7 +207,7 @@ RULES: list[Rule] = [
                 "ignores the delta: its content is lost" + CLAUDE_CODE_NOTHING,
             ),
         },
-        source=f"WIRE-CONTRACT.md; measured (anthropic-python); real clients and {_CC}",
+        source=f"docs/wire-contract.md; measured (anthropic-python); real clients and {_CC}",
     ),
     rule(
         "anthropic.error-framing",
@@ -224,7 +228,8 @@ RULES: list[Rule] = [
                 "provider's error is not shown",
             ),
         },
-        source="WIRE-CONTRACT.md; measured (anthropic-python); real clients (tests/realclients)",
+        source="docs/wire-contract.md; measured (anthropic-python); "
+        "real clients (tests/realclients)",
     ),
     rule(
         "anthropic.malformed-event",
@@ -249,7 +254,7 @@ RULES: list[Rule] = [
                 f"fails at the event (a malformed event) and {CLAUDE_CODE_AGAIN}",
             ),
         },
-        source=f"WIRE-CONTRACT.md; measured (anthropic-python); real clients and {_CC}",
+        source=f"docs/wire-contract.md; measured (anthropic-python); real clients and {_CC}",
     ),
     rule(
         "anthropic.missing-field",
@@ -264,7 +269,7 @@ RULES: list[Rule] = [
                 "rejects the block start with its schema: an error part, and the tool call is lost",
             )
         },
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md; real clients (tests/realclients)",
     ),
     rule(
         "anthropic.missing-message-stop",
@@ -281,7 +286,7 @@ RULES: list[Rule] = [
                 'raises "stream ended without producing a Message with role=assistant"',
             ),
         },
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md; real clients (tests/realclients)",
     ),
     rule(
         "anthropic.message-order",
@@ -305,7 +310,7 @@ RULES: list[Rule] = [
                 'it fails with "Connection lost mid-response"',
             )
         },
-        source=f"WIRE-CONTRACT.md; {_CC}",
+        source=f"docs/wire-contract.md; {_CC}",
     ),
     rule(
         "anthropic.thinking-shape",
@@ -340,7 +345,7 @@ RULES: list[Rule] = [
                 "puts the content of `message_start` before the streamed text",
             ),
         },
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md; real clients (tests/realclients)",
     ),
     rule(
         "anthropic.unknown-stop-reason",

@@ -25,7 +25,8 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "chunk.choices is not iterable" at the usage chunk'),
         },
-        source="WIRE-CONTRACT.md; broken/README.md (measured); real clients (tests/realclients)",
+        source="docs/wire-contract.md; broken/README.md (measured); "
+        "real clients (tests/realclients)",
     ),
     rule(
         "chat.unexpected-object",
@@ -59,7 +60,7 @@ RULES: list[Rule] = [
                 'raises "Chat completion stream contains an invalid choice index"',
             ),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
+        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "chat.malformed-chunk",
@@ -78,7 +79,7 @@ RULES: list[Rule] = [
                 "as digits)",
             ),
         },
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md; real clients (tests/realclients)",
     ),
     rule(
         "chat.tool-index-not-dense",
@@ -91,7 +92,7 @@ RULES: list[Rule] = [
             "openai-python": ("error", "raises IndexError while merging the tool call deltas"),
             "openai-node": ("error", "raises TypeError (reading 'id' of undefined)"),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
+        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "chat.tool-call-missing-name",
@@ -109,7 +110,7 @@ RULES: list[Rule] = [
                 "throws on a new tool call without a name and ends the whole stream",
             )
         },
-        source="WIRE-CONTRACT.md; broken/README.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md; broken/README.md; real clients (tests/realclients)",
     ),
     rule(
         "chat.tool-call-missing-id",
@@ -134,7 +135,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "tool call snapshot missing `type`"'),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python assembles the call); "
+        source="docs/wire-contract.md; measured (openai-python assembles the call); "
         "@ai-sdk/openai-compatible source (its chunk schema does not read `type`); "
         "real clients (tests/realclients)",
     ),
@@ -165,7 +166,7 @@ RULES: list[Rule] = [
                 "shows no call",
             ),
         },
-        source=f"WIRE-CONTRACT.md; real clients (tests/realclients); {_QWEN}",
+        source=f"docs/wire-contract.md; real clients (tests/realclients); {_QWEN}",
     ),
     rule(
         "chat.tool-index-reused",
@@ -181,7 +182,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("garbled", "merges both calls into one"),
         },
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md; real clients (tests/realclients)",
     ),
     rule(
         "chat.missing-finish-reason",
@@ -207,7 +208,7 @@ RULES: list[Rule] = [
                 '"Model stream ended without a finish reason"',
             ),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); real clients and agent CLIs "
+        source="docs/wire-contract.md; measured (openai-python); real clients and agent CLIs "
         "(tests/realclients)",
     ),
     rule(
@@ -232,7 +233,7 @@ RULES: list[Rule] = [
                 "without an `error` key): the provider's message never reaches the caller",
             )
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
+        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "chat.text-in-unexpected-field",
@@ -286,7 +287,7 @@ RULES: list[Rule] = [
         "A choice's `finish_reason` must come with its last content chunk.",
         "Send `finish_reason` only on the last chunk of the choice.",
         {"qwen-code": ("partial", "stops reading at the first `finish_reason`: the rest is lost")},
-        source=f"WIRE-CONTRACT.md; {_QWEN}",
+        source=f"docs/wire-contract.md; {_QWEN}",
     ),
     rule(
         "chat.usage-fields",

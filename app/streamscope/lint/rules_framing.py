@@ -129,7 +129,7 @@ RULES: list[Rule] = [
                 "`application/json`)",
             ),
         },
-        source="WIRE-CONTRACT.md; SSE spec (EventSource); agent CLIs (tests/realclients)",
+        source="docs/wire-contract.md; SSE spec (EventSource); agent CLIs (tests/realclients)",
     ),
     rule(
         "framing.single-newline",
@@ -198,7 +198,7 @@ RULES: list[Rule] = [
             ),
             "strict": ("degraded", "discards the last event, which no blank line ended"),
         },
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md; real clients (tests/realclients)",
     ),
     rule(
         "framing.last-frame-lost",
@@ -214,7 +214,7 @@ RULES: list[Rule] = [
             },
             "strict": ("partial", "discards the last event, which no blank line ended"),
         },
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md; real clients (tests/realclients)",
     ),
     rule(
         "framing.invalid-json",
@@ -245,7 +245,7 @@ RULES: list[Rule] = [
             "claude-code": ("error", f"fails at that frame (SyntaxError) and {CLAUDE_CODE_AGAIN}"),
             "qwen-code": ("error", _JSON_FAILS),
         },
-        source="WIRE-CONTRACT.md; measured (Python SDKs); real clients (tests/realclients)",
+        source="docs/wire-contract.md; measured (Python SDKs); real clients (tests/realclients)",
     ),
     rule(
         "framing.comment-as-data",
@@ -261,7 +261,7 @@ RULES: list[Rule] = [
             "openai-node": ("error", 'raises "malformed server-sent event JSON" and shows nothing'),
             "qwen-code": ("error", _JSON_FAILS),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
+        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "framing.multiline-data",
@@ -286,7 +286,7 @@ RULES: list[Rule] = [
         "A typed-event payload lacks its `type` field and can only be read by its `event:` name.",
         "Put the event's `type` in every payload.",
         {"cherry-anthropic": ("error", "rejects the payload with its schema: an error part")},
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md; real clients (tests/realclients)",
     ),
     rule(
         "framing.data-after-terminator",

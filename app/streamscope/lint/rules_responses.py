@@ -21,7 +21,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "expected a non-empty item_id for …"'),
         },
-        source="real clients (tests/realclients), where WIRE-CONTRACT.md had it silent",
+        source="real clients (tests/realclients), where docs/wire-contract.md had it silent",
     ),
     rule(
         "responses.call-event-without-item-id",
@@ -47,7 +47,7 @@ RULES: list[Rule] = [
         "Every content event (parts, text done, reasoning) names its item with `item_id`.",
         "Send the item's `id` as `item_id` on every content event.",
         {"openai-node": ("error", 'raises "expected a non-empty item_id for …"')},
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md; real clients (tests/realclients)",
     ),
     rule(
         "responses.error-without-sequence-number",
@@ -62,7 +62,7 @@ RULES: list[Rule] = [
                 "validation error part instead of the provider's message",
             )
         },
-        source="WIRE-CONTRACT.md; broken/README.md",
+        source="docs/wire-contract.md; broken/README.md",
     ),
     rule(
         "responses.missing-sequence-number",
@@ -98,7 +98,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "Lifecycle response identity changed."'),
         },
-        source="WIRE-CONTRACT.md; SOURCES.md (GitHub Copilot recording); measured; "
+        source="docs/wire-contract.md; SOURCES.md (GitHub Copilot recording); measured; "
         "real clients (tests/realclients)",
     ),
     rule(
@@ -131,7 +131,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", "raises: it expects `response.created` first"),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
+        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "responses.missing-in-progress",
@@ -155,7 +155,7 @@ RULES: list[Rule] = [
                 "rejects the event with its schema: an error part, and the finish becomes `error`",
             )
         },
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md; real clients (tests/realclients)",
     ),
     rule(
         "responses.content-before-item",
@@ -175,7 +175,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "missing output at index 0"'),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
+        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "responses.delta-before-content-part",
@@ -188,7 +188,7 @@ RULES: list[Rule] = [
             "openai-python": ("error", "raises IndexError: the part does not exist yet"),
             "openai-node": ("error", 'raises "missing content at index 0"'),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
+        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "responses.delta-without-index",
@@ -215,7 +215,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "missing content at index undefined"'),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); "
+        source="docs/wire-contract.md; measured (openai-python); "
         "@ai-sdk/openai source (its Responses chunk schema); "
         "real clients (tests/realclients)",
     ),
@@ -234,7 +234,7 @@ RULES: list[Rule] = [
                 "is None: code iterating it raises TypeError",
             ),
         },
-        source="WIRE-CONTRACT.md; broken/README.md (measured)",
+        source="docs/wire-contract.md; broken/README.md (measured)",
     ),
     rule(
         "responses.partial-response-object",
@@ -266,7 +266,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "expected a non-empty output item call_id …"'),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); real clients (tests/realclients)",
+        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "responses.item-not-done",
@@ -282,7 +282,7 @@ RULES: list[Rule] = [
             "openai-node": ("error", 'raises "Cannot complete response with unfinished …"'),
             "codex": ("partial", "takes each item from its `output_item.done`: others are lost"),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); real clients, agent CLIs",
+        source="docs/wire-contract.md; measured (openai-python); real clients, agent CLIs",
     ),
     rule(
         "responses.duplicate-output-index",
@@ -303,7 +303,7 @@ RULES: list[Rule] = [
         "Items are added (`output_item.added`) before they are done.",
         "Send `output_item.added` before the item's other events.",
         {"openai-node": ("error", 'raises "missing output at index 0"')},
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md; real clients (tests/realclients)",
     ),
     rule(
         "responses.missing-terminal",
@@ -321,7 +321,7 @@ RULES: list[Rule] = [
             ),
             "codex": ("error", f"shows the items that were done, then {_CUT}"),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python); agent CLIs (tests/realclients)",
+        source="docs/wire-contract.md; measured (openai-python); agent CLIs (tests/realclients)",
     ),
     rule(
         "responses.usage-fields",
@@ -345,7 +345,7 @@ RULES: list[Rule] = [
             ),
             "strict": ("error", "rejects the event"),
         },
-        source="WIRE-CONTRACT.md; measured (openai-python)",
+        source="docs/wire-contract.md; measured (openai-python)",
     ),
     rule(
         "responses.error-framing",
@@ -377,7 +377,7 @@ RULES: list[Rule] = [
         "Clients ignore event types they do not know, with whatever they carry.",
         "Send only documented event types.",
         {"openai-node": ("error", 'raises "Unhandled response stream event"')},
-        source="WIRE-CONTRACT.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md; real clients (tests/realclients)",
     ),
     rule(
         "responses.done-mismatch",

@@ -83,7 +83,7 @@ RULES: list[Rule] = [
                 '{"raw": …}}`, the cut JSON as text',
             ),
         },
-        source="WIRE-CONTRACT.md; real clients and agent CLIs (tests/realclients)",
+        source="docs/wire-contract.md; real clients and agent CLIs (tests/realclients)",
     ),
     rule(
         "stream.tool-call-without-name",

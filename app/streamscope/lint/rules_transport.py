@@ -17,7 +17,7 @@ RULES: list[Rule] = [
         "late and in bursts.",
         "Send `Cache-Control: no-cache` and `X-Accel-Buffering: no` (with `Content-Type: "
         "text/event-stream`) on every streamed answer.",
-        source="WIRE-CONTRACT.md; nginx documentation (proxy_buffering, X-Accel-Buffering)",
+        source="docs/wire-contract.md; nginx documentation (proxy_buffering, X-Accel-Buffering)",
     ),
     rule(
         "framing.long-silence",
@@ -30,7 +30,7 @@ RULES: list[Rule] = [
         "off.",
         "While the upstream is silent (a reasoning model thinking), send an SSE comment "
         "such as `: keepalive` every 15 s or so.",
-        source="WIRE-CONTRACT.md; nginx, AWS ALB and Cloudflare documentation",
+        source="docs/wire-contract.md; nginx, AWS ALB and Cloudflare documentation",
     ),
     rule(
         "framing.error-envelope",
@@ -59,7 +59,7 @@ RULES: list[Rule] = [
             ),
             "strict": ("error", "cannot read the error's message"),
         },
-        source="WIRE-CONTRACT.md; measured (Python SDKs); @ai-sdk/provider-utils source "
+        source="docs/wire-contract.md; measured (Python SDKs); @ai-sdk/provider-utils source "
         "(createJsonErrorResponseHandler)",
     ),
     rule(

@@ -3,7 +3,7 @@
 Runs headless (``streamscope serve``, whose own handlers turn SIGINT/SIGTERM into
 :meth:`ProxyServer.request_stop`) or embedded as a task on the GUI's qasync loop.
 
-NOTE (shared/STACK-NOTES.md): we bind the listening socket ourselves, so a taken port is
+NOTE (docs/stack-notes.md): we bind the listening socket ourselves, so a taken port is
 a plain ``OSError`` here rather than uvicorn's ``sys.exit``; it is created with
 ``IPPROTO_TCP`` because a socket with ``proto == 0`` makes asyncio skip TCP_NODELAY,
 which adds ~45 ms to every response's first body chunk. uvicorn 0.54 takes the process's

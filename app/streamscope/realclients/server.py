@@ -4,7 +4,7 @@ Each replay is served under its own path prefix (``/r/<key>/…``, so one server
 many streams to many clients at once): whatever a client asks below the prefix
 (``/v1/chat/completions``, ``/messages``, …) gets the replay's status, headers and body
 bytes as given, then the connection closes (the end of an SSE body). The socket is bound
-with ``IPPROTO_TCP`` so asyncio sets ``TCP_NODELAY`` (STACK-NOTES: a socket made with
+with ``IPPROTO_TCP`` so asyncio sets ``TCP_NODELAY`` (docs/stack-notes.md: a socket made with
 proto 0 adds a delayed-ACK wait to the first body chunk).
 """
 

@@ -1,6 +1,6 @@
 """Test helpers for the OpenAI Chat codec: run the codec over bytes/frames, read fixture
 payloads with plain json (independently of the decoder), and check encoder output
-against every WIRE-CONTRACT rule for OpenAI Chat Completions."""
+against every docs/wire-contract.md rule for OpenAI Chat Completions."""
 
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ class ChatStream:
 
 
 def check_contract(body: bytes) -> ChatStream:
-    """Assert every WIRE-CONTRACT rule of OpenAI Chat on ``body``; return its chunks."""
+    """Assert every docs/wire-contract.md rule of OpenAI Chat on ``body``; return its chunks."""
     assert body.endswith(b"\n\n"), "every frame ends with a blank line"
     dec = SSEDecoder()
     frames = dec.feed(body, 0) + dec.flush(0)

@@ -1,5 +1,5 @@
 """Encoder strictness: whatever canonical events come in, the bytes keep every
-WIRE-CONTRACT rule of OpenAI Chat Completions (checked on re-parsed SSE), and the
+docs/wire-contract.md rule of OpenAI Chat Completions (checked on re-parsed SSE), and the
 official SDK assembles them."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Thin Qt item models over the core's observable objects (CONVENTIONS: "Thin Qt
-adapters"): the frame table, the traffic list and its filter, the account pool, the lint
+"""Thin Qt item models over the core's observable objects (docs/conventions.md:
+"Qt only in gui/"): the frame table, the traffic list and its filter, the account pool, the lint
 findings, and the batcher that turns a burst of core callbacks into a few model updates.
 They format and lay out what the core computed; none of them knows a protocol."""
 

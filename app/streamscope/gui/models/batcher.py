@@ -1,7 +1,7 @@
 """Coalesce core callbacks into a few model updates per second.
 
 A stream of 20,000 frames calls back 20,000 times; a table repaint costs ~10 ms whatever
-the number of rows added (STACK-NOTES). :class:`UiBatcher` collects what the callbacks
+the number of rows added (docs/stack-notes.md). :class:`UiBatcher` collects what the callbacks
 push and hands it to a consumer (a model's ``append_batch``, say) in one list, at most
 once every ``interval_ms``, from a single-shot :class:`QTimer` armed by the first push
 after a flush. Nothing runs while nothing arrives.

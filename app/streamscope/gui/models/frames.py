@@ -3,7 +3,7 @@
 Fed in batches (:meth:`FramesModel.append_batch`, typically from a
 :class:`~streamscope.gui.models.batcher.UiBatcher`): each batch is ONE
 ``beginInsertRows``/``endInsertRows``, because a table repaint costs ~10 ms whatever the
-number of rows added (STACK-NOTES), so per-frame inserts would cap a view near 90 rows/s.
+number of rows added (docs/stack-notes.md), so per-frame inserts would cap a view near 90 rows/s.
 
 A row keeps the frame's index, its time, its gap to the previous frame and a reference
 to the :class:`~streamscope.wire.frame.Frame` itself (raw bytes for the detail view);
