@@ -45,9 +45,10 @@ def openai_chat(body: bytes, choice: int = 0) -> dict[str, Any]:
     ) as stream:
         try:
             final = stream.get_final_completion()
-        except openai.LengthFinishReasonError as exc:
-            # openai-python refuses to "parse" a completion cut by max_tokens, but it has
-            # assembled it all the same and hands it over on the exception.
+        except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as exc:
+            # openai-python refuses to "parse" a completion cut by max_tokens or stopped by a
+            # content filter (a Gemini blocked prompt), but it has assembled it all the same
+            # and hands it over on the exception.
             final = exc.completion
     return _without(chat_summary(final, choice), "model")
 
