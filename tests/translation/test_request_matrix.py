@@ -199,7 +199,7 @@ def test_a_freeform_tool_goes_where_the_upstream_has_a_form_for_it(
         ((tool,),) = [t["functionDeclarations"] for t in tools]
         schema = tool["parametersJsonSchema"]
         assert tool["name"] == "apply_patch" and schema["properties"]["input"]["type"] == "string"
-        assert _notes(t)["tool apply_patch"] == "changed"
+        assert _notes(t)["tool 'apply_patch'"] == "changed"
     else:
         assert tools == [] and _notes(t)["tools"] == "dropped"
 

@@ -235,7 +235,7 @@ class _Writer:
         params: Any = tool.parameters
         if tool.custom:
             self.notes.changed(
-                f"tool {tool.name}", f"{TITLE} has no freeform tools", "a function of {input}"
+                f"tool {tool.name!r}", f"{TITLE} has no freeform tools", "a function of {input}"
             )
             params = {"type": "object", "properties": {"input": {"type": "string"}}}
         if "parameters" in fields:
@@ -244,7 +244,7 @@ class _Writer:
             decl["parametersJsonSchema"] = params
         decl.update({k: v for k, v in fields.items() if k != "parameters"})
         if tool.strict:
-            self.notes.dropped(f"tool {tool.name} strict", f"{TITLE} has no strict flag")
+            self.notes.dropped(f"tool {tool.name!r} strict", f"{TITLE} has no strict flag")
         if tool.cache_control is not None:
             self.notes.dropped("cache_control", f"{TITLE} has no cache breakpoints")
         return decl
