@@ -87,6 +87,10 @@ def test_no_endpoint(path: str) -> None:
         ("/v1/models/demo-chat:streamGenerateContent", GEMINI_STREAM, "demo-chat"),
         ("/v1beta/models/up/m:countTokens", GEMINI_COUNT, "up/m"),  # upstream/model routes
         ("//v1beta/models/m:generateContent/", GEMINI_GENERATE, "m"),
+        # @ai-sdk/google puts a model id that has a slash in the path as it is, without
+        # models/ (Cherry Studio's Gemini type asking for an upstream/model route)
+        ("/v1beta/up/m:streamGenerateContent", GEMINI_STREAM, "up/m"),
+        ("/v1beta/up/org/m:generateContent", GEMINI_GENERATE, "up/org/m"),
     ],
 )
 def test_a_gemini_path_names_its_model_and_method(path: str, canonical: str, model: str) -> None:
@@ -104,6 +108,8 @@ def test_geminis_models_list_and_what_is_no_gemini_call() -> None:
     for path in (
         "/v1beta/models/m:embedContent",
         "/v1beta/models/:generateContent",
+        "/v1beta/m:generateContent",  # no model path: neither models/ nor a route
+        "/v1beta/up/:generateContent",
         "/v2/models/m:generateContent",
     ):
         assert gemini_call(path) is None and endpoint(path) is None

@@ -50,8 +50,10 @@ GEMINI_MODELS = "/v1beta/models"
 """Gemini's models list (GET), in Google's shape."""
 _GEMINI_OTHERS = (GEMINI_GENERATE, GEMINI_COUNT, GEMINI_MODELS)
 _OTHERS = (MODELS, COUNT_TOKENS, *_GEMINI_OTHERS)  # canonical paths no codec's POST endpoint
+# The model path: models/{model}, or a model id that has a slash as it is (@ai-sdk/google
+# puts an id with a slash in the path without models/: an upstream/model route).
 _GEMINI_CALL = re.compile(
-    r"^/(?:v1beta|v1)/models/(?P<model>[^:]+):"
+    r"^/(?:v1beta|v1)/(?:models/(?P<model>[^:]+)|(?P<route>[^:/]+/[^:]+)):"
     r"(?P<method>generateContent|streamGenerateContent|countTokens)$"
 )
 _GEMINI_METHODS = {
@@ -79,11 +81,11 @@ class GeminiCall:
 
 def gemini_call(path: str) -> GeminiCall | None:
     """The Gemini call a path makes (``/v1beta/models/m:generateContent``, or under
-    ``/v1``), or None."""
+    ``/v1``; ``/v1beta/up/m:generateContent`` names the model ``up/m``), or None."""
     match = _GEMINI_CALL.match(normalize(path))
     if match is None:
         return None
-    return GeminiCall(_GEMINI_METHODS[match["method"]], match["model"])
+    return GeminiCall(_GEMINI_METHODS[match["method"]], match["model"] or match["route"])
 
 
 # What a client appends to its base URL, per endpoint: the path without its /v1 (no tail
