@@ -16,7 +16,7 @@ from streamscope.cli import main
 from tests.proxy.demo_support import demo_config
 from tests.proxy.harness import KEY, Running, make_config, proxied
 
-BASE = {"openai-chat": "/v1", "responses": "/v1", "anthropic": "", "lmstudio": ""}
+BASE = {"openai-chat": "/v1", "responses": "/v1", "anthropic": "", "lmstudio": "", "gemini": ""}
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +68,17 @@ def test_probe_of_an_error_is_exit_1(running: Running, capsys: pytest.CaptureFix
     assert "error: demo-error" in capsys.readouterr().out
     assert main([*_probe(running, "openai-chat", "demo-chat")[:-2], "--key", "sk-wrong"]) == 1
     assert "HTTP 401" in capsys.readouterr().out
+
+
+def test_probe_of_a_gemini_model_the_target_lacks_prints_googles_envelope(
+    running: Running, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = _probe(running, "gemini", "no-such-model")
+    argv[2] = running.url + "/v1beta"  # Google's base URL form: the version is not doubled
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert f"POST {running.url}/v1beta/models/no-such-model:streamGenerateContent?alt=sse" in out
+    assert "-> HTTP 404" in out and '"status":"NOT_FOUND"' in out
 
 
 def test_probe_of_nothing_listening_is_one_line_and_exit_2(

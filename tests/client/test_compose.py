@@ -204,7 +204,6 @@ def tool_desc() -> str:
 
 BAD: list[tuple[dict[str, Any], str]] = [
     ({"protocol": "bedrock"}, "unknown protocol 'bedrock' (known: openai-chat"),
-    ({"protocol": "gemini"}, "the client pane does not compose gemini requests yet"),
     ({"tools": '[{"name": "x",}]'}, "tools: not valid JSON at line 1, column 15"),
     ({"tools": "[1]"}, "tools[0]: expected an object"),
     ({"tools": [{"description": "no name"}]}, "tools[0]: name must be"),

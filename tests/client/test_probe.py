@@ -15,12 +15,13 @@ from streamscope.wire.frame import Frame
 from tests.proxy.demo_support import demo_config
 from tests.proxy.harness import KEY, Running, proxied
 
-BASE = {"openai-chat": "/v1", "responses": "/v1", "anthropic": "", "lmstudio": ""}
+BASE = {"openai-chat": "/v1", "responses": "/v1", "anthropic": "", "lmstudio": "", "gemini": ""}
 ENDPOINT = {
     "openai-chat": "/v1/chat/completions",
     "responses": "/v1/responses",
     "anthropic": "/v1/messages",
     "lmstudio": "/api/v1/chat",
+    "gemini": "/v1beta/models/demo-chat:streamGenerateContent?alt=sse",
 }
 
 
@@ -83,5 +84,3 @@ async def test_nothing_listening_is_a_result_without_status_not_an_exception() -
 async def test_an_unknown_protocol_is_refused_before_anything_is_sent() -> None:
     with pytest.raises(ValueError, match="bedrock"):
         await probe("http://127.0.0.1:9/v1", "bedrock", "m")
-    with pytest.raises(ValueError, match="does not compose gemini requests yet"):
-        await probe("http://127.0.0.1:9/v1", "gemini", "m")

@@ -37,7 +37,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "Send one streaming request to any endpoint (the proxy, a provider, LM Studio) "
             "and show every frame as it arrives, the assembled answer, the timing and what "
             "in the stream would break which client. URLs as the protocol's SDK takes them: "
-            "OpenAI Chat and Responses with /v1, Anthropic and LM Studio at the root."
+            "OpenAI Chat and Responses with /v1, Anthropic and LM Studio at the root, Gemini "
+            "at the root or with /v1beta (the model goes in its path)."
         ),
     )
     p.add_argument("--url", required=True, help="base URL (or the endpoint itself)")

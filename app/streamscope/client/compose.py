@@ -5,8 +5,9 @@ conversation (a system prompt, turns with optional tool calls and tool results),
 tools (JSON function definitions, as a list or as the JSON editor's text) and the
 parameters. :func:`to_request` turns it into the canonical
 :class:`~streamscope.model.request.Request`; :func:`body` is that request encoded by the
-protocol's codec (exactly what that protocol's clients send) and :func:`headers` the
-headers they send with it. Every function validates first and raises ``ValueError``
+protocol's codec (exactly what that protocol's clients send), :func:`target_url` the URL
+they send it to (Gemini's names the model and whether it streams) and :func:`headers`
+the headers they send with it. Every function validates first and raises ``ValueError``
 with a message fit for the user (bad tool JSON, an unknown protocol, a tool result for
 no call, ...).
 
@@ -22,6 +23,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.model.request import (
@@ -121,19 +123,13 @@ class Composition:
 # -- validation ---------------------------------------------------------------------------
 
 
-COMPOSED: tuple[str, ...] = tuple(p for p in PROTOCOLS if p != "gemini")
-"""The protocols the pane composes requests in. Not Gemini's yet: its endpoint's path
-names the model, which the pane's URL-per-protocol does not say."""
+COMPOSED: tuple[str, ...] = tuple(PROTOCOLS)
+"""The protocols the pane composes requests in: every one."""
 
 
 def check_protocol(protocol: str) -> str:
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {protocol!r} (known: {', '.join(COMPOSED)})")
     if protocol not in COMPOSED:
-        raise ValueError(
-            f"the client pane does not compose {protocol} requests yet "
-            f"(it composes {', '.join(COMPOSED)})"
-        )
+        raise ValueError(f"unknown protocol {protocol!r} (known: {', '.join(COMPOSED)})")
     return protocol
 
 
@@ -273,9 +269,11 @@ def _messages(turns: list[Turn | tuple[str, str]]) -> list[Message]:
 def _thinking(reasoning: str | int | None) -> Thinking | None:
     if reasoning is None:
         return None
+    # Asked for reasoning, the pane shows it: a summary where the protocol gives only
+    # that (Responses' "auto", its default too; Gemini's includeThoughts).
     if isinstance(reasoning, str):
-        return Thinking(enabled=True, effort=reasoning)
-    return Thinking(enabled=True, budget_tokens=reasoning)
+        return Thinking(enabled=True, effort=reasoning, summary="auto")
+    return Thinking(enabled=True, budget_tokens=reasoning, summary="auto")
 
 
 def _tools(c: Composition) -> list[JSON]:
@@ -306,32 +304,89 @@ def to_request(c: Composition) -> Request:
 
 
 def body(c: Composition) -> JSON:
-    """The request body exactly as the protocol's clients send it."""
-    return get_codec(check_protocol(c.protocol)).encode_request(to_request(c))
+    """The request body exactly as the protocol's clients send it. The codec encodes the
+    canonical request; where the protocol's path names the model (Gemini), the body is
+    what :meth:`Codec.call <streamscope.codecs.base.Codec.call>` leaves of it."""
+    codec = get_codec(check_protocol(c.protocol))
+    request = to_request(c)
+    encoded = codec.encode_request(request)
+    # The proxy carries a body's model as its field, the path's too (codecs/base.Codec.call)
+    carried = encoded if "model" in encoded else {**encoded, "model": request.model}
+    return codec.call(carried, request.stream)[1]
 
 
 def sdk_base_url(root: str, protocol: str) -> str:
     """The base URL a protocol's SDKs take for a server at ``root``: OpenAI Chat and
     Responses with ``/v1`` (the SDKs append ``/chat/completions``, ``/responses``),
-    Anthropic and LM Studio at the root (their paths start with ``/v1``, ``/api``)."""
+    Anthropic, LM Studio and Gemini at the root (their paths start with ``/v1``, ``/api``,
+    ``/v1beta``)."""
     return get_codec(check_protocol(protocol)).sdk_base_url(root)
 
 
-def endpoint(url: str, protocol: str) -> str:
-    """A base URL (OpenAI Chat and Responses with ``/v1``, Anthropic and LM Studio at the
-    server root) made the protocol's endpoint; one that already ends with it as it is."""
-    url = url.rstrip("/")
-    path = get_codec(protocol).sdk_path
-    return url if url.endswith(path) else url + path
+# An API version as a path segment: /v1, /v1beta, /v2alpha1 ...
+_VERSION = r"/v\d+(?:alpha|beta)?\d*"
+_LEADING_VERSION = re.compile(rf"^{_VERSION}(?=/)")
+_TRAILING_VERSION = re.compile(rf"{_VERSION}$")
+
+
+def versioned(base: str, path: str) -> str:
+    """``base`` (a URL's path) + ``path``, where a ``path`` that starts with an API
+    version takes the one ``base`` ends with instead, if it ends with one: ``/v1beta`` +
+    ``/v1beta/models`` is ``/v1beta/models``, ``/v1`` + it ``/v1/models``."""
+    base = base.rstrip("/")
+    lead = _LEADING_VERSION.match(path)
+    if lead is not None and _TRAILING_VERSION.search(base):
+        return base + path[lead.end() :]
+    return base + path
+
+
+def endpoint(url: str, protocol: str, model: str = "", stream: bool = True) -> str:
+    """A base URL (OpenAI Chat and Responses with ``/v1``, the others at the server root)
+    made the protocol's endpoint for ``model`` (Gemini's path names it, and its method
+    says whether it streams).
+
+    A base URL that already ends with an API version (``/v1``, ``/v1beta``) keeps it and
+    it is not doubled, so for Gemini a server root, ``…/v1beta`` (Google's
+    ``https://generativelanguage.googleapis.com/v1beta``) and ``…/v1`` all work. A URL
+    that already names the endpoint is used as it is; for a path that names the model and
+    the method, those come from ``model`` and ``stream`` (the form's), not the URL. The
+    path's own query (Gemini's ``alt=sse``) is added to the URL's."""
+    codec = get_codec(protocol)
+    path = codec.call({"model": model}, stream)[0]
+    bare, _, query = path.partition("?")
+    parts = urlsplit(url.strip())
+    here = parts.path.rstrip("/")
+    lead = _LEADING_VERSION.match(bare)
+    if lead is None:
+        full = here if here.endswith(bare) else here + bare
+    else:
+        tail = bare[lead.end() :]  # (after the version: /messages, /models/m:method)
+        first = "/" + tail.split("/")[1]
+        named = list(re.finditer(rf"({_VERSION}){re.escape(first)}(?:[/:]|$)", here))
+        if named:  # the endpoint itself (any model and method), at the URL's version
+            full = here[: named[-1].end(1)] + tail
+        else:
+            full = versioned(here, bare)
+    # The URL's own query stays, but for what the path's query says (streamed or not).
+    own = {
+        item.partition("=")[0]
+        for streamed in (True, False)
+        for item in codec.call({"model": model}, streamed)[0].partition("?")[2].split("&")
+    }
+    kept = [item for item in parts.query.split("&") if item and item.partition("=")[0] not in own]
+    if query:
+        kept.append(query)
+    return urlunsplit((parts.scheme, parts.netloc, full, "&".join(kept), ""))
 
 
 def target_url(c: Composition) -> str:
-    """The endpoint URL (``c.url`` taken as the protocol's SDKs take a base URL)."""
+    """The endpoint URL (``c.url`` taken as the protocol's SDKs take a base URL, for the
+    composition's model and stream: :func:`endpoint`)."""
     check_protocol(c.protocol)
     url = c.url.strip()
     if not re.match(r"^https?://[^/\s]+", url):
         raise ValueError(f"the URL must start with http:// or https:// and a host, not {url!r}")
-    return endpoint(url, c.protocol)
+    return endpoint(url, c.protocol, c.model.strip(), c.params.stream)
 
 
 def headers(c: Composition) -> dict[str, str]:
@@ -382,6 +437,8 @@ __all__ = [
     "body",
     "check_protocol",
     "check_tools",
+    "endpoint",
+    "versioned",
     "sdk_base_url",
     "headers",
     "parse_tools",

@@ -29,7 +29,9 @@ class ClientResult:
     :func:`lint_leg`); for a session the user ``cancelled``, its lint knows that, so the
     end the stream never got is not counted against it.
     ``series``: the leg as chart series, read with the timing (in the session's worker
-    thread: for a long stream that decoding is too slow for the GUI thread)."""
+    thread: for a long stream that decoding is too slow for the GUI thread).
+    ``stream_asked``: whether the request asked for a stream (a Gemini body does not say:
+    its path does)."""
 
     status: str  # the final status: done | cancelled | error: ...
     response: Response | None
@@ -43,6 +45,7 @@ class ClientResult:
     frames: int  # SSE frames decoded
     batches: int  # callback batches reported
     series: LegSeries = field(default_factory=LegSeries)
+    stream_asked: bool = False
 
     def __post_init__(self) -> None:
         if self.cancelled and self.lint is not None and not self.lint.cancelled:

@@ -291,10 +291,14 @@ class ClientSession:
                 leg.ended_ns = time.monotonic_ns() - t0
 
     def _stream_asked(self) -> bool:
-        """Whether the request asked for a stream (a replay: its body says, if given)."""
+        """Whether the request asked for a stream (a replay: its body says, if given; a
+        body that has no say, as Gemini's whose path says it, by a leg of frames)."""
         if self.composition is not None:
             return self.composition.params.stream
-        return bool(self.request_body and self.request_body.get("stream"))
+        if self.request_body is not None and "stream" in self.request_body:
+            return bool(self.request_body["stream"])
+        leg = self._replay
+        return leg is not None and leg.body is None and bool(leg.frames)
 
     def _is_body(self, status: int, content_type: str) -> bool:
         if status >= 400 or "json" in content_type:
@@ -379,6 +383,7 @@ class ClientSession:
             frames=self.feed.frame_count,
             batches=self.feed.batches,
             series=series,
+            stream_asked=self._stream_asked(),
         )
         self._status(status)
         return self._result

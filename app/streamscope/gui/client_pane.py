@@ -1,10 +1,10 @@
 """The client pane: compose a request in any protocol, send it, and watch the wire.
 
 Left, the request: target (the embedded proxy, or any URL and key), protocol, model
-(listed from the target's ``/v1/models``), parameters, system prompt, the conversation
-so far, the message, and tools (a JSON editor with a weather example). Right, a
-:class:`~streamscope.gui.leg_view.LegView` of the answer: raw frames beside the decoded
-answer, tool calls, timing and lint.
+(listed from the target's ``/v1/models``, Gemini's ``/v1beta/models``), parameters,
+system prompt, the conversation so far, the message, and tools (a JSON editor with a
+weather example). Right, a :class:`~streamscope.gui.leg_view.LegView` of the answer: raw
+frames beside the decoded answer, tool calls, timing and lint.
 
 The exchange itself is the core's :class:`~streamscope.client.ClientSession`; the pane
 maps widgets to a :class:`~streamscope.client.Composition` and back (for the state kept
@@ -326,7 +326,7 @@ class ClientPane(QWidget):
         """Show a captured leg here as if it had just been received (no network)."""
         if self._task is not None and not self._task.done():
             self.stop()
-        self._fill_from_body(leg.protocol, request_body)
+        self._fill_from_body(leg, request_body)
         session = replay_session(
             leg,
             self.view.callbacks(on_status=self.status.setText),
@@ -363,7 +363,7 @@ class ClientPane(QWidget):
         return self.real_clients.start(
             result.leg,
             label="this answer",
-            stream_asked=bool(result.request_body and result.request_body.get("stream")),
+            stream_asked=result.stream_asked,
             report=result.lint,
         )
 
@@ -371,9 +371,12 @@ class ClientPane(QWidget):
         if (task := self.start_real_clients()) is not None:
             await task
 
-    def _fill_from_body(self, protocol: str, body: dict[str, Any] | None) -> None:
+    def _fill_from_body(self, leg: Leg, body: dict[str, Any] | None) -> None:
         """The compose fields a replayed flow's request shows (protocol, model, stream),
-        read by the protocol's codec; a body it rejects changes nothing but the protocol."""
+        read by the protocol's codec; a body it rejects changes nothing but the protocol.
+        A body that names no model or stream (Gemini's: its path does) keeps the model,
+        and a leg that came as a stream was asked for one."""
+        protocol = leg.protocol
         if self.protocol.findText(protocol) < 0:
             return
         self.protocol.setCurrentText(protocol)
@@ -382,8 +385,9 @@ class ClientPane(QWidget):
         except ValueError:  # RequestError: a malformed captured request
             return
         if request is not None:
-            self.model.setCurrentText(request.model)
-            self.stream.setChecked(request.stream)
+            if request.model:
+                self.model.setCurrentText(request.model)
+            self.stream.setChecked(request.stream or (leg.streamed and bool(leg.frames)))
 
     # -- models and conversation ------------------------------------------------------------
 

@@ -56,6 +56,11 @@ class RequestForm(QWidget):
         self.target.addItems([EMBEDDED, OTHER])
         self.url = QLineEdit()
         self.url.setPlaceholderText("https://api.openai.com/v1")
+        self.url.setToolTip(
+            "The base URL as the protocol's SDKs take it: OpenAI Chat and Responses with"
+            " /v1, Anthropic and LM Studio at the server root, Gemini at the root or with"
+            " /v1beta (https://generativelanguage.googleapis.com/v1beta)"
+        )
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
         self.key.setPlaceholderText("API key for this URL")
@@ -66,7 +71,7 @@ class RequestForm(QWidget):
     def _add_protocol_and_model_rows(self, form: QFormLayout) -> None:
         self.protocol = QComboBox()
         for codec in all_codecs():
-            if codec.name not in COMPOSED:  # (Gemini: not composed here yet)
+            if codec.name not in COMPOSED:
                 continue
             self.protocol.addItem(codec.name)
             self.protocol.setItemData(
@@ -79,7 +84,9 @@ class RequestForm(QWidget):
         elide_combo(self.model)  # long names: elided in the middle, whole in the tooltip
         self.model.addItems(DEMO_MODELS)
         self.refresh_models = QPushButton("↻")
-        self.refresh_models.setToolTip("List the target's models (GET /v1/models)")
+        self.refresh_models.setToolTip(
+            "List the target's models (GET /v1/models; Gemini: GET /v1beta/models)"
+        )
         self.refresh_models.setMaximumWidth(32)
         model_row = QHBoxLayout()
         model_row.addWidget(self.model, 1)
