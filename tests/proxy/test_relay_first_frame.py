@@ -91,11 +91,7 @@ def _first_frame_after(running: Running, client: str, model: str) -> tuple[float
             return first, r.headers["x-request-id"]
 
 
-# A Gemini stream has no opening: each frame is a whole response with content, so its
-# first frame is the first content, whenever the upstream's opening carried none (its
-# anthropic case's first frame does). Said here, not hidden: the test below asserts it.
-NO_OPENING = {"gemini"}
-PAIRS = [(c, k, False) for c in CLIENTS if c not in NO_OPENING for k in KINDS] + [
+PAIRS = [(c, k, False) for c in CLIENTS for k in KINDS] + [
     (p, k, True) for k, p in PASSTHROUGH.items()
 ]
 
@@ -159,13 +155,3 @@ def test_a_slow_first_frame_starts_the_stream_within_the_commit_window(window: f
     data_at = next(t for t, c in arrivals if b"data:" in c)
     assert data_at >= SLOW_FIRST - 0.1  # the stream itself when the upstream sent it
     assert b"data: [DONE]" in b"".join(c for _, c in arrivals)
-
-
-def test_a_gemini_clients_first_frame_is_the_first_content() -> None:
-    # (the pairs above leave Gemini out for this reason, so this keeps it true)
-    from streamscope.codecs import get_codec
-    from streamscope.model.events import MessageStart
-
-    encoder = get_codec("gemini").stream_encoder()
-    assert encoder.encode(MessageStart(id="m", model="x")) == []
-    assert encoder.opening() == []

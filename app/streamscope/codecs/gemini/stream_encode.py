@@ -7,6 +7,13 @@ model (``modelVersion``) and the ``responseId``. The ``finishReason`` is held to
 of the stream, so that it goes out on the last chunk with the final usage, as Gemini's
 does; there is no terminator after it.
 
+The stream opens (:meth:`GeminiStreamEncoder.opening`) when the upstream's did: Gemini has
+no opening chunk of its own, so where the upstream opened with no content (a role chunk,
+``message_start``, ``response.created``), the first chunk is one empty text part with the
+usage, model and ``responseId`` every chunk carries, as Gemini's own finish chunk has.
+Without it a Gemini client saw nothing until the first token (its time to first byte was
+the model's thinking time).
+
 A tool call goes out whole, in one ``functionCall`` part (Gemini streams no argument
 deltas): its argument deltas are buffered until its ToolCallEnd. An id the upstream never
 gave (made up by a Gemini decoder) is left out, as Gemini leaves it out. A
@@ -104,11 +111,13 @@ class GeminiStreamEncoder(StreamEncoder):
         self._signature: dict[int, str] = {}  # per candidate: for the next part
         self._finish: dict[int, str] = {}  # per candidate: its held finishReason
         self._wrote: set[int] = set()  # candidates some part went out for
+        self._opened = False  # a chunk went out
         self._done = False
 
     # -- chunks -----------------------------------------------------------------------
 
     def _chunk(self, choice: int | None, parts: list[JSON], finish: str | None = None) -> bytes:
+        self._opened = True
         body: JSON = {}
         if choice is not None:
             cand: JSON = {"content": {"parts": parts, "role": "model"}}
@@ -306,6 +315,13 @@ class GeminiStreamEncoder(StreamEncoder):
                 parts[0]["thoughtSignature"] = sig
             out.append(self._chunk(choice, parts, finishes.get(choice, "STOP")))
         return out
+
+    def opening(self) -> list[bytes]:
+        if self._start is None or self._opened or self._done:
+            return []
+        frame = self._chunk(0, [{"text": ""}])
+        self._wrote.discard(0)  # (no part of the answer: a blocked prompt stays candidate-less)
+        return [frame]
 
     def finish(self) -> list[bytes]:
         return [] if self._done else self._close()
