@@ -1,6 +1,8 @@
 """The "Connect Cherry Studio" helper: what to type into a client to use the running
-proxy — Cherry Studio's provider type and API host, the key, and the ``openai`` and
-``anthropic`` SDKs' ``base_url`` — each value with a Copy button.
+proxy — for each of Cherry Studio's provider types (:mod:`streamscope.client.cherry`,
+the values the client tests drive Cherry Studio's provider layer with) its API host, and
+Azure OpenAI's API version; the key; a model; and the ``openai`` and ``anthropic`` SDKs'
+``base_url`` — each value with a Copy button.
 
 The key is shown masked; its Copy button copies the real key. The values follow the
 proxy: it is read again whenever the control reports a change (started, stopped,
@@ -24,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from streamscope.client import sdk_base_url
+from streamscope.client.cherry import MODEL, TYPES
 from streamscope.config import mask
 from streamscope.gui.proxy_control import ProxyControl
 
@@ -36,17 +39,25 @@ class Row:
     label: str
 
 
-# Cherry Studio: Settings → Model Provider → Add; the API host has no /v1 (it adds it).
-# A provider type's row is keyed by the lint profile of that type (lint.profiles); the
-# SDKs' rows serve the Python and the Node SDK alike (base_url, baseURL).
+# Cherry Studio: Settings → Model Provider → Add (or a built-in provider's settings);
+# the API host has no path (Cherry Studio adds /v1, /v1beta or /openai by type). A
+# provider type's row is keyed by its ai-core provider id, an Azure API version's by
+# "<id>:version"; the SDKs' rows serve the Python and the Node SDK alike.
 ROWS = (
-    Row("cherry-openai", "Cherry Studio, provider type <b>OpenAI</b> — API host"),
-    Row("cherry-anthropic", "Cherry Studio, provider type <b>Anthropic</b> — API host"),
-    Row("cherry-responses", "Cherry Studio, provider type <b>OpenAI-Response</b> — API host"),
+    *(
+        row
+        for t in TYPES
+        for row in (
+            Row(t.id, f"Cherry Studio, <b>{t.name}</b> — API host"),
+            *([Row(f"{t.id}:version", "… and its API version")] if t.api_version else []),
+        )
+    ),
     Row("key", "API key (any provider type, and the SDKs' <code>api_key</code>)"),
+    Row("model", "Model (or <code>upstream/model</code>, as /v1/models lists them)"),
     Row("openai-sdks", "<code>openai</code> SDKs: <code>OpenAI(base_url=…)</code>"),
     Row("anthropic-sdks", "<code>anthropic</code> SDKs: <code>Anthropic(base_url=…)</code>"),
 )
+_VERSIONS = {f"{t.id}:version": t.api_version for t in TYPES if t.api_version}
 
 
 class ConnectDialog(QDialog):
@@ -73,7 +84,8 @@ class ConnectDialog(QDialog):
         self.rows = QWidget()
         self.rows.setLayout(grid)
         note = QLabel(
-            "In Cherry Studio: Settings → Model Provider → Add, choose the provider type, "
+            "In Cherry Studio: Settings → Model Provider → Add, choose the provider type "
+            "(DeepSeek, Grok and OpenRouter are built-in providers: open their settings), "
             "enter the API host and the key, then add models: demo-chat always works, and "
             "the proxy's /v1/models lists every model it routes."
         )
@@ -95,6 +107,10 @@ class ConnectDialog(QDialog):
             return ""
         if name == "key":
             return self.control.key
+        if name == "model":
+            return MODEL
+        if name in _VERSIONS:
+            return _VERSIONS[name]
         return sdk_base_url(url, "openai-chat") if name == "openai-sdks" else url
 
     def refresh(self, _state: str = "") -> None:

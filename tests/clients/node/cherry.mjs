@@ -1,17 +1,20 @@
-// Cherry Studio's "OpenAI-Response" provider type, driven as Cherry Studio drives it:
-// @cherrystudio/ai-core's streamText("openai-response", {apiKey, baseURL}, params), which
-// runs @ai-sdk/openai's .responses() model with `store` left at its default (true). Each
-// job is one conversation of several turns (one model per turn), each turn a tool loop
-// (tools that execute, stopWhen: stepCountIs(steps)); a turn's messages go into the next,
-// so later requests send earlier answers back as item_reference.
+// Cherry Studio's provider types, driven as Cherry Studio drives them: @cherrystudio/ai-core's
+// streamText(providerId, {apiKey, baseURL, ...settings}, params), with the provider id and
+// the base URL Cherry Studio hands ai-core for that type ("openai-response" by default:
+// @ai-sdk/openai's .responses() model with `store` left at its default, true). Each job is
+// one conversation of several turns (one model per turn), each turn a tool loop (tools
+// that execute, stopWhen: stepCountIs(steps)); a turn's messages go into the next, so
+// later requests send earlier answers back (Responses: as item_reference).
 //
-//   node cherry.mjs '[{"baseURL": "http://127.0.0.1:8787/v1", "key": "sk-local-...",
+//   node cherry.mjs '[{"provider": "deepseek", "settings": {}, "baseURL":
+//                      "http://127.0.0.1:8787/v1", "key": "sk-local-...",
 //                      "models": ["ant/demo-tools", "ant/demo-reasoning"], "steps": 4}]'
 //
-// Prints one JSON line: per job {"turns": [{"text", "steps", "finish"}], "calls": [tool
-// inputs], "bodies": [each request body sent], "error": null | str}. A client error is
-// reported in "error" (exit status 0). tests/clients/test_cherry_responses.py installs the
-// pinned packages and copies this file beside them.
+// Prints one JSON line: per job {"turns": [{"text", "reasoning", "steps", "finish"}],
+// "calls": [tool inputs], "bodies": [each request body sent], "requests": [{"url", "keys":
+// {header: value} of the headers that carry a key}], "error": null | str}. A client
+// error is reported in "error" (exit status 0). tests/clients/test_cherry_responses.py
+// and test_cherry_types.py install the pinned packages and copy this file beside them.
 
 import { streamText } from "@cherrystudio/ai-core";
 import { stepCountIs, tool } from "ai";
@@ -19,9 +22,14 @@ import { z } from "zod";
 
 // Request bodies as they leave, by base URL (the jobs run one after the other).
 const sent = [];
+const KEY_HEADERS = ["authorization", "x-api-key", "api-key", "x-goog-api-key"];
 const realFetch = globalThis.fetch;
 globalThis.fetch = async (url, init) => {
-  if (init?.body) sent.push({ url: String(url), body: JSON.parse(init.body) });
+  if (init?.body) {
+    const headers = new Headers(init.headers ?? {});
+    const keys = Object.fromEntries(KEY_HEADERS.filter((h) => headers.has(h)).map((h) => [h, headers.get(h)]));
+    sent.push({ url: String(url), keys, body: JSON.parse(init.body) });
+  }
   return realFetch(url, init);
 };
 
@@ -42,21 +50,28 @@ async function turn(job, model, messages, calls) {
     }),
   };
   const result = await streamText(
-    "openai-response",
-    { apiKey: job.key, baseURL: job.baseURL },
+    job.provider ?? "openai-response",
+    { apiKey: job.key, baseURL: job.baseURL, ...(job.settings ?? {}) },
     { model, messages, tools, stopWhen: stepCountIs(job.steps ?? 4) },
   );
   let text = "";
+  let reasoning = "";
   for await (const part of result.fullStream) {
     if (part.type === "text-delta") text += part.text;
+    if (part.type === "reasoning-delta") reasoning += part.text;
     if (part.type === "error") throw part.error;
   }
   const steps = await result.steps;
   const response = await result.response;
   return {
-    summary: { text, steps: steps.length, finish: await result.finishReason },
+    summary: { text, reasoning, steps: steps.length, finish: await result.finishReason },
     messages: response.messages,
   };
+}
+
+function requests(from) {
+  const mine = sent.slice(from);
+  return { bodies: mine.map((s) => s.body), requests: mine.map((s) => ({ url: s.url, keys: s.keys })) };
 }
 
 async function run(job) {
@@ -70,13 +85,13 @@ async function run(job) {
       turns.push(done.summary);
       messages = [...messages, ...done.messages, { role: "user", content: "And tomorrow?" }];
     }
-    return { turns, calls, bodies: sent.slice(from).map((s) => s.body), error: null };
+    return { turns, calls, ...requests(from), error: null };
   } catch (err) {
     const body = err?.responseBody ? ` ${err.responseBody}` : "";
     return {
       turns,
       calls,
-      bodies: sent.slice(from).map((s) => s.body),
+      ...requests(from),
       error: `${err?.name ?? "Error"}: ${err?.message ?? err}${body}`,
     };
   }
