@@ -57,6 +57,14 @@ CHERRY_PINS: dict[str, str] = {
     "@ai-sdk/openai": PROVIDER_PINS["@ai-sdk/openai"],
     "@ai-sdk/google": "3.0.141",
     "zod": PROVIDER_PINS["zod"],
+    # ai-core's own dependencies, at the versions its ranges resolved to when pinned, so
+    # each provider type runs the same code on every machine (tests/clients/test_cherry_types.py)
+    "@ai-sdk/anthropic": PROVIDER_PINS["@ai-sdk/anthropic"],
+    "@ai-sdk/azure": "3.0.128",
+    "@ai-sdk/deepseek": "2.0.69",
+    "@ai-sdk/openai-compatible": PROVIDER_PINS["@ai-sdk/openai-compatible"],
+    "@ai-sdk/xai": "3.0.138",
+    "@openrouter/ai-sdk-provider": "2.10.0",
 }
 UPSTREAMS = ["ant", "chat", "rrep", "rpass", "lms", "demo"]
 TURNS = ["demo-reasoning", "demo-tools"]
