@@ -12,6 +12,7 @@ only keepalives): the role chunk and the first token arrived together, a pace la
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -155,3 +156,21 @@ def test_a_slow_first_frame_starts_the_stream_within_the_commit_window(window: f
     data_at = next(t for t, c in arrivals if b"data:" in c)
     assert data_at >= SLOW_FIRST - 0.1  # the stream itself when the upstream sent it
     assert b"data: [DONE]" in b"".join(c for _, c in arrivals)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_gemini_array_streams_first_element_arrives_within_one_pace(
+    running: Running, kind: str
+) -> None:
+    # (no ?alt=sse: one JSON array, its first element the stream's opening)
+    path = path_for("gemini", CLIENTS["gemini"], f"paced-{kind}").removesuffix("?alt=sse")
+    body = body_for("gemini", f"paced-{kind}")
+    headers = {"authorization": f"Bearer {KEY}"}
+    with httpx.Client(timeout=30) as http:
+        t0 = time.monotonic()
+        with http.stream("POST", running.url + path, json=body, headers=headers) as r:
+            assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
+            arrivals = [(time.monotonic() - t0, chunk) for chunk in r.iter_raw() if chunk]
+    first_at, first = arrivals[0]
+    assert first.startswith(b'[{"candidates"') and first_at < PACE, arrivals[:2]
+    assert len(json.loads(b"".join(c for _, c in arrivals))) > 2
