@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from streamscope.codecs.base import Codec
 from streamscope.codecs.gemini.common import PROTOCOL
+from streamscope.codecs.gemini.preview import preview as _preview
 from streamscope.codecs.gemini.request import decode_request as decode_body
 from streamscope.codecs.gemini.request_encode import encode_request
 from streamscope.codecs.gemini.response import decode_response, encode_response
@@ -91,6 +92,9 @@ class GeminiCodec(Codec):
 
     def is_response(self, body: Any) -> bool:
         return isinstance(body, dict) and self.sniff(body, None)
+
+    def preview(self, payload: JSON, event: str | None) -> str | None:
+        return _preview(payload, event)
 
     def sniff(self, payload: JSON, event: str | None) -> bool:
         if event is not None:
