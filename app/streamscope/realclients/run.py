@@ -27,8 +27,17 @@ from streamscope.realclients.specs import availability
 
 PYTHON_THREADS = 4
 # What each client appends to its base URL decides the base it is given: the Anthropic
-# SDKs add /v1/messages, every other client /chat/completions, /responses or /messages.
-ROOT_BASE = frozenset({"anthropic-python", "anthropic-node"})
+# SDKs add /v1/messages, the Google SDKs /v1/models/{model}:streamGenerateContent (given
+# a base URL they ask /v1), @ai-sdk/google (whose base ends in /v1beta) /models/…, every
+# other client
+# /chat/completions, /responses or /messages.
+BASE_PATH: dict[str, str] = {
+    "anthropic-python": "",
+    "anthropic-node": "",
+    "google-genai-python": "",
+    "google-genai-node": "",
+    "ai-google": "/v1beta",
+}
 
 
 @dataclass(slots=True)
@@ -162,7 +171,7 @@ async def run_many(
             for spec, why in specs_of:
                 if why is not None:
                     continue
-                base = server.base(str(n)) + ("" if spec.id in ROOT_BASE else "/v1")
+                base = server.base(str(n)) + BASE_PATH.get(spec.id, "/v1")
                 job_id = f"{n}:{spec.id}"
                 if spec.runtime == "agent":  # each CLI adds /v1 itself where it needs it
                     agent_jobs.append(AgentJob(job_id, spec.id, server.base(str(n))))

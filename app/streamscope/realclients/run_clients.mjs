@@ -102,6 +102,37 @@ async function anthropicMessages(job, out, signal) {
   if (final.usage) out.usage = [final.usage.input_tokens ?? null, final.usage.output_tokens ?? null];
 }
 
+// What an app does with @google/genai: stream, and read each chunk's first candidate's
+// parts as they come (a thought part is reasoning), the last finish and the last usage
+// (each chunk carries the total so far).
+async function googleGenai(job, out, signal) {
+  const { GoogleGenAI } = await import("@google/genai");
+  const ai = new GoogleGenAI({
+    apiKey: KEY,
+    httpOptions: { baseUrl: job.baseURL, timeout: job.timeout_ms, retryOptions: { attempts: 1 } },
+  });
+  const stream = await ai.models.generateContentStream({
+    model: MODEL,
+    contents: PROMPT,
+    config: { abortSignal: signal },
+  });
+  for await (const chunk of stream) {
+    const candidate = chunk.candidates?.[0];
+    for (const part of candidate?.content?.parts ?? []) {
+      if (part.text != null) {
+        if (part.thought) out.reasoning += part.text;
+        else out.text += part.text;
+      }
+      // the args as they came (a string stays a string), as the app gets them
+      if (part.functionCall != null) out.tool_calls.push([part.functionCall.name ?? "", JSON.stringify(part.functionCall.args ?? {})]);
+    }
+    if (candidate?.finishReason != null) out.finish = candidate.finishReason;
+    if (chunk.promptFeedback?.blockReason != null) out.finish = chunk.promptFeedback.blockReason;
+    const u = chunk.usageMetadata;
+    if (u != null) out.usage = [u.promptTokenCount ?? null, u.candidatesTokenCount ?? null];
+  }
+}
+
 // -- the Vercel AI SDK (what Cherry Studio's provider types run on) ----------------------
 
 async function aiModel(job) {
@@ -127,6 +158,10 @@ async function aiModel(job) {
     case "ai-anthropic": {
       const { createAnthropic } = await import("@ai-sdk/anthropic");
       return createAnthropic({ baseURL: job.baseURL, apiKey: KEY })(MODEL);
+    }
+    case "ai-google": {
+      const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
+      return createGoogleGenerativeAI({ baseURL: job.baseURL, apiKey: KEY })(MODEL);
     }
     default:
       throw new Error(`unknown client ${job.client}`);
@@ -184,6 +219,8 @@ const CLIENTS = {
   "ai-openai-chat": aiStream,
   "ai-openai-responses": aiStream,
   "ai-anthropic": aiStream,
+  "ai-google": aiStream,
+  "google-genai-node": googleGenai,
 };
 
 async function run(job) {

@@ -1,0 +1,27 @@
+"""Checks of a Gemini stream's lines that its decoder does not see: Google sends each
+chunk as one ``data: `` line and a blank line, and the Google SDKs read lines, not SSE
+events, so a comment, an ``event:`` or ``id:`` line, or ``data:`` with no space (all
+legal SSE) break them (``rules_gemini``)."""
+
+from __future__ import annotations
+
+from streamscope.lint.stream import Hit, Observed, counted
+
+
+def _bare_data(raw: bytes) -> bool:
+    """A ``data:`` line with no space after the colon (``data:{…}``)."""
+    return any(
+        line.startswith(b"data:") and not line.startswith(b"data: ")
+        for line in raw.lstrip(b"\xef\xbb\xbf").splitlines()
+    )
+
+
+def check(obs: Observed) -> list[Hit]:
+    comments = [i for i, f in enumerate(obs.frames) if f.comments]
+    fields = [i for i, f in enumerate(obs.frames) if f.event is not None or f.id is not None]
+    bare = [i for i, f in enumerate(obs.frames) if _bare_data(f.raw)]
+    return [
+        *counted("gemini.sse-comment", comments, "a comment line (an SSE keepalive)"),
+        *counted("gemini.sse-fields", fields, "an `event:` or `id:` line"),
+        *counted("gemini.data-without-space", bare, "`data:` with no space after it"),
+    ]
