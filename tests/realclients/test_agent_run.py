@@ -35,7 +35,10 @@ from streamscope.model.events import (
 from streamscope.realclients.agent_run import KEY_VARIABLE, AgentRun, Target, prepare, run_agent
 from streamscope.realclients.agents import AGENTS, BY_ID, AgentInstall
 from streamscope.realclients.server import Replay, ReplayServer
+from streamscope.wire.decoder import decode_all
+from streamscope.wire.frame import Frame
 from tests.clients.agent_support import installed
+from tests.codecs.gemini.recorded import sse_bytes
 from tests.support import FIXTURES, load
 
 TARGET = Target("http://127.0.0.1:9/", "sk-local-abc", "demo-tools")
@@ -102,15 +105,30 @@ RECORDED = {
     "anthropic": FIXTURES / "anthropic" / "ant-py_basic-text.sse",
     "responses": FIXTURES / "responses" / "vercel_azure-gpt51_text-minimal.jsonl",
     "openai-chat": FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse",
+    "gemini": FIXTURES / "gemini" / "vercel_gemini3pro_text_signature.chunks.txt",
 }
+ASKED = {  # the path each CLI asks below its base URL
+    "anthropic": "/v1/messages",
+    "responses": "/v1/responses",
+    "openai-chat": "/v1/chat/completions",
+    "gemini": "/v1beta/models/replayed:streamGenerateContent",
+}
+
+
+def recorded(path: Path) -> tuple[bytes, list[Frame]]:
+    """A recording's bytes and frames (a Gemini chunk list framed as Google frames it)."""
+    if path.name.endswith(".chunks.txt"):
+        raw = sse_bytes(path)
+        return raw, decode_all(raw)
+    frames = load(path).frames
+    return b"".join(f.raw for f in frames), frames
 
 
 @pytest.mark.parametrize("agent", [a.id for a in AGENTS])
 def test_a_cli_run_on_a_replayed_stream_reads_what_it_assembled(agent: str, tmp_path: Path) -> None:
     install = installed(agent)
-    recording = load(RECORDED[install.spec.protocol])
-    raw = b"".join(f.raw for f in recording.frames)
-    decoded = decode_frames(recording.frames, install.spec.protocol)
+    raw, frames = recorded(RECORDED[install.spec.protocol])
+    decoded = decode_frames(frames, install.spec.protocol)
     want = assemble(e for _, e in decoded.events).choice(0).text
     headers = [("content-type", "text/event-stream")]
 
@@ -125,12 +143,7 @@ def test_a_cli_run_on_a_replayed_stream_reads_what_it_assembled(agent: str, tmp_
     assert run.text == want
     assert run.tool_calls == []
     paths = {path.split("?")[0] for _, path in requests}
-    assert paths == {
-        "/r/s/v1/"
-        + {"anthropic": "messages", "responses": "responses"}.get(
-            install.spec.protocol, "chat/completions"
-        )
-    }, requests
+    assert paths == {"/r/s" + ASKED[install.spec.protocol]}, requests
 
 
 TOOL_CALLS = {
@@ -139,6 +152,7 @@ TOOL_CALLS = {
     / "responses"
     / "vercel_openai-codex_reasoning-summary_encrypted_function-calls.step1.jsonl",
     "openai-chat": FIXTURES / "openai-chat" / "oai-py_tool-call-single.sse",
+    "gemini": FIXTURES / "gemini" / "vercel_gemini3pro_tool-call.chunks.txt",
 }
 
 
@@ -148,9 +162,8 @@ def test_a_replayed_tool_call_ends_the_run_at_its_one_turn(agent: str, tmp_path:
     tool and ask again for ever. With ``max_turns=1`` each stops after its first answer,
     with the call it assembled, and says it stopped at its limit, not that it failed."""
     install = installed(agent)
-    recording = load(TOOL_CALLS[install.spec.protocol])
-    raw = b"".join(f.raw for f in recording.frames)
-    decoded = decode_frames(recording.frames, install.spec.protocol)
+    raw, frames = recorded(TOOL_CALLS[install.spec.protocol])
+    decoded = decode_frames(frames, install.spec.protocol)
     choice = assemble(e for _, e in decoded.events).choice(0)
     want = [(c.name, json.loads(c.arguments)) for c in choice.tool_calls]
     headers = [("content-type", "text/event-stream")]
@@ -178,6 +191,8 @@ def test_a_replayed_tool_call_ends_the_run_at_its_one_turn(agent: str, tmp_path:
         ("claude-code", "Read", {"file_path": "/etc/hostname"}, "No such tool available"),
         ("qwen-code", "read_file", {"file_path": "/etc/hostname"}, "not available"),
         ("qwen-code", "run_shell_command", {"command": "echo $((6*7))"}, "declined"),
+        ("gemini-cli", "read_file", {"file_path": "README.md"}, 'Tool "read_file" not found'),
+        ("gemini-cli", "list_directory", {"dir_path": "."}, 'Tool "list_directory" not found'),
     ],
 )
 def test_no_cli_runs_a_tool_a_replayed_stream_asks_for(
@@ -186,9 +201,12 @@ def test_no_cli_runs_a_tool_a_replayed_stream_asks_for(
     """A replayed stream's calls came from someone else's conversation. Left to
     themselves the CLIs ran some: Codex any shell call (its read-only sandbox allows
     reads) and view_image, Claude Code a Bash command it deems read-only, Qwen Code
-    read_file on any path. A replay switches their tools off: each answers the call as
-    unavailable and nothing runs."""
+    read_file on any path, Gemini CLI read_file, list_directory, glob and grep_search in
+    its working folder (a headless run registers no shell or write tool). A replay
+    switches their tools off: each answers the call as unavailable and nothing runs (a
+    file the CLI could read says 42)."""
     install = installed(agent)
+    (tmp_path / "README.md").write_text("42\n")
     events = [
         MessageStart("replayed_1", "m"),
         ToolCallStart(0, "call_1", tool),

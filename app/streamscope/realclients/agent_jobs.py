@@ -1,5 +1,5 @@
-"""The agent CLIs as real clients: a replayed stream run in Claude Code, Codex CLI or
-Qwen Code, read back as the result every other real client gives.
+"""The agent CLIs as real clients: a replayed stream run in Claude Code, Codex CLI, Qwen
+Code or Gemini CLI, read back as the result every other real client gives.
 
 :func:`~.run.run_many` hands each stream whose protocol an installed agent CLI speaks to
 :func:`run_agent_jobs`: each job is one process (:func:`~.agent_run.run_agent`: offline,
@@ -11,7 +11,8 @@ What a run assembled becomes the runner's result: the text, reasoning and tool c
 the answer the CLI kept, its error, the usage it reported. A CLI that asks again after a
 broken stream (Qwen Code's retries, Claude Code's request without streaming) prints the
 calls of every attempt under the same ids: each id counts once, as the CLI runs it once.
-No finish reason: none of the CLIs prints the one it read.
+No finish reason: none of the CLIs prints the one it read. No reasoning from Gemini CLI:
+it prints no thought part.
 """
 
 from __future__ import annotations

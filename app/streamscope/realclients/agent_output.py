@@ -1,6 +1,6 @@
 """What an agent CLI assembled, read from its machine-readable output.
 
-Two shapes cover the three CLIs:
+Three shapes cover the four CLIs:
 
 - **stream-json** (Claude Code's ``-p --output-format stream-json --verbose``, and Qwen
   Code's, which follows it): one JSON object a line. ``assistant`` lines carry a message
@@ -18,11 +18,23 @@ Two shapes cover the three CLIs:
   so they are read from the session file Codex writes in its home
   (``sessions/.../rollout-*.jsonl``: ``response_item`` lines with ``function_call`` and
   ``function_call_output``).
+- **Gemini CLI** (``gemini -p --output-format stream-json``, its own shape, as run):
+  ``message`` lines (``role`` assistant, ``delta`` text pieces); ``tool_use`` (``tool_id``
+  ``<name>__<the call's id>``, an id it made up when the stream gave none; ``tool_name``,
+  ``parameters``); ``tool_result`` (``status`` ``error`` and the error as ``output`` for
+  a failed call; a call that ran has no output, or an empty one: what a tool returned is
+  not printed); ``error`` (severity ``warning``: "Loop detected, stopping execution", a
+  notice; severity ``error``: "Model stream ended without a finish reason."); and a
+  closing ``result`` whose ``status`` is ``error`` when the run failed, with
+  ``error.message`` when the CLI gave one (``FatalTurnLimitedError``: the run's turn
+  limit), and ``stats`` (the usage). No line says where an answer starts: one starts at
+  the first assistant line after a tool result, and the text is the last answer's.
+  Thought parts are never printed, so no reasoning is read.
 
 The usage a run reports (``Assembled.usage``, input and output tokens) is the closing
-``result`` line's, else the last answer's (a run ended at its turn limit has no
-``result``), Codex's ``turn.completed``, else its session file's last
-``token_usage_record`` (a run ended by ``run_agent`` has no ``turn.completed``). The CLIs
+``result`` line's (Gemini CLI's ``result.stats``), else the last answer's (a run ended at
+its turn limit has no ``result``), Codex's ``turn.completed``, else its session file's
+last ``token_usage_record`` (a run ended by ``run_agent`` has no ``turn.completed``). The CLIs
 count what no stream sent as 0, so a run reports usage whenever it read an answer.
 
 The readers are tolerant: a line that is not JSON, or not the shape expected, is skipped
@@ -184,6 +196,59 @@ def read_stream_json(stdout: str) -> Assembled:
     return out
 
 
+GEMINI_TURN_LIMIT_ERROR = "FatalTurnLimitedError"  # Gemini CLI's result at maxSessionTurns
+
+
+def read_gemini(stdout: str) -> Assembled:
+    """Gemini CLI's ``stream-json`` output."""
+    out = Assembled()
+    in_answer = False
+    text: list[str] = []
+    failed: str | None = None  # what an ``error`` line said
+    ids: dict[str, str] = {}  # the printed tool_id (``<name>__<id>``) -> the call's id
+    for line in _lines(stdout, out):
+        kind = line.get("type")
+        if (kind == "message" and line.get("role") == "assistant") or kind == "tool_use":
+            if not in_answer:
+                out.answers, in_answer, text = out.answers + 1, True, []
+            if kind == "message":
+                text.append(_str(line.get("content")))
+            else:
+                name, printed = _str(line.get("tool_name")), _str(line.get("tool_id"))
+                ids[printed] = printed.removeprefix(name + "__")  # the call's own id
+                call = ToolCall(ids[printed], name, _arguments(line.get("parameters", {})))
+                out.tool_calls.append(call)
+        elif kind == "tool_result":
+            in_answer = False
+            output = line.get("output")  # none when the tool succeeded (read_file: "")
+            printed = _str(line.get("tool_id"))
+            result = ToolResult(
+                ids.get(printed, printed),
+                output if isinstance(output, str) else "" if output is None else _arguments(output),
+                line.get("status") == "error",
+            )
+            out.tool_results.append(result)
+        elif kind == "error":
+            said = _str(line.get("message"))
+            if line.get("severity") == "error":
+                failed = said or "error"
+            else:
+                out.notices.append(said)
+        elif kind == "result":
+            stats = line.get("stats")
+            out.usage = _usage(stats) or out.usage
+            error = line.get("error")
+            error = error if isinstance(error, dict) else {}
+            if error.get("type") == GEMINI_TURN_LIMIT_ERROR:
+                out.turn_limit = True  # the run's own limit, not the stream's doing
+            elif line.get("status") == "error":
+                out.error = _str(error.get("message")) or failed or "error"
+    out.text = "".join(text)
+    if out.error is None and failed is not None and not out.turn_limit:
+        out.error = failed  # no result line: the CLI ended on its error
+    return out
+
+
 def read_codex(stdout: str, rollout: str = "", max_turns: int | None = None) -> Assembled:
     """Codex's ``exec --json`` output, and its session file (``rollout``) for the
     function calls that are not items, up to the ``max_turns``-th answer."""
@@ -317,5 +382,6 @@ __all__ = [
     "codex_asked_again",
     "codex_output_batches",
     "read_codex",
+    "read_gemini",
     "read_stream_json",
 ]

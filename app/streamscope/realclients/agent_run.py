@@ -27,6 +27,18 @@ that nothing but the base URL is called:
   telemetry and auto-update off and HTTP retries to 0 (a stream that breaks is still
   tried three times). ``qwen -p PROMPT --output-format stream-json
   --max-session-turns N`` (the limit reached: exit 53).
+- Gemini CLI: ``GOOGLE_GEMINI_BASE_URL`` (the root: its SDK adds ``/v1beta/models/M:
+  streamGenerateContent?alt=sse``, the only call it makes), ``GEMINI_API_KEY`` (sent in
+  ``x-goog-api-key``); ``~/.gemini/settings.json`` picks the API-key auth (without it:
+  "Invalid auth method selected", exit 41), turns folder trust off (else it refuses an
+  untrusted folder), usage statistics off (they resolve and call play.googleapis.com),
+  telemetry, auto-update and IDE integration off, ``general.maxAttempts`` to 1 (by
+  default a 5xx is tried 10 times over more than five minutes, and a stream without a
+  finish reason 4 times over 7 s, its text printed again each time) and
+  ``model.maxSessionTurns`` to N (the limit reached: exit 53). ``GEMINI_CLI_NO_RELAUNCH``
+  keeps it from starting itself again to raise its heap (a second node start, ~1 s of
+  CPU); ``TMPDIR`` is in HOME, where it writes its error reports. ``gemini -p PROMPT
+  --output-format stream-json -m M``. An API error ends it with the HTTP status (mod 256).
 
 Every process gets stdin closed and runs in a session of its own, so a timeout ends the
 CLI and whatever it started.
@@ -52,6 +64,7 @@ from streamscope.realclients.agent_output import (
     ToolResult,
     codex_asked_again,
     read_codex,
+    read_gemini,
     read_stream_json,
 )
 from streamscope.realclients.agents import AgentInstall, AgentSpec
@@ -112,6 +125,30 @@ QWEN_SETTINGS = {
     "general": {"enableAutoUpdate": False},
     "model": {"generationConfig": {"maxRetries": 0}},
 }
+
+
+GEMINI_SETTINGS: dict[str, dict[str, object]] = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "general": {
+        "enableAutoUpdate": False,
+        "enableAutoUpdateNotification": False,
+        "maxAttempts": 1,
+        "retryFetchErrors": False,
+    },
+    "ide": {"enabled": False},
+}
+
+
+def gemini_settings(target: Target, max_turns: int) -> dict[str, object]:
+    """``~/.gemini/settings.json`` for a run against ``target``: a replay gets no built-in
+    tool (``tools.core`` empty: read_file, glob, grep_search and google_web_search are
+    registered in a headless run, and a replayed call of one would run)."""
+    settings: dict[str, object] = {**GEMINI_SETTINGS, "model": {"maxSessionTurns": max_turns}}
+    if target.replay:
+        settings["tools"] = {"core": []}
+    return settings
 
 
 def _toml(text: str) -> str:
@@ -214,12 +251,27 @@ def prepare(
         argv += ["--max-session-turns", str(max_turns)]
         if target.replay:  # no core tool (its read_file read any file it was given)
             argv += ["--core-tools", "none"]
+    elif spec.id == "gemini-cli":
+        settings = home / ".gemini" / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps(gemini_settings(target, max_turns), indent=1))
+        (home / "tmp").mkdir(exist_ok=True)
+        env |= {
+            "GOOGLE_GEMINI_BASE_URL": base,
+            "GEMINI_API_KEY": target.key,
+            "GEMINI_CLI_NO_RELAUNCH": "true",
+            "TMPDIR": str(home / "tmp"),
+        }
+        if sys.platform == "win32":
+            env["TEMP"] = env["TMP"] = str(home / "tmp")
+        argv = [exe, "-p", prompt, "--output-format", "stream-json", "-m", target.model]
     else:
         raise ValueError(f"unknown agent CLI {spec.id!r}")
     return Invocation(argv, env, workdir, home)
 
 
 QWEN_TURN_LIMIT = 53  # Qwen Code's exit status at --max-session-turns
+TURN_LIMIT_EXIT = {"qwen-code": QWEN_TURN_LIMIT, "gemini-cli": 53}  # Gemini CLI's too
 
 
 def _rollout(home: Path) -> str:
@@ -234,6 +286,8 @@ def read_output(
     to its ``max_turns``-th answer)."""
     if spec.output == "codex":
         return read_codex(stdout, _rollout(home), max_turns)
+    if spec.output == "gemini":
+        return read_gemini(stdout)
     return read_stream_json(stdout)
 
 
@@ -328,8 +382,8 @@ async def _run(
     run.tool_calls, run.tool_results = got.tool_calls, got.tool_results
     run.notices, run.answers = got.notices, got.answers
     run.usage = got.usage
-    qwen_limit = install.spec.id == "qwen-code" and proc.returncode == QWEN_TURN_LIMIT
-    run.turn_limit = bool(got.turn_limit or stopped or qwen_limit)
+    limit_exit = proc.returncode == TURN_LIMIT_EXIT.get(install.spec.id, -1)
+    run.turn_limit = bool(got.turn_limit or stopped or limit_exit)
     if run.timed_out:
         run.error = run.error or f"{install.spec.name} did not finish within {seconds:.0f} s"
     elif run.error is None and proc.returncode and not run.turn_limit:
@@ -355,6 +409,7 @@ __all__ = [
     "Invocation",
     "Target",
     "codex_config",
+    "gemini_settings",
     "prepare",
     "read_output",
     "run_agent",

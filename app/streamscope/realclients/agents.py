@@ -1,12 +1,13 @@
-"""The agent CLIs people point at a local proxy: Claude Code, Codex CLI and Qwen Code.
+"""The agent CLIs people point at a local proxy: Claude Code, Codex CLI, Qwen Code and
+Gemini CLI.
 
 Each is an npm package at a pinned version (:data:`AGENTS`). ``install_agent`` puts one
 into ``<data_dir>/clients/agents/<id>`` as ``realclients.node`` does the Node SDKs (npm
 of the exact version, a lock, a ``.complete`` marker written only once npm succeeded,
 with the version installed, the seconds and the bytes it took). Claude Code and Codex
-are native binaries that npm takes from an optional platform package; Qwen Code is
-JavaScript run by ``node``. Running one offline against a base URL, and reading what it
-assembled: :mod:`.agent_run`.
+are native binaries that npm takes from an optional platform package; Qwen Code and
+Gemini CLI are JavaScript run by ``node``. Running one offline against a base URL, and
+reading what it assembled: :mod:`.agent_run`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from streamscope.realclients.node import (
     read_versions,
 )
 
-Output = Literal["stream-json", "codex"]
+Output = Literal["stream-json", "codex", "gemini"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,7 @@ AGENTS: tuple[AgentSpec, ...] = (
     ),
     _agent("codex", "Codex CLI", "responses", "@openai/codex", "codex", "codex"),
     _agent("qwen-code", "Qwen Code", "openai-chat", "@qwen-code/qwen-code", "qwen", "stream-json"),
+    _agent("gemini-cli", "Gemini CLI", "gemini", "@google/gemini-cli", "gemini", "gemini"),
 )
 BY_ID = {a.id: a for a in AGENTS}
 
