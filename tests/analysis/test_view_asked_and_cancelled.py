@@ -32,6 +32,20 @@ def test_asked_to_stream_reads_the_request_as_its_codec_does() -> None:
     assert asked_to_stream(RequestRecord(method="GET"), "openai-chat") is None
 
 
+@pytest.mark.parametrize("protocol", ["gemini", ""])
+def test_a_gemini_request_is_read_from_its_path_whose_body_never_says(protocol: str) -> None:
+    body = json.dumps({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}).encode()
+    base = "http://127.0.0.1:8787/v1beta/models/gemini-2.5-flash"
+
+    def asked(url: str) -> bool | None:
+        return asked_to_stream(RequestRecord(url=url, body=body), protocol)
+
+    assert asked(base + ":streamGenerateContent?alt=sse") is True
+    assert asked(base + ":streamGenerateContent") is True  # (the JSON array form)
+    assert asked(base + ":generateContent") is False
+    assert asked(base + ":generateContent?key=AIza" + "x" * 35) is False
+
+
 # -- a stream the client cancelled --------------------------------------------------------
 
 

@@ -117,6 +117,21 @@ async def test_the_configured_model_is_asked_and_responses_gets_its_minimum_toke
     assert asked.json["max_output_tokens"] == 16  # OpenAI refuses fewer
 
 
+async def test_a_gemini_account_is_asked_at_its_models_path_with_its_key_in_googles_header(
+    up: UpstreamServer, clients: tuple[httpx.AsyncClient, Http1Client]
+) -> None:
+    answer = {"candidates": [{"content": {"role": "model", "parts": [{"text": "pong"}]}}]}
+    up.route("POST", "/v1beta/models/m1:generateContent", Script(body_json=answer))
+    u = _upstream(up.url, "good", protocol="gemini", base_url=up.url)
+    (check,) = await check_accounts(u, LISTED, *clients, DEFAULT_RULES)
+    assert check == Check("account up/good", "ok", "accepted: m1 answered (HTTP 200)")
+    (asked,) = up.requests
+    assert asked.path == "/v1beta/models/m1:generateContent"
+    assert asked.headers["x-goog-api-key"] == _key("good")
+    assert "model" not in asked.json and asked.json["contents"][0]["parts"] == [{"text": "ping"}]
+    assert asked.json["generationConfig"]["maxOutputTokens"] == 1
+
+
 async def test_nothing_is_sent_when_there_is_nothing_to_ask(
     up: UpstreamServer, clients: tuple[httpx.AsyncClient, Http1Client]
 ) -> None:

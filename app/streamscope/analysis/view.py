@@ -38,14 +38,21 @@ def was_cancelled(outcome: str | None) -> bool:
 def asked_to_stream(request: RequestRecord | None, protocol: str) -> bool | None:
     """Whether the request asked for a stream, as its protocol's codec reads it (any
     protocol's, when the answer does not say which it is); None when there is no JSON
-    object body to tell by (a GET, an imported file)."""
+    object body to tell by (a GET, an imported file). A protocol that says so in the URL
+    (Gemini's ``:streamGenerateContent``) is read from its URL."""
+    names = [protocol] if protocol in PROTOCOLS else PROTOCOLS
+    url = request.url if request is not None else ""
+    for name in names if url else ():
+        by_url = get_codec(name).stream_asked_by_url(url)
+        if by_url is not None:
+            return by_url
     try:
         body = json.loads(request.body) if request is not None and request.body else None
     except ValueError:
         return None
     if not isinstance(body, dict):
         return None
-    for name in [protocol] if protocol in PROTOCOLS else PROTOCOLS:
+    for name in names:
         try:
             if get_codec(name).decode_request(body).stream:
                 return True

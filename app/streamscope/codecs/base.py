@@ -386,6 +386,12 @@ class Codec(ABC):
         """True if a parsed JSON body is one of this protocol's non-streaming responses
         (its shape, not its content: an upstream that ignored ``stream: true``)."""
 
+    def stream_asked_by_url(self, url: str) -> bool | None:
+        """Whether a request to ``url`` asked for a stream, where the protocol says so in
+        the URL rather than the body (Gemini: ``:streamGenerateContent``); None where the
+        URL does not tell."""
+        return None
+
     def preview(self, payload: JSON, event: str | None) -> str | None:
         """One stream frame's payload in a few words, for a table of frames: the text a
         delta adds, a tool call's fragment, the reasoning, or the event's own payload in

@@ -67,15 +67,11 @@ async def _try_account(
     """One non-streaming "ping" with the fewest tokens, sent as real traffic is."""
     u = upstream.config
     params = Params(stream=False, include_usage=False, max_tokens=TINY_TOKENS.get(u.protocol, 1))
-    request = body(
-        Composition(
-            url=u.base_url,
-            protocol=u.answers_in,
-            model=model,
-            params=params,
-            turns=[("user", "ping")],
-        )
+    composed = Composition(
+        url=u.base_url, protocol=u.answers_in, model=model, params=params, turns=[("user", "ping")]
     )
+    # (a Gemini body has no model, its path does: the upstream puts it there from this field)
+    request = {**body(composed), "model": model}
     try:
         async with upstream.open(request, stream=False, account=account, forward={}) as answer:
             raw = await answer.read()

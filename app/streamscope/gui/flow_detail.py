@@ -52,7 +52,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from streamscope.analysis.view import flow_reading, verdict
+from streamscope.analysis.view import asked_to_stream, flow_reading, verdict
 from streamscope.capture.flow import Flow, Leg, RequestRecord
 from streamscope.capture.har import to_har
 from streamscope.capture.sse import export_sse, export_timing
@@ -437,10 +437,9 @@ class FlowDetail(QWidget):
     def _leg_run(self, which: str) -> JSON:
         flow = self._flow()
         record = flow.request if which == "client" else flow.upstream_request
-        body = request_body(record)
-        # what was asked, read as the leg views read it (replay_session), so the
-        # prediction is the verdict they show
-        asked = bool(body and body.get("stream"))
+        # what was asked, read as the leg views read it, so the prediction is the verdict
+        # they show (a Gemini request says it in its path, not its body)
+        asked = bool(asked_to_stream(record, self.leg(which).protocol))
         return {"label": f"the {which} leg of flow {self.flow_id}", "stream_asked": asked}
 
     def request_replay(self) -> None:

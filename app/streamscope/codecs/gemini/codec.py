@@ -14,7 +14,7 @@ into the path an upstream is asked at. The key goes in
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from streamscope.codecs.base import Codec
 from streamscope.codecs.gemini.common import PROTOCOL
@@ -95,6 +95,12 @@ class GeminiCodec(Codec):
 
     def preview(self, payload: JSON, event: str | None) -> str | None:
         return _preview(payload, event)
+
+    def stream_asked_by_url(self, url: str) -> bool | None:
+        path = urlsplit(url).path
+        if path.endswith(":streamGenerateContent"):
+            return True
+        return False if path.endswith(":generateContent") else None
 
     def sniff(self, payload: JSON, event: str | None) -> bool:
         if event is not None:
