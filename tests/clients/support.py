@@ -70,6 +70,8 @@ NODE_PINS: dict[str, str] = {
     "@ai-sdk/openai-compatible": "3.0.92",
     "@ai-sdk/azure": "4.0.85",
     "zod": "4.6.7",  # openai-node's strict tool helpers (openai/helpers/zod)
+    "@google/genai": "3.3.0",
+    "@ai-sdk/google": "4.0.121",
 }
 INSTALL_TIMEOUT = 900  # seconds, for one cold install
 
@@ -201,11 +203,11 @@ class Seen:
     """What the proxy saw of one client request."""
 
     path: str
-    key_headers: frozenset[str]  # of authorization, x-api-key, api-key: those sent
+    key_headers: frozenset[str]  # of KEY_HEADERS: those sent
     user_agent: str
 
 
-KEY_HEADERS = ("authorization", "x-api-key", "api-key")
+KEY_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key")
 
 
 def flows_by_nonce(
