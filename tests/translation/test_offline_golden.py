@@ -9,6 +9,7 @@ source protocol wherever one exists, so the chain is SDK(source) == ours == SDK(
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import openai
@@ -66,16 +67,21 @@ def test_translated_recording_assembles_in_the_official_sdk(path: Path, target: 
         assert resp.error.message[:40] in str(info.value)
         return
     result = client(body)
+    assert_read_as_said(result, resp, target)
+    if target == "openai-chat" and len(resp.choices) > 1:
+        assert result["choices"] == len(resp.choices)
+        for c in resp.choices[1:]:
+            assert sdk_clients.openai_chat(body, choice=c.index)["text"] == c.text
+
+
+def assert_read_as_said(result: dict[str, Any], resp: Response, target: str) -> None:
+    """The SDK of ``target`` assembled what ``resp`` said, its finish in its own words."""
     assert got(result) == expected(resp, target)
     finish = resp.choice(0).finish
     if finish is not None and target == "openai-chat":
         assert result["finish"] == TO_OPENAI_CHAT[finish]
     if finish is not None and target == "anthropic":
         assert result["stop_reason"] == TO_ANTHROPIC[finish]
-    if target == "openai-chat" and len(resp.choices) > 1:
-        assert result["choices"] == len(resp.choices)
-        for c in resp.choices[1:]:
-            assert sdk_clients.openai_chat(body, choice=c.index)["text"] == c.text
 
 
 # Findings that explain why an official SDK cannot read a recording as it is.

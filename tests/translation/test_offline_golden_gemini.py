@@ -14,12 +14,10 @@ import openai
 import pytest
 
 from streamscope.findings import errors
-from streamscope.model.stop import TO_ANTHROPIC, TO_OPENAI_CHAT
 from streamscope.translation.offline import translate_frames
 from streamscope.wire.decoder import decode_all
 from tests.codecs.gemini.recorded import STREAMS, sse_bytes
-from tests.translation.sdk_expect import expected, got
-from tests.translation.test_offline_golden import CLIENTS
+from tests.translation.test_offline_golden import CLIENTS, assert_read_as_said
 
 
 def test_there_are_gemini_recordings_of_text_reasoning_calls_and_a_block() -> None:
@@ -35,13 +33,7 @@ def test_a_gemini_recording_reaches_each_sdk_as_it_was(path: Path, target: str) 
     resp = pipeline.assembler.response
     assert errors(pipeline.decoder.findings) == []
     assert resp.choice(0).parts or resp.choice(0).finish is not None, "nothing decoded"
-    result = CLIENTS[target](b"".join(out))
-    assert got(result) == expected(resp, target)
-    finish = resp.choice(0).finish
-    if finish is not None and target == "openai-chat":
-        assert result["finish"] == TO_OPENAI_CHAT[finish]
-    if finish is not None and target == "anthropic":
-        assert result["stop_reason"] == TO_ANTHROPIC[finish]
+    assert_read_as_said(CLIENTS[target](b"".join(out)), resp, target)
 
 
 def test_the_sdks_errors_are_not_swallowed() -> None:

@@ -49,6 +49,15 @@ def join(parts: list[str]) -> str:
     return " · ".join(p for p in parts if p)
 
 
+def summary(parts: list[str], items: Any, usage: str | None, empty: str) -> str | None:
+    """A frame's parts (and its usage) joined; ``empty`` when it holds an empty list of
+    ``items`` and nothing else; None when it shows nothing this protocol knows."""
+    text = join([*parts, usage or ""])
+    if text:
+        return text
+    return empty if isinstance(items, list) and not items else None
+
+
 def short(text: str, limit: int = ARGS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -61,6 +70,7 @@ __all__ = [
     "join",
     "obj_of",
     "short",
+    "summary",
     "text_of",
     "usage_text",
 ]

@@ -12,6 +12,7 @@ from streamscope.codecs.preview_text import (
     join,
     obj_of,
     short,
+    summary,
     text_of,
     usage_text,
 )
@@ -33,14 +34,7 @@ def preview(payload: JSON, _event: str | None) -> str | None:
     if blocked:
         parts.append(f"prompt blocked: {blocked}")
     usage = usage_text(payload.get("usageMetadata"), "promptTokenCount", "candidatesTokenCount")
-    if usage:
-        parts.append(usage)
-    text = join(parts)
-    if text:
-        return text
-    if isinstance(candidates, list) and not candidates:
-        return "(no candidates)"
-    return None
+    return summary(parts, candidates, usage, "(no candidates)")
 
 
 def _candidate(candidate: JSON, numbered: bool) -> str:

@@ -3,7 +3,15 @@ refusal or tool-call fragment, the finish reason, the usage."""
 
 from __future__ import annotations
 
-from streamscope.codecs.preview_text import JSON, error_text, join, obj_of, text_of, usage_text
+from streamscope.codecs.preview_text import (
+    JSON,
+    error_text,
+    join,
+    obj_of,
+    summary,
+    text_of,
+    usage_text,
+)
 
 
 def preview(payload: JSON, _event: str | None) -> str | None:
@@ -16,14 +24,7 @@ def preview(payload: JSON, _event: str | None) -> str | None:
             if isinstance(choice, dict):
                 parts.append(_chat_choice(choice, len(choices) > 1))
     usage = usage_text(payload.get("usage"), "prompt_tokens", "completion_tokens")
-    if usage:
-        parts.append(usage)
-    text = join(parts)
-    if text:
-        return text
-    if isinstance(choices, list) and not choices:
-        return "(no choices)"
-    return None
+    return summary(parts, choices, usage, "(no choices)")
 
 
 def _chat_choice(choice: JSON, numbered: bool) -> str:
