@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -20,6 +21,21 @@ def fixture_files(protocol_dir: str | None = None) -> list[Path]:
     """Every recording (``.sse`` / ``.jsonl``) under tests/fixtures, or one folder of it."""
     base = FIXTURES / protocol_dir if protocol_dir else FIXTURES
     return sorted(p for p in base.rglob("*") if p.suffix in (".sse", ".jsonl"))
+
+
+def sqlite_cells(db: Path) -> str:
+    """Every value of every table of a SQLite database (a capture file), as text: where a
+    test looks for what must never be stored."""
+    cells: list[str] = []
+    with sqlite3.connect(db) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        for table in tables:
+            for row in conn.execute(f'SELECT * FROM "{table}"'):
+                for value in row:
+                    if isinstance(value, bytes):
+                        value = value.decode("utf-8", "replace")
+                    cells.append(str(value))
+    return "\n".join(cells)
 
 
 def load(path: Path) -> Recording:

@@ -17,7 +17,6 @@ the capture's SQLite file.
 from __future__ import annotations
 
 import json
-import sqlite3
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from tests.clients.support import (
 )
 from tests.proxy.demo_support import demo_config
 from tests.proxy.harness import Running, make_config, proxied
+from tests.support import sqlite_cells
 
 # The first test to run may pay for a cold npm install.
 pytestmark = pytest.mark.timeout(INSTALL_TIMEOUT)
@@ -109,15 +109,8 @@ def check_masked(proxies: Proxies, route: str) -> None:
     assert flows is not None
     flows.flush()
     capture = proxies.captures[route]
-    cells: list[str] = []
-    with sqlite3.connect(capture) as conn:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        for table in tables:
-            for row in conn.execute(f'SELECT * FROM "{table}"'):
-                cells += [
-                    v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in row
-                ]
-    assert cells and running.key not in "\n".join(cells)
+    cells = sqlite_cells(capture)
+    assert cells and running.key not in cells
     assert running.key not in capture.read_bytes().decode("latin-1")
 
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -29,6 +27,7 @@ from streamscope.capture.summary import FlowSummary
 from streamscope.gui.flow_header import header_text
 from tests.capture.test_recorder import _config, proxied
 from tests.proxy.harness import KEY
+from tests.support import sqlite_cells
 from tests.upstream_server import RecordedRequest, Script, fast_stream_script, run_in_thread
 
 GOOGLE = "AIzaSyC4-Gg1e_kEyKeYkeyKEY0123456789xyZ"  # in the URL and the prompt
@@ -63,20 +62,6 @@ def _chat(url: str, prompt: str, query: str = "", **headers: str) -> httpx.Respo
 def _leaks(data: str | bytes) -> list[str]:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     return [s for s in SECRETS if s in text]
-
-
-def _sqlite_cells(db: Path) -> str:
-    """Every value of every table of the capture's database, as text."""
-    cells: list[str] = []
-    with sqlite3.connect(db) as conn:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        for table in tables:
-            for row in conn.execute(f'SELECT * FROM "{table}"'):
-                for value in row:
-                    if isinstance(value, bytes):
-                        value = value.decode("utf-8", "replace")
-                    cells.append(str(value))
-    return "\n".join(cells)
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +105,7 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         root.removeHandler(stream)
         root.setLevel(level)
     out["log"] = log.getvalue()
-    out["cells"] = _sqlite_cells(db)
+    out["cells"] = sqlite_cells(db)
     out["files"] = b"".join(p.read_bytes() for p in folder.iterdir() if p.is_file())
     return out
 

@@ -10,7 +10,6 @@ envelope; and no key in the capture.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from google.genai import types
 
 from tests.proxy.demo_support import FAST
 from tests.proxy.harness import KEY, Running, make_config, proxied
+from tests.support import sqlite_cells
 
 PROMPT = "Tell me about the river"
 SAID = f'You said: "{PROMPT}". This is the StreamScope demo backend.'
@@ -272,15 +272,7 @@ def test_the_gemini_upstream_is_asked_at_its_path_with_the_key_in_its_header_onl
     assert "/v1beta/models/demo-chat:streamGenerateContent?alt=sse" in sent
     assert BACK_KEY not in sent and "x-goog-api-key" in sent
     capture: Path = front.capture  # type: ignore[attr-defined]
-    cells = []
-    with sqlite3.connect(capture) as conn:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        for table in tables:
-            for row in conn.execute(f'SELECT * FROM "{table}"'):
-                cells += [
-                    v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in row
-                ]
-    stored = "\n".join(cells) + capture.read_bytes().decode("latin-1")
+    stored = sqlite_cells(capture) + capture.read_bytes().decode("latin-1")
     assert BACK_KEY not in stored and front.key not in stored
 
 

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,6 +23,7 @@ import pytest
 
 from tests.proxy.demo_support import FAST
 from tests.proxy.harness import KEY, make_config, proxied
+from tests.support import sqlite_cells
 
 PROMPT_KEY = "AIzaSyD7-Pr0mpt_kEyKeYkeyKEY012345678Ab"  # (39 characters: a Google key)
 UPSTREAM_KEY = "AIzaSyE9-Upstr3am_KeYkeyKEY0123456789Cd"  # the front's account at the back
@@ -48,18 +47,6 @@ def _leaks(text: str | bytes) -> list[str]:
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
     return [s for s in SECRETS if s in text]
-
-
-def _sqlite_cells(db: Path) -> str:
-    cells: list[str] = []
-    with sqlite3.connect(db) as conn:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        for table in tables:
-            for row in conn.execute(f'SELECT * FROM "{table}"'):
-                cells += [
-                    v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in row
-                ]
-    return "\n".join(cells)
 
 
 class _Log(logging.Handler):
@@ -128,7 +115,7 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         root.removeHandler(log)
         root.setLevel(level)
     out["log"] = "\n".join(log.lines)
-    out["SQLite cells"] = _sqlite_cells(front_db) + _sqlite_cells(back_db)
+    out["SQLite cells"] = sqlite_cells(front_db) + sqlite_cells(back_db)
     out["SQLite files"] = b"".join(p.read_bytes() for p in folder.iterdir() if p.is_file())
     yield out
 
