@@ -25,6 +25,7 @@ from streamscope.findings import Finding, Severity
 from streamscope.model.events import JSON, Error, Event
 from streamscope.model.request import Request, RequestNotes
 from streamscope.model.response import Response
+from streamscope.wire.encoder import encode_comment
 from streamscope.wire.frame import Frame
 from streamscope.wire.jsontext import loads, loads_frame
 
@@ -391,6 +392,12 @@ class Codec(ABC):
         the URL rather than the body (Gemini: ``:streamGenerateContent``); None where the
         URL does not tell."""
         return None
+
+    def keepalive_frame(self) -> bytes:
+        """What the proxy writes to a streaming client of this protocol that has heard
+        nothing for the keepalive interval: a frame its clients read as nothing. An SSE
+        comment by default (every SSE parser skips it)."""
+        return encode_comment("keepalive")
 
     def preview(self, payload: JSON, event: str | None) -> str | None:
         """One stream frame's payload in a few words, for a table of frames: the text a

@@ -8,8 +8,8 @@ success (:mod:`streamscope.proxy.attempts` runs the loop).
   ``unreachable``, one in an encoding the proxy cannot read is ``unreadable``.
 - A rejection's body (:func:`error_body`), classified by the pool's rules.
 - A streaming client that has waited a keepalive interval gets its stream started early
-  (:class:`EarlyStart`); a failure after that is the stream's error frame
-  (:class:`FirstFrameTimeout` for a first frame that never comes).
+  (:class:`EarlyStart`), with its protocol's keepalives; a failure after that is the
+  stream's error frame (:class:`FirstFrameTimeout` for a first frame that never comes).
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from streamscope.proxy.asgi import Send, start_sse
 from streamscope.proxy.upstream import MAX_ERROR_BODY, FrameBatches, UpstreamResponse
 from streamscope.wire import decode_all, encode_comment
 from streamscope.wire.frame import Frame
+
+KEEPALIVE = encode_comment("keepalive")
 
 
 class Buffered:
@@ -126,14 +128,23 @@ class _Resumed:
 
 class EarlyStart:
     """The client's stream started before the upstream's first frame, when that frame is
-    slower than the commit ``window``: the SSE headers, then a keepalive comment every
-    ``interval`` (0: none), until the relay takes over. Armed as a timer, so a fast first
-    frame (the usual case) costs no task and no loop turn."""
+    slower than the commit ``window``: the SSE headers, then a keepalive every
+    ``interval`` (0: none), until the relay takes over. The keepalive is the client
+    protocol's (``frame``: :meth:`Codec.keepalive_frame`, a comment unless its clients
+    cannot read one). Armed as a timer, so a fast first frame (the usual case) costs no
+    task and no loop turn."""
 
-    def __init__(self, send: Send, interval: float, window: float | None = None) -> None:
+    def __init__(
+        self,
+        send: Send,
+        interval: float,
+        window: float | None = None,
+        frame: bytes = KEEPALIVE,
+    ) -> None:
         self.send = send
         self.interval = interval
         self.window = interval if window is None else window
+        self.frame = frame
         self.started = False  # the client has had bytes: no retry from here on
         self._task: asyncio.Task[None] | None = None
 
@@ -151,7 +162,7 @@ class EarlyStart:
             await self.send(
                 {
                     "type": "http.response.body",
-                    "body": encode_comment("keepalive"),
+                    "body": self.frame,
                     "more_body": True,
                 }
             )

@@ -79,7 +79,11 @@ async def handle_exchange(
     the account loop, then answer the client, streamed or whole."""
     exchange.mode = plan.mode
     keepalive = proxy.keepalive_seconds
-    early = EarlyStart(send, keepalive, plan.commit_window) if request.stream else None
+    early = (
+        EarlyStart(send, keepalive, plan.commit_window, plan.client.keepalive_frame())
+        if request.stream
+        else None
+    )
     try:
         await _exchange(send, exchange, plan, request, attempts, proxy, early)
     except (ProxyError, UpstreamRejected) as exc:

@@ -4,9 +4,9 @@ without ``alt=sse``, its token count, and which shape a models list takes.
 - ``:streamGenerateContent`` without ``?alt=sse`` answers one JSON array, streamed
   element by element (``[`` with the first, ``,`` between, ``]`` last), as Google's API
   does. The answer is made as SSE like every stream, and :class:`ArrayStream` re-frames it
-  on its way to the client: each frame's data is one element; comments (keepalives) have
-  no place in an array and are dropped. An error before the stream began stays a JSON
-  error body.
+  on its way to the client: each frame's data is one element (Gemini's keepalive is a
+  chunk, so it is an element too); comments have no place in an array and are dropped.
+  An error before the stream began stays a JSON error body.
 - ``:countTokens`` is an estimate (no upstream is asked), like
   :mod:`~streamscope.proxy.count_tokens` for an upstream that does not speak Anthropic:
   ``{"totalTokens": n}`` with the header ``x-streamscope-usage: estimated``. The body is a

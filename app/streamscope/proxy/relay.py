@@ -5,9 +5,11 @@ Two tasks share the stream:
 - the **pump** reads upstream frames, runs them through the
   :class:`~streamscope.translation.pipeline.StreamPipeline` and sends each frame's output at once
   (one ``send`` per frame: nothing is buffered);
-- the **watchdog** writes a keepalive comment after ``keepalive_seconds`` without a
-  write, and stops the pump when the upstream has been silent for
-  ``idle_timeout_seconds`` (the client then gets an error frame and the terminator).
+- the **watchdog** writes a keepalive after ``keepalive_seconds`` without a write (the
+  client protocol's: a comment, or what its clients read as nothing where a comment
+  breaks them, :meth:`~streamscope.codecs.base.Codec.keepalive_frame`), and stops the
+  pump when the upstream has been silent for ``idle_timeout_seconds`` (the client then
+  gets an error frame and the terminator).
 
 A client that goes away is noticed one level up (:func:`until_disconnect` wraps the
 whole exchange, also the wait for the upstream's headers): the exchange is cancelled,
@@ -51,7 +53,7 @@ from streamscope.pool.state import Attempt
 from streamscope.proxy.asgi import Receive, Send
 from streamscope.proxy.upstream import UpstreamResponse
 from streamscope.translation.pipeline import StreamPipeline
-from streamscope.wire import FrameTooLarge, encode_comment
+from streamscope.wire import FrameTooLarge
 from streamscope.wire.frame import Frame
 
 Write = Callable[[list[bytes]], Awaitable[None]]
@@ -134,6 +136,7 @@ class StreamRelay:
         self._batches: AsyncIterator[list[Frame]] | None = None
         self._next: asyncio.Future[list[Frame]] | None = None  # a tail read under way
         self._logging = exchange.recorder is not None  # capture is keeping this flow's frames
+        self._keepalive = pipeline.target.keepalive_frame()  # (the client protocol's)
 
     async def run(self, send: Send | None, keepalive: bool) -> Outcome:
         """Relay until the client's stream is terminated; the stream's outcome (its
@@ -335,7 +338,7 @@ class StreamRelay:
                 pump.cancel()
                 return
             if write is not None:
-                await write(self._own([encode_comment("keepalive")]))
+                await write(self._own([self._keepalive]))
 
 
 async def _wait_disconnect(receive: Receive) -> None:

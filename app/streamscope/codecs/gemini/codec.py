@@ -23,12 +23,17 @@ from streamscope.codecs.gemini.request import decode_request as decode_body
 from streamscope.codecs.gemini.request_encode import encode_request
 from streamscope.codecs.gemini.response import decode_response, encode_response
 from streamscope.codecs.gemini.stream_decode import GeminiStreamDecoder
-from streamscope.codecs.gemini.stream_encode import GeminiStreamEncoder
+from streamscope.codecs.gemini.stream_encode import GeminiStreamEncoder, gemini_frame
 from streamscope.codecs.gemini.vocabulary import VOCABULARY
 from streamscope.model.events import JSON
 from streamscope.model.request import Request, RequestError
 
 API_VERSION = "v1beta"  # what the SDKs call by default
+
+KEEPALIVE: JSON = {
+    "candidates": [{"content": {"parts": [{"text": ""}], "role": "model"}, "index": 0}]
+}
+"""The chunk of :meth:`GeminiCodec.keepalive_frame`."""
 
 
 class GeminiCodec(Codec):
@@ -95,6 +100,13 @@ class GeminiCodec(Codec):
 
     def preview(self, payload: JSON, event: str | None) -> str | None:
         return _preview(payload, event)
+
+    def keepalive_frame(self) -> bytes:
+        # Google's SDKs read the stream by lines and raise on a comment line (google-genai:
+        # "Failed to parse response as JSON"), so Gemini's keepalive is a chunk: one empty
+        # text part of candidate 0, which every Gemini client reads as nothing (as it
+        # reads the encoder's opening). In the JSON-array form it is an array element.
+        return gemini_frame(KEEPALIVE)
 
     def stream_asked_by_url(self, url: str) -> bool | None:
         path = urlsplit(url).path
