@@ -26,6 +26,7 @@ from streamscope.capture.flow import (
 )
 from streamscope.capture.info import FlowInfo
 from streamscope.wire import SSEDecoder
+from streamscope.wire.jsonarray import JSONArrayReader, is_array_stream
 
 JSON = dict[str, Any]
 NO_SOURCE = -1
@@ -169,7 +170,10 @@ def _upstream_frames(raw: RawLeg) -> list[CapturedFrame]:
 
 def _client_frames(raw: RawLeg) -> list[CapturedFrame]:
     """The client's bytes as frames, each timed by the send that completed it, linked to
-    the upstream frame of the relay chunk that starts where it starts."""
+    the upstream frame of the relay chunk that starts where it starts (a JSON-array
+    stream: :func:`_array_frames`)."""
+    if is_array_stream(_content_type(raw.headers), _slices(raw.data, raw.sizes)):
+        return _array_frames(raw)
     decoder = SSEDecoder()
     frames: list[tuple[int, CapturedFrame]] = []  # (byte offset, frame)
     offset = 0
@@ -194,6 +198,34 @@ def _client_frames(raw: RawLeg) -> list[CapturedFrame]:
         if start in sources:
             frame.sources = (sources[start],)
     return [frame for _, frame in frames]
+
+
+def _content_type(headers: Headers) -> str | None:
+    return next((v for k, v in headers if k.lower() == "content-type"), None)
+
+
+def _array_frames(raw: RawLeg) -> list[CapturedFrame]:
+    """A client leg streamed as one JSON array (Gemini without ``alt=sse``): its elements
+    as frames, each timed by the send that completed it. The relay's chunks are SSE
+    frames, each of which the proxy made one element of (it drops comments, and Gemini's
+    keepalive is a chunk): the last elements are the relay's chunks, in order, and each
+    is linked to its chunk's upstream frame."""
+    reader = JSONArrayReader()
+    base = raw.base_ns
+    frames: list[CapturedFrame] = []
+    elements: list[CapturedFrame] = []
+    for body, t in zip(_slices(raw.data, raw.sizes), raw.times, strict=True):
+        for f in reader.feed(body, t - base):
+            frames.append(CapturedFrame(f.raw, f.arrival_ns))
+            if f.data is not None:
+                elements.append(frames[-1])
+    last = raw.times[-1] - base if raw.times else 0
+    frames += [CapturedFrame(f.raw, last) for f in reader.flush(last)]
+    sources = raw.chunk_sources()
+    for frame, source in zip(reversed(elements), reversed(sources), strict=False):
+        if source != NO_SOURCE:
+            frame.sources = (source,)
+    return frames
 
 
 def to_flow(raw: RawFlow) -> Flow:

@@ -33,9 +33,11 @@ from urllib.parse import unquote_plus
 from streamscope.capture.flow import Headers, RequestRecord
 from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import RawFlow, RawLeg
+from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.config import mask
 from streamscope.redact import Redactor
 from streamscope.wire.frame import Frame
+from streamscope.wire.jsonarray import is_array_stream
 
 JSON = dict[str, Any]
 _RAW = attrgetter("raw")
@@ -340,7 +342,7 @@ class FlowRecorder:
             base_ns=t0,
         )
         content_type = dict((k.lower(), v) for k, v in self.client_headers).get("content-type", "")
-        client.streamed = "event-stream" in content_type
+        client.streamed = "event-stream" in content_type or self._array_stream(content_type)
         bodies = [body for body, _ in self.client_sends]
         client.data = b"".join(bodies)
         if not self.client_masked:
@@ -382,6 +384,18 @@ class FlowRecorder:
             client=client,
             duration_ns=rel(self.ended_ns),
         )
+
+    def _array_stream(self, content_type: str) -> bool:
+        """Whether the client's answer is a stream sent as one JSON array: a 200 JSON
+        answer to a request whose URL asks for a stream (Gemini's
+        ``:streamGenerateContent`` without ``alt=sse``; with it, the answer is SSE)."""
+        if self.client_status != 200:
+            return False
+        if not is_array_stream(content_type, (body for body, _ in self.client_sends)):
+            return False
+        if self.client_protocol not in PROTOCOLS:
+            return False
+        return get_codec(self.client_protocol).stream_asked_by_url(self.url) is True
 
     def _url(self) -> str:
         query = self.query.decode("latin-1")

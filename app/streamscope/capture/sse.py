@@ -20,7 +20,9 @@ given (the first frame's offset is the time since the leg's first byte, the flow
 at that first byte); without one every frame is at 0.
 
 :func:`leg_frames` is the one way to read a captured leg as SSE frames with their times
-(``streamscope.analysis.decode`` reads every leg through it, and the HAR export).
+(``streamscope.analysis.decode`` reads every leg through it, and the HAR export); a leg
+streamed as one JSON array (served as JSON: Gemini without ``alt=sse``) is read as its
+elements instead (:mod:`streamscope.wire.jsonarray`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from streamscope.recording import (
 )
 from streamscope.wire import FrameTooLarge, SSEDecoder, decode_all
 from streamscope.wire.frame import Frame
+from streamscope.wire.jsonarray import JSONArrayReader, is_array_stream
 
 SSE_TYPE = "text/event-stream"
 JSON_TYPE = "application/json"
@@ -55,6 +58,9 @@ def leg_frames(leg: Leg) -> list[tuple[int, Frame]]:
     """
     if leg.body is not None or not leg.frames:
         return []
+    content_type = next((v for k, v in leg.headers if k.lower() == "content-type"), None)
+    if is_array_stream(content_type, (f.raw for f in leg.frames)):
+        return _array_frames(leg)
     decoder = SSEDecoder()
     out: list[tuple[int, Frame]] = []
     try:
@@ -64,6 +70,18 @@ def leg_frames(leg: Leg) -> list[tuple[int, Frame]]:
         out.extend((last, f) for f in decoder.flush(leg.frames[last].t_ns))
     except FrameTooLarge:
         pass
+    return out
+
+
+def _array_frames(leg: Leg) -> list[tuple[int, Frame]]:
+    """:func:`leg_frames` of a leg streamed as one JSON array (its Content-Type is JSON's:
+    Gemini without ``alt=sse``): its elements, and its closing bracket, as frames."""
+    reader = JSONArrayReader()
+    out: list[tuple[int, Frame]] = []
+    for i, captured in enumerate(leg.frames):
+        out.extend((i, f) for f in reader.feed(captured.raw, captured.t_ns))
+    last = len(leg.frames) - 1
+    out.extend((last, f) for f in reader.flush(leg.frames[last].t_ns))
     return out
 
 
