@@ -44,6 +44,13 @@ class EncodeOptions:
     include_usage: bool = True
     model: str | None = None
     request: Request | None = None
+    whole_tool_calls: bool = False
+    """OpenAI Chat only: each tool call in one chunk (id, type, name and the whole
+    arguments) once it ends, as xAI's API sends calls, for a client that takes no other
+    form (:meth:`Codec.client_options`)."""
+    reasoning_field: str = "reasoning_content"
+    """OpenAI Chat only: the field the reasoning is written in (``reasoning`` for a
+    client that reads no other)."""
 
 
 class FindingLog:
@@ -392,6 +399,11 @@ class Codec(ABC):
         the URL rather than the body (Gemini: ``:streamGenerateContent``); None where the
         URL does not tell."""
         return None
+
+    def client_options(self, options: EncodeOptions, user_agent: str) -> EncodeOptions:
+        """``options`` as the client that sent ``user_agent`` needs them, where one of
+        this protocol's clients reads only a form of its own (by default: as they are)."""
+        return options
 
     def keepalive_frame(self) -> bytes:
         """What the proxy writes to a streaming client of this protocol that has heard

@@ -95,10 +95,13 @@ def make_plan(
         passthrough=passthrough,
         body=upstream_body,
         stream=request.stream if same else True,
-        options=EncodeOptions(
-            include_usage=request.include_usage or client.requires_usage,
-            model=request.model if request.model != route.model else None,
-            request=request,
+        options=client.client_options(  # a client that reads only its own form
+            EncodeOptions(
+                include_usage=request.include_usage or client.requires_usage,
+                model=request.model if request.model != route.model else None,
+                request=request,
+            ),
+            header(scope, b"user-agent") or "",
         ),
         forward=forward,
         commit_window=window,

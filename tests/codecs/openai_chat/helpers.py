@@ -123,8 +123,10 @@ class ChatStream:
     usage_chunk: dict[str, Any] | None
 
 
-def check_contract(body: bytes) -> ChatStream:
-    """Assert every docs/wire-contract.md rule of OpenAI Chat on ``body``; return its chunks."""
+def check_contract(body: bytes, whole: bool = False) -> ChatStream:
+    """Assert every docs/wire-contract.md rule of OpenAI Chat on ``body``; return its chunks.
+    ``whole``: each function call comes in one chunk, whole (``EncodeOptions.whole_tool_calls``:
+    id, type, name and its arguments, never again), as xAI sends calls."""
     assert body.endswith(b"\n\n"), "every frame ends with a blank line"
     dec = SSEDecoder()
     frames = dec.feed(body, 0) + dec.flush(0)
@@ -173,6 +175,9 @@ def check_contract(body: bytes) -> ChatStream:
                 assert delta.get("role") == "assistant" and delta.get("content") == ""
             for tc in delta.get("tool_calls") or []:
                 seen = tools.setdefault(i, [])
+                if whole and "function" in tc:
+                    assert tc["index"] not in seen, "a whole call comes in one chunk"
+                    assert isinstance(tc["function"]["arguments"], str)
                 if tc["index"] not in seen:
                     assert tc["index"] == len(seen), "tool indexes dense from 0 per choice"
                     seen.append(tc["index"])
@@ -185,7 +190,7 @@ def check_contract(body: bytes) -> ChatStream:
                     # a string (the AI SDK throws on null); "" only for a call whose
                     # name never reached the encoder
                     assert isinstance(tc["function"]["name"], str)
-                    assert tc["function"]["arguments"] == ""
+                    assert whole or tc["function"]["arguments"] == ""
             if ch["finish_reason"] is not None:
                 assert delta == {}
                 assert ch["finish_reason"] in (

@@ -138,7 +138,7 @@ def _choice_json(choice: Choice, options: EncodeOptions) -> JSON:
         "refusal": choice.refusal or None,
     }
     if choice.reasoning:
-        message["reasoning_content"] = choice.reasoning
+        message[options.reasoning_field] = choice.reasoning
     if annotations:
         message["annotations"] = annotations
     if calls:

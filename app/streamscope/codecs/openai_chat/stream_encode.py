@@ -4,8 +4,10 @@ Keeps every rule of docs/wire-contract.md "OpenAI Chat Completions": each chunk 
 ``object: chat.completion.chunk``, created, model and choices with integer indexes; the
 first chunk of a choice opens it with ``role: assistant`` and ``content: ""``; tool calls
 are renumbered densely from 0 per choice and open with id, type, name and empty
-arguments; ``finish_reason`` closes each choice; usage goes last in its own
-``choices: []`` chunk; ``data: [DONE]`` ends the stream, also after an error frame.
+arguments (or, for a client that takes calls only whole, go out in one chunk each at
+their end: ``EncodeOptions.whole_tool_calls``); ``finish_reason`` closes each choice;
+usage goes last in its own ``choices: []`` chunk; ``data: [DONE]`` ends the stream,
+also after an error frame.
 
 Chunks are assembled from a pre-serialised prefix so each event costs one small
 ``json`` call for its delta (the proxy's throughput depends on it).
@@ -60,7 +62,7 @@ _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 class _Choice:
-    __slots__ = ("prefix", "finished", "tools", "made_calls", "silent", "custom", "extra")
+    __slots__ = ("prefix", "finished", "tools", "made_calls", "silent", "custom", "whole", "extra")
 
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix  # '{"index":N,"delta":'
@@ -70,7 +72,15 @@ class _Choice:
         self.silent: set[int] = set()  # tool calls (source keys) with no arguments yet
         # custom calls (source keys) -> None (input streams), or the held arguments
         self.custom: dict[int, list[str] | None] = {}
+        # calls held to their end (options.whole_tool_calls): source key -> the call
+        # (its arguments yet to come) and its arguments so far
+        self.whole: dict[int, tuple[JSON, list[str]]] = {}
         self.extra = ""  # carried choice fields for its next chunk (',"k":v...')
+
+
+def _written(state: _Choice) -> int:
+    """How many of the choice's calls are on the wire: the next call's dense index."""
+    return sum(1 for dense in state.tools.values() if dense >= 0)
 
 
 class OpenAIChatEncoder(StreamEncoder):
@@ -173,6 +183,8 @@ class OpenAIChatEncoder(StreamEncoder):
             return
         for key in sorted(state.silent):
             self._no_arguments(state, key, out)
+        for key in list(state.whole):
+            self._whole_call(state, key, out)
         state.finished = True
         out.append(self._chunk(state, "{}", finish=_dumps(reason)))
 
@@ -198,7 +210,7 @@ class OpenAIChatEncoder(StreamEncoder):
                 "a second start of one tool call was dropped",
             )
             return out
-        dense = len(state.tools)
+        dense = _written(state)
         state.tools[key] = dense
         state.silent.add(key)
         state.made_calls = True
@@ -212,6 +224,11 @@ class OpenAIChatEncoder(StreamEncoder):
             call.update(type="custom", custom={"name": name, "input": ""})
         else:
             call.update(type="function", function={"name": name, "arguments": ""})
+            if self.options.whole_tool_calls:  # the whole call goes out at its end
+                state.silent.discard(key)
+                state.tools[key] = -1  # numbered as it is written, so densely in order
+                state.whole[key] = (call, [])
+                return out
         out.append(self._chunk(state, f'{{"tool_calls":[{_dumps(call)}]}}'))
         return out
 
@@ -255,7 +272,7 @@ class OpenAIChatEncoder(StreamEncoder):
             case TextDelta():
                 return self._content(event.choice, "content", event.text, event.logprobs)
             case ReasoningDelta():
-                return self._content(event.choice, "reasoning_content", event.text)
+                return self._content(event.choice, self.options.reasoning_field, event.text)
             case ToolCallDelta():
                 return self._tool_delta(event)
             case ToolCallStart():
@@ -322,6 +339,8 @@ class OpenAIChatEncoder(StreamEncoder):
                 state = self._choices.get(event.choice)
                 if state is not None and event.index in state.silent and not state.finished:
                     self._no_arguments(state, event.index, out)
+                if state is not None and event.index in state.whole and not state.finished:
+                    self._whole_call(state, event.index, out)
                 return out
             case PartEnd():
                 return []  # OpenAI Chat has no block boundaries
@@ -368,6 +387,9 @@ class OpenAIChatEncoder(StreamEncoder):
                     state.silent.discard(event.index)
                     out.append(self._custom_input(state, event.index, event.arguments))
                 return out
+            if event.index in state.whole:
+                state.whole[event.index][1].append(event.arguments)
+                return out
             state.silent.discard(event.index)
             dense = state.tools[event.index]
             out.append(
@@ -378,6 +400,14 @@ class OpenAIChatEncoder(StreamEncoder):
                 )
             )
         return out
+
+    def _whole_call(self, state: _Choice, key: int, out: list[bytes]) -> None:
+        """A held call in one chunk: id, type, name and every argument (``{}`` for
+        none, as :meth:`_no_arguments` writes)."""
+        call, pieces = state.whole.pop(key)
+        call["index"] = state.tools[key] = _written(state)
+        call["function"]["arguments"] = "".join(pieces) or "{}"
+        out.append(self._chunk(state, f'{{"tool_calls":[{_dumps(call)}]}}'))
 
     def _custom_input(self, state: _Choice, key: int, text: str) -> bytes:
         dense = state.tools[key]
