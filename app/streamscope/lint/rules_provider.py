@@ -112,12 +112,6 @@ RULES: list[Rule] = [
         "Nothing to fix in the stream: the provider filtered the answer; change the prompt "
         "or the provider's filter settings.",
         {
-            "openai-python-chat": (
-                "error",
-                "streams the text, but chat.completions.stream()'s get_final_completion() "
-                'raises ContentFilterFinishReasonError ("Could not parse response content as '
-                'the request was rejected by the content filter"), with no completion in it',
-            ),
             "codex": (
                 "error",
                 'fails with "stream disconnected before completion: Incomplete response '
@@ -132,6 +126,10 @@ RULES: list[Rule] = [
             ),
             "openai-python-responses": "hands over the text before the filter, with the "
             "status `incomplete`",
+            # get_final_completion() raises ContentFilterFinishReasonError, as it raises
+            # LengthFinishReasonError on a cut, with the completion in it
+            "openai-python-chat": "hands over the text before the filter on the error it "
+            "raises, with the finish `content_filter`",
         },
         kind="provider",
     ),

@@ -49,8 +49,9 @@ def openai_chat(base_url: str, timeout: float, out: Result) -> None:
         final: Any
         try:
             final = stream.get_final_completion()
-        except openai.LengthFinishReasonError as exc:
-            # refuses to "parse" a completion cut by max_tokens, yet hands it over
+        except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as exc:
+            # refuses to "parse" a completion cut by max_tokens or stopped by a content
+            # filter, yet hands it over on the error
             final = exc.completion
     choice = final.choices[0] if final.choices else None
     if choice is not None:
