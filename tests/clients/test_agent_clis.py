@@ -1,18 +1,16 @@
 """The agent CLIs people point at a local proxy, run through StreamScope (issue 27).
 
-Claude Code, Codex CLI and Qwen Code are installed by the test at their pinned versions
-(``realclients.agents.install_agent``, cached under ``$STREAMSCOPE_TEST_CACHE``) and run
-offline (``run_agent``: a temporary HOME, telemetry, updates and retries off) against a
-real proxy on a real port, with ``demo-tools`` as the model:
+Claude Code, Codex CLI, Qwen Code and Gemini CLI are installed by the test at their
+pinned versions (``realclients.agents.install_agent``, cached under
+``$STREAMSCOPE_TEST_CACHE``) and run offline (``run_agent``: a temporary HOME, telemetry,
+updates and retries off; Gemini CLI with the API-key auth, over Gemini's endpoints)
+against a real proxy on a real port, with ``demo-tools`` as the model:
 
 - over the demo, in the protocol the CLI speaks;
 - over a translated OpenAI-chat upstream: a second StreamScope proxy serving the demo is
   the first one's upstream with protocol ``openai-chat``, so Anthropic -> chat and
-  Responses -> chat translation is exercised for real (Qwen Code speaks chat already:
-  chat -> chat through two proxies).
-
-Gemini CLI runs the same way (``agent_support.run_gemini_cli``: its own HOME, the
-API-key auth, statistics, telemetry and updates off), over Gemini's endpoints.
+  Responses -> chat and Gemini -> chat translation is exercised for real (Qwen Code
+  speaks chat already: chat -> chat through two proxies).
 
 Each run is a tool round trip: the demo calls one of the CLI's own harmless tools (a
 file read where there is one), the CLI runs it, sends the result back and prints the
@@ -41,7 +39,7 @@ from streamscope.demo.harmless import HARMLESS, classify
 from streamscope.model.request import ToolDef
 from streamscope.realclients.agent_run import AgentRun, Target, run_agent
 from streamscope.realclients.agents import AGENTS, BY_ID
-from tests.clients.agent_support import DATA_DIR, installed, run_gemini_cli
+from tests.clients.agent_support import DATA_DIR, installed
 from tests.proxy.demo_support import demo_config
 from tests.proxy.harness import Running, make_config, proxied
 
@@ -50,12 +48,18 @@ MAX_TURNS = 4  # a tool round trip needs two
 ROUTES = ("demo", "chat-upstream")
 # The tool the demo calls from each CLI's own tools, by the rule table of
 # streamscope.demo.harmless: a file read where the CLI offers one.
-CALLED = {"claude-code": "Read", "codex": "get_goal", "qwen-code": "read_file"}
+CALLED = {
+    "claude-code": "Read",
+    "codex": "get_goal",
+    "qwen-code": "read_file",
+    "gemini-cli": "read_file",
+}
 # What each CLI sends (the README's base-URL table says the same).
 SENDS = {
     "claude-code": ("/v1/messages?beta=true", "x-api-key"),
     "codex": ("/v1/responses", "authorization"),
     "qwen-code": ("/v1/chat/completions", "authorization"),
+    "gemini-cli": ("/v1beta/models/demo-tools:streamGenerateContent?alt=sse", "x-goog-api-key"),
 }
 
 
@@ -179,7 +183,7 @@ def test_a_tool_round_trip_through_the_proxy(
     mine = next(c for c in run.tool_calls if c.name == called)
     assert not results[mine.id].is_error, why
     reads = called in ("Read", "read_file")
-    if reads:
+    if reads and agent != "gemini-cli":  # Gemini CLI prints no output of a tool that ran
         assert file_nonce in results[mine.id].text, why  # the file the demo named is there
     # ... and the final text, which the demo made from the result it was sent.
     assert run.text.startswith("Thanks.") and f"{called} returned" in run.text, why
@@ -206,54 +210,6 @@ def test_a_tool_round_trip_through_the_proxy(
         assert mine.id in forwarded, upstream.get("messages")
         if reads:
             assert file_nonce in forwarded[mine.id]
-        assert last["legs"]["upstream"]["protocol"] == "openai-chat"
-
-
-@pytest.mark.parametrize("route", ROUTES)
-def test_gemini_cli_makes_a_tool_round_trip_through_the_proxy(
-    proxies: dict[str, Running], route: str, tmp_path: Path
-) -> None:
-    """Gemini CLI (``gemini -p``, GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY) the same way:
-    the demo calls its harmless tools, it runs them and sends their functionResponses
-    back, and prints the demo's final text."""
-    running = proxies[route]
-    prompt_nonce, file_nonce = uuid.uuid4().hex[:12], uuid.uuid4().hex[:12]
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "README.md").write_text(f"# Demo project\nThe marker is {file_nonce}.\n")
-    prompt = f"Read README.md and tell me what it says (run {prompt_nonce})."
-    home = tmp_path / "home"
-    run = run_gemini_cli(running.url, running.key, "demo-tools", prompt, work, home, RUN_SECONDS)
-    why = f"exit={run.exit_code} status={run.status}\n{run.stdout}\nstderr:\n{run.stderr}"
-    assert run.exit_code == 0 and run.status == "success", why
-
-    # The CLI's own output: the demo's calls of its harmless tools, each run.
-    names = [c["tool_name"] for c in run.calls]
-    assert "read_file" in names, why
-    for call in run.calls:
-        tool = ToolDef(call["tool_name"], None, {"properties": call["parameters"]})
-        assert classify(tool) in HARMLESS, why
-        assert run.results.get(call["tool_id"]) == "success", why
-    # ... and the final text, which the demo made from the file the CLI read.
-    assert run.text.startswith("Thanks.") and "read_file returned" in run.text, why
-    assert file_nonce in run.text, why
-
-    # The proxy's flows: Google's path and key header, the key masked, the result sent back.
-    flows = flows_with(running, prompt_nonce)
-    assert len(flows) >= 2, [f["request"]["url"] for f in flows]
-    for flow in flows:
-        assert flow["request"]["url"] == "/v1beta/models/demo-tools:streamGenerateContent?alt=sse"
-        headers = {k.lower(): v for k, v in flow["request"]["headers"]}
-        assert "x-goog-api-key" in headers and headers["x-goog-api-key"] != running.key
-        assert running.key not in json.dumps(flow)
-    last = flows[-1]
-    sent = carried_results("gemini", json.loads(body_text(last["request"])))
-    read = [cid for cid, text in sent.items() if file_nonce in text]
-    assert len(read) == 1 and len(sent) == len(run.calls), sent
-    if route == "chat-upstream":
-        upstream = json.loads(body_text(last["upstream_request"]))
-        forwarded = carried_results("openai-chat", upstream)
-        assert set(forwarded) == set(sent) and file_nonce in forwarded[read[0]], forwarded
         assert last["legs"]["upstream"]["protocol"] == "openai-chat"
 
 
