@@ -160,6 +160,9 @@ def scan(leg: Leg, decoded: Decoded) -> Scan:
     frames, events = decoded.frames, decoded.events
     at, count = 0, len(events)
     noted = False  # the proxy's note that the next frame's usage is estimated
+    # (a protocol whose keepalive is a chunk its clients read as nothing, not a comment)
+    codec = get_codec(decoded.protocol) if decoded.protocol in PROTOCOLS else None
+    codec = codec if codec is not None and codec.keepalive_is_data else None
     for index, frame in enumerate(frames):
         t = frame.arrival_ns
         if frame.is_comment_only:
@@ -167,6 +170,11 @@ def scan(leg: Leg, decoded: Decoded) -> Scan:
                 noted = True
             else:
                 out.keepalives.append(t)
+            continue
+        if codec is not None and codec.is_keepalive(frame):
+            out.keepalives.append(t)
+            while at < count and events[at][0] == index:
+                at += 1
             continue
         if frame.data is not None and out.first_data is None:
             out.first_data = t

@@ -411,6 +411,15 @@ class Codec(ABC):
         comment by default (every SSE parser skips it)."""
         return encode_comment("keepalive")
 
+    keepalive_is_data = False
+    """True where :meth:`keepalive_frame` is a data frame (a chunk read as nothing), not
+    a comment: readers of a leg then ask :meth:`is_keepalive` of its data frames too."""
+
+    def is_keepalive(self, frame: Frame) -> bool:
+        """Whether a stream frame is a keepalive of this protocol (:meth:`keepalive_frame`,
+        whoever sent it): a comment-only frame by default."""
+        return frame.is_comment_only
+
     def preview(self, payload: JSON, event: str | None) -> str | None:
         """One stream frame's payload in a few words, for a table of frames: the text a
         delta adds, a tool call's fragment, the reasoning, or the event's own payload in

@@ -27,6 +27,8 @@ from streamscope.codecs.gemini.stream_encode import GeminiStreamEncoder, gemini_
 from streamscope.codecs.gemini.vocabulary import VOCABULARY
 from streamscope.model.events import JSON
 from streamscope.model.request import Request, RequestError
+from streamscope.wire.frame import Frame
+from streamscope.wire.jsontext import loads
 
 API_VERSION = "v1beta"  # what the SDKs call by default
 
@@ -107,6 +109,19 @@ class GeminiCodec(Codec):
         # text part of candidate 0, which every Gemini client reads as nothing (as it
         # reads the encoder's opening). In the JSON-array form it is an array element.
         return gemini_frame(KEEPALIVE)
+
+    keepalive_is_data = True
+
+    def is_keepalive(self, frame: Frame) -> bool:
+        # (an SSE comment too: another proxy on the way may send one)
+        if frame.is_comment_only:
+            return True
+        if frame.data is None or '"text":""' not in frame.data.replace(" ", ""):
+            return False
+        try:
+            return bool(loads(frame.data) == KEEPALIVE)
+        except ValueError:
+            return False
 
     def stream_asked_by_url(self, url: str) -> bool | None:
         path = urlsplit(url).path
