@@ -16,7 +16,7 @@ import httpx
 from streamscope.analysis.view import flow_leg_lint, flow_reading, flow_verdict
 from streamscope.capture.har import from_har
 from streamscope.capture.sse import leg_frames
-from streamscope.codecs.gemini.codec import KEEPALIVE
+from streamscope.codecs.gemini.common import KEEPALIVE
 from streamscope.wire.jsonarray import ArrayElement
 from tests.proxy.demo_support import demo_config
 from tests.proxy.harness import Running, proxied

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from streamscope.codecs.gemini.codec import KEEPALIVE
+from streamscope.codecs.gemini.common import KEEPALIVE
 from streamscope.config import Config
 from tests.proxy.harness import KEY, proxied
 from tests.proxy.test_relay_gemini_keepalive import (

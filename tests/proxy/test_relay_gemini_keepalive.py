@@ -21,7 +21,7 @@ from google import genai
 from google.genai import types
 
 from streamscope.codecs import get_codec
-from streamscope.codecs.gemini.codec import KEEPALIVE
+from streamscope.codecs.gemini.common import KEEPALIVE
 from streamscope.config import Config
 from streamscope.wire import SSEDecoder
 from tests.proxy.demo_support import demo_config

@@ -175,3 +175,15 @@ def test_a_call_without_a_name_is_kept_and_named_in_a_finding() -> None:
     start = next(e for e in events if isinstance(e, ToolCallStart))
     assert start.name == ""
     assert "tool-call-missing-name" in [f.code for f in findings]
+
+
+def test_a_proxys_keepalive_chunk_is_nothing_and_the_first_real_chunk_gives_the_ids() -> None:
+    # A proxy writes its keepalive before the upstream has said anything (the ids come
+    # later): it must not open the message with empty ids, nor be said to lack them.
+    keep = CODEC.keepalive_frame()
+    path = next(p for p in STREAMS if "text" in p.name)
+    events, findings, complete = decode_bytes(keep + keep + sse_bytes(path) + keep)
+    plain, plain_findings, _ = decode_bytes(sse_bytes(path))
+    assert comparable(events) == comparable(plain)
+    assert [f.code for f in findings] == [f.code for f in plain_findings]
+    assert complete

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from streamscope.codecs.base import Codec
-from streamscope.codecs.gemini.common import PROTOCOL
+from streamscope.codecs.gemini.common import KEEPALIVE, PROTOCOL
 from streamscope.codecs.gemini.preview import preview as _preview
 from streamscope.codecs.gemini.request import decode_request as decode_body
 from streamscope.codecs.gemini.request_encode import encode_request
@@ -31,11 +31,6 @@ from streamscope.wire.frame import Frame
 from streamscope.wire.jsontext import loads
 
 API_VERSION = "v1beta"  # what the SDKs call by default
-
-KEEPALIVE: JSON = {
-    "candidates": [{"content": {"parts": [{"text": ""}], "role": "model"}, "index": 0}]
-}
-"""The chunk of :meth:`GeminiCodec.keepalive_frame`."""
 
 
 class GeminiCodec(Codec):

@@ -31,6 +31,12 @@ from streamscope.model.stop import StopReason
 
 PROTOCOL = "gemini"
 
+KEEPALIVE: JSON = {
+    "candidates": [{"content": {"parts": [{"text": ""}], "role": "model"}, "index": 0}]
+}
+"""The chunk the proxy writes to a Gemini client that has heard nothing for a while
+(:meth:`GeminiCodec.keepalive_frame`): it carries nothing, so a decoder skips it."""
+
 MADE_UP_ID = "gemini_call_"
 """What starts a tool call's id that no Gemini answer carried (written back without it)."""
 

@@ -31,6 +31,7 @@ from typing import Any
 from streamscope.codecs.base import StreamDecoder
 from streamscope.codecs.gemini.common import (
     FROM_GEMINI,
+    KEEPALIVE,
     PROTOCOL,
     error_from_json,
     from_gemini,
@@ -172,6 +173,8 @@ class GeminiStreamDecoder(StreamDecoder):
         if "error" in payload:
             self._errored = True
             return [error_from_json(payload["error"], json.dumps(payload))]
+        if payload == KEEPALIVE:
+            return []  # (a proxy's keepalive: the first chunk with ids is still to come)
         out: list[Event] = []
         if not self._started:
             self._start(payload, out)
