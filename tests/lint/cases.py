@@ -643,6 +643,7 @@ CASES: list[Case] = [
         variant="anthropic",
     ),
     Case("chat.tool-index-not-dense", _chat_edit(CHAT_TOOLS, _chat_index_from_1), CHAT_TOOLS),
+    Case("chat.tool-call-in-pieces", lambda: chat(payloads(CHAT_TOOLS)), CHAT_TOOLS),  # OpenAI's
     Case("framing.single-newline", lambda: chat(payloads(CHAT_TEXT)).replace(b"\n\n", b"\n")),
     Case(
         "responses.missing-item-id",
@@ -718,3 +719,9 @@ CASES += answer_cases()
 from tests.lint.provider_cases import provider_cases  # noqa: E402
 
 CASES += provider_cases()
+
+# The Gemini examples (the gemini.* rules, and the shared rules' Gemini claims):
+# tests/lint/gemini_cases.py.
+from tests.lint.gemini_cases import gemini_cases  # noqa: E402
+
+CASES += gemini_cases()

@@ -108,6 +108,7 @@ def gemini_cases() -> list[Case]:
         case("framing.comment-as-data", lambda: sse([text[0], b": keepalive", *text[1:]])),
         case("stream.tool-call-without-name", first_call(lambda c: c.pop("name")), None),
         case("stream.upstream-error", lambda: sse([text[0], _ERROR]), None),
+        case("stream.no-content", lambda: sse(chunks(TEXT)[-1:]), None),  # `STOP`, no text
         case(
             "provider.length",
             lambda: _edit(TEXT, lambda i: i[-1]["candidates"][0].update(finishReason="MAX_TOKENS")),
@@ -118,6 +119,7 @@ def gemini_cases() -> list[Case]:
         ),
         # -- the Gemini rules ---------------------------------------------------------------
         case("gemini.missing-finish-reason", lambda: _edit(TEXT, _no_finish), None),
+        case("gemini.call-without-finish-reason", lambda: sse(chunks(TOOL)[:1]), None),
         case(
             "gemini.malformed-chunk",
             lambda: _edit(TEXT, lambda i: i[0].update(candidates=i[0]["candidates"][0])),

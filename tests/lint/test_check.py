@@ -91,6 +91,10 @@ def test_finding_text_and_json() -> None:
     assert set(data["breaks"]) == {
         "cherry-openai",
         "cherry-compatible",
+        "cherry-deepseek",
+        "cherry-xai",
+        "cherry-openrouter",
+        "cherry-azure",
         "openai-python-chat",
         "openai-node",
     }

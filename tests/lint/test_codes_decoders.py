@@ -21,6 +21,7 @@ PROTOCOL_OF_PACKAGE = {
     "anthropic": "anthropic",
     "responses": "responses",
     "lmstudio": "lmstudio",
+    "gemini": "gemini",
 }
 # Shared codes a protocol's decoder never raises (so they need no rule for it).
 NOT_RAISED = {
@@ -28,6 +29,8 @@ NOT_RAISED = {
     ("missing-event-line", "responses"): "the Responses decoder treats the line as optional",
     ("missing-field", "openai-chat"): "the chat decoder has no object_field() call",
     ("missing-field", "responses"): "the Responses decoder has no object_field() call",
+    ("missing-event-line", "gemini"): "Gemini frames have no event names",
+    ("missing-field", "gemini"): "the Gemini decoder has no object_field() call",
 }
 
 

@@ -29,6 +29,10 @@ def test_the_profiles_of_each_protocol_in_display_order() -> None:
     assert ids("openai-chat") == [
         "cherry-openai",
         "cherry-compatible",
+        "cherry-deepseek",
+        "cherry-xai",
+        "cherry-openrouter",
+        "cherry-azure",
         "openai-python-chat",
         "openai-node",
         "qwen-code",

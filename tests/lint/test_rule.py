@@ -18,11 +18,12 @@ def test_the_protocols_follow_from_the_prefix_unless_given() -> None:
     assert protocols("anthropic.x") == {"anthropic"}
     assert protocols("responses.x") == {"responses"}
     assert protocols("lmstudio.x") == {"lmstudio"}
+    assert protocols("gemini.x") == {"gemini"}
     assert protocols("framing.x") == protocols("stream.x") == ALL_PROTOCOLS
     given = rule("stream.x", "info", "c", "E.", "F.", protocols=frozenset({"responses"}))
     assert given.protocols == {"responses"}
     with pytest.raises(KeyError):  # a prefix of no protocol is a mistake, not a rule
-        rule("gemini.x", "error", "c", "E.", "F.")
+        rule("bedrock.x", "error", "c", "E.", "F.")
 
 
 def test_breaks_and_shows_are_the_rules_own() -> None:

@@ -3,9 +3,10 @@ the shared rules they claim for speak Gemini once merged, keeping their own clai
 
 from __future__ import annotations
 
-from streamscope.lint import PROFILES, RULES, rules_gemini
+from streamscope.lint import PROFILES, RULES, rules_cherry, rules_gemini
 from streamscope.lint.rules_framing import RULES as FRAMING
 from tests.lint.gemini_cases import gemini_cases
+from tests.lint.rule_tables import clauses_not_reading, named_in, unproduced
 
 GEMINI_PROFILES = {p.id for p in PROFILES.values() if "gemini" in p.protocols} - {"strict"}
 
@@ -14,6 +15,19 @@ def test_gemini_rules_speak_gemini_only_and_claim_gemini_clients() -> None:
     for rule in rules_gemini.RULES:
         assert rule.protocols == frozenset({"gemini"})
         assert set(rule.breaks) <= GEMINI_PROFILES
+
+
+def test_every_rule_is_produced_and_its_checks_make_only_its_rules() -> None:
+    """A decoder code (``codes``), ``checks_gemini`` or, for the two framing rules the
+    Google SDKs read by lines, ``checks_framing`` in a Gemini stream makes each rule."""
+    assert unproduced(rules_gemini.RULES, ["codes", "checks_gemini", "checks_framing"]) == []
+    ids = {r.id for r in rules_gemini.RULES}
+    assert named_in("checks_gemini") <= ids
+    assert {i for i in named_in("checks_framing") if i.startswith("gemini.")} <= ids
+
+
+def test_the_client_clauses_read_in_a_verdict() -> None:
+    assert clauses_not_reading(rules_gemini.RULES) == []
 
 
 def test_shared_claims_are_merged_into_their_rules() -> None:
@@ -28,7 +42,7 @@ def test_shared_claims_are_merged_into_their_rules() -> None:
 
 
 def test_merging_keeps_the_other_clients_claims() -> None:
-    before = {r.id: r for r in FRAMING}["framing.invalid-json"]
+    before = rules_cherry.merged({r.id: r for r in FRAMING}["framing.invalid-json"])
     merged = RULES["framing.invalid-json"]
     assert {w: b for w, b in merged.breaks.items() if w not in GEMINI_PROFILES} == dict(
         before.breaks

@@ -24,6 +24,7 @@ from streamscope.realclients.node import install_node_clients, node_tools
 from streamscope.recording import read_recording
 from tests.clients.agent_support import DATA_DIR as AGENT_DATA_DIR
 from tests.clients.agent_support import installed
+from tests.lint import gemini_cases
 from tests.lint.cases import CASES
 from tests.lint.streams import native
 from tests.realclients import framing_examples
@@ -31,7 +32,7 @@ from tests.support import REPO
 
 CACHE = Path(os.environ.get("STREAMSCOPE_TEST_CACHE", "~/.cache/streamscope-tests")).expanduser()
 REPLAY = REPO / "resources" / "replay"
-CLIENT_PROTOCOLS = ("openai-chat", "responses", "anthropic")
+CLIENT_PROTOCOLS = ("openai-chat", "responses", "anthropic", "gemini")
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,8 @@ def _example(
     if protocol not in CLIENT_PROTOCOLS:
         return None  # LM Studio's native protocol has no client here
     intended = [intended_answer(raw, protocol, status=status, headers=headers)]
+    if name.removeprefix("rule:") in gemini_cases.SOURCE_ONLY:
+        intended = []  # the decoder keeps what the API does not mean: the recording counts
     if source is not None:
         intended.append(intended_answer(native(source), protocol))
     return Example(name, StreamInput(raw, protocol, status, headers), report, tuple(intended))
@@ -87,6 +90,11 @@ def examples() -> tuple[Example, ...]:
         for m in framing_examples.made(protocol):
             report = framing_examples.linted(m)
             out.append(_example(f"{protocol}:{m[0]}", m[2], report, m[3], m[4], m[5]))
+    for source in gemini_cases.RECORDINGS:  # Gemini's recordings, whole: every client reads them
+        raw = native(source)
+        out.append(_example(f"gemini:{source}", raw, lint_bytes(raw, "gemini")))
+        crlf = raw.replace(b"\n", b"\r\n")  # as Google frames them
+        out.append(_example(f"gemini-crlf:{source}", crlf, lint_bytes(crlf, "gemini")))
     for path in sorted((REPLAY / "broken").iterdir()):
         if path.suffix not in (".sse", ".json"):
             continue

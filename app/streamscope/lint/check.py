@@ -25,6 +25,7 @@ from streamscope.lint import (
     checks_answer,
     checks_anthropic,
     checks_chat,
+    checks_gemini,
     checks_provider,
     checks_responses,
     checks_stream,
@@ -52,11 +53,13 @@ from streamscope.lint.stream import Check, Hit, Observed, frame_payloads
 from streamscope.recording import RecordingError, detect_protocol, read_recording
 from streamscope.wire import FrameTooLarge, decode_all
 from streamscope.wire.frame import Frame
+from streamscope.wire.jsonarray import ArrayElement
 
 PROTOCOL_CHECKS: dict[str, Check] = {
     "openai-chat": checks_chat.check,
     "anthropic": checks_anthropic.check,
     "responses": checks_responses.check,
+    "gemini": checks_gemini.check,
 }
 STREAM_CHECKS: tuple[Check, ...] = (
     final_blank_line,
@@ -67,6 +70,8 @@ STREAM_CHECKS: tuple[Check, ...] = (
     checks_answer.upstream_error,
     checks_provider.check,
 )
+
+SSE_CHECKS = (final_blank_line, multiline_data)  # (not run on a JSON-array stream)
 
 
 class LintError(ValueError):
@@ -125,11 +130,13 @@ def lint(
         protocol = detect_protocol(frames)
         if protocol is None:
             raise LintError("cannot tell which protocol this stream is (give the protocol)")
-    hits = content_type_hits(content_type)
+    # A stream sent as one JSON array (Gemini without alt=sse) is no SSE: no SSE rule applies.
+    array = bool(frames) and isinstance(frames[0], ArrayElement)
+    hits = [] if array else content_type_hits(content_type)
     if pairs is not None:  # a stream (errors and bodies were answered above)
         hits += buffering_headers(pairs)
     hits += long_silences(frames, silence_s)
-    hits += _mapped(protocol or "", wire_findings(frames), frames)
+    hits += _mapped(protocol or "", [] if array else wire_findings(frames), frames)
     obs = Observed(protocol or "", frames)
     if not has_data:
         hits.append(Hit("framing.zero-frames", None, f"{len(frames)} frames, none with data"))
@@ -140,9 +147,10 @@ def lint(
     if decoded is None or decoded.protocol != protocol or decoded.frames is not frames:
         decoded = decode_frames(frames, protocol)
     obs.events = list(decoded.events)
+    obs.codes = frozenset(f.code for f in decoded.findings)
     hits += _mapped(protocol, decoded.findings, frames)
     for check in (*STREAM_CHECKS, PROTOCOL_CHECKS.get(protocol)):
-        if check is not None:
+        if check is not None and not (array and check in SSE_CHECKS):
             hits += check(obs)
     return _report(protocol, hits, checks_provider.cut(obs))
 

@@ -1,6 +1,6 @@
 """OpenAI Chat checks the decoder does not make: error frames in the wrong framing, the
-answer in a field clients do not read as content, usage fields (a refusal is the
-provider's doing: ``checks_provider``)."""
+answer in a field clients do not read as content, usage fields, tool calls streamed in
+pieces (a client's limit) (a refusal is the provider's doing: ``checks_provider``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ _STANDARD_KEYS = frozenset({*_CONTENT_KEYS, "role", "annotations"})
 
 
 def check(obs: Observed) -> list[Hit]:
-    return error_framing(obs) + unexpected_field(obs) + usage_fields(obs)
+    return error_framing(obs) + unexpected_field(obs) + usage_fields(obs) + calls_in_pieces(obs)
 
 
 def error_framing(obs: Observed) -> list[Hit]:
@@ -84,3 +84,21 @@ def usage_fields(obs: Observed) -> list[Hit]:
         if isinstance(usage, dict) and not _usage_ok(usage):
             bad.append(index)
     return counted("chat.usage-fields", bad, "usage without integer prompt/completion tokens")
+
+
+def calls_in_pieces(obs: Observed) -> list[Hit]:
+    """A tool call whose deltas span more than one chunk (OpenAI's own form; xAI sends
+    each call whole): one hit, at the first chunk that continues a call."""
+    seen: set[tuple[object, object]] = set()
+    pieces: list[int] = []
+    for index, payload in obs.payloads:
+        choices = payload.get("choices")
+        for choice in choices if isinstance(choices, list) else []:
+            delta = choice.get("delta") if isinstance(choice, dict) else None
+            calls = delta.get("tool_calls") if isinstance(delta, dict) else None
+            for call in calls if isinstance(calls, list) else []:
+                key = (choice.get("index"), call.get("index") if isinstance(call, dict) else None)
+                if key in seen:
+                    pieces.append(index)
+                seen.add(key)
+    return counted("chat.tool-call-in-pieces", pieces, "a tool call continues in a later chunk")

@@ -73,6 +73,8 @@ def final_blank_line(obs: Observed) -> list[Hit]:
         ]
     if carried:
         said += f", which carries only {', '.join(carried)}"
+    if obs.protocol == "gemini":  # the Google SDKs read lines: it breaks them (rules_gemini)
+        return [Hit("gemini.no-final-blank-line", last, said), *hits]
     return [Hit("framing.no-final-blank-line", last, said), *hits]
 
 
@@ -86,4 +88,7 @@ def multiline_data(obs: Observed) -> list[Hit]:
             except ValueError:
                 continue  # joined frames: the decoder's single-newline finding says so
             hits.append(index)
-    return counted("framing.multiline-data", hits, "a JSON payload spans several data: lines")
+    said = "a JSON payload spans several data: lines"
+    if obs.protocol == "gemini":  # @google/genai parses each data: line alone (rules_gemini)
+        return counted("gemini.multiline-data", hits, said)
+    return counted("framing.multiline-data", hits, said)

@@ -18,7 +18,11 @@ from typing import Literal
 
 Runtime = Literal["python", "node", "agent"]
 
-PYTHON_PINS: dict[str, str] = {"openai": "3.57.0", "anthropic": "2.14.0"}
+PYTHON_PINS: dict[str, str] = {
+    "openai": "3.57.0",
+    "anthropic": "2.14.0",
+    "google-genai": "3.6.1",  # as the test extra pins it (the Gemini codec's spec)
+}
 """The Python SDK versions the profiles were proven against (the extra accepts newer)."""
 
 NODE_PINS: dict[str, str] = {
@@ -29,9 +33,18 @@ NODE_PINS: dict[str, str] = {
     "@ai-sdk/openai-compatible": "2.0.92",
     "@ai-sdk/openai": "3.0.141",
     "@ai-sdk/anthropic": "3.0.140",
+    "@ai-sdk/google": "3.0.141",  # `npm view @ai-sdk/google@3 version`: Cherry's Gemini type
     "zod": "4.6.7",  # a peer dependency of `ai`
     "openai": "7.57.0",
     "@anthropic-ai/sdk": "1.14.0",
+    "@google/genai": "3.3.0",
+    # Cherry Studio's provider layer and the providers it ships beyond the above, at the
+    # versions npm resolved its ranges to (`npm view PACKAGE@RANGE version`)
+    "@cherrystudio/ai-core": "2.0.1",
+    "@ai-sdk/azure": "3.0.128",
+    "@ai-sdk/deepseek": "2.0.69",
+    "@ai-sdk/xai": "3.0.138",
+    "@openrouter/ai-sdk-provider": "2.10.0",
 }
 """Exact npm versions ``streamscope clients install`` installs."""
 
@@ -40,6 +53,7 @@ AGENT_PINS: dict[str, str] = {
     "@anthropic-ai/claude-code": "2.1.332",
     "@openai/codex": "0.171.0",
     "@qwen-code/qwen-code": "0.24.4",
+    "@google/gemini-cli": "0.61.0",
 }
 """Exact npm versions of the agent CLIs ``streamscope clients install --agents`` installs."""
 
@@ -88,6 +102,13 @@ CLIENTS: list[ClientSpec] = [
         {"anthropic": PYTHON_PINS["anthropic"]},
     ),
     ClientSpec(
+        "google-genai-python",
+        "google-genai generate_content_stream()",
+        "gemini",
+        "python",
+        {"google-genai": PYTHON_PINS["google-genai"]},
+    ),
+    ClientSpec(
         "ai-openai-compatible",
         "AI SDK @ai-sdk/openai-compatible (Cherry Studio, OpenAI-compatible)",
         "openai-chat",
@@ -116,6 +137,44 @@ CLIENTS: list[ClientSpec] = [
         _node("ai", "@ai-sdk/anthropic"),
     ),
     ClientSpec(
+        "ai-google",
+        "AI SDK @ai-sdk/google (Cherry Studio, Gemini type)",
+        "gemini",
+        "node",
+        _node("ai", "@ai-sdk/google"),
+    ),
+    # Cherry Studio's built-in DeepSeek, Grok and OpenRouter providers and Azure OpenAI
+    # on Chat Completions, run through its provider layer (ai-core's streamText with the
+    # provider's id), as Cherry Studio does
+    ClientSpec(
+        "cherry-deepseek",
+        "@cherrystudio/ai-core deepseek (@ai-sdk/deepseek: Cherry Studio, DeepSeek)",
+        "openai-chat",
+        "node",
+        _node("ai", "@cherrystudio/ai-core", "@ai-sdk/deepseek"),
+    ),
+    ClientSpec(
+        "cherry-xai",
+        "@cherrystudio/ai-core xai (@ai-sdk/xai: Cherry Studio, Grok)",
+        "openai-chat",
+        "node",
+        _node("ai", "@cherrystudio/ai-core", "@ai-sdk/xai"),
+    ),
+    ClientSpec(
+        "cherry-openrouter",
+        "@cherrystudio/ai-core openrouter (@openrouter/ai-sdk-provider: Cherry Studio)",
+        "openai-chat",
+        "node",
+        _node("ai", "@cherrystudio/ai-core", "@openrouter/ai-sdk-provider"),
+    ),
+    ClientSpec(
+        "cherry-azure",
+        "@cherrystudio/ai-core azure (@ai-sdk/azure .chat(): Cherry Studio, Azure OpenAI)",
+        "openai-chat",
+        "node",
+        _node("ai", "@cherrystudio/ai-core", "@ai-sdk/azure"),
+    ),
+    ClientSpec(
         "openai-node-chat",
         "openai-node chat.completions.stream()",
         "openai-chat",
@@ -135,6 +194,13 @@ CLIENTS: list[ClientSpec] = [
         "anthropic",
         "node",
         _node("@anthropic-ai/sdk"),
+    ),
+    ClientSpec(
+        "google-genai-node",
+        "@google/genai generateContentStream()",
+        "gemini",
+        "node",
+        _node("@google/genai"),
     ),
     # The agent CLIs: one process per stream, so they come last (the slowest to run).
     ClientSpec(
@@ -158,6 +224,13 @@ CLIENTS: list[ClientSpec] = [
         "agent",
         {"@qwen-code/qwen-code": AGENT_PINS["@qwen-code/qwen-code"]},
     ),
+    ClientSpec(
+        "gemini-cli",
+        "Gemini CLI (gemini -p)",
+        "gemini",
+        "agent",
+        {"@google/gemini-cli": AGENT_PINS["@google/gemini-cli"]},
+    ),
 ]
 """Every real client, Python first, the agent CLIs last."""
 
@@ -174,14 +247,22 @@ PROFILE_OF: dict[str, str] = {
     "ai-openai-chat": "cherry-openai",
     "ai-openai-responses": "cherry-responses",
     "ai-anthropic": "cherry-anthropic",
+    "ai-google": "cherry-gemini",
+    "cherry-deepseek": "cherry-deepseek",
+    "cherry-xai": "cherry-xai",
+    "cherry-openrouter": "cherry-openrouter",
+    "cherry-azure": "cherry-azure",
     "openai-node-chat": "openai-node",
     "openai-node-responses": "openai-node",
     "anthropic-node": "anthropic-node",
+    "google-genai-python": "google-genai-python",
+    "google-genai-node": "google-genai-node",
     # Each agent CLI reads streams its own way, unlike the SDK it bundles (Claude Code:
     # @anthropic-ai/sdk; Qwen Code: openai-node; Codex is Rust), so each has its profile.
     "claude-code": "claude-code",
     "codex": "codex",
     "qwen-code": "qwen-code",
+    "gemini-cli": "gemini-cli",
 }
 """The lint profile (``streamscope.lint.profiles``) each client's run proves or refutes."""
 

@@ -135,6 +135,27 @@ CODE_RULES: dict[str, str | None] = {
     "chat-end-differs": "lmstudio.chat-end-differs",
     "content-from-chat-end": "lmstudio.chat-end-differs",
     "duplicate-error": "lmstudio.duplicate-error",
+    # Gemini (its decoder shares some codes with Chat's, meaning its own fields)
+    "gemini:missing-terminator": None,  # checks_gemini: a stream ending in a call or not
+    "gemini:bom": "gemini.bom",  # google-genai reads lines: a BOM breaks it
+    "gemini:not-an-object": "gemini.malformed-candidate",
+    "gemini:invalid-candidates": "gemini.malformed-chunk",
+    "gemini:invalid-candidate": "gemini.malformed-candidate",
+    "gemini:invalid-part": "gemini.malformed-part",
+    "gemini:invalid-signature": "gemini.malformed-part",
+    "gemini:invalid-finish-reason": "gemini.malformed-part",
+    "gemini:invalid-text": "gemini.text-not-string",
+    "gemini:invalid-args": "gemini.args-not-object",
+    "gemini:missing-candidates": "gemini.missing-candidates",
+    "gemini:missing-id": "gemini.first-chunk-fields",
+    "gemini:missing-model": "gemini.first-chunk-fields",
+    "gemini:content-after-finish": "gemini.content-after-finish",
+    "gemini:unexpected-role": "gemini.unexpected-role",
+    "gemini:unknown-finish-reason": "gemini.unknown-finish-reason",
+    "gemini:duplicate-finish": "gemini.duplicate-finish",
+    "gemini:invalid-partial-args": "gemini.partial-args",
+    "gemini:unended-call": "gemini.partial-args",
+    "gemini:tool-call-missing-name": None,  # checks_stream: stream.tool-call-without-name
 }
 
 _COMMENT_WORDS = frozenset({"", "keepalive", "keep-alive", "ping", "heartbeat"})

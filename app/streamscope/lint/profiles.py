@@ -81,6 +81,42 @@ PROFILES: dict[str, Profile] = {
             "which validates every event with a schema that has no fallback for types "
             "Anthropic does not define.",
         ),
+        Profile(
+            "cherry-gemini",
+            "Cherry Studio (Gemini type, @ai-sdk/google)",
+            frozenset({"gemini"}),
+            "Cherry Studio's Gemini provider type: the Vercel AI SDK's @ai-sdk/google, which "
+            "validates every chunk with a schema and reads thought parts as reasoning.",
+        ),
+        # Cherry Studio's built-in providers on Chat Completions, each its own AI SDK
+        # provider run through ai-core (each reads a chunk its own way)
+        Profile(
+            "cherry-deepseek",
+            "Cherry Studio (DeepSeek, @ai-sdk/deepseek)",
+            frozenset({"openai-chat"}),
+            "Cherry Studio's DeepSeek provider: ai-core's `deepseek`, the Vercel AI SDK's "
+            "@ai-sdk/deepseek, which reads reasoning from `reasoning_content`.",
+        ),
+        Profile(
+            "cherry-xai",
+            "Cherry Studio (Grok, @ai-sdk/xai)",
+            frozenset({"openai-chat"}),
+            "Cherry Studio's Grok provider: ai-core's `xai`, the Vercel AI SDK's @ai-sdk/xai, "
+            "which takes a tool call only whole (id, type and name in every fragment).",
+        ),
+        Profile(
+            "cherry-openrouter",
+            "Cherry Studio (OpenRouter, @openrouter/ai-sdk-provider)",
+            frozenset({"openai-chat"}),
+            "Cherry Studio's OpenRouter provider: ai-core's `openrouter`, OpenRouter's AI SDK "
+            "provider, which reads reasoning only from `reasoning` and `reasoning_details`.",
+        ),
+        Profile(
+            "cherry-azure",
+            "Cherry Studio (Azure OpenAI, @ai-sdk/azure)",
+            frozenset({"openai-chat"}),
+            "Cherry Studio's Azure OpenAI provider type on Chat Completions: ai-core's `azure`.",
+        ),
         # openai-python's two stream helpers read a stream unlike each other where a
         # rule speaks both protocols (a last frame no blank line ends: chat loses the
         # usage, responses raises), so each is a profile; openai-node's do not differ.
@@ -118,6 +154,20 @@ PROFILES: dict[str, Profile] = {
             frozenset({"anthropic"}),
             "The official `anthropic` Node SDK (@anthropic-ai/sdk)'s messages.stream() helper.",
         ),
+        Profile(
+            "google-genai-python",
+            "google-genai (Python)",
+            frozenset({"gemini"}),
+            "Google's official `google-genai` Python SDK: generate_content_stream(), each "
+            "chunk a typed GenerateContentResponse.",
+        ),
+        Profile(
+            "google-genai-node",
+            "@google/genai",
+            frozenset({"gemini"}),
+            "Google's official `@google/genai` Node SDK: generateContentStream(), each chunk "
+            "a GenerateContentResponse.",
+        ),
         # The agent CLIs: each reads a stream its own way, not as the SDK it bundles does
         # (proven by running both over the same streams: tests/realclients).
         Profile(
@@ -147,6 +197,14 @@ PROFILES: dict[str, Profile] = {
             "with its own converter, stops at the first `finish_reason`, and asks again on "
             "a stream it judges broken or empty (up to 4 times, 2 to 8 s apart) or an HTTP "
             "5xx (6 times over about 75 s), whatever its maxRetries says.",
+        ),
+        Profile(
+            "gemini-cli",
+            "Gemini CLI",
+            frozenset({"gemini"}),
+            "Google's agent CLI (`gemini`), on @google/genai's generateContentStream(), run "
+            "with one attempt per request: by default it asks again for a stream it judges "
+            "broken (up to 3 times more, printing each attempt's text) and for an HTTP 5xx.",
         ),
         Profile(
             "strict",

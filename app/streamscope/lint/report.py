@@ -97,7 +97,7 @@ class LintFinding:
 
     @property
     def kind(self) -> str:
-        """``wire`` (a defect of the stream's form) or ``provider`` (an outcome)."""
+        """``wire`` (a defect of the form), ``provider`` (an outcome), ``client`` (a limit)."""
         return self.rule.kind
 
     @property

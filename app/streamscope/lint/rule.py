@@ -50,16 +50,20 @@ _PREFIX_PROTOCOLS = {
     "anthropic": frozenset({"anthropic"}),
     "responses": frozenset({"responses"}),
     "lmstudio": frozenset({"lmstudio"}),
+    "gemini": frozenset({"gemini"}),
     "provider": ALL_PROTOCOLS,
 }
 
-Kind = Literal["wire", "provider"]
+Kind = Literal["wire", "provider", "client"]
 """What a rule is about: the stream's form (``wire``: something a server or proxy sent
 wrong), or an outcome the provider caused and reported correctly on the wire
 (``provider``: the answer cut by its length limit, a content filter or refusal, its own
 error). A provider rule is never an error or warning about the stream's form: its
 findings are the report's ``outcomes``, info, and its ``breaks`` say what each client
-does with that outcome."""
+does with that outcome. A ``client`` rule is a limit of the clients it names: the
+stream keeps the contract (info), yet those clients break on it (a tool call streamed
+in pieces, which @ai-sdk/xai takes only whole), so their verdicts say so and no
+other's does."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from streamscope.lint.rules_framing import QWEN_AGAIN
 
 _QWEN = "agent CLIs (tests/realclients)"
 
-_SCHEMA = "rejects the chunk with its schema: an error part, and that chunk's text is lost"
+SCHEMA = "rejects the chunk with its schema: an error part, and that chunk's text is lost"
 
 RULES: list[Rule] = [
     rule(
@@ -71,7 +71,7 @@ RULES: list[Rule] = [
         "Send the documented types: choices an array of objects, content a string, "
         "tool_calls an array of objects, finish_reason a string.",
         {
-            "cherry": ("error", _SCHEMA),
+            "cherry": ("error", SCHEMA),
             "strict": ("error", "rejects the chunk"),
             "openai-node": (
                 "garbled",
@@ -114,7 +114,7 @@ RULES: list[Rule] = [
     ),
     rule(
         "chat.tool-call-missing-id",
-        "warning",
+        "error",  # a Cherry Studio built-in provider fails on it (rules_cherry)
         "the first delta of a tool call has no `id`",
         "The first delta of each tool call must carry the call's `id`.",
         "Send the call's `id` in its first delta (generate one if the upstream has none).",
@@ -291,18 +291,40 @@ RULES: list[Rule] = [
     ),
     rule(
         "chat.usage-fields",
-        "warning",
+        "error",  # a Cherry Studio built-in provider fails on it (rules_cherry)
         "a usage object lacks numeric `prompt_tokens` / `completion_tokens`",
         "Usage carries integer `prompt_tokens`, `completion_tokens` and `total_tokens`.",
         "Send the three token counts as integers.",
     ),
-    rule(
+    rule(  # Azure's own form: most clients skip it, @ai-sdk/deepseek fails (rules_cherry)
         "chat.azure-prompt-filter",
         "info",
         "Azure sends its prompt-filter verdict as a first chunk with empty `object`",
         "Azure's first chunk has `choices: []`, empty `id`/`model`/`object` and "
-        "`prompt_filter_results`; clients skip it.",
-        "Nothing to fix.",
+        "`prompt_filter_results`; most clients skip it.",
+        "Nothing to fix for most clients; for one that fails on it, leave the chunk out.",
+        kind="client",
+    ),
+    rule(  # OpenAI's own form, which a client made for xAI's API does not take
+        "chat.tool-call-in-pieces",
+        "info",
+        "a tool call is streamed in pieces (its arguments over several chunks)",
+        "OpenAI streams a call's arguments over several chunks, only the first carrying "
+        "`id`, `type` and `function.name`, while xAI's API sends each call whole in one "
+        "chunk, and a client made for xAI takes nothing else.",
+        "Nothing to fix for most clients; for one that takes calls only whole, send each "
+        "call in one chunk with its `id`, `type`, `function.name` and whole `arguments` "
+        "(StreamScope's proxy does for @ai-sdk/xai).",
+        {
+            "cherry-xai": (
+                "error",
+                "takes each call's first piece for the whole call, its arguments empty, and "
+                "rejects the pieces after it with its schema (AI_TypeValidationError): an "
+                "error part",
+            )
+        },
+        source="real clients (tests/realclients)",
+        kind="client",
     ),
     rule(
         "chat.duplicate-finish",

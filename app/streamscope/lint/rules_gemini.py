@@ -5,7 +5,8 @@ rules by :mod:`streamscope.lint.rules`, so that the shared tables stay one page 
 Every claim was seen by running the clients over the rules' examples
 (``tests/lint/gemini_cases.py``, proven in ``tests/realclients``): google-genai 3.6.1's
 generate_content_stream(), @google/genai 3.3.0's generateContentStream() and ai 6.0.326
-with @ai-sdk/google 3.0.141 (Cherry Studio's Gemini provider type).
+with @ai-sdk/google 3.0.141 (Cherry Studio's Gemini provider type), and Gemini CLI 0.61.0
+(``gemini -p``, one attempt per request, as "Run in real clients" runs it).
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ from dataclasses import dataclass, field
 
 from streamscope.lint.rule import Effect, Rule, rule
 
-PY, NODE, CHERRY = "google-genai-python", "google-genai-node", "cherry-gemini"
-_RUN = "google-genai, @google/genai and @ai-sdk/google (tests/realclients)"
+PY, NODE, CHERRY, CLI = "google-genai-python", "google-genai-node", "cherry-gemini", "gemini-cli"
+_RUN = "google-genai, @google/genai, @ai-sdk/google and Gemini CLI (tests/realclients)"
 _NOT_JSON = 'raises UnknownApiResponseError ("Failed to parse response as JSON")'
 _SCHEMA = 'rejects the chunk with its schema ("Type validation failed"): an error part'
 _VALIDATION = "raises pydantic's ValidationError at that chunk, and the stream ends there"
 _UNENDED = 'throws "Incomplete JSON segment at the end", after the chunks before it'
+_CLI_CUT = 'fails with "[API Error: Incomplete JSON segment at the end]"'
+_CLI_PARSE = 'fails at that frame ("[API Error: {} …]"), after the text before it'
+_NO_FINISH = '"Model stream ended without a finish reason."'
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +42,7 @@ SHARED: dict[str, Claims] = {
             PY: ("error", f"reads the keepalive comment as JSON and {_NOT_JSON}"),
             NODE: ("empty", "yields no chunk and raises nothing"),
             CHERRY: ("empty", "receives nothing to render (the finish is `other`)"),
+            CLI: ("error", _CLI_CUT),
         }
     ),
     "framing.non-sse-body": Claims(
@@ -45,6 +50,7 @@ SHARED: dict[str, Claims] = {
             PY: ("empty", "yields no chunk from the body and raises nothing: an empty answer"),
             NODE: ("error", _UNENDED.split(",")[0]),
             CHERRY: ("empty", "receives nothing to render (the finish is `other`)"),
+            CLI: ("error", _CLI_CUT),
         }
     ),
     "framing.single-newline": Claims(
@@ -55,12 +61,14 @@ SHARED: dict[str, Claims] = {
                 'throws SyntaxError ("Unexpected non-whitespace character after JSON")',
             ),
             CHERRY: ("error", "turns the joined frames into an error part (AI_JSONParseError)"),
+            CLI: ("error", f"{_CLI_CUT}, showing nothing"),
         }
     ),
     "framing.last-frame-lost": Claims(
         {
             NODE: ("error", _UNENDED),
             CHERRY: ("partial", "never dispatches the last frame: what it carries is lost"),
+            CLI: ("error", f"{_CLI_CUT}, after the text before it"),
         }
     ),
     "framing.invalid-json": Claims(
@@ -68,6 +76,7 @@ SHARED: dict[str, Claims] = {
             PY: ("error", f"{_NOT_JSON} at that frame"),
             NODE: ("error", "throws SyntaxError at that frame"),
             CHERRY: ("error", "turns the frame into an error part (AI_JSONParseError)"),
+            CLI: ("error", _CLI_PARSE.format("Expected property name")),
         }
     ),
     "framing.comment-as-data": Claims(
@@ -75,6 +84,7 @@ SHARED: dict[str, Claims] = {
             PY: ("error", f"{_NOT_JSON} at that frame"),
             NODE: ("error", "throws SyntaxError at that frame"),
             CHERRY: ("error", "turns the frame into an error part (AI_JSONParseError)"),
+            CLI: ("error", _CLI_PARSE.format("Unexpected token ':'")),
         }
     ),
     "stream.tool-call-without-name": Claims(
@@ -86,6 +96,16 @@ SHARED: dict[str, Claims] = {
                 "drops the call without a word (finish `stop`): with nothing else, it shows "
                 'nothing (a name of "" it hands over as it is)',
             ),
+            CLI: ("garbled", "names the call `generic_tool`, a tool that does not exist"),
+        }
+    ),
+    "stream.no-content": Claims(
+        {
+            CLI: (
+                "error",
+                'fails with "The model returned an empty response with no text or thoughts…" '
+                f"(a blocked prompt: {_NO_FINISH})",
+            )
         }
     ),
     "stream.upstream-error": Claims(
@@ -96,6 +116,8 @@ SHARED: dict[str, Claims] = {
             "before it",
             CHERRY: "reports an error part (AI_APICallError with the upstream's message) and "
             "finish `error`, after the text before it",
+            CLI: f"reports only {_NO_FINISH} (and exits 0), never the upstream's message, "
+            "after the text before it",
         }
     ),
     "provider.length": Claims(
@@ -103,6 +125,7 @@ SHARED: dict[str, Claims] = {
             PY: "hands over the text, with the finish `MAX_TOKENS`",
             NODE: "hands over the text, with the finish `MAX_TOKENS`",
             CHERRY: "shows the text, with the finish `length`",
+            CLI: "shows the text without a word of the cut",
         }
     ),
     "provider.content-filter": Claims(
@@ -112,6 +135,7 @@ SHARED: dict[str, Claims] = {
             NODE: "hands over the text before the filter, with the finish Google sent "
             "(`SAFETY`, or a blocked prompt's `blockReason`)",
             CHERRY: "shows the text before the filter, with the finish `content-filter`",
+            CLI: "shows the text before the filter without a word of it",
         }
     ),
 }
@@ -121,8 +145,8 @@ SHARED: dict[str, Claims] = {
 RULES: list[Rule] = [
     rule(
         "gemini.missing-finish-reason",
-        "warning",
-        "the stream ends before a chunk with a `finishReason`",
+        "error",
+        "the stream ends before a chunk with a `finishReason`, with no function call",
         "A Gemini stream has no terminator: the chunk that carries the `finishReason` is its "
         "last, and this stream ended without one (cut off, or a server that never says why "
         "it stopped).",
@@ -131,6 +155,21 @@ RULES: list[Rule] = [
             PY: ("degraded", "shows the answer so far with no finish reason"),
             NODE: ("degraded", "shows the answer so far with no finish reason"),
             CHERRY: ("degraded", "shows the answer so far with the finish `other`"),
+            CLI: ("error", f"shows the text, then reports {_NO_FINISH} (and exits 0)"),
+        },
+        source=_RUN,
+    ),
+    rule(
+        "gemini.call-without-finish-reason",
+        "warning",
+        "the stream ends after a function call, before a chunk with a `finishReason`",
+        "The chunk with the `finishReason` is a stream's last, and this one ended without it "
+        "after a function call: Gemini CLI takes the call as the answer's end and runs it.",
+        "Send the last chunk with the candidate's `finishReason` (`STOP` after a call).",
+        {
+            PY: ("degraded", "hands the call over with no finish reason"),
+            NODE: ("degraded", "hands the call over with no finish reason"),
+            CHERRY: ("degraded", "hands the call over with the finish `other`"),
         },
         source=_RUN,
     ),
@@ -148,6 +187,10 @@ RULES: list[Rule] = [
                 "stream ends there",
             ),
             CHERRY: ("error", f"{_SCHEMA}, and that chunk's content is lost"),
+            CLI: (
+                "error",
+                'fails at that chunk ("[API Error: chunk?.candidates?.find is not a function]")',
+            ),
         },
         source=_RUN,
     ),
@@ -185,6 +228,7 @@ RULES: list[Rule] = [
             PY: ("error", f'{_VALIDATION} ("Input should be a valid string")'),
             NODE: ("garbled", "adds the value to the text as it is (`42` shows as digits)"),
             CHERRY: ("error", f"{_SCHEMA}, and that chunk's text is lost"),
+            CLI: ("garbled", "adds the value to the text as it is (`42` shows as digits)"),
         },
         source=_RUN,
     ),
@@ -213,7 +257,10 @@ RULES: list[Rule] = [
         "google-genai reads any line that is not `data: ` as part of a JSON error body.",
         "Send no comment lines to Gemini clients (keep the connection alive with the "
         "stream's own chunks).",
-        {PY: ("error", f"{_NOT_JSON} at the comment, which it reads as JSON")},
+        {
+            PY: ("error", f"{_NOT_JSON} at the comment, which it reads as JSON"),
+            CLI: ("error", f"{_CLI_CUT}, after the text before the comment"),
+        },
         source=_RUN,
     ),
     rule(
@@ -226,6 +273,7 @@ RULES: list[Rule] = [
         {
             PY: ("error", f"{_NOT_JSON} at the first such line, which it reads as JSON"),
             NODE: ("empty", "yields no chunk and raises nothing"),
+            CLI: ("error", f"{_CLI_CUT}, showing nothing"),
         },
         source=_RUN,
     ),
@@ -236,7 +284,10 @@ RULES: list[Rule] = [
         "`data:{…}` is legal SSE (the space is optional), but google-genai strips only "
         "`data: ` with its space and reads the rest as a JSON error body.",
         "Write `data: ` with one space before the JSON.",
-        {PY: ("error", f"reads the line, `data:` and all, as JSON and {_NOT_JSON}")},
+        {
+            PY: ("error", f"reads the line, `data:` and all, as JSON and {_NOT_JSON}"),
+            CLI: ("error", f"{_CLI_CUT}, showing nothing"),
+        },
         source=_RUN,
     ),
     rule(
@@ -259,6 +310,7 @@ RULES: list[Rule] = [
         {
             NODE: ("error", _UNENDED),
             CHERRY: ("degraded", "never dispatches the last frame: the finish becomes `other`"),
+            CLI: ("error", f"{_CLI_CUT}, after the whole text"),
         },
         source=_RUN,
     ),
@@ -269,7 +321,10 @@ RULES: list[Rule] = [
         "A payload spread over several `data:` lines is legal SSE (spec parsers join the "
         "lines), but @google/genai parses each `data:` line alone.",
         "Serialise every chunk as compact single-line JSON.",
-        {NODE: ("error", "parses each `data:` line alone and throws SyntaxError")},
+        {
+            NODE: ("error", "parses each `data:` line alone and throws SyntaxError"),
+            CLI: ("error", f"{_CLI_CUT}, showing nothing"),
+        },
         source=_RUN,
     ),
     rule(

@@ -35,6 +35,9 @@ class Observed:
     frames: list[Frame]
     payloads: list[tuple[int, JSON]] = field(default_factory=list)
     events: list[tuple[int | None, Event]] = field(default_factory=list)
+    codes: frozenset[str] = frozenset()
+    """The codes of the decoder's findings, for a check that decides their rule
+    (``codes`` maps those to None)."""
 
     def of_type(self, *types: str) -> Iterator[tuple[int, JSON]]:
         """Payloads whose ``type`` is one of ``types``."""

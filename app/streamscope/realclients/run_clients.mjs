@@ -194,8 +194,37 @@ async function aiStream(job, out, signal) {
     tools: await anyTools(),
     maxRetries: 0,
     abortSignal: signal,
-    onError: () => {}, // errors are read from the stream below
+    onError: () => {}, // errors are read from the stream
   });
+  await readAiStream(result, out);
+}
+
+// Cherry Studio's built-in providers, through its provider layer: ai-core's own
+// streamText(providerId, settings, params), which makes the provider's model itself.
+const CHERRY_PROVIDERS = {
+  "cherry-deepseek": "deepseek",
+  "cherry-xai": "xai",
+  "cherry-openrouter": "openrouter",
+  "cherry-azure": "azure",
+};
+
+async function cherryStream(job, out, signal) {
+  const { streamText } = await import("@cherrystudio/ai-core");
+  const settings = { baseURL: job.baseURL, apiKey: KEY };
+  const result = await streamText(CHERRY_PROVIDERS[job.client], settings, {
+    model: MODEL,
+    prompt: PROMPT,
+    tools: await anyTools(),
+    maxRetries: 0,
+    abortSignal: signal,
+    onError: () => {}, // errors are read from the stream
+  });
+  await readAiStream(result, out);
+}
+
+// What an AI SDK app sees of a streamText result: the text, reasoning and tool calls as
+// they come, the finish with the usage, and the first error part.
+async function readAiStream(result, out) {
   const errors = [];
   for await (const part of result.fullStream) {
     if (part.type === "text-delta") out.text += part.text;
@@ -220,6 +249,10 @@ const CLIENTS = {
   "ai-openai-responses": aiStream,
   "ai-anthropic": aiStream,
   "ai-google": aiStream,
+  "cherry-deepseek": cherryStream,
+  "cherry-xai": cherryStream,
+  "cherry-openrouter": cherryStream,
+  "cherry-azure": cherryStream,
   "google-genai-node": googleGenai,
 };
 
