@@ -16,12 +16,19 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QStyleOptionViewItem,
+    QVBoxLayout,
     QWidget,
 )
 
 from streamscope.client.tools import ToolCallTracker
 from streamscope.gui.proxy_control import ProxyControl
-from streamscope.gui.widgets import ElideMiddleDelegate, ProxyPrompt, elide_combo, tool_calls_note
+from streamscope.gui.widgets import (
+    ElideMiddleDelegate,
+    ProxyPrompt,
+    elide_combo,
+    scrolled_label,
+    tool_calls_note,
+)
 from streamscope.model.events import ToolCallDelta, ToolCallStart
 from tests.gui.support import wait_until
 from tests.proxy.harness import make_config
@@ -101,3 +108,23 @@ async def test_the_prompt_says_why_the_proxy_is_not_running_and_starts_it() -> N
             await control.close()
             holder.deleteLater()
             await asyncio.sleep(0)
+
+
+def test_a_scrolled_label_keeps_what_is_under_it_in_place_however_long_it_grows() -> None:
+    window = QWidget()
+    layout = QVBoxLayout(window)
+    label = QLabel("one line")
+    label.setWordWrap(True)
+    under = QLabel("the tabs")
+    layout.addWidget(scrolled_label(label, 4))
+    layout.addWidget(under, 1)
+    window.resize(500, 400)
+    window.show()
+    QApplication.processEvents()
+    before = under.geometry().top()
+    label.setText("<br>".join(f"✗ would fail in client {n}" for n in range(14)))
+    QApplication.processEvents()
+    area = label.parentWidget().parentWidget()
+    assert under.geometry().top() == before  # the tabs did not move
+    assert area.verticalScrollBar().maximum() > 0  # the rest scrolls into view
+    window.close()

@@ -45,13 +45,14 @@ from streamscope.gui.models.findings import FindingsModel, frame_severities, ver
 from streamscope.gui.models.frames import FramesModel
 from streamscope.gui.timing_chart import TimingChart
 from streamscope.gui.tool_tree import ToolCallTree
-from streamscope.gui.widgets import ElideMiddleDelegate, tool_calls_note
+from streamscope.gui.widgets import ElideMiddleDelegate, scrolled_label, tool_calls_note
 from streamscope.lint.report import LintReport
 from streamscope.model.request import RequestNote
 from streamscope.wire.frame import Frame
 
 FrameItem = tuple[int, float, Frame]
 PLACEHOLDER = "The assembled answer appears here as it streams."
+VERDICT_LINES = 4  # the verdict area's height, in lines; more scroll
 
 TIMING_LINES = (
     ("headers_ms", "Headers"),
@@ -183,6 +184,8 @@ class LegView(QWidget):
         self.verdict.setTextFormat(Qt.TextFormat.RichText)  # red: the wire; plain: the provider
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # (a line per client it breaks, a dozen and more: the tabs must not move with it)
+        self.verdict_area = scrolled_label(self.verdict, VERDICT_LINES)
         self.tabs = QTabWidget()
         self.tabs.setUsesScrollButtons(True)  # the tab bar sets no minimum width
         self.tabs.addTab(answer_page, "Answer")
@@ -192,7 +195,7 @@ class LegView(QWidget):
         side = QWidget()
         layout = QVBoxLayout(side)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.verdict)
+        layout.addWidget(self.verdict_area)
         layout.addWidget(self.tabs, 1)
         return side
 

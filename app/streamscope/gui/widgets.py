@@ -9,8 +9,10 @@ from collections.abc import Sequence
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QLabel,
     QPushButton,
+    QScrollArea,
     QStyledItemDelegate,
     QStyleOptionViewItem,
 )
@@ -31,6 +33,19 @@ class ElideMiddleDelegate(QStyledItemDelegate):
     ) -> None:
         super().initStyleOption(option, index)
         option.textElideMode = Qt.TextElideMode.ElideMiddle
+
+
+def scrolled_label(label: QLabel, lines: int) -> QScrollArea:
+    """``label`` in an area ``lines`` of its text high that scrolls past them, so what is
+    under it stays put however long the text grows."""
+    label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+    area = QScrollArea()
+    area.setWidget(label)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 6)
+    return area
 
 
 def elide_combo(combo: QComboBox, chars: int = 18) -> None:
