@@ -46,8 +46,11 @@ def test_the_pins_are_the_packages_the_clients_are() -> None:
 def test_a_profile_is_proven_with_the_union_of_its_clients_packages() -> None:
     assert proven_with("openai-python-chat") == {"openai": PYTHON_PINS["openai"]}
     assert proven_with("openai-node") == {"openai": NODE_PINS["openai"]}  # both helpers
-    assert set(proven_with("cherry-compatible")) == {"ai", "@ai-sdk/openai-compatible"}
-    assert set(proven_with("cherry-anthropic")) == {"ai", "@ai-sdk/anthropic"}
+    # Cherry Studio's types run through its provider layer, ai-core, on the AI SDK's
+    core = {"ai", "@cherrystudio/ai-core"}
+    assert set(proven_with("cherry-compatible")) == core | {"@ai-sdk/openai-compatible"}
+    assert set(proven_with("cherry-anthropic")) == core | {"@ai-sdk/anthropic"}
+    assert set(proven_with("cherry-gemini")) == core | {"@ai-sdk/google"}
     assert proven_with("strict") == {} and proven_with("nobody") == {}
     assert proven_with("cherry") == {}  # an old shared profile's name proves nothing
 

@@ -69,17 +69,14 @@ def test_each_profile_is_proven_with_the_pinned_clients() -> None:
     assert PROFILES["anthropic-python"].proven_with == {"anthropic": PYTHON_PINS["anthropic"]}
     node = {"@anthropic-ai/sdk": NODE_PINS["@anthropic-ai/sdk"]}
     assert PROFILES["anthropic-node"].proven_with == node
-    ai = NODE_PINS["ai"]
-    assert (
-        PROFILES["cherry-openai"].proven == f"ai {ai}, @ai-sdk/openai {NODE_PINS['@ai-sdk/openai']}"
-    )
+    # (Cherry Studio's types run through its provider layer, ai-core, on the AI SDK)
+    ai = f"ai {NODE_PINS['ai']}, @cherrystudio/ai-core {NODE_PINS['@cherrystudio/ai-core']}"
+    assert PROFILES["cherry-openai"].proven == f"{ai}, @ai-sdk/openai {NODE_PINS['@ai-sdk/openai']}"
     assert PROFILES["cherry-responses"].proven == PROFILES["cherry-openai"].proven  # one package
     compatible = NODE_PINS["@ai-sdk/openai-compatible"]
-    assert (
-        PROFILES["cherry-compatible"].proven == f"ai {ai}, @ai-sdk/openai-compatible {compatible}"
-    )
+    assert PROFILES["cherry-compatible"].proven == f"{ai}, @ai-sdk/openai-compatible {compatible}"
     anthropic = NODE_PINS["@ai-sdk/anthropic"]
-    assert PROFILES["cherry-anthropic"].proven == f"ai {ai}, @ai-sdk/anthropic {anthropic}"
+    assert PROFILES["cherry-anthropic"].proven == f"{ai}, @ai-sdk/anthropic {anthropic}"
     assert PROFILES["strict"].proven_with == {} and PROFILES["strict"].proven == ""
 
 

@@ -143,7 +143,8 @@ def test_before_a_run_each_client_is_pending_or_says_how_to_install_it(
     # A Node client not installed: its pinned versions, what the install would bring.
     cherry = next(c for c in clients_for("openai-chat") if c.id == "ai-openai-compatible")
     assert version_text(cherry, tmp_path) == (
-        f"ai {NODE_PINS['ai']} · @ai-sdk/openai-compatible {NODE_PINS['@ai-sdk/openai-compatible']}"
+        f"ai {NODE_PINS['ai']} · @cherrystudio/ai-core {NODE_PINS['@cherrystudio/ai-core']} · "
+        f"@ai-sdk/openai-compatible {NODE_PINS['@ai-sdk/openai-compatible']}"
     )
 
 

@@ -3,10 +3,11 @@ the data (which client proves which lint profile) that the linter's profiles and
 real-client runner (:mod:`streamscope.realclients`) share. No code here runs a client.
 
 Python clients are the official SDKs, imported in-process (the optional extra
-``pip install 'streamscope[clients]'``); Node clients are the official SDKs and the Vercel
-AI SDK providers Cherry Studio runs on, installed by ``streamscope clients install`` into
+``pip install 'streamscope[clients]'``); Node clients are the official SDKs and Cherry
+Studio's provider layer (``@cherrystudio/ai-core``, which runs the Vercel AI SDK provider of
+each provider type), installed by ``streamscope clients install`` into
 the data directory (:mod:`streamscope.realclients.node`); agent CLIs (Claude Code, Codex
-CLI, Qwen Code) are npm packages ``streamscope clients install --agents`` puts there too
+CLI, Qwen Code, Gemini CLI) are npm packages ``streamscope clients install --agents`` puts there too
 (:mod:`streamscope.realclients.agents`), each run as a process of its own. Each client
 maps to the lint profile whose claims it proves (:data:`PROFILE_OF`).
 """
@@ -110,38 +111,40 @@ CLIENTS: list[ClientSpec] = [
     ),
     ClientSpec(
         "ai-openai-compatible",
-        "AI SDK @ai-sdk/openai-compatible (Cherry Studio, OpenAI-compatible)",
+        "@cherrystudio/ai-core openai-compatible (@ai-sdk/openai-compatible: Cherry Studio, "
+        "OpenAI type, added provider)",
         "openai-chat",
         "node",
-        _node("ai", "@ai-sdk/openai-compatible"),
+        _node("ai", "@cherrystudio/ai-core", "@ai-sdk/openai-compatible"),
     ),
     ClientSpec(
         "ai-openai-chat",
-        "AI SDK @ai-sdk/openai .chat() (Cherry Studio, OpenAI type)",
+        "@cherrystudio/ai-core openai-chat (@ai-sdk/openai .chat(): Cherry Studio, OpenAI)",
         "openai-chat",
         "node",
-        _node("ai", "@ai-sdk/openai"),
+        _node("ai", "@cherrystudio/ai-core", "@ai-sdk/openai"),
     ),
     ClientSpec(
         "ai-openai-responses",
-        "AI SDK @ai-sdk/openai .responses() (Cherry Studio, OpenAI-Response type)",
+        "@cherrystudio/ai-core openai-response (@ai-sdk/openai .responses(): Cherry Studio, "
+        "OpenAI-Response)",
         "responses",
         "node",
-        _node("ai", "@ai-sdk/openai"),
+        _node("ai", "@cherrystudio/ai-core", "@ai-sdk/openai"),
     ),
     ClientSpec(
         "ai-anthropic",
-        "AI SDK @ai-sdk/anthropic (Cherry Studio, Anthropic type)",
+        "@cherrystudio/ai-core anthropic (@ai-sdk/anthropic: Cherry Studio, Anthropic)",
         "anthropic",
         "node",
-        _node("ai", "@ai-sdk/anthropic"),
+        _node("ai", "@cherrystudio/ai-core", "@ai-sdk/anthropic"),
     ),
     ClientSpec(
         "ai-google",
-        "AI SDK @ai-sdk/google (Cherry Studio, Gemini type)",
+        "@cherrystudio/ai-core gemini (@ai-sdk/google: Cherry Studio, Gemini)",
         "gemini",
         "node",
-        _node("ai", "@ai-sdk/google"),
+        _node("ai", "@cherrystudio/ai-core", "@ai-sdk/google"),
     ),
     # Cherry Studio's built-in DeepSeek, Grok and OpenRouter providers and Azure OpenAI
     # on Chat Completions, run through its provider layer (ai-core's streamText with the

@@ -53,31 +53,32 @@ PROFILES: dict[str, Profile] = {
             "cherry-openai",
             "Cherry Studio (OpenAI type, @ai-sdk/openai)",
             frozenset({"openai-chat"}),
-            "Cherry Studio's OpenAI provider type on Chat Completions: the Vercel AI SDK's "
-            "@ai-sdk/openai `.chat()`, which validates every chunk with a schema and "
-            "drops what it cannot place.",
+            "Cherry Studio's OpenAI provider type on Chat Completions: ai-core's `openai-chat`, "
+            "the Vercel AI SDK's @ai-sdk/openai `.chat()`, which validates every chunk with a "
+            "schema and drops what it cannot place.",
         ),
         Profile(
             "cherry-compatible",
             "Cherry Studio (OpenAI-compatible, @ai-sdk/openai-compatible)",
             frozenset({"openai-chat"}),
-            "Cherry Studio's OpenAI-compatible providers: the Vercel AI SDK's "
-            "@ai-sdk/openai-compatible, which validates every chunk with a schema and "
-            "reports a stream without a finish reason as an error.",
+            "Cherry Studio's OpenAI-compatible providers: ai-core's `openai-compatible`, the "
+            "Vercel AI SDK's @ai-sdk/openai-compatible, which validates every chunk with a "
+            "schema and reports a stream without a finish reason as an error.",
         ),
         Profile(
             "cherry-responses",
             "Cherry Studio (OpenAI-Response type, @ai-sdk/openai)",
             frozenset({"responses"}),
-            "Cherry Studio's OpenAI-Response provider type: the Vercel AI SDK's "
-            "@ai-sdk/openai `.responses()`, which validates every event with a schema and "
-            "tracks output items by id.",
+            "Cherry Studio's OpenAI-Response provider type: ai-core's `openai-response`, the "
+            "Vercel AI SDK's @ai-sdk/openai `.responses()`, which validates every event with a "
+            "schema and tracks output items by id.",
         ),
         Profile(
             "cherry-anthropic",
             "Cherry Studio (Anthropic type, @ai-sdk/anthropic)",
             frozenset({"anthropic"}),
-            "Cherry Studio's Anthropic provider type: the Vercel AI SDK's @ai-sdk/anthropic, "
+            "Cherry Studio's Anthropic provider type: ai-core's `anthropic`, the Vercel AI SDK's "
+            "@ai-sdk/anthropic, "
             "which validates every event with a schema that has no fallback for types "
             "Anthropic does not define.",
         ),
@@ -85,7 +86,8 @@ PROFILES: dict[str, Profile] = {
             "cherry-gemini",
             "Cherry Studio (Gemini type, @ai-sdk/google)",
             frozenset({"gemini"}),
-            "Cherry Studio's Gemini provider type: the Vercel AI SDK's @ai-sdk/google, which "
+            "Cherry Studio's Gemini provider type: ai-core's `gemini`, the Vercel AI SDK's "
+            "@ai-sdk/google, which "
             "validates every chunk with a schema and reads thought parts as reasoning.",
         ),
         # Cherry Studio's built-in providers on Chat Completions, each its own AI SDK

@@ -135,39 +135,6 @@ async function googleGenai(job, out, signal) {
 
 // -- the Vercel AI SDK (what Cherry Studio's provider types run on) ----------------------
 
-async function aiModel(job) {
-  switch (job.client) {
-    case "ai-openai-compatible": {
-      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
-      const provider = createOpenAICompatible({
-        name: "streamscope",
-        baseURL: job.baseURL,
-        apiKey: KEY,
-        includeUsage: true, // Cherry Studio sends stream_options.include_usage
-      });
-      return provider.chatModel(MODEL);
-    }
-    case "ai-openai-chat": {
-      const { createOpenAI } = await import("@ai-sdk/openai");
-      return createOpenAI({ baseURL: job.baseURL, apiKey: KEY }).chat(MODEL);
-    }
-    case "ai-openai-responses": {
-      const { createOpenAI } = await import("@ai-sdk/openai");
-      return createOpenAI({ baseURL: job.baseURL, apiKey: KEY }).responses(MODEL);
-    }
-    case "ai-anthropic": {
-      const { createAnthropic } = await import("@ai-sdk/anthropic");
-      return createAnthropic({ baseURL: job.baseURL, apiKey: KEY })(MODEL);
-    }
-    case "ai-google": {
-      const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
-      return createGoogleGenerativeAI({ baseURL: job.baseURL, apiKey: KEY })(MODEL);
-    }
-    default:
-      throw new Error(`unknown client ${job.client}`);
-  }
-}
-
 // Any tool the stream calls is one the app offered (Cherry Studio passes its MCP tools):
 // a tool set that has every name, with no execute, so the call is reported, not run.
 async function anyTools() {
@@ -186,31 +153,28 @@ async function anyTools() {
   );
 }
 
-async function aiStream(job, out, signal) {
-  const { streamText } = await import("ai");
-  const result = streamText({
-    model: await aiModel(job),
-    prompt: PROMPT,
-    tools: await anyTools(),
-    maxRetries: 0,
-    abortSignal: signal,
-    onError: () => {}, // errors are read from the stream
-  });
-  await readAiStream(result, out);
-}
-
-// Cherry Studio's built-in providers, through its provider layer: ai-core's own
-// streamText(providerId, settings, params), which makes the provider's model itself.
+// Cherry Studio's provider types, through its own provider layer: ai-core's
+// streamText(providerId, settings, params), which makes the AI SDK provider's model itself
+// (@ai-sdk/openai-compatible, @ai-sdk/openai .chat() and .responses(), @ai-sdk/anthropic,
+// @ai-sdk/google, and the built-in providers' own packages), as Cherry Studio calls it.
 const CHERRY_PROVIDERS = {
+  "ai-openai-compatible": "openai-compatible",
+  "ai-openai-chat": "openai-chat",
+  "ai-openai-responses": "openai-response",
+  "ai-anthropic": "anthropic",
+  "ai-google": "gemini",
   "cherry-deepseek": "deepseek",
   "cherry-xai": "xai",
   "cherry-openrouter": "openrouter",
   "cherry-azure": "azure",
 };
 
+// A provider Cherry Studio adds as "OpenAI" is OpenAI-compatible, named, with usage asked.
+const CHERRY_SETTINGS = { "ai-openai-compatible": { name: "streamscope", includeUsage: true } };
+
 async function cherryStream(job, out, signal) {
   const { streamText } = await import("@cherrystudio/ai-core");
-  const settings = { baseURL: job.baseURL, apiKey: KEY };
+  const settings = { baseURL: job.baseURL, apiKey: KEY, ...(CHERRY_SETTINGS[job.client] ?? {}) };
   const result = await streamText(CHERRY_PROVIDERS[job.client], settings, {
     model: MODEL,
     prompt: PROMPT,
@@ -244,11 +208,11 @@ const CLIENTS = {
   "openai-node-chat": openaiChat,
   "openai-node-responses": openaiResponses,
   "anthropic-node": anthropicMessages,
-  "ai-openai-compatible": aiStream,
-  "ai-openai-chat": aiStream,
-  "ai-openai-responses": aiStream,
-  "ai-anthropic": aiStream,
-  "ai-google": aiStream,
+  "ai-openai-compatible": cherryStream,
+  "ai-openai-chat": cherryStream,
+  "ai-openai-responses": cherryStream,
+  "ai-anthropic": cherryStream,
+  "ai-google": cherryStream,
   "cherry-deepseek": cherryStream,
   "cherry-xai": cherryStream,
   "cherry-openrouter": cherryStream,
