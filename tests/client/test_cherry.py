@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from streamscope.client.cherry import BY_ID, TYPES, CherryType
+from streamscope.client.cherry import BY_ID, TYPES, CherryType, api_host
 from streamscope.proxy.paths import endpoint, endpoint_codec
 
 # What each type's SDK appends to its base URL (as tests/clients/test_cherry_types.py
@@ -48,3 +48,15 @@ def test_only_azure_types_take_an_api_version_and_each_names_a_different_api() -
     # Cherry Studio uses the Responses API for v1 and preview, Chat Completions otherwise
     assert versions["azure-responses"] in ("v1", "preview")
     assert versions["azure"] not in ("v1", "preview")
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8787", "http://127.0.0.1:8787/"])
+def test_the_api_host_to_paste_is_the_proxy_url_as_shown_and_reaches_every_type(url: str) -> None:
+    host = api_host(url)
+    assert host == "http://127.0.0.1:8787"  # the status bar's form: no /v1, no slash
+    for t in TYPES:
+        base = t.base_url(host)
+        assert "/v1/v1" not in base  # the doubled /v1 a host with /v1 would make
+        tail, protocol = TAILS[t.id]
+        path = endpoint(urlsplit(base).path + tail)
+        assert path is not None and endpoint_codec(path).name == protocol

@@ -1,5 +1,5 @@
 """File → Attach to a proxy… (gui/attach_dialog.py): what it hands on, and what it shows
-when attaching fails."""
+when attaching fails: its fields whole at the default font, the reason under them."""
 
 from __future__ import annotations
 
@@ -34,3 +34,46 @@ async def test_it_attaches_with_what_was_typed_and_stays_open_on_a_refusal() -> 
         assert dialog.key.echoMode() == dialog.key.EchoMode.Password  # never shown
     finally:
         dialog.deleteLater()
+
+
+LONG_REFUSAL = (
+    "cannot attach to https://streamscope.team.internal:8787: the proxy refused the admin "
+    "key (401 unauthorized): /admin takes only one of its [proxy] admin_keys, and a "
+    "client key is not one of them"
+)
+
+
+@pytest.mark.qasync
+async def test_its_fields_are_whole_and_a_refusal_is_laid_out_under_them() -> None:
+    async def attach(url: str, key: str) -> str | None:
+        return LONG_REFUSAL
+
+    dialog = AttachDialog(attach)
+    dialog.open()
+    try:
+        await wait_until(dialog.isVisible)
+        fields = (dialog.url, dialog.key)
+        for field in fields:
+            # whole at the font in use: its own size hint, and the placeholder's text
+            shown = field.fontMetrics().horizontalAdvance(field.placeholderText())
+            assert field.width() >= field.sizeHint().width()
+            assert field.width() > shown
+        assert dialog.width() >= 300  # (it was about 230 px: the URL was cut)
+        dialog.url.setText("https://streamscope.team.internal:8787")
+        dialog.key.setText("sk-admin-wrong")
+        dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok).click()
+        await wait_until(lambda: dialog.reason.text() == LONG_REFUSAL)
+        await wait_until(lambda: dialog.reason.height() >= _lines(dialog))
+        reason = dialog.reason.geometry()
+        for field in fields:
+            assert field.height() >= field.sizeHint().height()  # not squeezed
+            assert not reason.intersects(field.geometry())
+            assert reason.top() >= field.geometry().bottom()  # under the fields
+        assert dialog.rect().contains(reason)  # inside the dialog, not over its edge
+    finally:
+        dialog.deleteLater()
+
+
+def _lines(dialog: AttachDialog) -> int:
+    """The height the reason's text takes, wrapped at the label's width."""
+    return dialog.reason.heightForWidth(dialog.reason.width())

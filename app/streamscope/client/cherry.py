@@ -77,8 +77,16 @@ TYPES: tuple[CherryType, ...] = (
 
 BY_ID: dict[str, CherryType] = {t.id: t for t in TYPES}
 
+
+def api_host(proxy_url: str) -> str:
+    """What to paste in any provider type's API host field for the proxy at
+    ``proxy_url``: its root as it is, with no ``/v1`` (every type appends its own
+    :attr:`CherryType.suffix`; a host with ``/v1`` calls ``/v1/v1/...``, a 404)."""
+    return proxy_url.rstrip("/")
+
+
 MODEL = "demo-chat"
 """A model every proxy answers (the demo's; ``upstream/model`` names any other)."""
 
 
-__all__ = ["BY_ID", "MODEL", "TYPES", "CherryType"]
+__all__ = ["BY_ID", "MODEL", "TYPES", "CherryType", "api_host"]

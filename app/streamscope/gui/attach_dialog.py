@@ -1,5 +1,11 @@
 """File → Attach to a proxy…: the URL and admin key of a ``streamscope serve`` elsewhere,
-whose traffic the window then shows (:meth:`~streamscope.gui.window.MainWindow.attach`)."""
+whose traffic the window then shows (:meth:`~streamscope.gui.window.MainWindow.attach`).
+
+Its fields are wide enough for a team's URL at the font in use, and why attaching
+failed is a line of its own under them: the dialog grows to hold it (a word-wrapped
+label's height depends on its width, which a shown dialog's layout does not ask by
+itself), so it never covers the fields.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +17,16 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QLabel,
+    QLayout,
     QLineEdit,
     QVBoxLayout,
     QWidget,
 )
 
 Attach = Callable[[str, str], Awaitable[str | None]]
+
+# A URL a field shows whole: a team's name for its proxy, with a port.
+WIDE_URL = "https://streamscope.team.internal:8787"
 
 
 class AttachDialog(QDialog):
@@ -34,6 +44,10 @@ class AttachDialog(QDialog):
         self.key.setPlaceholderText("one of its [proxy] admin_keys")
         self.reason = QLabel("")
         self.reason.setWordWrap(True)
+        # Wide enough for a whole URL and key at the font in use (not a fixed pixel size).
+        wide = self.url.fontMetrics().horizontalAdvance(WIDE_URL + "MM")
+        for field in (self.url, self.key):
+            field.setMinimumWidth(max(wide, field.sizeHint().width()))
         form = QFormLayout()
         form.addRow("Proxy URL", self.url)
         form.addRow("Admin key", self.key)
@@ -44,13 +58,21 @@ class AttachDialog(QDialog):
         buttons.accepted.connect(self._go)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
         layout.addLayout(form)
         layout.addWidget(self.reason)
         layout.addWidget(buttons)
         self.task: asyncio.Task[None] | None = None
 
+    def say(self, text: str) -> None:
+        """Show why attaching failed (or that it is under way), under the fields: the
+        dialog grows to the lines the text takes at its width."""
+        self.reason.setText(text)
+        self.reason.setMinimumHeight(self.reason.heightForWidth(self.reason.width()))
+        self.adjustSize()
+
     def _go(self) -> None:
-        self.reason.setText("attaching…")
+        self.say("attaching…")
         self.task = asyncio.get_event_loop().create_task(self._run())
 
     async def _run(self) -> None:
@@ -58,7 +80,7 @@ class AttachDialog(QDialog):
         if why is None:
             self.accept()
         else:
-            self.reason.setText(why)
+            self.say(why)
 
 
 __all__ = ["AttachDialog"]

@@ -4,6 +4,11 @@ the recent attempts — which rule fired on which account, for which request.
 
 Enable is offered for an account that is cooling or disabled, Disable for one that is
 not disabled; the buttons follow the selection and the selected account's changes.
+
+The panel says whose pool it shows: this machine's proxy's ("local"), or a proxy
+elsewhere that the window is attached to (its URL). A switch there changes the pool
+every client and replica of that proxy shares, so Enable and Disable ask first, naming
+it; a local switch is this user's own and is done at once.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMessageBox,
     QPushButton,
     QSplitter,
     QTableView,
@@ -50,6 +56,11 @@ class PoolPanel(QWidget):
     def __init__(self, pool: AccountPool) -> None:
         super().__init__()
         self.pool = pool
+        self.shared: str | None = None  # the URL of the proxy elsewhere shown, if any
+        self.confirm: QMessageBox | None = None  # a switch on a shared pool, asked
+        self.target = QLabel()
+        self.target.setWordWrap(True)
+        self.target.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.model = PoolModel(parent=self)
         self.attempts = AttemptsModel(self)
         self._unfollow = (self.model.follow(pool), self.attempts.follow(pool))
@@ -80,6 +91,7 @@ class PoolPanel(QWidget):
         splitter.addWidget(recent)
         splitter.setSizes([400, 300])
         layout = QVBoxLayout(self)
+        layout.addWidget(self.target)
         layout.addWidget(splitter)
         self.enable.clicked.connect(self._enable)
         self.disable.clicked.connect(self._disable)
@@ -87,13 +99,30 @@ class PoolPanel(QWidget):
         self.model.dataChanged.connect(self._update_buttons)
         self.model.modelReset.connect(self._update_buttons)
         self._update_buttons()
+        self._say_target()
 
-    def follow(self, pool: AccountPool) -> None:
-        """Show another pool from now on (the proxy was rebuilt on new settings)."""
+    def follow(self, pool: AccountPool, shared: str | None = None) -> None:
+        """Show another pool from now on: the proxy was rebuilt on new settings, or the
+        window attached to the proxy at ``shared`` (a URL) or detached (None)."""
         self.unfollow()
         self.pool = pool
+        self.shared = shared
         self._unfollow = (self.model.follow(pool), self.attempts.follow(pool))
         self._update_buttons()
+        self._say_target()
+
+    def target_name(self) -> str:
+        """Whose pool this is, in a word: "local", or the attached proxy's URL."""
+        return self.shared or "local"
+
+    def _say_target(self) -> None:
+        if self.shared is None:
+            self.target.setText("Accounts of this machine's proxy (local)")
+        else:
+            self.target.setText(
+                f"Accounts of the shared proxy at {self.shared} (attached): Enable and "
+                "Disable switch them there, for everyone who uses it"
+            )
 
     def unfollow(self) -> None:
         """Stop following the pool."""
@@ -117,14 +146,50 @@ class PoolPanel(QWidget):
         self.disable.setEnabled(state is not None and state.status != "disabled")
 
     def _enable(self) -> None:
-        key = self._selected()
-        if key is not None:
-            self.pool.enable(*key)
+        self._switch("enable")
 
     def _disable(self) -> None:
+        self._switch("disable")
+
+    def _switch(self, action: str) -> None:
+        """Switch the selected account: at once on this machine's pool; on a shared one
+        once the user has confirmed it in :attr:`confirm` (opened, never exec(): the
+        qasync loop keeps running)."""
         key = self._selected()
-        if key is not None:
-            self.pool.disable(*key)
+        if key is None:
+            return
+        pool, shared = self.pool, self.shared
+        switch = pool.enable if action == "enable" else pool.disable
+        if shared is None:
+            switch(*key)
+            return
+        upstream, account = key
+        effect = (
+            "its clients' requests may use it again"
+            if action == "enable"
+            else "no request through it uses this account until someone enables it"
+        )
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            f"{action.capitalize()} on the shared proxy?",
+            f"{action.capitalize()} {upstream}/{account} on the shared proxy at {shared}?",
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setInformativeText(f"Every client and replica of that proxy shares its pool: {effect}.")
+        go = box.addButton(action.capitalize(), QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+
+        def answered() -> None:
+            # Only the pool it was asked about: an answer after a detach does nothing.
+            if box.clickedButton() is go and self.pool is pool:
+                switch(upstream, account)
+            self.confirm = None
+
+        box.finished.connect(answered)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.confirm = box
+        box.open()
 
 
 __all__ = ["PoolPanel"]

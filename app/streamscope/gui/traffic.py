@@ -184,8 +184,12 @@ class TrafficView(QWidget):
         self.model.reset(rows)
 
     async def follow(self, store: FlowStore | None) -> None:
-        """Show another store from now on (the proxy was rebuilt on new settings)."""
+        """Show another store from now on (the proxy was rebuilt on new settings, or the
+        window attached to a proxy elsewhere or detached). The open flows were the old
+        store's: their tabs close, so one store's flows never sit beside another's."""
         self.stop()
+        for flow_id in list(self._details):
+            self.close_flow(flow_id)
         self.store = store
         await self.start()
 

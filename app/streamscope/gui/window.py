@@ -2,6 +2,12 @@
 control — its URL and local key with copy buttons, start/stop, and when the port is
 taken, the reason and a port box to try another.
 
+**Copy URL** copies the URL exactly as the bar shows it, the proxy's root: what Cherry
+Studio's API host takes (every provider type adds its own ``/v1``, ``/v1beta`` or
+``/openai``, client/cherry.py); beside it the bar says which clients want ``/v1`` added
+(:func:`v1_hint`, which the README quotes). Attached to a proxy elsewhere, the bar leads
+with that proxy (the Traffic and Account pool tabs show it), then this machine's.
+
 NOTE (docs/stack-notes.md): the window runs on a qasync loop, so async work (starting the
 proxy) is started with ``asyncio.ensure_future`` from slots and never blocks Qt; Qt
 signals are connected to plain methods that schedule it.
@@ -31,6 +37,7 @@ from PySide6.QtWidgets import (
 from streamscope.capture.flow import Leg
 from streamscope.client import sdk_base_url
 from streamscope.client.analysis import Analyser, shared_analyser
+from streamscope.client.cherry import api_host
 from streamscope.config import default_data_dir, mask
 from streamscope.gui.attach_dialog import AttachDialog
 from streamscope.gui.client_pane import ClientPane
@@ -45,14 +52,37 @@ from streamscope.private import private_dir, private_file
 from streamscope.remote import RemoteError, RemotePool, RemoteStore
 
 
+def v1_hint(url: str) -> str:
+    """Which clients take ``url`` (the proxy's root, as the bar shows it) as it is, and
+    which want ``/v1`` added: from Cherry Studio's API host (client/cherry.py) and the
+    SDKs' base URLs (the codecs'), so the bar never says what the clients do not do."""
+    as_shown = ["Cherry Studio"] if api_host(url) == url else []
+    with_v1 = []
+    for sdks, protocol in (("anthropic SDKs", "anthropic"), ("openai SDKs", "openai-chat")):
+        base = sdk_base_url(url, protocol)
+        if base == url:
+            as_shown.append(sdks)
+        elif base == url + "/v1":
+            with_v1.append(sdks)
+    return f"{', '.join(as_shown)}: as shown · {', '.join(with_v1)}: add /v1"
+
+
 class ProxyBar(QWidget):
-    """The status bar's proxy control."""
+    """The status bar's proxy control (see the module docstring)."""
 
     def __init__(self, control: ProxyControl) -> None:
         super().__init__()
         self.control = control
+        self.attached: str | None = None  # the proxy elsewhere the window shows, if any
         self.state = QLabel()
         self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.hint = QLabel()  # which clients want /v1 (v1_hint)
+        self.hint.setToolTip(
+            "Copy URL copies the URL as shown. Cherry Studio adds /v1 (/v1beta for "
+            "Gemini, /openai for Azure) to its API host itself: a host pasted with /v1 "
+            "calls /v1/v1/… and gets a 404. The openai SDKs append only "
+            "/chat/completions or /responses, so their base_url ends in /v1."
+        )
         self.copy_url = QPushButton("Copy URL")
         self.copy_key = QPushButton("Copy key")
         self.toggle = QPushButton()
@@ -62,7 +92,8 @@ class ProxyBar(QWidget):
         self.use_port = QPushButton("Use this port")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for w in (self.state, self.copy_url, self.copy_key, self.port, self.use_port, self.toggle):
+        widgets: tuple[QWidget, ...] = (self.state, self.copy_url, self.hint, self.copy_key)
+        for w in (*widgets, self.port, self.use_port, self.toggle):
             layout.addWidget(w)
         self.copy_url.clicked.connect(self._copy_url)
         self.copy_key.clicked.connect(self._copy_key)
@@ -93,11 +124,23 @@ class ProxyBar(QWidget):
         where = f"shared on PostgreSQL ({database.where})"
         return where if database.up else f"{where}, unreachable: requests go on"
 
+    def set_attached(self, url: str | None) -> None:
+        """The window shows the proxy at ``url`` now (None: this machine's again)."""
+        self.attached = url
+        self.refresh()
+
     def refresh(self, _state: str = "") -> None:
         c = self.control
         storage = self.storage_text()
         if c.running:
             text = f"Proxy on {c.url}   key {mask(c.key)}"
+            if self.attached is not None:
+                # What Traffic and Account pool show first; this machine's proxy is
+                # the Client tab's (and what Copy URL copies).
+                text = (
+                    f"Attached to {self.attached}   ·   local proxy {c.url} (Client tab)"
+                    f"   key {mask(c.key)}"
+                )
             self.state.setText(f"{text}   {storage}" if storage else text)
         elif c.error:
             self.state.setText(f"Proxy not running — {c.error}")
@@ -105,6 +148,8 @@ class ProxyBar(QWidget):
             self.state.setText("Proxy stopped")
         self.toggle.setText("Stop" if c.running else "Start")
         self.copy_url.setEnabled(c.running)
+        self.hint.setText(v1_hint(c.url) if c.url else "")
+        self.hint.setVisible(c.running)
         taken = not c.running and c.error is not None
         self.port.setVisible(taken)
         self.use_port.setVisible(taken)
@@ -118,8 +163,8 @@ class ProxyBar(QWidget):
             )
 
     def _copy_url(self) -> None:
-        if self.control.url:
-            QGuiApplication.clipboard().setText(sdk_base_url(self.control.url, "openai-chat"))
+        if self.control.url:  # exactly as shown (v1_hint says who wants /v1 added)
+            QGuiApplication.clipboard().setText(self.control.url)
 
     def _copy_key(self) -> None:
         QGuiApplication.clipboard().setText(self.control.key)
@@ -269,7 +314,9 @@ class MainWindow(QMainWindow):
         await remote.start()
         self.remote = remote
         await self.traffic.follow(remote)  # type: ignore[arg-type]
-        self.pool.follow(pool)  # type: ignore[arg-type]
+        self.pool.follow(pool, remote.url)  # type: ignore[arg-type]
+        self._name_pool_tab()
+        self.proxy_bar.set_attached(remote.url)
         self.setWindowTitle(f"StreamScope — traffic of {remote.url}")
         self.traffic.show_source(
             f"The traffic of {remote.url} (attached: File → Detach shows this machine's again)"
@@ -284,10 +331,18 @@ class MainWindow(QMainWindow):
             return
         await self.traffic.follow(self.control.core.flows)
         self.pool.follow(self.control.core.pool)
+        self._name_pool_tab()
+        self.proxy_bar.set_attached(None)
         await remote.aclose()
         self.setWindowTitle("StreamScope")
         self.traffic.show_source(None)
         self.detach_action.setEnabled(False)
+
+    def _name_pool_tab(self) -> None:
+        """The Account pool tab names a proxy elsewhere whose pool it shows."""
+        shared = self.pool.shared
+        title = "Account pool" if shared is None else f"Account pool — {shared}"
+        self.tabs.setTabText(self.tabs.indexOf(self.pool), title)
 
     def _app_replaced(self) -> None:
         """The proxy was rebuilt on new settings: the panes follow the new app (those
