@@ -12,9 +12,11 @@ import pytest
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
+from streamscope.client import sdk_base_url
+from streamscope.client.cherry import api_host
 from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.theme import Theme
-from streamscope.gui.window import MainWindow
+from streamscope.gui.window import MainWindow, v1_hint
 from streamscope.proxy.ports import is_free
 from tests.gui.support import open_window, wait_until
 from tests.proxy.harness import KEY, make_config
@@ -34,8 +36,16 @@ async def test_the_window_runs_the_proxy_and_shows_how_to_reach_it() -> None:
             r = await client.get(url + "/v1/models", headers={"x-api-key": KEY})
         assert r.status_code == 200 and "demo-chat" in r.text
 
+        # Copy URL copies exactly what the bar shows (issue 30: it copied …/v1, which
+        # Cherry Studio's API host doubles), and beside it the bar says who wants /v1.
         window.proxy_bar.copy_url.click()
-        assert QGuiApplication.clipboard().text() == url + "/v1"
+        copied = QGuiApplication.clipboard().text()
+        assert copied == url and f"Proxy on {copied} " in window.proxy_bar.state.text()
+        hint = window.proxy_bar.hint
+        assert hint.isVisible() and hint.text() == v1_hint(url)
+        said = "Cherry Studio, anthropic SDKs: as shown · openai SDKs: add /v1"
+        assert hint.text() == said
+        assert api_host(copied) == copied and sdk_base_url(copied, "openai-chat") == url + "/v1"
         window.proxy_bar.copy_key.click()
         assert QGuiApplication.clipboard().text() == KEY
 
@@ -126,3 +136,14 @@ async def test_the_theme_follows_the_choice(qapp: QApplication) -> None:
         theme.apply("light")
         window.deleteLater()
         await control.app.aclose()
+
+
+def test_the_readme_says_what_the_bar_says_about_v1() -> None:
+    """The README's words for the bar's hint are the bar's own, at the default port, in
+    the first run and where clients are pointed at the proxy."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    said = f"`{v1_hint('http://127.0.0.1:8787')}`"
+    for section in ("## First run: the demo backend", "## Point your clients at the proxy"):
+        body = readme.split(f"\n{section}\n", 1)[1].split("\n## ", 1)[0]
+        assert said in " ".join(body.split()), section
+        assert "**Copy URL** copies `http://127.0.0.1:8787`" in " ".join(body.split())
