@@ -157,3 +157,9 @@ def test_as_a_real_process() -> None:
         timeout=60,
     )
     assert proc.returncode == 2 and b"Traceback" not in proc.stderr
+
+
+def test_one_finding_is_one_finding(capsys: pytest.CaptureFixture[str]) -> None:
+    """(issue 30) ``1 findings``: a count says its noun in the singular for one."""
+    code, out, _ = run(capsys, str(BROKEN / "chat-missing-done.sse"))
+    assert code == 0 and "openai-chat: 1 finding, 0 errors" in out

@@ -146,6 +146,9 @@ def test_probe_of_a_404_prints_no_none(protocol: str, capsys: pytest.CaptureFixt
         out, err = capsys.readouterr()
         assert "HTTP 404" in out
         assert not leaks_none(out + err)
+        # one line for the error answer, not "ok: nothing … known to break" per client
+        assert "known to break" not in out and "ok:" not in out
+        assert out.count("an error answer (HTTP 404)") == 1
         assert main([*argv, "--json"]) == 1
         assert not leaks_none("".join(capsys.readouterr()))
 

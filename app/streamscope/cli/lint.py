@@ -216,12 +216,17 @@ def _print_entry(
     print()
 
 
+def counted(n: int, word: str) -> str:
+    """``1 finding``, ``2 findings``, ``0 errors``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def _print_tally(
     report: LintReport, findings: list[LintFinding], client: str | None, indent: str
 ) -> None:
     """The count of findings and each client's verdict (only ``client``'s, when given)."""
     errors = sum(1 for f in findings if f.severity == "error")
-    tally = f"{len(findings)} findings, {errors} errors"
+    tally = f"{counted(len(findings), 'finding')}, {counted(errors, 'error')}"
     print(f"{indent}{report.protocol or 'unknown protocol'}: {tally}")
     verdicts = report.verdicts()
     if client is not None:

@@ -145,6 +145,9 @@ def _summary(result: ClientResult, report: LintReport | None) -> None:
         return
     for f in report.findings:
         print(finding_line(f))
+    if (result.http_status or 0) >= 400:  # no stream: "nothing known to break" per client
+        print(f"lint: an error answer (HTTP {result.http_status}), not a stream to judge")
+        return
     for text in report.verdicts().values():
         print(f"  {text}")
 
