@@ -12,7 +12,7 @@ import pytest
 
 from streamscope.analysis.decode import decode_frames
 from streamscope.cli import main
-from streamscope.lint.clients import CLIENTS
+from streamscope.lint.clients import CLIENTS, PYTHON_EXTRA
 from streamscope.model.assemble import assemble
 from streamscope.realclients.agents import AGENTS
 from tests.support import FIXTURES, load
@@ -107,3 +107,12 @@ def test_a_protocol_no_real_client_speaks_is_exit_2(capsys: pytest.CaptureFixtur
     code, out, err = _run(capsys, "run", str(native))
     assert (code, out) == (2, "")
     assert err == "streamscope: error: no real client speaks lmstudio\n"
+
+
+def test_the_help_says_how_to_install_the_python_clients_from_a_checkout(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["clients", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert PYTHON_EXTRA in said and "streamscope[clients]" not in said

@@ -4,12 +4,17 @@ and a profile's proof is the union of its clients' packages."""
 
 from __future__ import annotations
 
+import re
+import tomllib
+from pathlib import Path
+
 from streamscope.lint.clients import (
     AGENT_PINS,
     BY_ID,
     CLIENTS,
     NODE_PINS,
     PROFILE_OF,
+    PYTHON_EXTRA,
     PYTHON_PINS,
     clients_for,
     proven_with,
@@ -67,3 +72,20 @@ def test_the_clients_of_a_protocol_python_first() -> None:
     runtimes = [c.runtime for c in CLIENTS]
     order = ("python", "node", "agent")  # the agent CLIs, a process per stream, last
     assert runtimes == sorted(runtimes, key=order.index)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_python_clients_hint_installs_the_extra_from_a_checkout() -> None:
+    """StreamScope is not on PyPI: ``pip install 'streamscope[clients]'`` fails, so the
+    hint (the CLI's, the window's not-installed rows', the README's) installs the
+    checkout's own ``clients`` extra, which holds every pinned Python SDK."""
+    command = re.match(r"pip install -e '\.\[(\w+)\]'", PYTHON_EXTRA)
+    assert command is not None and "checkout" in PYTHON_EXTRA
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extra = extras["optional-dependencies"][command.group(1)]
+    assert {re.split(r"[<>=\[ ]", r)[0] for r in extra} >= set(PYTHON_PINS)
+    readme = (ROOT / "README.md").read_text()
+    assert "streamscope[clients]" not in readme
+    assert readme.count("pip install -e '.[clients]'") >= 2  # the window's rows, the CLI

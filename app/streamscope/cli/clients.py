@@ -18,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from streamscope.lint.clients import CLIENTS, PROFILE_OF
+from streamscope.lint.clients import CLIENTS, PROFILE_OF, PYTHON_EXTRA
 from streamscope.realclients.compare import Verdict, compare, intended_answer
 from streamscope.realclients.node import InstallError, install_node_clients, installed, node_dir
 from streamscope.realclients.run import ClientRun, run_in_clients
@@ -34,7 +34,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "Real clients (openai-python, anthropic-python; in Node the Vercel AI SDK "
             "providers Cherry Studio runs on and the official SDKs; the agent CLIs Claude "
             "Code, Codex CLI and Qwen Code) to replay a recorded stream into. The Python SDKs "
-            "come with pip install 'streamscope[clients]'; the Node clients with `streamscope "
+            f"come with {PYTHON_EXTRA}; the Node clients with `streamscope "
             "clients install` (Node.js >= 20 and npm), the agent CLIs with `streamscope "
             "clients install --agents`."
         ),

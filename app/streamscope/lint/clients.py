@@ -3,7 +3,8 @@ the data (which client proves which lint profile) that the linter's profiles and
 real-client runner (:mod:`streamscope.realclients`) share. No code here runs a client.
 
 Python clients are the official SDKs, imported in-process (the optional extra
-``pip install 'streamscope[clients]'``); Node clients are the official SDKs and Cherry
+``clients``: StreamScope is not on PyPI, so ``pip install -e '.[clients]'`` in a checkout
+of it, :data:`PYTHON_EXTRA`); Node clients are the official SDKs and Cherry
 Studio's provider layer (``@cherrystudio/ai-core``, which runs the Vercel AI SDK provider of
 each provider type), installed by ``streamscope clients install`` into
 the data directory (:mod:`streamscope.realclients.node`); agent CLIs (Claude Code, Codex
@@ -58,7 +59,7 @@ AGENT_PINS: dict[str, str] = {
 }
 """Exact npm versions of the agent CLIs ``streamscope clients install --agents`` installs."""
 
-PYTHON_EXTRA = "pip install 'streamscope[clients]'"
+PYTHON_EXTRA = "pip install -e '.[clients]' in a checkout of StreamScope"
 NODE_INSTALL = "streamscope clients install"
 NODE_MISSING = "install Node.js ≥ 20 and npm"
 AGENT_INSTALL = "streamscope clients install --agents"
