@@ -199,6 +199,9 @@ def test_a_cooling_account_comes_back_by_itself_when_its_retry_after_ends() -> N
         assert states["a"]["status"] == "cooling" and states["b"]["status"] == "disabled"
         assert 0 < states["a"]["cooling_seconds_left"] <= 1
         assert a_statuses()[-1] == "cooling"
+        # the attempt says what was done to a: cooled for its Retry-After, not disabled
+        tried = {a["account"]: a["action"] for a in admin_pool(running)["attempts"]}
+        assert tried == {"a": "cool 1 s", "b": "disable"}
 
         # The pool's own timer ends the cooldown: the change event comes without any
         # request or admin call in between (those would also notice an expired cooldown).

@@ -64,7 +64,7 @@ class Attempt:
     upstream: str
     account: str | None  # None: an upstream without accounts
     failure_class: str  # "ok" for an accepted answer
-    action: str  # "use", "return", "next" or "disable"
+    action: str  # "use", "return", "next", "disable" or "cool <seconds> s" (a cooldown)
     status: int  # HTTP status; 0 when there was no HTTP answer
     at: float
     message: str = ""  # redacted

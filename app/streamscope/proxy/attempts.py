@@ -249,7 +249,10 @@ class Attempts:
     def _fail(
         self, account: AccountConfig | None, verdict: Verdict, status: int, message: str
     ) -> None:
-        attempt = self._record(account, verdict.failure_class, verdict.action, status, message)
+        action = verdict.action
+        if verdict.disables and verdict.cooldown is not None:  # off for a while, not for good
+            action = f"cool {math.ceil(verdict.cooldown)} s"
+        attempt = self._record(account, verdict.failure_class, action, status, message)
         self.pool.record(attempt, verdict)
         self._release(account)
 
