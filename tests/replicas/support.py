@@ -63,6 +63,7 @@ class Replica:
     url: str
     err_path: Path
     logs: list[str] = field(default_factory=list)
+    tag: str = ""  # the replica tag serve printed at start (its flows' "served by")
 
     def chat(self, stream: bool = True, timeout: float = 30) -> httpx.Response:
         body = {"model": MODEL, "messages": [{"role": "user", "content": "hi"}], "stream": stream}
@@ -129,6 +130,9 @@ def replica(home: Path, name: str) -> Iterator[Replica]:
         proc.communicate()
         raise AssertionError(f"replica {name} did not start: {first}{err_path.read_text()}")
     running = Replica(name, proc, first.split("listening on ")[1].split()[0], err_path)
+    second = proc.stdout.readline()  # serve says which replica it is, second
+    if second.startswith("Replica "):
+        running.tag = second.split()[1].rstrip(":")
     try:
         yield running
     finally:

@@ -264,6 +264,14 @@ def _serve(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, server.request_stop)
         print(f"StreamScope proxy listening on {server.url}  (config: {path})", flush=True)
+        database = server.app.core.database
+        if database is not None:  # one of the replicas: how its flows name it
+            print(
+                f'Replica {database.replica}: the flows it serves say "served by '
+                f"{database.replica}\" (the Traffic list's Replica column); pool and flows "
+                f"shared on PostgreSQL ({database.where})",
+                flush=True,
+            )
         if new_key:
             print(f"Generated a local API key (saved in the config): {new_key}", flush=True)
         names = ", ".join(u.name for u in server.app.config.upstreams)
