@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from streamscope.config import Config
-from streamscope.demo.replay import builtin_dir
+from streamscope.demo.replay import RECORDED, builtin_dir, mark_recorded_errors
 from streamscope.translation.offline import translate_frames
 from tests.proxy.demo_support import CLIENTS, FAST, ask
 from tests.proxy.harness import Running, make_config, proxied
@@ -180,7 +180,17 @@ def test_passthrough_delivers_a_broken_sample_byte_for_byte(
         timeout=30,
     )
     assert response.status_code == 200
-    assert response.content == path.read_bytes()
+    # byte for byte, but for a real provider's error it carries, marked as recorded
+    # (demo/replay.py): only responses-no-sequence-number's insufficient_quota
+    sample = path.read_bytes()
+    frames = [sample] if path.suffix == ".json" else [f.raw for f in load(path).frames]
+    assert b"".join(frames) == sample
+    replayed = b"".join(mark_recorded_errors(raw, body["model"]) for raw in frames)
+    assert response.content == replayed
+    differs = response.content != sample
+    assert differs == (path.stem == "responses-no-sequence-number")
+    if differs:
+        assert RECORDED.format(name=body["model"]).encode() in response.content
 
 
 @pytest.mark.parametrize("path", BROKEN, ids=lambda p: p.stem)

@@ -18,6 +18,13 @@ runs are there at once.
 Pacing: a recording may have a sidecar ``<file>.timing`` (``foo.sse.timing``), a JSON
 list with each frame's arrival in seconds since the first; the replay keeps that pace.
 Without one (or with one that does not fit the frames) frames come at a fixed pace.
+
+A recording that carries a real provider's error (an error frame mid-stream, or a body
+that is an error envelope) is replayed with that error's message marked as recorded
+(:func:`mark_recorded_errors`): a user who sees "Incorrect API key provided" or "overloaded"
+in a client, or in the flow's upstream leg, must not take it for their own provider's
+answer or their own key's. Only the message changes; the envelope, its type and code and
+every other frame stay as recorded, so the failure the recording reproduces is the same.
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ from streamscope.recording import Recording, RecordingError, read_recording, res
 from streamscope.resources import resource_path
 
 PREFIX = "replay/"
+RECORDED = "[recorded in {name}, replayed by the demo: not a live provider's answer] "
+"""What a replayed error's message starts with (``name``: the replay's model name)."""
 SUFFIXES = (".sse", ".jsonl", ".json")
 MAX_FILE = 64 * 1024 * 1024
 
@@ -124,9 +133,68 @@ class ReplayCatalogue:
             return None
 
 
+def mark_recorded_errors(data: bytes, name: str) -> bytes:
+    """``data`` (a frame's SSE bytes, or a whole JSON body) with the message of every
+    error it carries prefixed with :data:`RECORDED`; anything else as it was, byte for
+    byte. An error is found by its shape, whichever protocol wrote it: an ``error``
+    object with a ``message`` (OpenAI's and Google's envelopes, Anthropic's ``error``
+    event, a Responses ``response.failed``), or an object of ``type`` ``error`` with a
+    ``message`` (a Responses ``error`` event)."""
+    note = RECORDED.format(name=name)
+    stripped = data.strip()
+    if stripped.startswith(b"{"):  # a whole body
+        marked = _marked_json(stripped, note)
+        return data if marked is None else data.replace(stripped, marked, 1)
+    lines = data.splitlines(keepends=True)
+    changed = False
+    for i, line in enumerate(lines):
+        if not line.startswith(b"data:"):
+            continue
+        body = line[5:].rstrip(b"\r\n")
+        marked = _marked_json(body.removeprefix(b" "), note)
+        if marked is not None:
+            lines[i] = b"data: " + marked + line[len(line.rstrip(b"\r\n")) :]
+            changed = True
+    return b"".join(lines) if changed else data
+
+
+def _marked_json(text: bytes, note: str) -> bytes | None:
+    """The JSON ``text`` with its errors' messages marked; None when it holds none (or
+    is not JSON)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not _mark(value, note):
+        return None
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _mark(value: object, note: str) -> bool:
+    """Prefix ``note`` to every error message in ``value`` (in place); whether any."""
+    found = False
+    if isinstance(value, dict):
+        error = value.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            if not error["message"].startswith(note):
+                error["message"] = note + error["message"]
+            found = True
+        if value.get("type") == "error" and isinstance(value.get("message"), str):
+            if not value["message"].startswith(note):
+                value["message"] = note + value["message"]
+            found = True
+        for key, item in value.items():
+            if key != "error" and isinstance(item, dict | list):
+                found = _mark(item, note) or found
+    elif isinstance(value, list):
+        for item in value:
+            found = _mark(item, note) or found
+    return found
+
+
 def body_protocol(data: bytes) -> str:
     """The protocol of a replayed whole body (OpenAI Chat when none says it is theirs)."""
     return response_protocol(data) or "openai-chat"
 
 
-__all__ = ["PREFIX", "Replay", "ReplayCatalogue", "builtin_dir"]
+__all__ = ["PREFIX", "RECORDED", "Replay", "ReplayCatalogue", "builtin_dir", "mark_recorded_errors"]

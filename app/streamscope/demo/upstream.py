@@ -23,7 +23,7 @@ from typing import Any
 
 from streamscope.codecs import Codec, EncodeOptions, get_codec
 from streamscope.config import AccountConfig, UpstreamConfig, default_data_dir
-from streamscope.demo.replay import PREFIX, Replay, ReplayCatalogue
+from streamscope.demo.replay import PREFIX, Replay, ReplayCatalogue, mark_recorded_errors
 from streamscope.demo.scenarios import SCENARIOS, Step, Timing, steps
 from streamscope.model.assemble import assemble
 from streamscope.model.errors import bad_gateway, unreachable
@@ -241,10 +241,11 @@ class DemoUpstream:
         return _Answer(200, data)
 
     def _replay(self, replay: Replay, stream: bool, codec: Codec) -> _Answer | _Stream:
-        """A recording played back (``codec``: the protocol asked in, for an error)."""
+        """A recording played back (``codec``: the protocol asked in, for an error). A
+        provider's error in it is served with its message marked as recorded."""
         try:
             if replay.is_body:
-                return _Answer(200, replay.path.read_bytes())
+                return _Answer(200, mark_recorded_errors(replay.path.read_bytes(), replay.name))
             recording = replay.recording()
         except (OSError, RecordingError) as exc:
             message = f"cannot replay {replay.name}: {exc}"
@@ -261,7 +262,8 @@ class DemoUpstream:
         else:
             pace = self.config.demo.replay_pace_seconds
             waits = [pace if i else 0.0 for i in range(len(frames))]
-        return _Stream([(w, f.raw) for w, f in zip(waits, frames, strict=True)])
+        raws = [mark_recorded_errors(f.raw, replay.name) for f in frames]
+        return _Stream(list(zip(waits, raws, strict=True)))
 
 
 __all__ = ["FAULTS", "DemoUpstream"]
