@@ -7,6 +7,9 @@ proxy's admin API (plain blocking HTTP: they run in worker threads) and the even
 its live feed (:class:`~streamscope.remote.flows.RemoteFlows`). Verdicts are the remote
 proxy's: it lints a flow when its summary is first read, as the local store does, and
 its feed then tells ``FlowUpdated``.
+
+The URL is the proxy's root (``/admin`` is under it); one pasted as an SDK's base URL,
+ending in ``/v1``, is taken as that root (:func:`proxy_root`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,13 @@ from streamscope.net.clients import admin_http_blocking
 from streamscope.remote.flows import RemoteFlows, checked, flow_of, summaries_of
 
 
+def proxy_root(url: str) -> str:
+    """The proxy's root for a URL typed to attach to it: without a trailing ``/`` or
+    ``/v1`` (the admin API is ``<root>/admin``, never ``<root>/v1/admin``)."""
+    root = url.strip().rstrip("/")
+    return root.removesuffix("/v1").rstrip("/") if root.endswith("/v1") else root
+
+
 class RemoteStore:
     """The flows of the proxy at ``url`` (see the module docstring). :meth:`start` on
     the window's loop follows its feed; :meth:`aclose` lets go."""
@@ -29,7 +39,7 @@ class RemoteStore:
     summarize = None  # (the remote proxy computes verdicts: nothing is linted here)
 
     def __init__(self, url: str, admin_key: str) -> None:
-        self.url = url.rstrip("/")
+        self.url = proxy_root(url)
         self.feed = RemoteFlows(self.url, admin_key)
         self.http = admin_http_blocking(admin_key)  # (the pool reads with it too)
 
@@ -77,4 +87,4 @@ class RemoteStore:
         await asyncio.to_thread(self.http.close)
 
 
-__all__ = ["RemoteStore"]
+__all__ = ["RemoteStore", "proxy_root"]
