@@ -36,6 +36,8 @@ import pytest
 
 from streamscope.cli import main
 from streamscope.demo.harmless import HARMLESS, classify
+from streamscope.lint.clients import PROFILE_OF
+from streamscope.lint.sender import sender_of
 from streamscope.model.request import ToolDef
 from streamscope.realclients.agent_run import AgentRun, Target, run_agent
 from streamscope.realclients.agents import AGENTS, BY_ID
@@ -199,6 +201,9 @@ def test_a_tool_round_trip_through_the_proxy(
         assert flow["request"]["url"] == path
         headers = {k.lower() for k, _ in flow["request"]["headers"]}
         assert key_header in headers
+        # The flow's verdict leads with this CLI's: its request says who sent it.
+        said = flow["request"]["headers"]
+        assert sender_of(said, path) == PROFILE_OF[agent], said
     last = flows[-1]
     sent = carried_results(protocol, json.loads(body_text(last["request"])))
     assert mine.id in sent, sent

@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from streamscope.client.cherry import MODEL, TYPES, CherryType
+from streamscope.lint.sender import sender_of
 from tests.clients.support import INSTALL_TIMEOUT, node_tools, run_json
 from tests.clients.test_cherry_responses import cherry_modules
 from tests.proxy.demo_support import demo_config
@@ -105,12 +106,30 @@ def runs() -> Iterator[dict[tuple[str, str], Any]]:
         yield dict(zip(keys, out, strict=True)) | {("", "url"): front.url}
 
 
+# The lint profile each type's requests name (their User-Agent: lint/sender.py)
+SENDER = {
+    "openai-compatible": "cherry-compatible",
+    "openai-chat": "cherry-openai",
+    "openai-response": "cherry-responses",
+    "anthropic": "cherry-anthropic",
+    "gemini": "cherry-gemini",
+    "azure": "cherry-azure",
+    "azure-responses": "cherry-responses",
+    "deepseek": "cherry-deepseek",
+    "xai": "cherry-xai",
+    "openrouter": "cherry-openrouter",
+}
+
+
 def _check_requests(run: dict[str, Any], t: CherryType, url: str) -> None:
-    """Every request went under the base URL, with the key in the type's header only."""
+    """Every request went under the base URL, with the key in the type's header only,
+    and names the type's profile in its User-Agent."""
     base = urlsplit(t.base_url(url)).path
     assert run["requests"]
     for sent in run["requests"]:
         assert urlsplit(sent["url"]).path.startswith(base + "/"), sent["url"]
+        said = [("user-agent", sent["ua"] or "")]
+        assert sender_of(said, urlsplit(sent["url"]).path) == SENDER[t.id], sent["ua"]
         assert list(sent["keys"]) == [t.key_header]
         assert KEY in sent["keys"][t.key_header]
 

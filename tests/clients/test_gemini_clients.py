@@ -28,6 +28,7 @@ import pytest
 from google import genai
 from google.genai import types
 
+from streamscope.lint.sender import sender_of
 from tests.clients.support import (
     INSTALL_TIMEOUT,
     Seen,
@@ -203,6 +204,10 @@ def test_google_genai_streams_text_and_makes_a_tool_round_trip(
     paths = sorted(one.path for one in seen)
     assert paths == [f"{API['google-genai']}/models/{m}{method}" for m in MODELS], seen
     assert all(one.key_headers == {KEY_HEADER} for one in seen), seen
+    # its User-Agent names google-genai: the flows' verdicts lead with its profile
+    assert {sender_of([("user-agent", one.user_agent)]) for one in seen} == {
+        "google-genai-python"
+    }, seen
     check_masked(proxies, route)
 
 
@@ -275,4 +280,6 @@ def test_node_gemini_clients_stream_text_and_make_a_tool_round_trip(
     paths = sorted(seen.path for seen in r.seen)
     assert paths == [f"{API[client]}/models/{m}{STREAM_SSE}" for m in MODELS], r.seen
     assert all(seen.key_headers == {KEY_HEADER} for seen in r.seen), r.seen
+    sender = {"google-genai-node": "google-genai-node", "ai-google": "cherry-gemini"}[client]
+    assert {sender_of([("user-agent", seen.user_agent)]) for seen in r.seen} == {sender}, r.seen
     check_masked(proxies, route)

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from streamscope.lint.sender import sender_of
 from tests.clients.support import (
     DOUBLED,
     DOUBLED_HINT,
@@ -76,6 +77,18 @@ CLIENTS = [
 ]
 # fmt: on
 BY_NAME = {c.name: c for c in CLIENTS}
+# The lint profile each client's request names (its User-Agent: lint/sender.py).
+SENDER = {
+    "openai-chat": "openai-node",
+    "openai-responses": "openai-node",
+    "anthropic-messages": "anthropic-node",
+    "ai-openai-chat": "cherry-openai",
+    "ai-openai-responses": "cherry-responses",
+    "ai-anthropic": "cherry-anthropic",
+    "ai-openai-compatible": "cherry-compatible",
+    "ai-azure-chat": "cherry-azure",
+    "ai-azure-responses": "cherry-responses",
+}
 # Cherry Studio's provider types and the AI SDK provider each one runs on.
 CHERRY = {
     "OpenAI": "ai-openai-chat",
@@ -157,6 +170,7 @@ def check_streamed(r: Result, path: str) -> None:
     assert len(r.seen) == 1, f"{len(r.seen)} flows carry the prompt"
     assert r.seen[0].path == path
     assert r.seen[0].key_headers == {client.key_header}, r.seen[0]
+    assert sender_of([("user-agent", r.seen[0].user_agent)], path) == SENDER[client.name], r.seen
 
 
 def check_doubled(r: Result, path: str) -> None:

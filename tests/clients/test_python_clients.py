@@ -28,6 +28,7 @@ import anthropic
 import openai
 import pytest
 
+from streamscope.lint.sender import sender_of
 from tests.clients.support import (
     DOUBLED,
     DOUBLED_HINT,
@@ -84,6 +85,23 @@ CLIENTS = [
 ]
 # fmt: on
 BY_NAME = {c.name: c for c in CLIENTS}
+# The lint profile each client's request names (its User-Agent: lint/sender.py): a
+# wrapper that keeps the official SDK's User-Agent names the SDK's; one that sends its
+# own (pydantic-ai/2.68.0, Agents/Python 0.24.0, langchain-anthropic/1.7.10) or calls
+# the API on its own HTTP names none.
+SENDER = {
+    "langchain-openai": "openai-python-chat",
+    "langchain-anthropic": None,
+    "litellm-openai": "openai-python-chat",
+    "litellm-anthropic": None,
+    "pydantic-ai-openai": None,
+    "pydantic-ai-responses": None,
+    "pydantic-ai-anthropic": None,
+    "agents-chat": None,
+    "agents-responses": None,
+    "instructor": "openai-python-chat",
+    "llm-cli": "openai-python-chat",
+}
 FORMS = ("documented", "other")
 
 
@@ -194,6 +212,8 @@ def check_streamed(r: Result, path: str) -> None:
     assert len(r.seen) == 1, f"{len(r.seen)} flows carry the prompt"
     assert r.seen[0].path == path
     assert r.seen[0].key_headers == {client.key_header}, r.seen[0]
+    said = [("user-agent", r.seen[0].user_agent)]
+    assert sender_of(said, path) == SENDER[client.name], r.seen[0]
 
 
 @pytest.mark.parametrize("name", [c.name for c in CLIENTS])
@@ -311,6 +331,7 @@ def test_anthropic_sdk_stream(env: Env) -> None:
     assert final.usage.output_tokens == expected_output_tokens(prompt)
     (seen,) = flows_by_nonce(env.proxy, [prompt])[prompt]
     assert (seen.path, seen.key_headers) == ("/v1/messages", {"authorization"})
+    assert sender_of([("user-agent", seen.user_agent)], seen.path) == "anthropic-python"
 
 
 def test_anthropic_sdk_with_v1_gets_a_404_naming_the_doubled_v1(env: Env) -> None:

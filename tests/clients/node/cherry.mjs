@@ -12,7 +12,7 @@
 //
 // Prints one JSON line: per job {"turns": [{"text", "reasoning", "steps", "finish"}],
 // "calls": [tool inputs], "bodies": [each request body sent], "requests": [{"url", "keys":
-// {header: value} of the headers that carry a key}], "error": null | str}. A client
+// {header: value} of the headers that carry a key, "ua": its User-Agent}], "error": null | str}. A client
 // error is reported in "error" (exit status 0). tests/clients/test_cherry_responses.py
 // and test_cherry_types.py install the pinned packages and copy this file beside them.
 
@@ -28,7 +28,7 @@ globalThis.fetch = async (url, init) => {
   if (init?.body) {
     const headers = new Headers(init.headers ?? {});
     const keys = Object.fromEntries(KEY_HEADERS.filter((h) => headers.has(h)).map((h) => [h, headers.get(h)]));
-    sent.push({ url: String(url), keys, body: JSON.parse(init.body) });
+    sent.push({ url: String(url), keys, ua: headers.get("user-agent"), body: JSON.parse(init.body) });
   }
   return realFetch(url, init);
 };
@@ -71,7 +71,7 @@ async function turn(job, model, messages, calls) {
 
 function requests(from) {
   const mine = sent.slice(from);
-  return { bodies: mine.map((s) => s.body), requests: mine.map((s) => ({ url: s.url, keys: s.keys })) };
+  return { bodies: mine.map((s) => s.body), requests: mine.map((s) => ({ url: s.url, keys: s.keys, ua: s.ua })) };
 }
 
 async function run(job) {
