@@ -22,6 +22,8 @@ from streamscope.capture.raw import RawFlow, to_flow
 from streamscope.capture.summary import FlowSummary, LintCounts
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.lint.report import LintReport
+from streamscope.lint.sender import sender_of
+from streamscope.lint.verdict import ErrorAnswer, FlowVerdict, judge
 from streamscope.model.request import RequestError
 
 JSON = dict[str, Any]
@@ -116,8 +118,38 @@ def verdict(report: LintReport | None) -> str:
 
 
 def flow_verdict(flow: Flow) -> str:
-    """The verdict of a flow's client leg (:func:`verdict` of :func:`flow_leg_lint`)."""
-    return verdict(flow_leg_lint(flow))
+    """The verdict of a flow's client leg, led by the client that sent it (the text of
+    :func:`flow_judgement`; ``not linted`` when there is nothing to lint)."""
+    judged = flow_judgement(flow)
+    return judged.text if judged is not None else "not linted"
+
+
+def flow_sender(flow: Flow) -> str | None:
+    """The profile of the client that sent the flow's request (None: not known)."""
+    return sender_of(flow.request.headers, flow.request.url)
+
+
+def error_answer(leg: Leg) -> ErrorAnswer | None:
+    """The error a leg answered with (HTTP 400 and up) and the message its body carries,
+    read as the leg's protocol's error envelope; None for any other answer."""
+    if leg.status is None or leg.status < 400:
+        return None
+    message = ""
+    if leg.body is not None and leg.protocol in PROTOCOLS:
+        message = get_codec(leg.protocol).decode_error_body(leg.body).message
+    elif leg.body:
+        message = leg.body.decode("utf-8", errors="replace")
+    return ErrorAnswer(leg.status, " ".join(message.split())[:300])
+
+
+def flow_judgement(flow: Flow, report: LintReport | None = None) -> FlowVerdict | None:
+    """The client leg's verdict led by its sender (:func:`~streamscope.lint.verdict.judge`):
+    ``report`` the leg's lint, when read already; None when there is nothing to lint."""
+    if report is None:
+        report = flow_leg_lint(flow)
+    if report is None:
+        return None
+    return judge(report, flow_sender(flow), error_answer(flow.client))
 
 
 def summarize(raw: RawFlow, summary: FlowSummary) -> FlowSummary:
@@ -137,9 +169,13 @@ def summarize(raw: RawFlow, summary: FlowSummary) -> FlowSummary:
     tokens, estimated = summary.tokens, False
     if not tokens:
         tokens, estimated = timing.output_tokens, timing.tokens_estimated
+    judged = flow_judgement(flow, report) if report is not None else None
     return summary.with_verdict(
-        verdict(report),
+        judged.text if judged is not None else verdict(report),
         upstream_verdict=verdict(upstream),
+        grade=judged.grade if judged is not None else None,
+        cause=judged.cause if judged is not None else None,
+        sender=flow_sender(flow),
         lint=counts,
         tokens=tokens,
         tokens_estimated=bool(estimated and tokens is not None),
@@ -169,6 +205,9 @@ def flow_view(flow: Flow) -> JSON:
 __all__ = [
     "CANCELLED_OUTCOMES",
     "asked_to_stream",
+    "error_answer",
+    "flow_judgement",
+    "flow_sender",
     "flow_leg_lint",
     "flow_reading",
     "flow_verdict",

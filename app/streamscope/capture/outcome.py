@@ -43,7 +43,7 @@ MARKS: dict[Outcome, str] = {
     Outcome.CLIENT_CANCELLED: "⊘",
     Outcome.UPSTREAM_ERROR: "✗",
     Outcome.UPSTREAM_CUT: "✂",
-    Outcome.PROXY_TIMEOUT: "⏱",
+    Outcome.PROXY_TIMEOUT: "◷",  # a clock the default fonts have (⏱ is a missing-glyph box)
     Outcome.ERROR_ANSWER: "✗",
 }
 WORDS: dict[Outcome, str] = {

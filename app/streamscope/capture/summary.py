@@ -80,6 +80,12 @@ class FlowSummary:
     # How many fields translating the request dropped or changed (the flow's notes say
     # which): a list marks such flows without reading each one.
     request_changes: int = 0
+    # Once linted: the verdict's grade (lint/verdict.py: broken, unclean, error, outcome,
+    # cancelled, cut, ok), the rule its row names, and the profile of the client that
+    # sent the request (None: not known).
+    grade: str | None = None
+    cause: str | None = None
+    sender: str | None = None
 
     @classmethod
     def of_flow(cls, raw: RawFlow) -> FlowSummary:
@@ -118,11 +124,17 @@ class FlowSummary:
         tokens: int | None,
         tokens_estimated: bool,
         ttft_ms: float | None,
+        grade: str | None = None,
+        cause: str | None = None,
+        sender: str | None = None,
     ) -> FlowSummary:
         """This summary with its lint verdict and the counts read with it."""
         return replace(
             self,
             verdict=verdict,
+            grade=grade,
+            cause=cause,
+            sender=sender,
             upstream_verdict=upstream_verdict,
             lint=lint,
             tokens=tokens,
@@ -164,6 +176,9 @@ class FlowSummary:
             tokens_estimated=bool(data.get("tokens_estimated")),
             replica=text_or_none(data.get("replica")),
             request_changes=max(0, int_or_none(data.get("request_changes")) or 0),
+            grade=text_or_none(data.get("grade")),
+            cause=text_or_none(data.get("cause")),
+            sender=text_or_none(data.get("sender")),
         )
 
 

@@ -28,7 +28,7 @@ CASES: list[tuple[dict[str, Any], str, str]] = [  # summary, Status cell, class
     ({"status": 500, "outcome": "complete"}, "✗ 500", "errors"),  # whole, but an error
     ({"status": 200, "outcome": "upstream-error"}, "✗ upstream error", "errors"),
     ({"status": 200, "outcome": "upstream-cut"}, "✂ cut", "errors"),
-    ({"status": 200, "outcome": "proxy-timeout"}, "⏱ timeout", "errors"),
+    ({"status": 200, "outcome": "proxy-timeout"}, "◷ timeout", "errors"),
     ({"status": 200, "outcome": "client-cancelled"}, "⊘ cancelled", "cancelled"),
     ({"status": None, "outcome": "client-cancelled"}, "⊘ cancelled", "cancelled"),
     # an error answer: the proxy's own error code, or whose status it was
@@ -55,7 +55,7 @@ CASES: list[tuple[dict[str, Any], str, str]] = [  # summary, Status cell, class
     ({"status": None, "outcome": "complete"}, "✗ no answer", "errors"),
     # older flows' loose strings
     ({"status": 502, "outcome": "upstream-status=429"}, "✗ 502 upstream 429", "errors"),
-    ({"status": 200, "outcome": "idle"}, "⏱ timeout", "errors"),
+    ({"status": 200, "outcome": "idle"}, "◷ timeout", "errors"),
     # an imported flow's own word: no outcome of the proxy, the status decides the mark
     ({"status": 200, "outcome": "imported"}, "✓ 200 imported", "ok"),
 ]
@@ -67,7 +67,7 @@ def test_the_status_cell_and_class(summary: dict[str, Any], cell: str, kind: str
     assert status_cell(summary) == cell
     assert status_class(summary) == kind
     assert is_ok(summary) == (kind == "ok")
-    assert cell[0] in (OK_MARK, FAIL_MARK, "✂", "⏱", "⊘")
+    assert cell[0] in (OK_MARK, FAIL_MARK, "✂", "◷", "⊘")
 
 
 def flow(fields: dict[str, Any]) -> FlowSummary:

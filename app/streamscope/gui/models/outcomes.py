@@ -91,7 +91,7 @@ def status_text(summary: Summary) -> str:
 
 def status_cell(summary: Summary) -> str:
     """The Status cell: :func:`status_text` behind the outcome's mark: ``✓ 200``, ``✗ 503
-    no_account_available``, ``✗ upstream error``, ``✂ cut``, ``⏱ timeout``, ``⊘
+    no_account_available``, ``✗ upstream error``, ``✂ cut``, ``◷ timeout``, ``⊘
     cancelled``."""
     outcome = outcome_of(summary)
     if outcome is not None and not (outcome == Outcome.COMPLETE and not is_ok(summary)):

@@ -1,0 +1,60 @@
+"""Over the Answer tab's text: what the client that sent the request assembles, said
+apart from the tolerant reading the text shows (StreamScope's decoder keeps whatever it
+can read), so that an answer no client got is never shown as the client's.
+
+What the client assembles comes from the core (:func:`streamscope.lint.verdict.client_answer`:
+its profile's claims on the flow's findings); this label only says it.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
+
+from streamscope.gui.models.findings import broken_style
+from streamscope.lint.verdict import ClientAnswer
+
+TOLERANT = "the tolerant reading (what StreamScope's decoder could read of every frame)"
+
+
+def answer_html(answer: ClientAnswer | None) -> str:
+    """The label's rich text: what the client gets, then what the text below is."""
+    if answer is None:
+        return f"Below: {TOLERANT}; no client of this protocol is known."
+    client = html.escape(answer.client)
+    gets = f"<b>What {client} assembles:</b> {html.escape(answer.gets)}"
+    if not answer.whole:
+        gets = f'<span style="{broken_style()}">{gets}</span>'
+    if answer.why:
+        gets += f" — {html.escape(answer.why)}"
+    below = f"Below: {TOLERANT}"
+    below += f", which {client} assembles alike." if answer.whole else f", not what {client} gets."
+    return f"{gets}<br>{below}"
+
+
+class ClientAnswerLabel(QLabel):
+    """What the sending client assembles, over the tolerant reading (see the module
+    docstring); hidden until a lint is shown."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setWordWrap(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.answer: ClientAnswer | None = None
+        self.hide()
+
+    def show_answer(self, answer: ClientAnswer | None) -> None:
+        self.answer = answer
+        self.setText(answer_html(answer))
+        self.show()
+
+    def clear_answer(self) -> None:
+        self.answer = None
+        self.setText("")
+        self.hide()
+
+
+__all__ = ["TOLERANT", "ClientAnswerLabel", "answer_html"]

@@ -1,0 +1,255 @@
+"""A flow's verdict as the window and the flow list say it: led by what happens in the
+client that sent the request (:mod:`streamscope.lint.sender`; when it is not known, by
+the report's :meth:`~streamscope.lint.report.LintReport.headline`), then each cause once
+with every client it breaks — not one line per client, which said one cause a dozen
+times over.
+
+An error answer (HTTP 400 and up) is never "ok": its verdict says what the client gets
+("openai-python (Chat Completions) raises APIStatusError 503: no account available").
+
+:func:`judge` gives a :class:`FlowVerdict`: its ``lead``, its ``causes``, and its
+``grade`` — what a list filters by and colours with: ``broken`` (a client would break
+on it), ``unclean`` (a client copes, not cleanly), ``error`` (an error answer),
+``outcome`` (what the provider did: cut, filtered, its error), ``cancelled`` (the
+client's doing), ``cut`` (the capture kept part of it), ``ok``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from streamscope.lint.profiles import PROFILES
+from streamscope.lint.report import LEADS, LintReport
+from streamscope.lint.rule import BREAKING, EFFECTS, Effect, Rule
+
+Grade = Literal["broken", "error", "unclean", "outcome", "cancelled", "cut", "ok"]
+GRADES: tuple[Grade, ...] = ("broken", "error", "unclean", "outcome", "cancelled", "cut", "ok")
+"""Grades, worst first."""
+HTTP_ERROR = "framing.http-error"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorAnswer:
+    """An answer with an error status: the status and the message its body carries."""
+
+    status: int
+    message: str = ""
+
+
+def _python_sdk(status: int) -> str:
+    return "raises APIStatusError"
+
+
+def _google_python(status: int) -> str:
+    return f"raises {'ServerError' if status >= 500 else 'ClientError'}"
+
+
+ERROR_RAISES = {
+    "openai-python-chat": _python_sdk,
+    "openai-python-responses": _python_sdk,
+    "anthropic-python": _python_sdk,
+    "google-genai-python": _google_python,
+}
+"""What a client does with an error answer, by status (measured by running each SDK
+over one: tests/lint/test_verdict.py); a client not here "gets" the error answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """One rule broken (at its first frame), with every client it breaks, worst first."""
+
+    rule: Rule
+    frame: int | None
+    breaks: tuple[tuple[str, Effect], ...]
+
+    @property
+    def short(self) -> str:
+        """The rule's short name: its id after the protocol's prefix."""
+        return self.rule.id.split(".", 1)[-1]
+
+    @property
+    def worst(self) -> Effect:
+        return min((e for _, e in self.breaks), key=EFFECTS.index)
+
+    def effect_on(self, profile: str | None) -> Effect | None:
+        return next((e for who, e in self.breaks if who == profile), None)
+
+    def line(self, lead: str = "") -> str:
+        """``chat.missing-done (stream): the stream never ends with [DONE] — empty in A,
+        B; not clean in C``; the cause's clause left out when ``lead`` says it."""
+        at = "stream" if self.frame is None else f"frame {self.frame}"
+        said_why = "" if self.rule.cause in lead else f": {self.rule.cause}"
+        said = []
+        for effect in EFFECTS:
+            names = [PROFILES[who].name for who, e in self.breaks if e == effect]
+            if names:
+                said.append(LEADS[effect][1].format(", ".join(names)))
+        return f"{self.rule.id} ({at}){said_why} — {'; '.join(said)}"
+
+
+@dataclass(frozen=True, slots=True)
+class FlowVerdict:
+    """A flow's verdict: the ``lead`` line, each cause once, the ``grade``, the sender's
+    profile (None: not known) and the rule the row names (``cause``; None: none)."""
+
+    lead: str
+    causes: tuple[Cause, ...]
+    grade: Grade
+    sender: str | None = None
+    cause: str | None = None
+    """The rule id the lead's client breaks on first (else the first cause's)."""
+
+    @property
+    def text(self) -> str:
+        """The lead, then a line per cause (``• …``), each cause said once."""
+        return "\n".join([self.lead, *(f"• {c.line(self.lead)}" for c in self.causes)])
+
+
+def causes(report: LintReport) -> list[Cause]:
+    """Each rule the wire breaks (or a client's limit trips) once, with the clients it
+    breaks: those that break a client first, worst effect first, then by frame."""
+    by_rule: dict[str, tuple[Rule, int | None, dict[str, Effect]]] = {}
+    for finding in report.findings:
+        if not finding.clients:
+            continue
+        _, frame, who = by_rule.setdefault(finding.rule.id, (finding.rule, finding.frame, {}))
+        for profile, brk in finding.clients.items():
+            was = who.get(profile)
+            if was is None or EFFECTS.index(brk.effect) < EFFECTS.index(was):
+                who[profile] = brk.effect
+    order = [p.id for p in report.profiles]
+    found = [
+        Cause(rule, frame, tuple(sorted(who.items(), key=lambda pe: order.index(pe[0]))))
+        for rule, frame, who in by_rule.values()
+        if who
+    ]
+    return sorted(found, key=lambda c: (EFFECTS.index(c.worst), c.frame is None, c.frame or 0))
+
+
+def error_lead(error: ErrorAnswer, sender: str | None) -> str:
+    """What the sender does with an error answer (no sender: what the answer was)."""
+    said = f"{error.status}: {error.message}" if error.message else str(error.status)
+    if sender not in PROFILES:
+        return f"error answer {said}"
+    name = PROFILES[sender].name
+    raises = ERROR_RAISES.get(sender)
+    if raises is None:
+        return f"{name} gets the error answer {said}"
+    return f"{name} {raises(error.status)} {said}"
+
+
+def judge(
+    report: LintReport, sender: str | None = None, error: ErrorAnswer | None = None
+) -> FlowVerdict:
+    """The flow's verdict (see the module docstring): ``sender`` the profile of the
+    client that sent it, ``error`` the error answer it got (None: none)."""
+    found = causes(report)
+    if error is not None:  # what broke is the request, not a stream
+        found = [c for c in found if c.rule.id != HTTP_ERROR]
+    grade = _grade(report, found, error)
+    speaks = sender is not None and sender in {p.id for p in report.profiles}
+    mine = sender if speaks else None
+    first = next(iter(found), None)
+    cause = _first_rule(report, mine, found) or (first.rule.id if first else None)
+    if error is not None:
+        lead = error_lead(error, mine)
+    elif mine is None:
+        lead = report.headline()
+    else:
+        lead = report.verdicts()[mine]
+        if lead.startswith("ok:") and not found:
+            lead = "ok"
+    return FlowVerdict(lead, tuple(found), grade, mine, cause)
+
+
+def _first_rule(report: LintReport, profile: str | None, found: list[Cause]) -> str | None:
+    """The first of ``found`` that ``profile`` (None: the headline's client, the first
+    a cause breaks) breaks on, as its verdict names it first."""
+    ids = {c.rule.id for c in found}
+    if profile is None:
+        broken = [p.id for p in report.profiles if any(c.effect_on(p.id) for c in found)]
+        hard = [p for p in broken if any(c.effect_on(p) in BREAKING for c in found)]
+        profile = next(iter(hard or broken), None)
+    hits = report.breaking(profile) if profile is not None else []
+    return next((f.rule.id for f, _ in hits if f.rule.id in ids), None)
+
+
+GETS: dict[Effect | None, str] = {
+    "empty": "nothing (an empty answer)",
+    "error": "an error (it raises, or ends the answer in an error)",
+    "hidden": "an answer that hides the upstream's error",
+    "partial": "part of the answer",
+    "garbled": "a garbled answer",
+    "degraded": "the answer, not cleanly",
+    None: "the answer as read here",
+}
+"""What a client is left with, per effect (None: nothing known to break it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClientAnswer:
+    """What one client assembles of a flow, from its profile's claims: ``gets`` (a
+    :data:`GETS` phrase), ``why`` (the verdict that says so; "" when nothing breaks
+    it), and whether it has the answer the tolerant reading shows (``whole``)."""
+
+    client: str
+    gets: str
+    why: str
+    whole: bool
+
+    @property
+    def text(self) -> str:
+        """``openai-python (Chat Completions) gets nothing (an empty answer): …``."""
+        return f"{self.client} gets {self.gets}" + (f": {self.why}" if self.why else "")
+
+
+def client_answer(
+    report: LintReport, sender: str | None = None, error: ErrorAnswer | None = None
+) -> ClientAnswer | None:
+    """What the sending client assembles (no sender known: the client the headline
+    names, the first broken); None when no client of the flow's protocol is known."""
+    speakers = [p.id for p in report.profiles]
+    who = sender if sender in speakers else None
+    if who is None:  # the headline's client: the first broken, else the first unclean
+        hits = [(p, h[0][1].effect) for p in speakers if (h := report.breaking(p))]
+        who = next((p for p, e in hits if e in BREAKING), hits[0][0] if hits else None)
+    if who is None:
+        return None
+    name = PROFILES[who].name
+    if error is not None:
+        return ClientAnswer(name, GETS["error"], error_lead(error, who), False)
+    breaks = report.breaking(who)
+    effect: Effect | None = breaks[0][1].effect if breaks else None
+    why = report.verdict(who) or ""
+    return ClientAnswer(name, GETS[effect], why, effect in (None, "degraded"))
+
+
+def _grade(report: LintReport, found: list[Cause], error: ErrorAnswer | None) -> Grade:
+    if error is not None:
+        return "error"
+    if any(c.worst in BREAKING for c in found):
+        return "broken"
+    if found:
+        return "unclean"
+    if report.outcomes:
+        return "outcome"
+    if report.cancelled:
+        return "cancelled"
+    return "cut" if report.cut else "ok"
+
+
+__all__ = [
+    "ERROR_RAISES",
+    "GETS",
+    "ClientAnswer",
+    "client_answer",
+    "GRADES",
+    "Cause",
+    "ErrorAnswer",
+    "FlowVerdict",
+    "Grade",
+    "causes",
+    "error_lead",
+    "judge",
+]

@@ -1,0 +1,37 @@
+"""gui/client_answer.py: the Answer tab says what the sending client assembles apart from
+the tolerant reading, from the core's ClientAnswer (lint/verdict.py)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QApplication
+
+from streamscope.gui.client_answer import TOLERANT, ClientAnswerLabel, answer_html
+from streamscope.lint.verdict import GETS, ClientAnswer
+
+
+def test_an_answer_the_client_did_not_get_is_labelled_as_the_tolerant_reading() -> None:
+    got = ClientAnswer("openai-python", GETS["empty"], "would render empty in <it>", False)
+    said = answer_html(got)
+    assert "<b>What openai-python assembles:</b> nothing (an empty answer)" in said
+    assert "would render empty in &lt;it&gt;" in said  # the reason, escaped
+    assert f"Below: {TOLERANT}, not what openai-python gets." in said
+    assert "color:" in said  # said apart: not the answer shown
+
+
+def test_an_answer_the_client_assembles_alike_says_so() -> None:
+    said = answer_html(ClientAnswer("openai-python", GETS[None], "", True))
+    assert "assembles:</b> the answer as read here<br>" in said
+    assert said.endswith(f"Below: {TOLERANT}, which openai-python assembles alike.")
+    assert "color:" not in said
+    assert answer_html(None).startswith(f"Below: {TOLERANT}")
+
+
+def test_the_label_shows_and_clears(qapp: QApplication) -> None:
+    label = ClientAnswerLabel()
+    assert label.isHidden()
+    got = ClientAnswer("x", GETS["error"], "why", False)
+    label.show_answer(got)
+    assert not label.isHidden() and label.answer == got and "why" in label.text()
+    label.clear_answer()
+    assert label.isHidden() and label.text() == "" and label.answer is None
+    label.deleteLater()
