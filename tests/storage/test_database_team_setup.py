@@ -10,7 +10,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-
 from streamscope.config import Config
 from tests.proxy.demo_support import ask_streamed
 from tests.proxy.harness import KEY, proxied
