@@ -100,7 +100,7 @@ async def test_a_flow_opens_with_both_legs_attempts_exports_and_replay(tmp_path:
             for r in range(detail.attempts.rowCount())
         ]
         assert cells == [
-            ["1", "exhausted", "exhausted", "disable", "429"],
+            ["1", "exhausted", "exhausted", "cool 60 s", "429"],  # its Retry-After: cooling
             ["2", "healthy", "ok", "use", "200"],
         ]
         request = detail.request.toPlainText()

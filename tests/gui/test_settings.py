@@ -379,3 +379,54 @@ async def test_saving_leaves_the_implicit_demo_out_of_the_file_until_it_is_edite
         saved = load_config(path).upstreams
         assert [a.name for a in saved[0].accounts] == ["primary", "exhausted"]
         assert control.config.upstreams == saved
+
+
+@pytest.mark.qasync
+async def test_the_upstream_form_explains_itself_and_durations_read_plainly() -> None:
+    """(issue 30) ``15.000 s``; no help for Mode, Strategy or Accounts tried; a Base URL
+    placeholder on the built-in demo, which has none."""
+    config = Config.model_validate(
+        {
+            "proxy": {"keepalive_seconds": 15},
+            "upstreams": [
+                {"name": "demo", "protocol": "demo", "default": True},
+                {
+                    "name": "claude",
+                    "protocol": "anthropic",
+                    "base_url": "https://api.anthropic.com",
+                    "mode": "passthrough",
+                    "strategy": "round_robin",
+                    "accounts": [{"api_key": SECRET}],
+                },
+            ],
+        }
+    )
+    control = ProxyControl(config)
+    dialog = SettingsDialog(control)
+    try:
+        assert dialog.keepalive.text() == "15 s"
+        dialog.keepalive.setValue(0.25)
+        assert dialog.keepalive.text() == "0.25 s"
+        dialog.upstream_list.setCurrentRow(0)  # the demo: no URL to give
+        assert not dialog.base_url.isEnabled() and "built in" in dialog.base_url.placeholderText()
+        help_ = dialog.upstream_help.text()
+        assert help_.startswith("repair: ") and "\nlru: " in help_ and "Accounts tried: " in help_
+        dialog.upstream_list.setCurrentRow(1)
+        assert dialog.base_url.isEnabled()
+        assert dialog.base_url.placeholderText() == "https://api.anthropic.com"
+        help_ = dialog.upstream_help.text()
+        assert help_.startswith("passthrough: ") and "\nround_robin: " in help_
+        dialog.strategy.setCurrentText("weighted")
+        assert "weight" in dialog.upstream_help.text().split("\n")[1]
+        assert (
+            dialog.strategy.toolTip()
+            == dialog.upstream_help.text().split("\n")[1].split(": ", 1)[1]
+        )
+        tips = [
+            dialog.mode.itemData(i, Qt.ItemDataRole.ToolTipRole) for i in range(dialog.mode.count())
+        ]
+        assert all(tips)
+        assert dialog.result_config() == dialog.result_config()  # still maps back
+    finally:
+        dialog.deleteLater()
+        await control.app.aclose()

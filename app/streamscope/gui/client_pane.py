@@ -338,6 +338,7 @@ class ClientPane(QWidget):
     def _begin(self, session: ClientSession) -> None:
         self.result = None
         self.session = session
+        self.real_clients.reset()  # the last answer's run is not this one's
         self.view.begin(session)
         self._task = asyncio.ensure_future(self._run(session))
 

@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
 )
 
 from streamscope.capture.flow import Leg
+from streamscope.gui.models.common import TONE
 from streamscope.lint.report import LintReport
 from streamscope.realclients import (
     ClientRun,
@@ -68,10 +69,29 @@ log = logging.getLogger("streamscope.gui")
 COLUMNS = ["Client", "Match", "Client did", "Linter", "Assembled", "Finish", "Error", "Version"]
 MATCH, SPAN = COLUMNS.index("Match"), len(COLUMNS) - 2  # a hint spans Match … Error
 RED, GREEN = QColor(208, 64, 64, 60), QColor(64, 160, 64, 45)
+MIN_WIDTH, MAX_WIDTH = 55, 380  # a results column's width, fitted to its cells
 PLACEHOLDER = "Run a leg in the real clients to see what each one assembles from its bytes."
 
 
 # -- widgets ------------------------------------------------------------------------------
+
+
+def _make_room(sizes: list[int], index: int, share: int) -> list[int]:
+    """Splitter sizes giving ``share`` to pane ``index``: taken from the first pane (a
+    flow's attempts and requests) down to 90 px, the rest from the others in proportion,
+    so the legs' frames tables keep what they can."""
+    out = list(sizes)
+    need = share - out[index]
+    if index != 0:
+        take = max(0, min(need, out[0] - 90))
+        out[0] -= take
+        need -= take
+    others = [i for i in range(len(out)) if i not in (0, index)] if index != 0 else []
+    room = sum(out[i] for i in others) or 1
+    for i in others:
+        out[i] -= need * out[i] // room
+    out[index] = share
+    return out
 
 
 class RunButton(QToolButton):
@@ -159,6 +179,11 @@ class RealClientsPanel(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
+        self.hide_button = QPushButton("Hide")  # in a splitter: its room back to the legs
+        self.hide_button.setToolTip("Hide these results and give their room back")
+        self.hide_button.clicked.connect(self.conceal)
+        self.hide_button.hide()
+        self._sizes: list[int] | None = None  # the splitter's sizes before reveal()
         self.status = QLabel(PLACEHOLDER)
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -178,6 +203,7 @@ class RealClientsPanel(QWidget):
         bar.addWidget(self.busy)
         bar.addWidget(self.run_button)
         bar.addWidget(self.cancel_button)
+        bar.addWidget(self.hide_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addLayout(bar)
@@ -284,6 +310,15 @@ class RealClientsPanel(QWidget):
         if self.running and self.task is not None:
             self.task.cancel()
 
+    def reset(self) -> None:
+        """Forget the last run (a new answer is coming: its rows were another's)."""
+        self.cancel()
+        self.error, self.runs, self.verdicts = None, [], None
+        self.title.setText("Real clients")
+        self.status.setText(PLACEHOLDER)
+        self._busy(False)
+        self._show_rows([])
+
     def _fail(self, text: str) -> list[ClientRow]:
         self.error = text
         self.status.setText(text)
@@ -303,16 +338,22 @@ class RealClientsPanel(QWidget):
         if isinstance(parent, QSplitter):
             sizes = parent.sizes()
             index = parent.indexOf(self)
+            self.hide_button.show()
             if index >= 0 and sizes[index] < 160:
-                total = sum(sizes)
-                share = min(260, total // 3)
-                rest = [s * (total - share) // max(1, total - sizes[index]) for s in sizes]
-                rest[index] = share
-                parent.setSizes(rest)
+                self._sizes = sizes
+                parent.setSizes(_make_room(sizes, index, min(260, sum(sizes) // 3)))
         elif isinstance(parent, QStackedWidget) and isinstance(parent.parentWidget(), QTabWidget):
             tabs = parent.parentWidget()
             assert isinstance(tabs, QTabWidget)
             tabs.setCurrentWidget(self)
+
+    def conceal(self) -> None:
+        """Hide the panel; a splitter gets back the sizes it had before :meth:`reveal`."""
+        parent = self.parentWidget()
+        self.hide()
+        if isinstance(parent, QSplitter) and self._sizes is not None:
+            parent.setSizes(self._sizes)
+        self._sizes = None
 
     def _show_rows(self, rows: list[ClientRow]) -> None:
         self.rows = rows
@@ -323,12 +364,17 @@ class RealClientsPanel(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(self._tooltip(row, c, text))
                 if row.hint is not None and c == MATCH:
-                    item.setForeground(QColor(128, 128, 128))
+                    item.setForeground(TONE["muted"])
                 if c == MATCH and row.agrees is not None:
                     item.setBackground(GREEN if row.agrees else RED)
                 self.table.setItem(r, c, item)
             if row.hint is not None or row.pending:  # the hint (or "running…") spans
                 self.table.setSpan(r, MATCH, 1, SPAN)
+        if any(r.hint is None and not r.pending for r in rows):  # results: as wide as they
+            self.table.resizeColumnsToContents()  # read, up to a limit (tooltips say all)
+            for column in range(len(COLUMNS)):
+                width = self.table.columnWidth(column)
+                self.table.setColumnWidth(column, max(MIN_WIDTH, min(width + 12, MAX_WIDTH)))
 
     def _tooltip(self, row: ClientRow, column: int, text: str) -> str:
         if row.hint is not None:

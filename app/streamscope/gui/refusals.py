@@ -34,8 +34,8 @@ from PySide6.QtWidgets import (
 from streamscope.gui.models.batcher import DEFAULT_INTERVAL_MS, UiBatcher
 from streamscope.gui.models.common import (
     DISPLAY,
-    ERROR_FOREGROUND,
     FOREGROUND,
+    TONE,
     TOOLTIP,
     USER,
     ColumnsModel,
@@ -122,7 +122,7 @@ class RefusalCounter(QLabel):
     def refresh(self, _batch: list[Refusal] | None = None) -> None:
         total = self.feed.total
         self.setVisible(total > 0)
-        color = ERROR_FOREGROUND.name()
+        color = TONE["error"].name()
         self.setText(f'<a href="refused" style="color:{color}">{total} refused</a>')
         last = self.feed.latest()
         if last is None or self.feed.log is None:
@@ -192,7 +192,7 @@ class RefusalsModel(ColumnsModel):
             text = self._text(refusal, column)
             return text if len(text) > 20 else None
         if role == FOREGROUND and column == self.REASON:
-            return ERROR_FOREGROUND
+            return TONE["error"]
         if role == self.RefusalRole:
             return refusal
         return None

@@ -51,11 +51,50 @@ from streamscope.config import (
 )
 from streamscope.gui.accounts_table import AccountsTable, shown
 from streamscope.gui.proxy_control import ProxyControl
+from streamscope.gui.theme import tint
 
 KEY = Qt.ItemDataRole.UserRole  # where a local key's item keeps the real key
 PROTOCOLS: tuple[str, ...] = get_args(UpstreamProtocol)
 MODES: tuple[str, ...] = get_args(UpstreamConfig.model_fields["mode"].annotation)
 STRATEGIES: tuple[str, ...] = get_args(Strategy)
+
+# What the upstream form's choices mean (the README's "Add a real upstream" and "Accounts:
+# the pool", in a line each): shown under the form and on each choice's tooltip.
+MODE_HELP = {
+    "repair": "the upstream's stream is decoded and encoded again: broken streams are"
+    " fixed, and any client protocol can use this upstream",
+    "passthrough": "a client of the upstream's protocol gets the upstream's bytes"
+    " unchanged (what it really sent); other clients are translated",
+}
+STRATEGY_HELP = {
+    "lru": "each request takes the account least recently used",
+    "balance": "the account with the highest known balance (idle ones first)",
+    "round_robin": "the accounts in turn, in the order listed",
+    "weighted": "the accounts in turn, each as often as its weight",
+}
+RETRIES_HELP = "how many distinct accounts a request may try, one after another, when one fails"
+BASE_URL_EXAMPLES = {
+    "openai-chat": "https://api.example.com/v1",
+    "responses": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+    "gemini": "https://generativelanguage.googleapis.com",
+    "lmstudio": "http://localhost:1234",
+    "demo": "none: the demo backend is built in",
+}
+
+
+class Seconds(QDoubleSpinBox):
+    """Seconds as written: ``15 s``, ``0.25 s`` (the box's own ``15.000 s`` misleads)."""
+
+    def textFromValue(self, value: float) -> str:  # noqa: N802 - Qt's name
+        return f"{value:g}"
+
+
+def _explain(combo: QComboBox, help_: dict[str, str]) -> None:
+    """Each choice's meaning on its tooltip (in the drop-down, and on the box)."""
+    for i in range(combo.count()):
+        combo.setItemData(i, help_.get(combo.itemText(i), ""), Qt.ItemDataRole.ToolTipRole)
+    combo.currentTextChanged.connect(lambda text: combo.setToolTip(help_.get(text, "")))
 
 
 def _buttons(*labels: str) -> tuple[QHBoxLayout, list[QPushButton]]:
@@ -122,7 +161,7 @@ class SettingsDialog(QDialog):
         self.port.setRange(0, 65535)
         self.port.setValue(proxy.port)
         self.port.setToolTip("0: any free port")
-        self.keepalive = QDoubleSpinBox()
+        self.keepalive = Seconds()
         self.keepalive.setRange(0, 86400)
         self.keepalive.setDecimals(3)
         self.keepalive.setValue(proxy.keepalive_seconds)
@@ -162,14 +201,18 @@ class SettingsDialog(QDialog):
         self.protocol = QComboBox()
         self.protocol.addItems(list(PROTOCOLS))
         self.base_url = QLineEdit()
-        self.base_url.setPlaceholderText("https://api.example.com/v1")
         self.mode = QComboBox()
         self.mode.addItems(list(MODES))
+        _explain(self.mode, MODE_HELP)
         self.default = QCheckBox("the default upstream (for models no other one has)")
         self.strategy = QComboBox()
         self.strategy.addItems(list(STRATEGIES))
+        _explain(self.strategy, STRATEGY_HELP)
         self.max_retries = QSpinBox()
         self.max_retries.setRange(1, 1000)
+        self.max_retries.setToolTip(RETRIES_HELP)
+        self.upstream_help = tint(QLabel(), "muted")  # what the chosen mode and strategy do
+        self.upstream_help.setWordWrap(True)
         self.accounts = AccountsTable()
         account_row, (self.add_account, self.remove_account) = _buttons(
             "Add account", "Remove account"
@@ -184,6 +227,7 @@ class SettingsDialog(QDialog):
         form.addRow("", self.default)
         form.addRow("Strategy", self.strategy)
         form.addRow("Accounts tried", self.max_retries)
+        form.addRow(self.upstream_help)
         form.addRow(self.accounts)
         form.addRow(account_row)
         page = QWidget()
@@ -192,6 +236,9 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.form, 3)
         self.upstream_list.currentRowChanged.connect(self._select_upstream)
         self.name.textEdited.connect(self._rename_upstream)
+        self.protocol.currentTextChanged.connect(self._explain_upstream)
+        self.mode.currentTextChanged.connect(self._explain_upstream)
+        self.strategy.currentTextChanged.connect(self._explain_upstream)
         self.add_upstream.clicked.connect(self._new_upstream)
         self.remove_upstream.clicked.connect(self._drop_upstream)
         self.add_account.clicked.connect(self.accounts.add_new)
@@ -259,6 +306,19 @@ class SettingsDialog(QDialog):
         self.strategy.setCurrentText(u["strategy"])
         self.max_retries.setValue(int(u["max_retries"]))
         self.accounts.set_accounts(u["accounts"])
+        self._explain_upstream()
+
+    def _explain_upstream(self) -> None:
+        """The base URL's example for the protocol, and the chosen mode and strategy in
+        words (the demo is built in: it has no URL)."""
+        protocol = self.protocol.currentText()
+        self.base_url.setPlaceholderText(BASE_URL_EXAMPLES.get(protocol, ""))
+        self.base_url.setEnabled(protocol != "demo" or bool(self.base_url.text()))
+        self.upstream_help.setText(
+            f"{self.mode.currentText()}: {MODE_HELP.get(self.mode.currentText(), '')}\n"
+            f"{self.strategy.currentText()}: {STRATEGY_HELP.get(self.strategy.currentText(), '')}"
+            f"\nAccounts tried: {RETRIES_HELP}"
+        )
 
     def _store_upstream(self) -> None:
         """The form's values into the upstream it shows."""

@@ -15,6 +15,8 @@ themes both read. A series of 20,000 chunks costs about as much as one of 200: e
 is reduced to one column per pixel first (the first and last cumulative count of the
 column for the line, the tallest gap of the column for the bars), found by bisection on
 the sorted times, so the Python work per repaint grows with the width, not the points.
+
+The same figures as text, beside the chart: :func:`timing_text`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen, QPolygonF
 from PySide6.QtWidgets import QWidget
 
-from streamscope.analysis.timing import LegSeries
+from streamscope.analysis.timing import LegSeries, LegTiming
 
 EMPTY_TEXT = "No timing to show yet: send a streamed request."
 TOKENS_SHARE = 0.58  # of the plots' height, the rest for the gaps
@@ -108,6 +110,45 @@ def column_bounds(times: Sequence[float], t0: float, t1: float, width: int) -> l
     return bounds
 
 
+TIMING_LINES = (
+    ("headers_ms", "Headers"),
+    ("first_byte_ms", "First byte"),
+    ("first_data_ms", "First data frame"),
+    ("first_reasoning_ms", "First reasoning token"),
+    ("first_content_ms", "First content token (TTFT)"),
+    ("first_tool_call_ms", "First tool call"),
+    ("total_ms", "Total"),
+)
+
+
+def timing_text(timing: LegTiming) -> str:
+    """The leg's figures, one per line, for reading (not parsing)."""
+
+    def ms(value: float | None) -> str:
+        return "—" if value is None else f"{value:,.1f} ms"
+
+    lines = [f"{label:<28}{ms(getattr(timing, key))}" for key, label in TIMING_LINES]
+    tokens = "—" if timing.output_tokens is None else str(timing.output_tokens)
+    if timing.output_tokens is not None and timing.tokens_estimated:
+        tokens += " (estimated from deltas)"
+    rate = "—" if timing.tokens_per_second is None else f"{timing.tokens_per_second:.1f}"
+    lines += [
+        f"{'Output tokens':<28}{tokens}",
+        f"{'Tokens/s':<28}{rate}",
+        f"{'Frames':<28}{timing.frames}",
+        f"{'Gaps p50 / p90 / max':<28}{ms(timing.gap_p50_ms)} / {ms(timing.gap_p90_ms)}"
+        f" / {ms(timing.gap_max_ms)}",
+        f"{'Longest silence':<28}{ms(timing.longest_silence_ms)}"
+        + (
+            f" (before frame {timing.longest_silence_frame})"
+            if timing.longest_silence_frame is not None
+            else ""
+        ),
+        f"{'Keepalives seen':<28}{timing.keepalives}",
+    ]
+    return "\n".join(lines)
+
+
 @dataclass(frozen=True, slots=True)
 class _Plot:
     """One plot's rectangle and the value range it maps."""
@@ -173,7 +214,7 @@ class TimingChart(QWidget):
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         fm = self.fontMetrics()
-        return QSize(fm.horizontalAdvance("0") * 40, fm.height() * 12)
+        return QSize(fm.horizontalAdvance("0") * 26, fm.height() * 12)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         fm = self.fontMetrics()
@@ -426,4 +467,4 @@ class TimingChart(QWidget):
         painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
 
 
-__all__ = ["TimingChart", "column_bounds", "nice_ceiling", "nice_step", "ticks"]
+__all__ = ["TimingChart", "column_bounds", "nice_ceiling", "nice_step", "ticks", "timing_text"]

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from streamscope.config import mask
-from streamscope.gui.models.common import ERROR_FOREGROUND, ColumnsModel, clock_text
+from streamscope.gui.models.common import TONE, ColumnsModel, clock_text
 from streamscope.gui.models.pool import AttemptsModel, PoolModel
 from streamscope.gui.pool_panel import PoolPanel
 from streamscope.pool.pool import AccountPool, PoolEvent
@@ -127,7 +127,7 @@ def test_a_rate_limit_cools_the_account_with_a_countdown(
     fail(pool, "account2", 401)
     assert cell(model, 1, M.FAILURES) == "exhausted 1 · invalid_credential 1"
     assert cell(model, 1, M.STATUS).startswith("disabled")
-    assert cell(model, 1, M.STATUS, Qt.ItemDataRole.ForegroundRole) == ERROR_FOREGROUND
+    assert cell(model, 1, M.STATUS, Qt.ItemDataRole.ForegroundRole) == TONE["error"]
     assert not model.ticking  # nothing cools any more
 
 
@@ -148,7 +148,7 @@ def test_the_tick_runs_on_its_timer_while_an_account_cools(
 
 def test_a_manual_disable_and_an_unknown_account(model: PoolModel, pool: AccountPool) -> None:
     pool.disable("oa", "account3")
-    assert cell(model, 2, M.STATUS) == "disabled: disabled by the user"
+    assert cell(model, 2, M.STATUS) == "disabled by the user"  # not "disabled: disabled by…"
     inserted: list[tuple[int, int]] = []
     model.rowsInserted.connect(lambda _p, a, b: inserted.append((a, b)))
     model.handle(PoolEvent("other", "acc", AccountState(requests=4)))

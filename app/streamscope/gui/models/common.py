@@ -7,7 +7,7 @@ Nothing here knows a protocol; the models only show what the core computed.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import (
@@ -17,7 +17,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     Qt,
 )
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
 from streamscope.findings import Severity
 
@@ -33,18 +33,48 @@ SORT_ROLE = USER + 100  # the raw value a column sorts by (numbers as numbers)
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
-# Text colour (a marker, a severity cell) and a light row background per severity.
-SEVERITY_FOREGROUND: dict[str, QColor] = {
-    "error": QColor(190, 30, 30),
-    "warning": QColor(170, 110, 0),
-    "info": QColor(40, 90, 170),
-}
-SEVERITY_BACKGROUND: dict[str, QColor] = {
-    "error": QColor(255, 226, 226),
-    "warning": QColor(255, 244, 204),
-}
-ERROR_FOREGROUND = SEVERITY_FOREGROUND["error"]
-MUTED_FOREGROUND = QColor(120, 120, 120)
+
+
+def dark_in_use() -> bool:
+    """Whether the application's palette is a dark one (its Base is dark)."""
+    return QGuiApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
+
+
+class Themed(Mapping[str, QColor]):
+    """Colours by name with a light and a dark variant: each look-up takes the variant
+    of the palette in use, so a model's data role follows a theme switch. Every pair is
+    chosen to keep WCAG AA contrast (4.5:1) with the palette's text and bases."""
+
+    def __init__(self, light: dict[str, str], dark: dict[str, str]) -> None:
+        self._light = {k: QColor(v) for k, v in light.items()}
+        self._dark = {k: QColor(v) for k, v in dark.items()}
+
+    def __getitem__(self, key: str) -> QColor:
+        return (self._dark if dark_in_use() else self._light)[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._light)
+
+    def __len__(self) -> int:
+        return len(self._light)
+
+
+# Text colour (a marker, a severity cell, an error, a muted note) per tone; on a light
+# palette dark tones, on a dark one light tones (a fixed red was 3.4:1 on the dark window).
+TONE = Themed(
+    light={"error": "#be1e1e", "warning": "#8c5500", "info": "#285aaa", "muted": "#696969"},
+    dark={"error": "#ff7b7b", "warning": "#e0b040", "info": "#7fb0ff", "muted": "#a8aeb6"},
+)
+SEVERITY_FOREGROUND = TONE
+# The light tones under their old names, for gui/models/flows.py as last committed (its
+# switch to TONE sits among another change's hunks): remove once that file reads TONE.
+ERROR_FOREGROUND, MUTED_FOREGROUND = QColor("#be1e1e"), QColor("#696969")
+# A row's background per severity: pale on a light palette, deep on a dark one (the
+# palette's light text on pale pink was unreadable).
+SEVERITY_BACKGROUND = Themed(
+    light={"error": "#ffe2e2", "warning": "#fff4cc", "mark": "#ffd966"},
+    dark={"error": "#4a1e22", "warning": "#45391a", "mark": "#6b5a14"},
+)  # "mark": what the selected frame wrote in the answer
 
 
 def worst(a: Severity | None, b: Severity) -> Severity:
@@ -107,19 +137,20 @@ __all__ = [
     "ALIGNMENT",
     "BACKGROUND",
     "DISPLAY",
-    "ERROR_FOREGROUND",
     "FOREGROUND",
-    "MUTED_FOREGROUND",
     "RIGHT",
     "SEVERITY_BACKGROUND",
     "SEVERITY_FOREGROUND",
     "SEVERITY_ORDER",
     "SORT_ROLE",
+    "TONE",
     "TOOLTIP",
     "USER",
     "ColumnsModel",
+    "Themed",
     "Index",
     "clock_text",
+    "dark_in_use",
     "number_text",
     "one_line",
     "worst",

@@ -32,12 +32,11 @@ from streamscope.gui.models.batcher import DEFAULT_INTERVAL_MS, UiBatcher
 from streamscope.gui.models.common import (
     ALIGNMENT,
     DISPLAY,
-    ERROR_FOREGROUND,
     FOREGROUND,
-    MUTED_FOREGROUND,
     RIGHT,
     SEVERITY_FOREGROUND,
     SORT_ROLE,
+    TONE,
     TOOLTIP,
     USER,
     ColumnsModel,
@@ -61,6 +60,8 @@ def status_text(state: AccountState, now: float) -> str:
         by = f" ({state.disabled_by})" if state.disabled_by else ""
         return f"cooling {math.ceil(left)}s{by}"
     if state.status == "disabled":
+        if state.reason and state.reason.startswith("disabled"):  # "disabled by the user"
+            return state.reason
         return f"disabled: {state.reason}" if state.reason else "disabled"
     return "active"
 
@@ -229,12 +230,12 @@ class PoolModel(ColumnsModel):
             return None
         if role == FOREGROUND and column == self.STATUS:
             if state.status == "disabled":
-                return ERROR_FOREGROUND
+                return TONE["error"]
             if state.status == "cooling":
                 return SEVERITY_FOREGROUND["warning"]
             return None
         if role == FOREGROUND and column == self.LAST_ERROR:
-            return MUTED_FOREGROUND
+            return TONE["muted"]
         if role == ALIGNMENT and column in (self.REQUESTS, self.BALANCE):
             return RIGHT
         if role == SORT_ROLE:
@@ -366,7 +367,7 @@ class AttemptsModel(ColumnsModel):
             return None
         if role == FOREGROUND and column in (self.CLASS, self.ACTION) and not ok:
             return (
-                ERROR_FOREGROUND
+                TONE["error"]
                 if attempt.get("action") == "disable"
                 else (SEVERITY_FOREGROUND["warning"])
             )
