@@ -182,7 +182,7 @@ def test_the_readout_under_the_mouse(qtbot: QtBot) -> None:
     widget.set_series(text_series())
     assert widget.readout_at(0) is None  # the axis labels, not a plot
     middle = widget.readout_at(SIZE[0] / 2)
-    assert middle is not None and "tokens" in middle and "chunk" in middle
+    assert middle is not None and "tokens" in middle and "before frame" in middle
     right = widget.readout_at(SIZE[0] - 30)
     assert right is not None and right.split(" · ")[1] == "3 tokens"  # all three by then
 
@@ -207,3 +207,26 @@ def test_count_ticks_are_whole() -> None:
 def test_columns_split_sorted_times() -> None:
     bounds = column_bounds([0.0, 1.0, 2.5, 9.9, 10.0], 0.0, 10.0, 4)
     assert bounds == [0, 2, 3, 3, 5]  # [0, 2.5) [2.5, 5) [5, 7.5) [7.5, 10]
+
+
+def test_the_chart_numbers_waits_by_frame_as_the_timing_text_does(qtbot: QtBot) -> None:
+    """(issue 30) The chart said "chunk 7" where the text said "frame 9": a chunk that
+    completes two frames shifts the numbering. Now both say the frame."""
+    from streamscope.analysis.timing import timing_and_series
+
+    one = b'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n'
+    chunks = [one * 2, one, one, one + b"data: [DONE]\n\n"]  # the first carries 2 frames
+    ms = 1_000_000
+    times = [10, 20, 30, 900]  # the longest wait is before the last chunk
+    frames = [CapturedFrame(c, t * ms) for c, t in zip(chunks, times, strict=True)]
+    leg = Leg("openai-chat", 200, [], 0, 5 * ms, frames, ended_ns=901 * ms)
+    timing, series = timing_and_series(leg)
+    assert timing.longest_silence_frame == 4  # frames 0-1 in chunk 0, 2, 3, then 4
+    assert series.gap_frames == [0, 2, 3, 4]
+    chart = TimingChart()
+    qtbot.addWidget(chart)
+    chart.resize(500, 300)
+    chart.set_series(series)
+    tokens, _ = chart._plots()
+    readout = chart.readout_at(tokens.x(900))
+    assert readout is not None and "before frame 4, at" in readout and "chunk" not in readout

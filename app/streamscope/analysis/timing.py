@@ -277,13 +277,17 @@ class LegSeries:
       first chunk's since the headers, 0 when their time is unknown), so the longest
       gap is :attr:`LegTiming.longest_silence_ms` when the headers' time is known;
     - ``keepalives``: the times of comment-only frames;
-    - ``total_ms``: when the leg ended (else its last chunk), None without frames.
+    - ``total_ms``: when the leg ended (else its last chunk), None without frames;
+    - ``gap_frames``: for each of ``gaps``, the first SSE frame its chunk completed (or
+      the next), numbered as the frames table and :attr:`LegTiming.longest_silence_frame`
+      number them; None past the last frame.
     """
 
     tokens: list[tuple[float, int]] = field(default_factory=list)
     gaps: list[tuple[float, float]] = field(default_factory=list)
     keepalives: list[float] = field(default_factory=list)
     total_ms: float | None = None
+    gap_frames: list[int | None] = field(default_factory=list)
 
     @property
     def longest_gap(self) -> int | None:
@@ -329,7 +333,15 @@ def series_of(leg: Leg, decoded: Decoded, found: Scan | None = None) -> LegSerie
             tokens.append((t / 1e6, count))
     gaps = [(f.t_ns / 1e6, g / 1e6) for f, g in zip(leg.frames, _chunk_gaps(leg), strict=True)]
     end = leg.ended_ns if leg.ended_ns is not None else leg.frames[-1].t_ns
-    return LegSeries(tokens, gaps, [t / 1e6 for t in scan_.keepalives], end / 1e6)
+    frames = [_first_frame(decoded, chunk) for chunk in range(len(gaps))]
+    return LegSeries(tokens, gaps, [t / 1e6 for t in scan_.keepalives], end / 1e6, frames)
+
+
+def _first_frame(decoded: Decoded, chunk: int) -> int | None:
+    """The first SSE frame ``chunk`` completed, or the next one after it (as
+    :attr:`LegTiming.longest_silence_frame` counts it); None past the last frame."""
+    row = bisect_left(decoded.chunks, chunk)
+    return row if row < len(decoded.frames) else None
 
 
 def _body_timing(leg: Leg) -> LegTiming:

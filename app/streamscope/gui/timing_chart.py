@@ -378,9 +378,9 @@ class TimingChart(QWidget):
         x = round(plot.x(t))
         painter.fillRect(QRect(x - 1, round(plot.y(g)), 3, base - round(plot.y(g)) + 1), link)
         fm = self.fontMetrics()
-        label = f"longest {duration_text(g)} (chunk {longest}, at {duration_text(t)})"
+        label = f"longest {duration_text(g)} ({self._before(longest)}at {duration_text(t)})"
         w = fm.horizontalAdvance(label)
-        left = min(max(round(r.left()) + 4, x + 6), round(r.right()) - w - 4)
+        left = max(round(r.left()) + 4, min(x + 6, round(r.right()) - w - 4))
         painter.setPen(link)
         painter.drawText(left, round(r.top()) + fm.ascent() + 2, label)
         count = len(self._series.keepalives) if self._series is not None else 0
@@ -432,10 +432,17 @@ class TimingChart(QWidget):
             candidates = [j for j in (i - 1, i) if 0 <= j < len(self._gap_times)]
             j = min(candidates, key=lambda k: abs(self._gap_times[k] - t))
             parts.append(
-                f"chunk {j} at {duration_text(self._gap_times[j])},"
+                f"{self._before(j)}at {duration_text(self._gap_times[j])},"
                 f" gap {duration_text(self._gap_values[j])}"
             )
         return " · ".join(parts)
+
+    def _before(self, gap: int) -> str:
+        """``before frame 9, `` for the ``gap``-th wait: the frames table's numbering, as
+        the timing text says it ("" when no frame follows)."""
+        frames = self._series.gap_frames if self._series is not None else []
+        frame = frames[gap] if gap < len(frames) else None
+        return f"before frame {frame}, " if frame is not None else ""
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
         x = event.position().x()
