@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from streamscope.gui.real_clients import COLUMNS, PLACEHOLDER
+from streamscope.gui.real_clients import COLUMNS, MAX_WIDTH, PLACEHOLDER
 from tests.gui.support import wait_until
 from tests.gui.test_client_pane import _send, _window
 
@@ -68,7 +68,9 @@ async def test_running_in_a_flow_detail_keeps_the_legs_and_hide_gives_their_room
         assert error is not None
         shown = panel.table.columnWidth(COLUMNS.index("Error"))
         wanted = panel.table.fontMetrics().horizontalAdvance(error.text())
-        assert shown >= min(wanted, 380 - 12)
+        assert shown >= min(wanted, MAX_WIDTH - 12)
+        columns = sum(panel.table.columnWidth(c) for c in range(len(COLUMNS)))
+        assert columns <= panel.table.viewport().width()  # all eight in sight at 1360 px
         panel.hide_button.click()
         await asyncio.sleep(0.05)
         assert not panel.isVisible() and frames.height() >= before - 2

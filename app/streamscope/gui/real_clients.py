@@ -69,7 +69,7 @@ log = logging.getLogger("streamscope.gui")
 COLUMNS = ["Client", "Match", "Client did", "Linter", "Assembled", "Finish", "Error", "Version"]
 MATCH, SPAN = COLUMNS.index("Match"), len(COLUMNS) - 2  # a hint spans Match … Error
 RED, GREEN = QColor(208, 64, 64, 60), QColor(64, 160, 64, 45)
-MIN_WIDTH, MAX_WIDTH = 55, 380  # a results column's width, fitted to its cells
+MIN_WIDTH, MAX_WIDTH = 55, 240  # a results column's width, fitted to its cells (8 fit 1360 px)
 PLACEHOLDER = "Run a leg in the real clients to see what each one assembles from its bytes."
 
 
