@@ -162,14 +162,14 @@ async def shoot(window: MainWindow, theme: Theme) -> None:
     await asyncio.sleep(0.5)  # verdicts are read in a worker thread
     await save(window, "traffic")
     # The failed flow (the newest): its outcome and the upstream's error.
-    detail = traffic.open_flow(traffic.model.summary_at(0)["id"])
+    detail = traffic.open_flow(traffic.model.flow_id_at(0))
     if detail.task is not None:
         await detail.task
     await save(window, "flow-failed")
     traffic.tabs.setCurrentIndex(0)
     # The broken replay: both legs side by side, then its upstream leg's bytes run in the
     # real clients (the Node ones from the test suite's install, when there is one).
-    detail = traffic.open_flow(traffic.model.summary_at(1)["id"])
+    detail = traffic.open_flow(traffic.model.flow_id_at(1))
     if detail.task is not None:
         await detail.task
     await save(window, "flow-detail")
