@@ -249,7 +249,7 @@ class Attempts:
     def _fail(
         self, account: AccountConfig | None, verdict: Verdict, status: int, message: str
     ) -> None:
-        action = verdict.action
+        action: str = verdict.action
         if verdict.disables and verdict.cooldown is not None:  # off for a while, not for good
             action = f"cool {math.ceil(verdict.cooldown)} s"
         attempt = self._record(account, verdict.failure_class, action, status, message)
