@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.client import replay_session
 from streamscope.gui.leg_view import LegView
+from streamscope.gui.models.common import TONE
 from streamscope.gui.models.findings import PROVIDER_SAID
 from streamscope.gui.theme import dark_palette
 from streamscope.wire import decode_all
@@ -45,7 +46,7 @@ async def test_a_cut_answer_says_what_the_provider_did(qapp: QApplication) -> No
         said = view.verdict.text()
         assert PROVIDER_SAID in said and "`make_file`" in said
         assert "Cherry Studio (Anthropic type, @ai-sdk/anthropic) drops that call" in said
-        assert "#d04040" not in said  # no broken wire: nothing in red
+        assert TONE["error"].name() not in said  # no broken wire: nothing in red
         assert view.tabs.tabText(3) == "Lint (1 provider)"
         assert view.answer.toPlainText().startswith("I'll create a comprehensive tax guide")
         report = view.findings_model.report
@@ -60,7 +61,8 @@ async def test_a_cut_answer_says_what_the_provider_did(qapp: QApplication) -> No
 async def test_a_broken_wire_is_still_red_and_counted(qapp: QApplication) -> None:
     view = await shown((BROKEN / "responses-no-item-id.sse").read_bytes(), "responses")
     try:
-        assert "#d04040" in view.verdict.text() and PROVIDER_SAID not in view.verdict.text()
+        said = view.verdict.text()
+        assert TONE["error"].name() in said and PROVIDER_SAID not in said
         report = view.findings_model.report
         assert report is not None
         found = len(report.findings)

@@ -71,7 +71,8 @@ async def test_the_traffic_table_shows_outcome_and_verdict_at_the_default_size()
             "✗ empty in Cherry Studio (OpenAI-compatible, @ai-sdk/openai-compatible)"
         )
         tooltip = Qt.ItemDataRole.ToolTipRole
-        assert model.data(model.index(0, FlowsModel.VERDICT), tooltip) == verdict
+        # (rich text, so that it wraps: the whole verdict, every client it names)
+        assert model.data(model.index(0, FlowsModel.VERDICT), tooltip) == f"<qt>{verdict}</qt>"
         # The long model name: elided in the middle, whole on hover.
         assert isinstance(table.itemDelegateForColumn(FlowsModel.MODEL), ElideMiddleDelegate)
         assert model.data(model.index(0, FlowsModel.MODEL), tooltip) == LONG

@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from tests.gui.support import open_window, wait_until
@@ -42,6 +43,13 @@ async def test_a_window_on_one_replica_shows_what_another_served(
                 await asyncio.to_thread(a.admin, "GET", f"/admin/flows/{flow_id}/summary")
             )["replica"]
             assert served_by and f"served by {served_by}" in detail.header.text()
+            # the tag serve printed at start, and the list's Replica column says it
+            assert served_by == a.tag and a.tag != b.tag
+            traffic = window.traffic
+            replica_cell = model.index(0, model.REPLICA)
+            assert model.data(replica_cell) == a.tag
+            assert model.headerData(model.REPLICA, Qt.Orientation.Horizontal) == "Replica"
+            assert not traffic.table.isColumnHidden(model.REPLICA)
             window.traffic.search.setText(served_by)  # the list filters by replica too
             await wait_until(lambda: window.traffic.filter.rowCount() == 1)
             window.traffic.search.setText("no-such-replica")
@@ -49,3 +57,5 @@ async def test_a_window_on_one_replica_shows_what_another_served(
             pool = window.pool.model
             assert {pool.key_at(r) for r in range(pool.rowCount())} == {("up", "a"), ("up", "b")}
             await window.detach()
+            # this machine's own flows name no replica: the column hides again
+            await wait_until(lambda: window.traffic.table.isColumnHidden(model.REPLICA))

@@ -52,7 +52,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from streamscope.analysis.view import asked_to_stream, flow_reading, verdict
+from streamscope.analysis.view import (
+    asked_to_stream,
+    error_answer,
+    flow_judgement,
+    flow_reading,
+    flow_sender,
+)
 from streamscope.capture.flow import Flow, Leg, RequestRecord
 from streamscope.capture.har import to_har
 from streamscope.capture.sse import export_sse, export_timing
@@ -65,6 +71,8 @@ from streamscope.gui.flow_header import RequestNotesLabel, header_text
 from streamscope.gui.leg_view import LegView, monospace
 from streamscope.gui.models.common import clock_text
 from streamscope.gui.real_clients import RealClientsPanel, RunButton
+from streamscope.gui.theme import tint
+from streamscope.lint.report import LintReport
 from streamscope.model.request import RequestNote
 from streamscope.private import write_private
 
@@ -151,10 +159,15 @@ def _analyse(
         client = flow_reading(flow, "client")  # one decoding for both
         summary = replace(
             summary,
-            verdict=verdict(client.lint) if summary.verdict is None else summary.verdict,
+            verdict=_verdict(flow, client.lint) if summary.verdict is None else summary.verdict,
             ttft_ms=client.timing.first_content_ms if summary.ttft_ms is None else summary.ttft_ms,
         )
     return flow, summary
+
+
+def _verdict(flow: Flow, report: LintReport | None) -> str:
+    judged = flow_judgement(flow, report) if report is not None else None
+    return judged.text if judged is not None else "not linted"
 
 
 # -- widgets ------------------------------------------------------------------------------
@@ -170,7 +183,7 @@ class LegPane(QStackedWidget):
         self.empty = QLabel()
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
-        self.empty.setStyleSheet("color: #808080; font-size: 13px")
+        tint(self.empty, "muted", "font-size: 13px")
         self.addWidget(self.view)
         self.addWidget(self.empty)
 
@@ -379,6 +392,8 @@ class FlowDetail(QWidget):
             if reason is not None:
                 pane.show_empty(reason)
             else:
+                if which == "client":  # its verdict leads with the client that sent it
+                    pane.view.judging = (flow_sender(flow), error_answer(leg))
                 replays.append(pane.replay(leg, request_body(record), self.analyser, notes))
         self.replay_button.setEnabled(missing_reason(flow.client, "client") is None)
         self.run_clients_button.set_legs(flow.client, flow.upstream)

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from streamscope.capture.flow import Flow
 from streamscope.capture.summary import FlowSummary
-from streamscope.gui.models.common import SEVERITY_FOREGROUND
+from streamscope.gui.theme import tint
 from streamscope.model.request import RequestNote
 
 NOTES_LISTED = 4  # request notes the header lists; the Lint tab has them all
@@ -66,7 +66,7 @@ def header_text(flow: Flow, summary: FlowSummary) -> str:
     parts.append(f"TTFT {ttft:,.0f} ms" if isinstance(ttft, int | float) else "TTFT —")
     duration = flow.duration_ns
     parts.append(f"{duration / 1e6:,.0f} ms" if duration is not None else "duration —")
-    parts.append(f"verdict: {summary.verdict or 'not linted'}")
+    parts.append(f"verdict: {(summary.verdict or 'not linted').splitlines()[0]}")
     if flow.request_notes:
         parts.append(f"request: {notes_count(flow.request_notes)}")
     if summary.replica:
@@ -88,7 +88,7 @@ class RequestNotesLabel(QLabel):
         self.setWordWrap(True)
         self.setTextFormat(Qt.TextFormat.PlainText)  # notes quote what a client sent
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.setStyleSheet(f"color: {SEVERITY_FOREGROUND['warning'].name()}")
+        tint(self, "warning")
         self.hide()
 
     def show_notes(self, notes: Sequence[RequestNote]) -> None:

@@ -1,10 +1,12 @@
 """One leg of an exchange, as the user reads it: raw frames beside what they mean.
 
 Left, the frames as they arrive (a batched table; the selected frame's exact bytes and
-its JSON below). Right, tabs: the assembled answer (reasoning, collapsible; text;
-refusal), the tool calls as they are reassembled (:mod:`streamscope.gui.tool_tree`), the
-timing (figures and a chart) and the lint findings; the verdict sits above the tabs,
-where it is seen. A captured flow's client leg lists its request notes (what translating
+its JSON below); a whole-body answer shows its status, headers and body there instead
+(:mod:`~streamscope.gui.body_view`). Right, tabs: the assembled answer (reasoning,
+collapsible; text; refusal), the tool calls as they are reassembled
+(:mod:`streamscope.gui.tool_tree`), the timing (figures and a chart) and the lint
+findings (:mod:`~streamscope.gui.lint_pane`); the verdict sits above the tabs, where it
+is seen. A captured flow's client leg lists its request notes (what translating
 the request dropped or changed) with the lint findings, as findings of their own kind.
 
 Selecting a frame highlights the characters it wrote in the answer; clicking in the
@@ -21,7 +23,7 @@ import json
 from collections.abc import Sequence
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
-from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QFontDatabase, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -35,34 +37,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from streamscope.analysis.timing import LegTiming
 from streamscope.client import ClientResult, ClientSession, SessionCallbacks
 from streamscope.client.parts import Part
 from streamscope.client.session import StatusCallback
 from streamscope.client.tools import Key
+from streamscope.gui.body_view import FramesOrBody
+from streamscope.gui.client_answer import ClientAnswerLabel
+from streamscope.gui.lint_pane import LintPane
 from streamscope.gui.models.batcher import UiBatcher
-from streamscope.gui.models.findings import FindingsModel, frame_severities, verdict_html
+from streamscope.gui.models.common import SEVERITY_BACKGROUND
+from streamscope.gui.models.findings import frame_severities, verdict_html
 from streamscope.gui.models.frames import FramesModel
-from streamscope.gui.timing_chart import TimingChart
+from streamscope.gui.theme import tint
+from streamscope.gui.timing_chart import TimingChart, timing_text
 from streamscope.gui.tool_tree import ToolCallTree
 from streamscope.gui.widgets import ElideMiddleDelegate, scrolled_label, tool_calls_note
 from streamscope.lint.report import LintReport
+from streamscope.lint.verdict import ErrorAnswer, client_answer, judge
 from streamscope.model.request import RequestNote
 from streamscope.wire.frame import Frame
 
 FrameItem = tuple[int, float, Frame]
 PLACEHOLDER = "The assembled answer appears here as it streams."
 VERDICT_LINES = 4  # the verdict area's height, in lines; more scroll
-
-TIMING_LINES = (
-    ("headers_ms", "Headers"),
-    ("first_byte_ms", "First byte"),
-    ("first_data_ms", "First data frame"),
-    ("first_reasoning_ms", "First reasoning token"),
-    ("first_content_ms", "First content token (TTFT)"),
-    ("first_tool_call_ms", "First tool call"),
-    ("total_ms", "Total"),
-)
 
 
 def monospace(widget: QPlainTextEdit) -> QPlainTextEdit:
@@ -79,34 +76,6 @@ def _utf16(text: str, offset: int) -> int:
 def _from_utf16(text: str, position: int) -> int:
     """A Qt position in ``text`` as a Python offset."""
     return len(text.encode("utf-16-le")[: position * 2].decode("utf-16-le", errors="ignore"))
-
-
-def timing_text(timing: LegTiming) -> str:
-    """The leg's figures, one per line, for reading (not parsing)."""
-
-    def ms(value: float | None) -> str:
-        return "—" if value is None else f"{value:,.1f} ms"
-
-    lines = [f"{label:<28}{ms(getattr(timing, key))}" for key, label in TIMING_LINES]
-    tokens = "—" if timing.output_tokens is None else str(timing.output_tokens)
-    if timing.output_tokens is not None and timing.tokens_estimated:
-        tokens += " (estimated from deltas)"
-    rate = "—" if timing.tokens_per_second is None else f"{timing.tokens_per_second:.1f}"
-    lines += [
-        f"{'Output tokens':<28}{tokens}",
-        f"{'Tokens/s':<28}{rate}",
-        f"{'Frames':<28}{timing.frames}",
-        f"{'Gaps p50 / p90 / max':<28}{ms(timing.gap_p50_ms)} / {ms(timing.gap_p90_ms)}"
-        f" / {ms(timing.gap_max_ms)}",
-        f"{'Longest silence':<28}{ms(timing.longest_silence_ms)}"
-        + (
-            f" (before frame {timing.longest_silence_frame})"
-            if timing.longest_silence_frame is not None
-            else ""
-        ),
-        f"{'Keepalives seen':<28}{timing.keepalives}",
-    ]
-    return "\n".join(lines)
 
 
 class LegView(QWidget):
@@ -131,7 +100,8 @@ class LegView(QWidget):
         self.title = QLabel(title)
         self.title.setVisible(bool(title))
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self._frames_side())
+        self.left = FramesOrBody(self._frames_side())  # a whole body shows in its place
+        self.splitter.addWidget(self.left)
         self.splitter.addWidget(self._meaning_side())
         self.splitter.setSizes([700, 480])
         layout = QVBoxLayout(self)
@@ -143,6 +113,8 @@ class LegView(QWidget):
         self._changed_tools: dict[Key, None] = {}
         self._selecting = False
         self._broken = False  # the lint shown breaks a client
+        # who sent the request and the error answer it got: the verdict leads with them
+        self.judging: tuple[str | None, ErrorAnswer | None] = (None, None)
         self._connect_signals()
         self.clear()
 
@@ -164,6 +136,7 @@ class LegView(QWidget):
         for column, width in enumerate((40, 62, 56, 150, 44, 240, 64)):
             self.frames.setColumnWidth(column, width)
         header.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        header.moveSection(6, 5)  # the lint mark before the preview: never pushed out of sight
         self._elide_event = ElideMiddleDelegate(self.frames)  # response.…_text.delta
         self.frames.setItemDelegateForColumn(3, self._elide_event)
         self.raw = monospace(QPlainTextEdit())
@@ -217,7 +190,7 @@ class LegView(QWidget):
         self.refusal = monospace(QPlainTextEdit())
         self.error = QLabel()
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #d04040")
+        tint(self.error, "error")
         self._texts: dict[Part, QPlainTextEdit] = {
             "reasoning": self.reasoning,
             "text": self.answer,
@@ -228,6 +201,8 @@ class LegView(QWidget):
         layout.addWidget(self.reasoning_toggle)
         layout.addWidget(self.reasoning, 1)
         layout.addWidget(self.tools_note)
+        self.client_answer = ClientAnswerLabel()  # what the sender gets, apart from the text
+        layout.addWidget(self.client_answer)
         layout.addWidget(self.answer, 3)
         layout.addWidget(self.refusal_label)
         layout.addWidget(self.refusal, 1)
@@ -244,18 +219,10 @@ class LegView(QWidget):
         layout.addWidget(self.chart, 1)
         return page
 
-    def _findings_table(self) -> QTableView:
-        self.findings_model = FindingsModel()
-        self.findings = QTableView()
-        self.findings.setModel(self.findings_model)
-        self.findings.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.findings.setWordWrap(True)  # messages wrap: rows grow to their text
-        self.findings.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        for column, width in enumerate((64, 170, 56, 320, 200)):
-            self.findings.setColumnWidth(column, width)
-        self.findings.verticalHeader().setVisible(False)
-        self.findings.horizontalHeader().setStretchLastSection(True)
-        return self.findings
+    def _findings_table(self) -> LintPane:
+        self.lint_pane = LintPane()  # the table, and "No findings" when it is empty
+        self.findings_model, self.findings = self.lint_pane.model, self.lint_pane.table
+        return self.lint_pane
 
     def _connect_signals(self) -> None:
         self.tools_note.linkActivated.connect(lambda _: self.tabs.setCurrentWidget(self.tool_tree))
@@ -269,7 +236,7 @@ class LegView(QWidget):
         """Narrow columns for a view that shares the width (a flow's two legs side by
         side): the frame size is left out (the raw pane says it) so the preview stays
         readable."""
-        for column, width in ((0, 34), (1, 56), (2, 50), (6, 40)):
+        for column, width in ((0, 34), (1, 52), (2, 50), (3, 104), (6, 40)):
             self.frames.setColumnWidth(column, width)
         self.frames.setColumnHidden(4, True)
         self.splitter.setSizes([420, 250])
@@ -292,6 +259,7 @@ class LegView(QWidget):
 
     def clear(self) -> None:
         self.session = None
+        self.left.show_frames()
         self.frames_model.clear()
         self.findings_model.clear()
         self.tool_tree.clear_calls()
@@ -302,6 +270,7 @@ class LegView(QWidget):
         self.error.setText("")
         self.error.setVisible(False)
         self.verdict.setText("")
+        self.client_answer.clear_answer()
         self._broken = False
         self._title_lint()
         self.chart.set_series(None)
@@ -311,6 +280,7 @@ class LegView(QWidget):
     def finish(self, result: ClientResult) -> None:
         """The session ended: the rest of its frames, then timing and lint."""
         self.batcher.flush()
+        self.left.show_leg(result.leg)
         self._show_meaning()
         session = self.session
         self.timing.setPlainText(timing_text(result.timing))
@@ -332,7 +302,8 @@ class LegView(QWidget):
         self.findings_model.set_report(report)
         self.frames_model.set_findings(frame_severities(report))
         # What breaks on the wire (red), then what the provider did and each client shows
-        text, self._broken = verdict_html(report)
+        text, self._broken = verdict_html(report, judge(report, *self.judging))
+        self.client_answer.show_answer(client_answer(report, *self.judging))
         self.verdict.setText(text)
         self._title_lint()
 
@@ -352,6 +323,7 @@ class LegView(QWidget):
         if notes:
             counts.append(f"{notes} request")
         self.tabs.setTabText(3, f"Lint ({', '.join(counts)})" if counts else "Lint")
+        self.lint_pane.note_empty()
 
     def stop(self) -> None:
         self.batcher.stop()
@@ -376,7 +348,11 @@ class LegView(QWidget):
                 text = parts.text(part)
                 cursor = QTextCursor(widget.document())
                 cursor.movePosition(QTextCursor.MoveOperation.End)
-                cursor.insertText(text[shown:])
+                self._selecting = True  # the caret moves with the text: that is no click
+                try:  # (else each batch selected its last frame, into the next request)
+                    cursor.insertText(text[shown:])
+                finally:
+                    self._selecting = False
                 self._shown[part] = len(text)
         self._show_parts_visibility()
         if self._changed_tools:
@@ -437,7 +413,7 @@ class LegView(QWidget):
     def _highlight(self, frame: int | None) -> None:
         """Mark what ``frame`` wrote in the answer (and show it)."""
         spans = self.session.parts.spans_of(frame) if self.session and frame is not None else []
-        color = QColor(255, 200, 0, 110)
+        color = SEVERITY_BACKGROUND["mark"]
         for part, widget in self._texts.items():
             selections = []
             text = widget.toPlainText()

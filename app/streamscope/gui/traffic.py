@@ -41,9 +41,9 @@ from streamscope.gui.refusals import RefusalFeed, RefusalsPanel
 from streamscope.gui.widgets import ElideMiddleDelegate
 
 # The status filter: classes, then each outcome by its mark and words.
-STATUS_CHOICES = [("all", "all"), ("ok", "ok"), ("errors", "errors")] + [
-    (f"{MARKS[o]} {WORDS[o]}", str(o)) for o in Outcome
-]
+STATUS_CHOICES = [("all", "all"), ("ok", "ok"), ("errors", "errors")]
+STATUS_CHOICES += [("✗ a client would break on it", "breaks"), ("⚠ not cleanly", "unclean")]
+STATUS_CHOICES += [(f"{MARKS[o]} {WORDS[o]}", str(o)) for o in Outcome]
 
 
 class TrafficView(QWidget):
@@ -91,7 +91,8 @@ class TrafficView(QWidget):
         )
         self.status = QComboBox()
         self.status.setToolTip(
-            "Show all flows, whole answers (ok), failures (errors), or one outcome"
+            "Show all flows, whole answers no client breaks on (ok), failures (errors), "
+            "flows a client would break on or takes not cleanly, or one outcome"
         )
         for label, status_class in STATUS_CHOICES:
             self.status.addItem(label, status_class)
@@ -161,16 +162,25 @@ class TrafficView(QWidget):
         header.setStretchLastSection(True)
         M = FlowsModel  # noqa: N806 - the columns' names
         order: tuple[int, ...] = (M.TIME, M.STATUS, M.VERDICT, M.MODEL, M.CLIENT)
-        order += (M.UPSTREAM, M.ACCOUNT)
+        order += (M.UPSTREAM, M.ACCOUNT, M.REPLICA)
         order += (M.TTFT, M.TOKENS, M.DURATION, M.ATTEMPTS)
         for visual, logical in enumerate(order):
             header.moveSection(header.visualIndex(logical), visual)
         widths = {M.TIME: 92, M.STATUS: 150, M.VERDICT: 210, M.MODEL: 250, M.CLIENT: 92}
         widths |= {M.UPSTREAM: 90, M.ACCOUNT: 90, M.TTFT: 64, M.TOKENS: 58, M.DURATION: 84}
+        widths |= {M.REPLICA: 150}
         for logical, width in widths.items():
             self.table.setColumnWidth(logical, width)
+        # Replica: which serve served a flow, shown only where a row names one (replicas
+        # sharing a store); this machine's own flows never do.
+        self._show_replicas()
+        for changed in (self.model.modelReset, self.model.rowsInserted, self.model.dataChanged):
+            changed.connect(self._show_replicas)
         self._elide_middle = ElideMiddleDelegate(self.table)
         self.table.setItemDelegateForColumn(M.MODEL, self._elide_middle)
+
+    def _show_replicas(self, *_: object) -> None:
+        self.table.setColumnHidden(FlowsModel.REPLICA, not self.model.has_replicas())
 
     async def start(self) -> None:
         """Show the stored flows, then follow the store (verdicts filled in as read)."""

@@ -18,6 +18,7 @@ from streamscope.gui.models.findings import (
     PROVIDER,
     PROVIDER_SAID,
     FindingsModel,
+    broken_style,
     frame_severities,
     verdict_html,
     verdict_text,
@@ -79,7 +80,7 @@ def test_the_verdict_says_what_the_provider_did_and_what_each_client_does(
     )
     assert any(line.startswith("Claude Code asks the model to resume") for line in lines)
     html, wire_breaks = verdict_html(report)
-    assert not wire_breaks and "color: #d04040" not in html and "`make_file`" in html
+    assert not wire_breaks and broken_style() not in html and "`make_file`" in html
 
 
 def test_a_broken_wire_is_red_and_first() -> None:
@@ -87,4 +88,4 @@ def test_a_broken_wire_is_red_and_first() -> None:
     broken, provider = verdict_text(report)
     assert broken and provider == ""
     html, wire_breaks = verdict_html(report)
-    assert wire_breaks and html.startswith('<span style="color: #d04040')
+    assert wire_breaks and html.startswith(f'<span style="{broken_style()}')

@@ -26,9 +26,10 @@ from streamscope.capture.store import (
     FlowUpdated,
 )
 from streamscope.capture.summary import FlowSummary
-from streamscope.gui.models.common import ERROR_FOREGROUND, SORT_ROLE, clock_text
+from streamscope.gui.models.common import SORT_ROLE, TONE, clock_text
 from streamscope.gui.models.flows import FlowsFilter, FlowsModel, attempts_text, verdict_cell
 from streamscope.gui.models.outcomes import is_ok, outcome_text, status_text
+from streamscope.gui.models.verdicts import row_verdict, verdict_tooltip
 from streamscope.redact import Redactor
 
 M = FlowsModel
@@ -89,7 +90,7 @@ def test_added_flows_go_on_top_in_one_insert_per_batch(qapp: QApplication) -> No
     model.handle(added(4)[0])
     assert ids(model) == ["f4", "f3", "f2", "f1"]
     assert signals.inserted == [(0, 2), (0, 0)]
-    assert model.columnCount() == 11
+    assert model.columnCount() == 12  # (Replica last)
     assert model.headerData(M.VERDICT, Qt.Orientation.Horizontal) == "Verdict"
 
 
@@ -120,7 +121,10 @@ def test_a_flow_shown_again_updates_its_row(qapp: QApplication) -> None:
     assert signals.inserted == [] and signals.changed == [(1, 1)]
     assert model.update(summary(2, verdict="would render empty in X"))
     assert cell(model, 0, M.VERDICT) == "✗ empty in X"  # short, with a mark
-    assert cell(model, 0, M.VERDICT, Qt.ItemDataRole.ToolTipRole) == "would render empty in X"
+    # the whole verdict, as rich text (Qt wraps it)
+    assert cell(model, 0, M.VERDICT, Qt.ItemDataRole.ToolTipRole) == (
+        "<qt>would render empty in X</qt>"
+    )
     assert not model.update(summary(99))
 
 
@@ -149,7 +153,7 @@ def test_cells_show_the_summary(qapp: QApplication) -> None:
     assert tooltip.startswith("The client got HTTP 502: no whole answer.\nOutcome: error-answer")
     assert tooltip.endswith("\nupstream up answered 502: bad gateway")
     assert cell(model, 1, M.MODEL, Qt.ItemDataRole.ToolTipRole) == "gpt-4o"  # elided cell
-    assert cell(model, 0, M.STATUS, Qt.ItemDataRole.ForegroundRole) == ERROR_FOREGROUND
+    assert cell(model, 0, M.STATUS, Qt.ItemDataRole.ForegroundRole) == TONE["error"]
     assert cell(model, 1, M.STATUS, Qt.ItemDataRole.ForegroundRole) is None
     assert cell(model, 1, M.TTFT, SORT_ROLE) == 123.4
     assert cell(model, 1, M.VERDICT, Qt.ItemDataRole.ToolTipRole) == "not linted yet"
@@ -186,13 +190,13 @@ def test_each_row_says_its_outcome_and_which_rule_fired_on_which_account(
     assert cell(model, rows["f1"], M.ATTEMPTS, Qt.ItemDataRole.ForegroundRole) is not None
     assert cell(model, rows["f2"], M.STATUS) == "✗ 503 no_account_available"
     assert cell(model, rows["f2"], M.ATTEMPTS) == ""
-    assert cell(model, rows["f3"], M.STATUS) == "⏱ timeout"
-    assert cell(model, rows["f3"], M.STATUS, Qt.ItemDataRole.ForegroundRole) == ERROR_FOREGROUND
+    assert cell(model, rows["f3"], M.STATUS) == "◷ timeout"
+    assert cell(model, rows["f3"], M.STATUS, Qt.ItemDataRole.ForegroundRole) == TONE["error"]
     assert cell(model, rows["f4"], M.STATUS) == "⊘ cancelled"
     assert cell(model, rows["f5"], M.STATUS) == "✗ 502 upstream 429"
     assert cell(model, rows["f5"], M.STATUS, SORT_ROLE) == 502.0  # sorts as a number
     assert cell(model, rows["f6"], M.STATUS) == "✗ upstream error"
-    assert cell(model, rows["f6"], M.STATUS, Qt.ItemDataRole.ForegroundRole) == ERROR_FOREGROUND
+    assert cell(model, rows["f6"], M.STATUS, Qt.ItemDataRole.ForegroundRole) == TONE["error"]
     tip = cell(model, rows["f6"], M.STATUS, Qt.ItemDataRole.ToolTipRole)
     assert "Outcome: upstream-error" in tip and tip.endswith("\nserver_error: boom")
     assert cell(model, rows["f7"], M.STATUS) == "✂ cut"
@@ -263,8 +267,10 @@ def test_the_filter_narrows_by_text_and_status_class(qapp: QApplication) -> None
     view.set_text("")
     view.set_status_class("errors")
     assert ids(view) == ["f3", "f2"]  # no answer at all counts as an error
-    view.set_status_class("ok")
-    assert ids(view) == ["f4", "f1"]
+    view.set_status_class("ok")  # a whole answer a client breaks on is no "ok"
+    assert ids(view) == ["f1"]
+    view.set_status_class("breaks")
+    assert ids(view) == ["f4"]
     view.set_text("4.1")
     assert ids(view) == ["f4"]
     view.set_text("")
@@ -320,8 +326,8 @@ def test_load_fills_from_a_real_stores_summaries(qapp: QApplication, store: Flow
     # Reading the summaries linted the flows: the verdict is the core's, shown as is.
     verdict = store.summary("f3")
     assert verdict is not None and verdict.verdict
-    assert cell(model, 0, M.VERDICT, Qt.ItemDataRole.ToolTipRole) == verdict.verdict
-    assert cell(model, 0, M.VERDICT) == verdict_cell(verdict.verdict)
+    assert cell(model, 0, M.VERDICT, Qt.ItemDataRole.ToolTipRole) == verdict_tooltip(verdict)
+    assert cell(model, 0, M.VERDICT) == row_verdict(verdict)
     model.load(store, limit=2)
     assert ids(model) == ["f3", "f2"]
 
@@ -352,7 +358,7 @@ async def test_a_followed_store_drives_the_model_on_the_qasync_loop(store: FlowS
     await _until(lambda: ids(model) == ["f4", "f3", "f2"])
     latest = store.summary("f4")
     assert latest is not None and model.update(latest)
-    assert cell(model, 0, M.VERDICT) == verdict_cell(latest.verdict) != ""
+    assert cell(model, 0, M.VERDICT) == row_verdict(latest) != ""
     store.clear()
     await _until(lambda: model.rowCount() == 0)
 
@@ -417,7 +423,7 @@ def test_the_traffic_views_status_combo_offers_every_outcome(qapp: QApplication)
 
     view = TrafficView(None)
     choices = [view.status.itemData(i) for i in range(view.status.count())]
-    assert choices == ["all", "ok", "errors", *(str(o) for o in Outcome)]
+    assert choices == ["all", "ok", "errors", "breaks", "unclean", *(str(o) for o in Outcome)]
     view.model.apply(added(1) + added(2, outcome="upstream-cut"))
     view.status.setCurrentIndex(choices.index("upstream-cut"))
     assert ids(view.filter) == ["f2"]

@@ -6,13 +6,14 @@ linter's real headlines for the real recordings and the rule examples."""
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from streamscope.capture.store import FlowAdded
-from streamscope.gui.models.common import ERROR_FOREGROUND, SEVERITY_FOREGROUND
+from streamscope.gui.models.common import SEVERITY_FOREGROUND, TONE
 from streamscope.gui.models.flows import PROVIDER_MARK, FlowsModel, verdict_cell
 from streamscope.lint import lint_bytes
 from tests.gui.models.test_flows import summary
@@ -51,7 +52,7 @@ def test_an_outcome_is_said_in_the_info_colour_with_the_whole_in_the_tooltip(
     said = headline("provider.length-in-tool-call@openai-chat")
     model = FlowsModel()
     assert cell(model, said, Qt.ItemDataRole.ForegroundRole) == SEVERITY_FOREGROUND["info"]
-    assert cell(model, said, Qt.ItemDataRole.ToolTipRole) == said
+    assert cell(model, said, Qt.ItemDataRole.ToolTipRole) == f"<qt>{html.escape(said)}</qt>"
     other = FlowsModel()
     broken = lint_bytes((BROKEN / "responses-no-item-id.sse").read_bytes()).headline()
-    assert cell(other, broken, Qt.ItemDataRole.ForegroundRole) == ERROR_FOREGROUND
+    assert cell(other, broken, Qt.ItemDataRole.ForegroundRole) == TONE["error"]

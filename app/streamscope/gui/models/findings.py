@@ -45,6 +45,8 @@ from streamscope.gui.models.common import (
 )
 from streamscope.lint.profiles import PROFILES
 from streamscope.lint.report import LintFinding, LintReport
+from streamscope.lint.rule import BREAKING
+from streamscope.lint.verdict import FlowVerdict
 from streamscope.model.request import RequestNote
 
 REQUEST_FRAME = "request"  # the Frame cell of a request note: it is about no frame
@@ -96,16 +98,24 @@ def verdict_text(report: LintReport) -> tuple[str, str]:
     return "\n".join(broken), "\n".join([f"{PROVIDER_SAID} {said}", *told])
 
 
-BROKEN_STYLE = "color: #d04040; font-weight: bold"  # the verdict of a broken wire
+def broken_style() -> str:
+    """The style of the verdict of a broken wire: bold, in the theme's error tone."""
+    return f"color: {SEVERITY_FOREGROUND['error'].name()}; font-weight: bold"
 
 
-def verdict_html(report: LintReport) -> tuple[str, bool]:
+def verdict_html(report: LintReport, judged: FlowVerdict | None = None) -> tuple[str, bool]:
     """The verdict as the window shows it (rich text), and whether a defect of the wire
     breaks a client: those verdicts in bold red, then what the provider did in plain
-    text; with neither, what else ended the stream, or that nothing breaks a client."""
+    text; with neither, what else ended the stream, or that nothing breaks a client.
+
+    ``judged`` (a flow's verdict, :func:`~streamscope.lint.verdict.judge`): its lead
+    first — what happens in the client that sent it, in bold red when that client
+    breaks or got an error answer — then each cause once with the clients it breaks."""
+    if judged is not None:
+        return _judged_html(report, judged)
     broken, provider = verdict_text(report)
     quiet = report.note() or "No client is known to break on it."
-    parts = [f'<span style="{BROKEN_STYLE}">{_html(broken)}</span>'] if broken else []
+    parts = [f'<span style="{broken_style()}">{_html(broken)}</span>'] if broken else []
     if provider:  # its heading bold, then a line per client it tells of
         said, *told = provider.splitlines()
         head = f"<b>{PROVIDER_SAID}</b>{_html(said.removeprefix(PROVIDER_SAID))}"
@@ -113,6 +123,28 @@ def verdict_html(report: LintReport) -> tuple[str, bool]:
     elif not broken:
         parts.append(_html(quiet))
     return "<br><br>".join(parts), bool(broken)
+
+
+def _judged_html(report: LintReport, judged: FlowVerdict) -> tuple[str, bool]:
+    mine = judged.sender
+    red = judged.grade == "error" or (
+        judged.grade == "broken"
+        and (mine is None or any(c.effect_on(mine) in BREAKING for c in judged.causes))
+    )
+    lead = f'<span style="{broken_style()}">{_html(judged.lead)}</span>' if red else None
+    quiet = "No client is known to break on it." if judged.lead == "ok" else judged.lead
+    parts = [lead or _html(quiet)]
+    if judged.causes:
+        lines = [f"• {_html(c.line(judged.lead))}" for c in judged.causes]
+        parts.append("<br>".join(lines))
+    _, provider = verdict_text(report)
+    if provider and judged.grade != "error":
+        said, *told = provider.splitlines()
+        what = said.removeprefix(PROVIDER_SAID).strip()
+        head = f"<b>{PROVIDER_SAID}</b> {_html(what)}" if what not in judged.lead else ""
+        told_html = [f"• {_html(line)}" for line in told if line not in judged.lead]
+        parts.append("<br>".join([head or f"<b>{PROVIDER_SAID}</b>", *told_html]))
+    return "<br><br>".join(parts), judged.grade == "broken"
 
 
 def _html(text: str) -> str:
@@ -204,9 +236,13 @@ class FindingsModel(ColumnsModel):
         if role == DISPLAY:
             return self._text(column, finding)
         if role == TOOLTIP:
-            if column == self.MESSAGE:  # the whole message, and what the rule means
+            if column == self.MESSAGE:  # the whole message, what the rule means, and (for
+                # a narrow table that hides their columns) who it breaks and the fix
                 said = finding.happened if finding.kind == PROVIDER else finding.message
-                return f"{said}\n\n{finding.rule.explanation}"
+                breaks = f"\n\nBreaks: {breaks_text(finding)}" if finding.clients else ""
+                fix = f"\n\nFix: {finding.rule.fix}" if finding.rule.fix else ""
+                rule = f"\n\nRule: {finding.rule.id}"
+                return f"{said}\n\n{finding.rule.explanation}{rule}{breaks}{fix}"
             if column == self.RULE:
                 return finding.rule.explanation
             if column == self.BREAKS and finding.clients:
@@ -296,6 +332,7 @@ __all__ = [
     "breaks_text",
     "frame_severities",
     "note_severity",
+    "broken_style",
     "verdict_html",
     "verdict_text",
 ]

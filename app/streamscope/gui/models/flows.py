@@ -46,11 +46,11 @@ from streamscope.gui.models.batcher import DEFAULT_INTERVAL_MS, UiBatcher
 from streamscope.gui.models.common import (
     ALIGNMENT,
     DISPLAY,
-    ERROR_FOREGROUND,
     FOREGROUND,
     RIGHT,
     SEVERITY_FOREGROUND,
     SORT_ROLE,
+    TONE,
     TOOLTIP,
     USER,
     ColumnsModel,
@@ -59,77 +59,31 @@ from streamscope.gui.models.common import (
     number_text,
 )
 from streamscope.gui.models.outcomes import (
-    FAIL_MARK,
-    OK_MARK,
     outcome_of,
     status_cell,
     status_class,
     status_text,
     status_tooltip,
 )
-from streamscope.lint.checks_provider import CUT_LEAD, FILTER_LEAD, REFUSAL_LEAD
-from streamscope.lint.report import CANCELLED, ENDED_IN_ERROR, LEADS
+from streamscope.gui.models.verdicts import (
+    PROVIDER_MARK,
+    WARN_MARK,
+    grade_of,
+    row_tone,
+    row_verdict,
+    verdict_cell,
+    verdict_tooltip,
+)
+from streamscope.lint.sender import sender_name
 
-StatusClass = str  # "all", "ok", "errors", or an outcome (capture/outcome.py)
-STATUS_CLASSES = ("all", "ok", "errors", *(str(o) for o in Outcome))
+StatusClass = str  # all, ok, errors, breaks, unclean, or an outcome (capture/outcome.py)
+STATUS_CLASSES = ("all", "ok", "errors", "breaks", "unclean", *(str(o) for o in Outcome))
+TROUBLE = frozenset({"broken", "unclean", "error"})  # grades that are no "ok"
 TEXT_FIELDS = ("model", "upstream", "account", "verdict", "outcome", "outcome_detail", "replica")
 LOAD_PAGE = 500
 _FILTER_CHANGE = hasattr(QSortFilterProxyModel, "endFilterChange") and hasattr(
     QSortFilterProxyModel, "beginFilterChange"
 )
-
-
-WARN_MARK = "⚠"
-_FAILS = frozenset({"empty", "error", "hidden"})  # nothing usable shown, or a failure hidden
-_VERDICT_LEADS = tuple(  # the verdict's lead (lint/report.py) -> a mark and a short word
-    (lead.split("{}", 1)[0], FAIL_MARK if effect in _FAILS else WARN_MARK, short)
-    for effect, (lead, short) in LEADS.items()
-)
-
-
-PROVIDER_MARK = "■"  # the provider stopped it: no defect of the wire
-_OUTCOMES = (  # what the provider did (lint/checks_provider.py) -> its short word
-    (ENDED_IN_ERROR, "upstream error"),
-    (CUT_LEAD, "cut by length limit"),
-    (FILTER_LEAD, "content filter"),
-    (REFUSAL_LEAD, "refused"),
-)
-
-
-def _outcome_cell(text: str) -> str | None:
-    """An outcome's headline in short: ``■ cut by length limit in tool call make_file``."""
-    for lead, short in _OUTCOMES:
-        if text.startswith(lead):
-            said = text.split(";", 1)[0]
-            if lead == CUT_LEAD and " inside the arguments of tool call " in said:
-                call = said.split(" inside the arguments of tool call ", 1)[1]
-                short += f" in tool call {call.split(',', 1)[0].strip('`')}"
-            return f"{PROVIDER_MARK} {short}"
-    return None
-
-
-def verdict_cell(verdict: Any) -> str:
-    """The Verdict cell, short, with a mark (the whole sentence is the tooltip): ``✓ ok``,
-    ``✗ empty in Cherry Studio (…)``, ``⚠ loses content in openai-python``, what the
-    provider did apart (``■ cut by length limit``, ``■ upstream error``); "" while not
-    linted yet."""
-    if not verdict:
-        return ""
-    text = str(verdict)
-    if text == "ok":
-        return f"{OK_MARK} ok"
-    if text == "not linted":
-        return "– not linted"
-    if (outcome := _outcome_cell(text)) is not None:  # what happened is in the tooltip
-        return outcome
-    if text.startswith(CANCELLED):
-        return "⊘ cancelled"
-    lead = text.split(" because ", 1)[0].rstrip(",")
-    for prefix, mark, short in _VERDICT_LEADS:
-        if lead.startswith(prefix):
-            who = lead.removeprefix(prefix).removesuffix(", but not cleanly")
-            return f"{mark} {short.format(who)}"
-    return f"{WARN_MARK} {lead}"
 
 
 EDIT_MARK = "✎"
@@ -182,7 +136,8 @@ def _retried(attempts: Sequence[AttemptBrief]) -> bool:
 
 class FlowsModel(ColumnsModel):
     """Columns: time, client protocol, model, upstream, account, status (with the outcome
-    in short), attempts, TTFT, tokens, duration, verdict."""
+    in short), attempts, TTFT, tokens, duration, verdict, and the replica that served it
+    (shown by the traffic view only where a row names one)."""
 
     COLUMNS = (
         "Time",
@@ -196,10 +151,12 @@ class FlowsModel(ColumnsModel):
         "Tokens",
         "Duration ms",
         "Verdict",
+        "Replica",  # which serve served it, when replicas share a store ("served by")
     )
     TIME, CLIENT, MODEL, UPSTREAM, ACCOUNT, STATUS, ATTEMPTS, TTFT, TOKENS, DURATION, VERDICT = (
         range(11)
     )
+    REPLICA = 11
     _KEYS = (
         "started",
         "client_protocol",
@@ -212,6 +169,7 @@ class FlowsModel(ColumnsModel):
         "tokens",
         "duration_ms",
         "verdict",
+        "replica",
     )
     _NUMERIC = frozenset({STATUS, TTFT, TOKENS, DURATION})
 
@@ -380,7 +338,7 @@ class FlowsModel(ColumnsModel):
             if column == self.ATTEMPTS:
                 return attempts_tooltip(value) or None
             if column == self.VERDICT:
-                return value or "not linted yet"
+                return verdict_tooltip(summary)
             if column == self.MODEL:
                 return value or None  # the full name (the cell is elided)
             if column == self.UPSTREAM:
@@ -388,16 +346,14 @@ class FlowsModel(ColumnsModel):
             return None
         if role == FOREGROUND:
             if column == self.STATUS and status_class(summary) == "errors":
-                return ERROR_FOREGROUND
+                return TONE["error"]
             if column == self.ATTEMPTS and _retried(value):
                 return SEVERITY_FOREGROUND["warning"]
             if column == self.UPSTREAM and summary.request_changes:
                 return SEVERITY_FOREGROUND["warning"]
-            if column == self.VERDICT and value not in (None, "ok", "not linted"):
-                mark = verdict_cell(value)[:1]
-                if mark == PROVIDER_MARK:  # the provider's doing: said, not alarmed
-                    return SEVERITY_FOREGROUND["info"]
-                return SEVERITY_FOREGROUND["warning"] if mark == WARN_MARK else ERROR_FOREGROUND
+            if column == self.VERDICT and (tone := row_tone(summary)) is not None:
+                # red: a client breaks (or an error answer); never a client's cancel
+                return TONE["error"] if tone == "error" else SEVERITY_FOREGROUND[tone]
             return None
         if role == ALIGNMENT and column in self._NUMERIC and column != self.STATUS:
             return RIGHT
@@ -413,14 +369,22 @@ class FlowsModel(ColumnsModel):
         if column == self.STATUS:
             return status_cell(summary)
         if column == self.VERDICT:
-            return verdict_cell(value)
+            return row_verdict(summary)
         if column == self.ATTEMPTS:
             return attempts_text(value)
         if column == self.UPSTREAM:
             return upstream_cell(summary)
+        if column == self.CLIENT:  # the app that sent it (its User-Agent), else its protocol
+            return sender_name(summary.sender) or str(value or "")
         if column in (self.TTFT, self.DURATION):
             return number_text(value, 0)
+        if column == self.REPLICA:
+            return str(value or "")
         return number_text(value)
+
+    def has_replicas(self) -> bool:
+        """Whether a row says which replica served it (a shared store's flows)."""
+        return any(summary.replica for summary in self._rows)
 
 
 class FlowsFilter(QSortFilterProxyModel):
@@ -439,8 +403,10 @@ class FlowsFilter(QSortFilterProxyModel):
         self._refilter(lambda: setattr(self, "_text", text.strip().lower()))
 
     def set_status_class(self, status: StatusClass) -> None:
-        """``all``, ``ok`` (whole answers), ``errors`` (not whole, not cancelled by the
-        client), or one outcome (``upstream-error``, ``client-cancelled``…)."""
+        """``all``, ``ok`` (whole answers no client breaks on), ``errors`` (not whole,
+        not cancelled by the client), ``breaks`` (a client would break on it),
+        ``unclean`` (a client copes, not cleanly), or one outcome (``upstream-error``,
+        ``client-cancelled``…)."""
         if status not in STATUS_CLASSES:
             raise ValueError(f"unknown status class {status!r}")
         self._refilter(lambda: setattr(self, "_status", status))
@@ -457,9 +423,12 @@ class FlowsFilter(QSortFilterProxyModel):
             self.invalidateRowsFilter()
 
     def accepts(self, summary: FlowSummary) -> bool:
-        wanted = self._status
+        wanted, grade = self._status, grade_of(summary)
         if wanted in ("ok", "errors"):
-            if status_class(summary) != wanted:
+            if status_class(summary) != wanted or (wanted == "ok" and grade in TROUBLE):
+                return False
+        elif wanted in ("breaks", "unclean"):  # a client would break / copes not cleanly
+            if grade != {"breaks": "broken", "unclean": "unclean"}[wanted]:
                 return False
         elif wanted != "all" and outcome_of(summary) != wanted:
             return False
@@ -478,6 +447,8 @@ class FlowsFilter(QSortFilterProxyModel):
 
 
 __all__ = [
+    "PROVIDER_MARK",
+    "WARN_MARK",
     "FlowsFilter",
     "FlowsModel",
     "attempts_text",
