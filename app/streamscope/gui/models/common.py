@@ -66,9 +66,6 @@ TONE = Themed(
     dark={"error": "#ff7b7b", "warning": "#e0b040", "info": "#7fb0ff", "muted": "#a8aeb6"},
 )
 SEVERITY_FOREGROUND = TONE
-# The light tones under their old names, for gui/models/flows.py as last committed (its
-# switch to TONE sits among another change's hunks): remove once that file reads TONE.
-ERROR_FOREGROUND, MUTED_FOREGROUND = QColor("#be1e1e"), QColor("#696969")
 # A row's background per severity: pale on a light palette, deep on a dark one (the
 # palette's light text on pale pink was unreadable).
 SEVERITY_BACKGROUND = Themed(
