@@ -1,6 +1,10 @@
 """Regenerate the README's screenshots from the real window.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python screenshots/regenerate.py
+    QT_QPA_PLATFORM=offscreen .venv/bin/python screenshots/regenerate.py --dark DIR
+
+The second form takes the same views in the dark theme into ``DIR`` (to look at; the
+README shows the light ones and ``client-pane-dark``).
 
 It opens the main window on a throwaway data dir with the default configuration (the
 demo backend, a healthy and an exhausted account), uses it as a user would — sends
@@ -37,6 +41,7 @@ from streamscope.recording import read_recording  # noqa: E402
 from streamscope.resources import resource_path  # noqa: E402
 
 OUT = Path(__file__).resolve().parent
+THEME = "light"  # --dark DIR: every view in the dark theme, into DIR
 NODE_CLIENTS = Path("~/.cache/streamscope-tests/realclients").expanduser()
 # The window's own default size (MainWindow resizes itself to it): what a user sees first.
 
@@ -53,7 +58,7 @@ async def save(widget: QWidget, name: str) -> None:
     await asyncio.sleep(0.2)
     path = OUT / f"{name}.png"
     widget.grab().save(str(path))
-    print(f"wrote {path.relative_to(OUT.parent)}")
+    print(f"wrote {path}")
 
 
 def broken_leg(name: str) -> Leg:
@@ -196,7 +201,7 @@ async def shoot(window: MainWindow, theme: Theme) -> None:
     pane.view.tabs.setCurrentIndex(0)
     await send("openai-chat", "demo-chat", "Hello in the dark")
     await save(window, "client-pane-dark")
-    theme.apply("light")
+    theme.apply(THEME)
     window.close()
 
 
@@ -210,7 +215,7 @@ def run_window(shots: Callable[[MainWindow, Theme], Awaitable[None]]) -> int:
     asyncio.set_event_loop(loop)
     config = Config.model_validate({"proxy": {"port": 0, "api_keys": [generate_local_key()]}})
     config.upstreams = []  # the default: the demo backend
-    theme = Theme(app, "light")
+    theme = Theme(app, THEME)
     control = ProxyControl(config)
     data = Path(os.environ["STREAMSCOPE_DATA_DIR"])
     window = MainWindow(control, theme=theme, state_file=data / "window.ini")
@@ -229,6 +234,10 @@ def run_window(shots: Callable[[MainWindow, Theme], Awaitable[None]]) -> int:
 
 
 def main() -> int:
+    global OUT, THEME
+    if sys.argv[1:2] == ["--dark"] and len(sys.argv) == 3:
+        OUT, THEME = Path(sys.argv[2]).resolve(), "dark"
+        OUT.mkdir(parents=True, exist_ok=True)
     return run_window(shoot)
 
 
