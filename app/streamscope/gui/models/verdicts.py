@@ -3,7 +3,9 @@ a flow's verdict (``analysis.view.summarize`` wrote it: :mod:`streamscope.lint.v
 
 The cell leads with the sending client's fate and names the cause by its short name
 (``✗ missing-finish-reason — would fail in openai-python (Chat Completions)``), so two
-broken flows read differently without hovering; the tooltip is the whole verdict (every
+broken flows read differently without hovering. A stream that ends in the upstream's
+error, which the Status cell says, reads as what the sender got of it (``■ openai-node
+throws an Error with the upstream's message``). The tooltip is the whole verdict (every
 cause, every client), as rich text so that it wraps. A flow whose summary predates the
 grade (an older store) is graded from its verdict's wording.
 """
@@ -83,11 +85,24 @@ def grade_of(summary: FlowSummary) -> str | None:
     return legacy.get(mark) or ("cancelled" if mark == CANCEL_MARK else "ok")
 
 
+def _client_got(lead: str, sender: str | None) -> str:
+    """What the sender did with the upstream's error, from its verdict's tail ("…; openai-node
+    throws an Error with the upstream's message"), up to its first aside; with no sender
+    known, that clients show the error (the tooltip says how each does)."""
+    said = f"; {sender} " if sender else None
+    if said is None or said not in lead:
+        return "clients show the upstream's error"
+    how = lead.rsplit(said, 1)[1]
+    return f"{sender} {how.split(' (', 1)[0].split(': ', 1)[0]}"
+
+
 def row_verdict(summary: FlowSummary) -> str:
     """The Verdict cell (see the module docstring)."""
     grade, lead = grade_of(summary), (summary.verdict or "").split("\n", 1)[0]
     if grade == "error":
         return f"{FAIL_MARK} {lead}"
+    if lead.startswith(ENDED_IN_ERROR):  # the Status cell says "upstream error" already
+        return f"{PROVIDER_MARK} {_client_got(lead, sender_name(summary.sender))}"
     if grade not in ("broken", "unclean") or not summary.cause:
         return verdict_cell(lead)
     short = summary.cause.split(".", 1)[-1]
