@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import operator
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection
@@ -257,14 +258,28 @@ class AccountPool:
             self._account(upstream, account).state.tokens_used += tokens
             self._changed(upstream, account)
 
-    def note_failure(self, upstream: str, account: str, failure_class: str, message: str) -> None:
+    def note_failure(
+        self,
+        upstream: str,
+        account: str,
+        failure_class: str,
+        message: str,
+        attempt: Attempt | None = None,
+    ) -> None:
         """A failure after the account was committed to (a stream broken mid-way): counted
-        and shown, but it changes no status and triggers no retry."""
+        and shown, but it changes no status and triggers no retry. ``attempt``: the
+        committed attempt as it now reads, in place of the ``ok`` one recorded for its
+        request and account (so the list of attempts says what was counted)."""
         state = self._account(upstream, account).state
         state.failures[failure_class] = state.failures.get(failure_class, 0) + 1
         state.last_error = f"{failure_class}: {message}"
         state.last_error_at = self.clock()
-        self._changed(upstream, account)
+        if attempt is not None:
+            for i in range(len(self.attempts) - 1, -1, -1):
+                if _same_attempt(self.attempts[i], attempt):
+                    self.attempts[i] = attempt
+                    break
+        self._changed(upstream, account, attempt)
 
     # -- switching on and off -------------------------------------------------------------
 
@@ -473,6 +488,12 @@ class AccountPool:
             self.store = None
         if self.shared is not None:
             await self.shared.close()
+
+
+def _same_attempt(a: Attempt, b: Attempt) -> bool:
+    """Whether ``b`` amends ``a``: an ``ok`` try (same request, account and moment)."""
+    key = operator.attrgetter("request_id", "upstream", "account", "at")
+    return a.failure_class == "ok" and bool(key(a) == key(b))
 
 
 __all__ = ["AccountPool", "Listener", "PoolEvent", "Probe"]

@@ -30,6 +30,7 @@ account tried and why it failed — never a key.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 from contextlib import AsyncExitStack
 from typing import Any
@@ -225,8 +226,22 @@ class Attempts:
         self.account = None
         self.pool.add_tokens(self.name, account.name, tokens)
         if broken is not None:
-            self.pool.note_failure(self.name, account.name, "stream", self.redactor.text(broken))
+            why = self.redactor.text(broken)
+            self.pool.note_failure(self.name, account.name, "stream", why, self._broke(why))
         self._release(account)
+
+    def _broke(self, why: str) -> Attempt | None:
+        """The committed attempt, now a ``stream`` failure (it read ``ok``): the flow's
+        attempts say what the pool counts. None when no such attempt was recorded."""
+        attempts = self.exchange.attempts
+        for i in range(len(attempts) - 1, -1, -1):
+            if attempts[i].failure_class == "ok":
+                message = self.redactor.cut(why, MESSAGE_LIMIT)
+                attempts[i] = dataclasses.replace(
+                    attempts[i], failure_class="stream", message=message
+                )
+                return attempts[i]
+        return None
 
     # -- recording ------------------------------------------------------------------------
 

@@ -272,6 +272,11 @@ class PoolModel(ColumnsModel):
         return ""
 
 
+def _try(attempt: dict[str, Any]) -> tuple[Any, ...]:
+    """What names one try (an amended attempt keeps it): request, upstream, account, time."""
+    return tuple(attempt.get(k) for k in ("request_id", "upstream", "account", "at"))
+
+
 class AttemptsModel(ColumnsModel):
     """The pool's recent attempts, newest on top: which rule (failure class and
     action) fired on which account, for which request. ``limit`` rows at most."""
@@ -323,8 +328,18 @@ class AttemptsModel(ColumnsModel):
 
     def add(self, attempts: list[dict[str, Any]]) -> None:
         """Attempts in the order they happened: on top in one insert, the oldest rows
-        beyond ``limit`` dropped."""
-        fresh = list(reversed(attempts))[: self.limit]
+        beyond ``limit`` dropped. One that amends a row shown (the same try, its stream
+        broken after it was counted ``ok``) replaces that row."""
+        shown = {_try(a): row for row, a in enumerate(self._rows)}
+        fresh = []
+        for attempt in reversed(attempts):
+            row = shown.get(_try(attempt))
+            if row is None or self._rows[row].get("failure_class") != "ok":
+                fresh.append(attempt)
+            else:
+                self._rows[row] = attempt
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
+        fresh = fresh[: self.limit]
         if not fresh:
             return
         self.beginInsertRows(QModelIndex(), 0, len(fresh) - 1)
