@@ -138,7 +138,7 @@ def test_a_running_streamscope_proxy_on_the_port_is_recognised(
         code, out = _doctor(capsys, path)
         assert code == 0  # a warning: the user may mean to use that one
         line = _line(out, "warn  port")
-        assert f"a StreamScope proxy is already listening on 127.0.0.1:{port}" in line
+        assert f"StreamScope is already running on port {port} (127.0.0.1)" in line
         assert "it takes this config's local key" in line
         assert "--port" in _fix_after(out, "warn  port")
 

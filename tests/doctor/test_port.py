@@ -1,6 +1,8 @@
 """The port check of ``streamscope doctor`` (:func:`streamscope.doctor.port.check_port`),
 against real sockets: a free port, no address of this machine, another program on the
-port (which is never sent the local key), and a StreamScope proxy already listening."""
+port (which is never sent the local key), and a StreamScope proxy already listening:
+told by what its ``/health`` answers, so that asking is no refusal in its window, and
+what doctor asks it says doctor sent it (issue 30, point 9)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import pytest
 
 from streamscope.config import ProxyConfig
 from streamscope.doctor.port import PORT_FIX, check_port
+from streamscope.proxy.refusals import DOCTOR_AGENT
 from tests.proxy.harness import KEY, make_config, proxied
 from tests.upstream_server import run_in_thread
 
@@ -60,8 +63,9 @@ async def test_another_program_on_the_port_fails_and_never_gets_the_key(
     assert (check.status, check.fix) == ("fail", PORT_FIX)
     assert check.detail == f"port 127.0.0.1:{port} is taken by another program"
     (asked,) = other.requests  # asked once, without a key
-    assert asked.path == "/admin/pool" and "authorization" not in asked.headers
+    assert asked.path == "/health" and "authorization" not in asked.headers
     assert KEY not in str(asked.headers)
+    assert asked.headers["user-agent"].startswith(DOCTOR_AGENT)
 
 
 async def test_a_streamscope_proxy_on_the_port_is_a_warning_saying_whose_keys(
@@ -72,8 +76,28 @@ async def test_a_streamscope_proxy_on_the_port_is_a_warning_saying_whose_keys(
         mine = await check_port(_proxy(port, key=KEY), client)
         other = await check_port(_proxy(port, key=OTHER_KEY), client)
         keyless = await check_port(_proxy(port), client)
+        refused = running.server.app.refusals.recent()
     assert mine.status == other.status == keyless.status == "warn"
-    where = f"a StreamScope proxy is already listening on 127.0.0.1:{port}"
-    assert mine.detail == f"{where} (it takes this config's local key)"
-    assert other.detail == keyless.detail == f"{where} (with other local keys than this config's)"
+    where = f"StreamScope is already running on port {port} (127.0.0.1)"
+    assert mine.detail == f"{where}: it takes this config's local key"
+    assert other.detail == keyless.detail == f"{where}: with other local keys than this config's"
     assert PORT_FIX in mine.fix
+    # Only the other key was turned away (asking who listens is no refusal), and that
+    # refusal names doctor as its sender.
+    assert [r.reason for r in refused] == ["wrong-key"]
+    assert str(refused[0].user_agent).startswith(DOCTOR_AGENT)
+
+
+async def test_a_streamscope_proxy_with_admin_keys_is_still_streamscope(
+    client: httpx.AsyncClient,
+) -> None:
+    upstreams = [{"name": "demo", "protocol": "demo", "default": True}]
+    admin = "sk-admin-0000000000000000000000000000"
+    with proxied(make_config(upstreams, admin_keys=[admin])) as running:
+        port = running.server.port
+        mine = await check_port(_proxy(port, key=KEY), client)
+        refused = running.server.app.refusals.recent()
+    assert mine.status == "warn"
+    assert mine.detail.startswith(f"StreamScope is already running on port {port}")
+    assert mine.detail.endswith("it takes this config's local key")
+    assert refused == []

@@ -46,6 +46,10 @@ REASONS: dict[str, str] = {
 }
 """Each reason's short label, for a table or a status bar."""
 
+DOCTOR_AGENT = "streamscope-doctor"
+"""The User-Agent ``streamscope doctor`` sends the proxy it finds on its port (with its
+version after a ``/``): a refusal of it is doctor's check, no client's."""
+
 RING = 200  # refusals kept, newest last
 FIELD_LIMIT = 200  # characters kept of a header value or a path
 
