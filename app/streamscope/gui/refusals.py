@@ -43,9 +43,21 @@ from streamscope.gui.models.common import (
     clock_text,
     one_line,
 )
-from streamscope.proxy.refusals import REASONS, Refusal, RefusalLog
+from streamscope.proxy.refusals import DOCTOR_AGENT, REASONS, Refusal, RefusalLog
 
 LIMIT = 200  # rows kept in the table (the log keeps as many)
+OPEN_ROWS = 5  # rows the unfolded table has room for, at least
+ROW_HEIGHT = 20
+
+
+def by_doctor(refusal: Refusal) -> bool:
+    """Whether ``streamscope doctor``'s port check sent it (its User-Agent says so)."""
+    return (refusal.user_agent or "").startswith(f"{DOCTOR_AGENT}/")
+
+
+def reason_text(refusal: Refusal) -> str:
+    """The refusal's reason, said to be doctor's check when doctor sent it."""
+    return f"doctor's check: {refusal.label}" if by_doctor(refusal) else refusal.label
 
 
 def client_text(refusal: Refusal) -> str:
@@ -191,8 +203,8 @@ class RefusalsModel(ColumnsModel):
                 return f"{refusal.label} → HTTP {refusal.status}\n{refusal.message}"
             text = self._text(refusal, column)
             return text if len(text) > 20 else None
-        if role == FOREGROUND and column == self.REASON:
-            return TONE["error"]
+        if role == FOREGROUND and column == self.REASON:  # doctor's check is no client's
+            return TONE["info" if by_doctor(refusal) else "error"]
         if role == self.RefusalRole:
             return refusal
         return None
@@ -202,7 +214,7 @@ class RefusalsModel(ColumnsModel):
             self.TIME: clock_text(refusal.time),
             self.METHOD: refusal.method,
             self.PATH: refusal.path,
-            self.REASON: refusal.label,
+            self.REASON: reason_text(refusal),
             self.ORIGIN: refusal.origin,
             self.USER_AGENT: refusal.user_agent,
             self.KEY: refusal.key_suffix,
@@ -228,7 +240,7 @@ class RefusalsPanel(QWidget):
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(20)
+        self.table.verticalHeader().setDefaultSectionSize(ROW_HEIGHT)
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
@@ -257,6 +269,10 @@ class RefusalsPanel(QWidget):
             return
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow)
         self.table.setVisible(open_)
+        # Unfolded, room for OPEN_ROWS rows: the splitter gives it no less (it kept the
+        # folded line's height and showed about two rows and a half).
+        frame = 2 * self.table.frameWidth() + self.table.horizontalHeader().sizeHint().height()
+        self.table.setMinimumHeight(frame + OPEN_ROWS * ROW_HEIGHT if open_ else 0)
         # Folded, it is one line under the flows (a splitter would keep its height).
         self.setMaximumHeight(16777215 if open_ else self.toggle.sizeHint().height())
         self._title()
