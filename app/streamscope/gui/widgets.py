@@ -48,20 +48,35 @@ def scrolled_label(label: QLabel, lines: int) -> QScrollArea:
     return area
 
 
+POPUP_MAX = 640  # px: a combo's list is never wider (it elides past that)
+POPUP_PADDING = 24  # px: an item's margins in the list, both sides
+
+
 def elide_combo(combo: QComboBox, chars: int = 18) -> None:
     """A combo of long names (``replay/broken/chat-usage-chunk-without-choices``): its
-    list elides them in the middle, each item and the combo itself have the whole name
-    as their tooltip, and a long name does not widen the form."""
-    combo.view().setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    list is as wide as its longest name (up to ``POPUP_MAX`` px; past that it elides them
+    in the middle), each item and the combo itself have the whole name as their tooltip,
+    and a long name does not widen the form."""
+    view = combo.view()
+    view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
     combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
     combo.setMinimumContentsLength(chars)
     model = combo.model()
 
+    def fit() -> None:  # the popup takes the combo's width, at least: names were cut
+        names = (combo.itemText(row) for row in range(combo.count()))
+        widest = max(map(view.fontMetrics().horizontalAdvance, names), default=0)
+        room = widest + 2 * view.frameWidth() + view.verticalScrollBar().sizeHint().width()
+        view.setMinimumWidth(min(room + POPUP_PADDING, POPUP_MAX))
+
     def tooltips(_parent: QModelIndex, first: int, last: int) -> None:
         for row in range(first, last + 1):
             combo.setItemData(row, combo.itemText(row), Qt.ItemDataRole.ToolTipRole)
+        fit()
 
     model.rowsInserted.connect(tooltips)
+    model.rowsRemoved.connect(fit)
+    model.modelReset.connect(fit)
     combo.currentTextChanged.connect(combo.setToolTip)
 
 
