@@ -44,6 +44,9 @@ from streamscope.gui.widgets import ElideMiddleDelegate
 STATUS_CHOICES = [("all", "all"), ("ok", "ok"), ("errors", "errors")]
 STATUS_CHOICES += [("✗ a client would break on it", "breaks"), ("⚠ not cleanly", "unclean")]
 STATUS_CHOICES += [(f"{MARKS[o]} {WORDS[o]}", str(o)) for o in Outcome]
+CLIENT_MAX = 240  # px: the Client column widens to its app names up to this
+CLIENT_ROWS = 200  # the newest rows whose names it fits
+CELL_PADDING = 16  # px: a cell's margins, both sides
 
 
 class TrafficView(QWidget):
@@ -176,11 +179,23 @@ class TrafficView(QWidget):
         self._show_replicas()
         for changed in (self.model.modelReset, self.model.rowsInserted, self.model.dataChanged):
             changed.connect(self._show_replicas)
+            changed.connect(self._fit_clients)
         self._elide_middle = ElideMiddleDelegate(self.table)
         self.table.setItemDelegateForColumn(M.MODEL, self._elide_middle)
 
     def _show_replicas(self, *_: object) -> None:
         self.table.setColumnHidden(FlowsModel.REPLICA, not self.model.has_replicas())
+
+    def _fit_clients(self, *_: object) -> None:
+        """The Client column widens to the app names its newest rows show (it cut
+        ``openai-pyth…``), up to CLIENT_MAX px; it never narrows (the user may have)."""
+        model, column = self.model, FlowsModel.CLIENT
+        rows = range(min(model.rowCount(), CLIENT_ROWS))
+        names = {str(model.data(model.index(row, column)) or "") for row in rows}
+        widest = max(map(self.table.fontMetrics().horizontalAdvance, names), default=0)
+        want = min(widest + CELL_PADDING, CLIENT_MAX)
+        if want > self.table.columnWidth(column):
+            self.table.setColumnWidth(column, want)
 
     async def start(self) -> None:
         """Show the stored flows, then follow the store (verdicts filled in as read)."""
