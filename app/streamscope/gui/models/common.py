@@ -110,6 +110,7 @@ class ColumnsModel(QAbstractTableModel):
     implement :meth:`rowCount` and :meth:`data`)."""
 
     COLUMNS: Sequence[str] = ()
+    HEADER_TIPS: dict[int, str] = {}  # a column's header tooltip: what its cells count
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -122,6 +123,8 @@ class ColumnsModel(QAbstractTableModel):
             if 0 <= section < len(self.COLUMNS):
                 return self.COLUMNS[section]
             return None
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
+            return self.HEADER_TIPS.get(section)
         return super().headerData(section, orientation, role)
 
     def _row_changed(self, row: int, first: int = 0, last: int | None = None) -> None:

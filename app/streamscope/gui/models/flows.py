@@ -148,7 +148,7 @@ class FlowsModel(ColumnsModel):
         "Status",
         "Attempts",
         "TTFT ms",
-        "Tokens",
+        "Out tokens",
         "Duration ms",
         "Verdict",
         "Replica",  # which serve served it, when replicas share a store ("served by")
@@ -157,6 +157,10 @@ class FlowsModel(ColumnsModel):
         range(11)
     )
     REPLICA = 11
+    HEADER_TIPS = {
+        TOKENS: "Output tokens the client got (the account pool counts input and output)",
+        TTFT: "Time to the first token the client got",
+    }
     _KEYS = (
         "started",
         "client_protocol",
