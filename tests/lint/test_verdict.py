@@ -1,18 +1,12 @@
 """lint/verdict.py: a flow's verdict leads with the client that sent it and says each
-cause once with every client it breaks; an error answer says what the client gets, as
-each SDK was seen to raise it here (run over a real socket)."""
+cause once with every client it breaks; an error answer says what the client gets (as
+each client was seen to do it: test_error_answers.py)."""
 
 from __future__ import annotations
 
-import http.server
-import threading
-from collections.abc import Callable, Iterator
-
-import pytest
-
 from streamscope.lint import LintReport, lint, lint_bytes
 from streamscope.lint.profiles import PROFILES
-from streamscope.lint.verdict import ERROR_RAISES, ErrorAnswer, causes, judge
+from streamscope.lint.verdict import ErrorAnswer, causes, judge
 from tests.lint.streams import CHAT_TEXT, chat, payloads
 
 
@@ -67,85 +61,7 @@ def test_a_cancelled_stream_is_graded_cancelled_not_broken() -> None:
     assert judged.lead.startswith("cancelled by the client")
 
 
-# -- error answers: what each client raises, run over a real socket -------------------------
-
-
-@pytest.fixture
-def erring() -> Iterator[Callable[[int], str]]:
-    """A server answering every POST with ``status`` and an OpenAI-shaped error body."""
-    state = {"status": 503}
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the http.server hook
-            self.rfile.read(int(self.headers.get("content-length") or 0))
-            body = b'{"error": {"message": "no account", "type": "server_error"}}'
-            self.send_response(state["status"])
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-
-    def at(status: int) -> str:
-        state["status"] = status
-        return f"http://127.0.0.1:{server.server_address[1]}"
-
-    yield at
-    server.shutdown()
-    server.server_close()
-
-
-def _raised(call: Callable[[], object]) -> BaseException:
-    with pytest.raises(Exception) as caught:  # noqa: PT011 - which one is the point
-        call()
-    return caught.value
-
-
-@pytest.mark.parametrize("status", [404, 503])
-def test_an_error_answer_says_what_each_python_sdk_raises(
-    erring: Callable[[int], str], status: int
-) -> None:
-    import anthropic
-    import openai
-    from google import genai
-    from google.genai import types
-
-    base = erring(status)
-    chat_client = openai.OpenAI(api_key="k", base_url=base + "/v1", max_retries=0)
-    ant = anthropic.Anthropic(api_key="k", base_url=base, max_retries=0)
-    retry = types.HttpRetryOptions(attempts=1)
-    gem = genai.Client(
-        api_key="k", http_options=types.HttpOptions(base_url=base, retry_options=retry)
-    )
-    ran = {
-        "openai-python-chat": lambda: chat_client.chat.completions.create(
-            model="m", messages=[{"role": "user", "content": "hi"}], stream=True
-        ),
-        "openai-python-responses": lambda: chat_client.responses.create(
-            model="m", input="hi", stream=True
-        ),
-        "anthropic-python": lambda: ant.messages.create(
-            model="m", max_tokens=5, messages=[{"role": "user", "content": "hi"}], stream=True
-        ),
-        "google-genai-python": lambda: list(
-            gem.models.generate_content_stream(model="m", contents="hi")
-        ),
-    }
-    assert set(ran) == set(ERROR_RAISES)
-    for profile, call in ran.items():
-        error = _raised(call)
-        said = error_class = ERROR_RAISES[profile](status).removeprefix("raises ")
-        classes = {c.__name__ for c in type(error).__mro__}
-        assert error_class in classes, (profile, type(error).__mro__)
-        (protocol,) = PROFILES[profile].protocols
-        lead = judge(LintReport(protocol), profile, ErrorAnswer(status, "no account")).lead
-        name = PROFILES[profile].name
-        assert lead == f"{name} raises {said} {status}: no account"
+# -- error answers: what each client does with one is proven in test_error_answers.py ----
 
 
 def test_an_error_answer_is_never_ok() -> None:
@@ -156,6 +72,9 @@ def test_an_error_answer_is_never_ok() -> None:
         assert "503: x" in judged.lead
         assert not any(c.rule.id == "framing.http-error" for c in judged.causes)
     assert judge(report, "openai-node", ErrorAnswer(503, "x")).lead == (
-        "openai-node gets the error answer 503: x"
+        "openai-node throws APIError 503: x"
+    )
+    assert judge(report, "strict", ErrorAnswer(503, "x")).lead == (
+        "a strict SSE client gets the error answer 503: x"
     )
     assert judge(report, None, ErrorAnswer(400, "")).lead == "error answer 400"

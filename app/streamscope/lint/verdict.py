@@ -5,7 +5,8 @@ with every client it breaks — not one line per client, which said one cause a 
 times over.
 
 An error answer (HTTP 400 and up) is never "ok": its verdict says what the client gets
-("openai-python (Chat Completions) raises APIStatusError 503: no account available").
+("openai-python (Chat Completions) raises APIStatusError 503: no account available"), as
+each client was seen to do it (:mod:`streamscope.lint.error_answers`).
 
 :func:`judge` gives a :class:`FlowVerdict`: its ``lead``, its ``causes``, and its
 ``grade`` — what a list filters by and colours with: ``broken`` (a client would break
@@ -19,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from streamscope.lint.error_answers import error_words
 from streamscope.lint.profiles import PROFILES
 from streamscope.lint.report import LEADS, LintReport
 from streamscope.lint.rule import BREAKING, EFFECTS, Effect, Rule
@@ -35,24 +37,6 @@ class ErrorAnswer:
 
     status: int
     message: str = ""
-
-
-def _python_sdk(status: int) -> str:
-    return "raises APIStatusError"
-
-
-def _google_python(status: int) -> str:
-    return f"raises {'ServerError' if status >= 500 else 'ClientError'}"
-
-
-ERROR_RAISES = {
-    "openai-python-chat": _python_sdk,
-    "openai-python-responses": _python_sdk,
-    "anthropic-python": _python_sdk,
-    "google-genai-python": _google_python,
-}
-"""What a client does with an error answer, by status (measured by running each SDK
-over one: tests/lint/test_verdict.py); a client not here "gets" the error answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,10 +117,8 @@ def error_lead(error: ErrorAnswer, sender: str | None) -> str:
     if sender not in PROFILES:
         return f"error answer {said}"
     name = PROFILES[sender].name
-    raises = ERROR_RAISES.get(sender)
-    if raises is None:
-        return f"{name} gets the error answer {said}"
-    return f"{name} {raises(error.status)} {said}"
+    does = error_words(sender, error.status, error.message)  # as it was seen to do
+    return f"{name} {does}" if does is not None else f"{name} gets the error answer {said}"
 
 
 def judge(
@@ -187,16 +169,26 @@ GETS: dict[Effect | None, str] = {
 """What a client is left with, per effect (None: nothing known to break it)."""
 
 
+PROFILE_SAYS = "as its profile says"
+
+
 @dataclass(frozen=True, slots=True)
 class ClientAnswer:
-    """What one client assembles of a flow, from its profile's claims: ``gets`` (a
-    :data:`GETS` phrase), ``why`` (the verdict that says so; "" when nothing breaks
-    it), and whether it has the answer the tolerant reading shows (``whole``)."""
+    """What one client assembles of a flow: ``gets`` (a :data:`GETS` phrase, or what it
+    assembled when run), ``why`` (the verdict or the run that says so; "" when nothing
+    breaks it), whether it has the answer the tolerant reading shows (``whole``), and
+    the real client it was run in (``ran_in``; None: its profile's claims say it)."""
 
     client: str
     gets: str
     why: str
     whole: bool
+    ran_in: str | None = None
+
+    @property
+    def source(self) -> str:
+        """``as run in openai-node chat.completions.stream()`` or ``as its profile says``."""
+        return f"as run in {self.ran_in}" if self.ran_in is not None else PROFILE_SAYS
 
     @property
     def text(self) -> str:
@@ -240,8 +232,8 @@ def _grade(report: LintReport, found: list[Cause], error: ErrorAnswer | None) ->
 
 
 __all__ = [
-    "ERROR_RAISES",
     "GETS",
+    "PROFILE_SAYS",
     "ClientAnswer",
     "client_answer",
     "GRADES",

@@ -154,12 +154,14 @@ RUNNERS: dict[str, Callable[[str, float, Result], None]] = {
 
 def run_python_client(client: str, base_url: str, timeout: float) -> Result:
     """What the client assembled from the stream at ``base_url``; an exception
-    becomes ``error`` ("TypeName: message"), with whatever was assembled before it."""
+    becomes ``error`` ("TypeName: message") and ``error_types`` (its class and their
+    bases), with whatever was assembled before it."""
     out = _blank()
     try:
         RUNNERS[client](base_url, timeout, out)
     except Exception as exc:  # noqa: BLE001 - the client's failure is the result
         out["error"] = f"{type(exc).__name__}: {exc}"[:2000]
+        out["error_types"] = [c.__name__ for c in type(exc).__mro__]  # what an app catches
     return out
 
 

@@ -44,8 +44,9 @@ BASE_PATH: dict[str, str] = {
 class ClientRun:
     """What one client made of the stream: the text, reasoning and tool calls
     ``(name, arguments JSON)`` it assembled, its finish reason and usage
-    ``(input, output)``, the error it raised or reported (None: none), or why it did not
-    run (``skipped``: how to install it)."""
+    ``(input, output)``, the error it raised or reported (None: none) and that error's
+    classes, its own first, then their bases (an SDK's; none from an agent CLI), or why
+    it did not run (``skipped``: how to install it)."""
 
     client: str
     name: str
@@ -58,6 +59,7 @@ class ClientRun:
     error: str | None = None
     skipped: str | None = None
     duration_ms: float = 0.0
+    error_types: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -72,6 +74,7 @@ class ClientRun:
             "error": self.error,
             "skipped": self.skipped,
             "duration_ms": round(self.duration_ms, 1),
+            "error_types": self.error_types,
         }
 
 
@@ -110,6 +113,7 @@ def _from_result(spec: ClientSpec, result: dict[str, Any]) -> ClientRun:
         finish=None if finish is None else str(finish),
         usage=(usage[0], usage[1]) if isinstance(usage, list) and len(usage) == 2 else None,
         error=None if result.get("error") is None else str(result["error"]),
+        error_types=[str(t) for t in result.get("error_types") or []],
         duration_ms=float(result.get("duration_ms") or 0.0),
     )
 

@@ -6,7 +6,7 @@
 // stdin: {"timeout_ms": 30000, "jobs": [{"id", "client", "baseURL"}, ...]}
 // stdout: one JSON line per job, as each finishes:
 //   {"id", "text", "reasoning", "tool_calls": [[name, args]], "finish", "usage": [in, out] | null,
-//    "error": null | str, "duration_ms"}
+//    "error": null | str, "error_types": [class, its bases…] (when an error), "duration_ms"}
 //
 // A client's error is reported in "error" (exit status 0): what the client showed is the
 // result. StreamScope copies this file next to the node_modules that
@@ -35,6 +35,17 @@ function describe(err) {
     message += ` (${err.cause.message})`;
   }
   return `${name}: ${message}`.slice(0, 2000);
+}
+
+// The error's classes, its own first, up its prototype chain: what an app can catch
+// (openai-node's NotFoundError names itself "Error"; its class says APIError).
+function classes(err) {
+  const out = [];
+  for (let p = err != null && typeof err === "object" ? Object.getPrototypeOf(err) : null; p; p = Object.getPrototypeOf(p)) {
+    const name = p.constructor?.name;
+    if (name && name !== "Object" && !out.includes(name)) out.push(name);
+  }
+  return out;
 }
 
 const args = (text) => {
@@ -201,7 +212,10 @@ async function readAiStream(result, out) {
     } else if (part.type === "error") errors.push(part.error);
     else if (part.type === "tool-error") errors.push(part.error);
   }
-  if (errors.length) out.error = describe(errors[0]);
+  if (errors.length) {
+    out.error = describe(errors[0]);
+    out.error_types = classes(errors[0]);
+  }
 }
 
 const CLIENTS = {
@@ -231,6 +245,7 @@ async function run(job) {
     await fn(job, out, controller.signal);
   } catch (err) {
     out.error = describe(err);
+    out.error_types = classes(err);
   } finally {
     clearTimeout(timer);
   }
