@@ -1,5 +1,6 @@
 """gui/client_answer.py: the Answer tab says what the sending client assembles apart from
-the tolerant reading, from the core's ClientAnswer (lint/verdict.py)."""
+the tolerant reading, from the core's ClientAnswer (lint/verdict.py), and whether a run
+or the client's profile says it."""
 
 from __future__ import annotations
 
@@ -20,10 +21,19 @@ def test_an_answer_the_client_did_not_get_is_labelled_as_the_tolerant_reading() 
 
 def test_an_answer_the_client_assembles_alike_says_so() -> None:
     said = answer_html(ClientAnswer("openai-python", GETS[None], "", True))
-    assert "assembles:</b> the answer as read here<br>" in said
+    assert "assembles:</b> the answer as read here <i>(as its profile says)</i><br>" in said
     assert said.endswith(f"Below: {TOLERANT}, which openai-python assembles alike.")
     assert "color:" not in said
     assert answer_html(None).startswith(f"Below: {TOLERANT}")
+
+
+def test_an_answer_as_run_says_where_it_ran() -> None:
+    ran = ClientAnswer("openai-python", 'the text "hi"', "", True, "openai-python stream()")
+    said = answer_html(ran)
+    assert "assembles:</b> the text &quot;hi&quot; <i>(as run in openai-python stream())</i>" in (
+        said
+    )
+    assert "as its profile says" not in said
 
 
 def test_the_label_shows_and_clears(qapp: QApplication) -> None:

@@ -2,8 +2,11 @@
 apart from the tolerant reading the text shows (StreamScope's decoder keeps whatever it
 can read), so that an answer no client got is never shown as the client's.
 
-What the client assembles comes from the core (:func:`streamscope.lint.verdict.client_answer`:
-its profile's claims on the flow's findings); this label only says it.
+What the client assembles comes from the core: its profile's claims on the flow's
+findings (:func:`streamscope.lint.verdict.client_answer`), or, once "Run in real clients"
+ran the leg it sent, what it assembled there
+(:func:`streamscope.realclients.sender_run.ran_answer`); this label only says it, and
+which of the two it is.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from streamscope.gui.models.findings import broken_style
+from streamscope.gui.real_clients import RealClientsPanel
 from streamscope.lint.verdict import ClientAnswer
+from streamscope.realclients.sender_run import ran_answer
 
 TOLERANT = "the tolerant reading (what StreamScope's decoder could read of every frame)"
 
@@ -25,6 +30,7 @@ def answer_html(answer: ClientAnswer | None) -> str:
         return f"Below: {TOLERANT}; no client of this protocol is known."
     client = html.escape(answer.client)
     gets = f"<b>What {client} assembles:</b> {html.escape(answer.gets)}"
+    gets += f" <i>({html.escape(answer.source)})</i>"  # run, or its profile's claims
     if not answer.whole:
         gets = f'<span style="{broken_style()}">{gets}</span>'
     if answer.why:
@@ -44,7 +50,19 @@ class ClientAnswerLabel(QLabel):
         self.setWordWrap(True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.answer: ClientAnswer | None = None
+        self.sent_by: str | None = None
+        """The profile whose run :meth:`follow` shows (None: the run is not its leg's)."""
         self.hide()
+
+    def follow(self, panel: RealClientsPanel) -> None:
+        """Once ``panel`` has run the leg :attr:`sent_by` sent, say what the sender really
+        assembled there, in place of its profile's word (a sender not run keeps it)."""
+        panel.finished.connect(lambda: self._ran(panel))
+
+    def _ran(self, panel: RealClientsPanel) -> None:
+        answer = ran_answer(panel.runs, self.sent_by, panel.verdicts)
+        if answer is not None:
+            self.show_answer(answer)
 
     def show_answer(self, answer: ClientAnswer | None) -> None:
         self.answer = answer

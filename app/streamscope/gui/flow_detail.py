@@ -309,6 +309,7 @@ class FlowDetail(QWidget):
         self.export_upstream_button.clicked.connect(lambda: self._ask_leg_path("upstream"))
         self.replay_button.clicked.connect(self.request_replay)
         self.run_clients_button.chosen.connect(self.start_real_clients)
+        self.client_view.client_answer.follow(self.real_clients)  # what the sender got, run
 
     @staticmethod
     def _titled(title: str, widget: QWidget) -> QWidget:
@@ -455,6 +456,7 @@ class FlowDetail(QWidget):
         # what was asked, read as the leg views read it, so the prediction is the verdict
         # they show (a Gemini request says it in its path, not its body)
         asked = bool(asked_to_stream(record, self.leg(which).protocol))
+        self.client_view.client_answer.sent_by = flow_sender(flow) if which == "client" else None
         return {"label": f"the {which} leg of flow {self.flow_id}", "stream_asked": asked}
 
     def request_replay(self) -> None:

@@ -7,6 +7,7 @@ official Node SDKs, and put what each assembled beside the linter's prediction.
 - :mod:`~.run`: :func:`run_in_clients` (a loopback server on a real socket);
 - :mod:`~.node`: ``streamscope clients install`` (:func:`install_node_clients`);
 - :mod:`~.compare`: the intended answer and :func:`compare` with a lint report;
+- :mod:`~.sender_run`: what the client that sent a flow assembled in a run of its leg;
 - :mod:`~.agents`, :mod:`~.agent_run`, :mod:`~.agent_output`: the agent CLIs (Claude Code,
   Codex CLI, Qwen Code) installed at pinned versions and run offline against a base URL;
 - ``streamscope.cli.clients``: ``streamscope clients install|list|run`` and ``lint --clients``.
