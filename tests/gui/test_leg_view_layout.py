@@ -88,3 +88,24 @@ async def test_a_clean_stream_says_no_findings_and_the_next_request_drops_the_se
     finally:
         view.stop()
         view.deleteLater()
+
+
+async def test_a_live_anthropic_legs_event_names_leave_the_preview_room(
+    qapp: QApplication,
+) -> None:
+    # (a real Anthropic stream names every frame's event: content_block_delta and all)
+    view = compact_view()
+    try:
+        await shown(view, (RECORDINGS / "anthropic-text.jsonl").read_bytes())
+        frames = view.frames
+        assert any(
+            view.frames_model.data(view.frames_model.index(r, 3)) == "content_block_delta"
+            for r in range(view.frames_model.rowCount())
+        )
+        preview, lint = 5, 6
+        assert frames.columnWidth(preview) >= 12 * frames.fontMetrics().averageCharWidth()
+        assert on_screen(frames, lint)
+        assert frames.horizontalScrollBar().maximum() == 0
+    finally:
+        view.stop()
+        view.deleteLater()
