@@ -7,7 +7,7 @@ from __future__ import annotations
 from streamscope.lint import LintReport, lint, lint_bytes
 from streamscope.lint.profiles import PROFILES
 from streamscope.lint.verdict import ErrorAnswer, causes, judge
-from tests.lint.streams import CHAT_TEXT, chat, payloads
+from tests.lint.streams import CHAT_TEXT, CHAT_TOOLS, chat, payloads
 
 
 def no_finish() -> LintReport:
@@ -78,3 +78,14 @@ def test_an_error_answer_is_never_ok() -> None:
         "a strict SSE client gets the error answer 503: x"
     )
     assert judge(report, None, ErrorAnswer(400, "")).lead == "error answer 400"
+
+
+def test_a_clients_limit_breaks_the_flow_only_for_that_client() -> None:
+    # OpenAI's own streamed tool calls: right for every client but Grok's provider, which
+    # takes a call only whole. Not a red line for anyone else (nor with no sender known).
+    report = lint_bytes(chat(payloads(CHAT_TOOLS)), "openai-chat")
+    (cause,) = causes(report)
+    assert cause.rule.id == "chat.tool-call-in-pieces" and cause.rule.kind == "client"
+    for sender in (None, "openai-python-chat", "cherry-openai"):
+        assert judge(report, sender).grade == "unclean", sender
+    assert judge(report, "cherry-xai").grade == "broken"

@@ -129,9 +129,9 @@ def judge(
     found = causes(report)
     if error is not None:  # what broke is the request, not a stream
         found = [c for c in found if c.rule.id != HTTP_ERROR]
-    grade = _grade(report, found, error)
     speaks = sender is not None and sender in {p.id for p in report.profiles}
     mine = sender if speaks else None
+    grade = _grade(report, found, error, mine)
     first = next(iter(found), None)
     cause = _first_rule(report, mine, found) or (first.rule.id if first else None)
     if error is not None:
@@ -217,10 +217,14 @@ def client_answer(
     return ClientAnswer(name, GETS[effect], why, effect in (None, "degraded"))
 
 
-def _grade(report: LintReport, found: list[Cause], error: ErrorAnswer | None) -> Grade:
+def _grade(
+    report: LintReport, found: list[Cause], error: ErrorAnswer | None, sender: str | None
+) -> Grade:
     if error is not None:
         return "error"
-    if any(c.worst in BREAKING for c in found):
+    # A client's limit (a rule of kind client: Grok's provider takes a call only whole)
+    # breaks the flow only for that client: for anyone else the stream is right.
+    if any(c.worst in BREAKING and _breaks_the_flow(c, sender) for c in found):
         return "broken"
     if found:
         return "unclean"
@@ -229,6 +233,12 @@ def _grade(report: LintReport, found: list[Cause], error: ErrorAnswer | None) ->
     if report.cancelled:
         return "cancelled"
     return "cut" if report.cut else "ok"
+
+
+def _breaks_the_flow(cause: Cause, sender: str | None) -> bool:
+    if cause.rule.kind != "client":
+        return True
+    return sender is not None and cause.effect_on(sender) in BREAKING
 
 
 __all__ = [
