@@ -28,3 +28,21 @@ def test_the_client_column_fits_the_senders_names(qapp: QApplication) -> None:
     finally:
         view.stop()
         view.deleteLater()
+
+
+def test_no_column_is_narrower_than_its_header(qapp: QApplication) -> None:
+    # ("Out tokens" read "Out token" at the default size)
+    view = TrafficView(None)
+    try:
+        view.resize(1360, 600)
+        header = view.table.horizontalHeader()
+        for column in range(view.model.columnCount()):
+            if view.table.isColumnHidden(column) or column == header.logicalIndex(
+                header.count() - 1
+            ):
+                continue  # (the last one stretches)
+            need = header.sectionSizeFromContents(column).width()
+            assert header.sectionSize(column) >= need, view.model.COLUMNS[column]
+    finally:
+        view.stop()
+        view.deleteLater()

@@ -173,7 +173,10 @@ class TrafficView(QWidget):
         widths |= {M.UPSTREAM: 90, M.ACCOUNT: 90, M.TTFT: 64, M.TOKENS: 58, M.DURATION: 84}
         widths |= {M.REPLICA: 150}
         for logical, width in widths.items():
-            self.table.setColumnWidth(logical, width)
+            # (never narrower than its header: "Out tokens" was cut to "Out token")
+            self.table.setColumnWidth(
+                logical, max(width, header.sectionSizeFromContents(logical).width())
+            )
         # Replica: which serve served a flow, shown only where a row names one (replicas
         # sharing a store); this machine's own flows never do.
         self._show_replicas()
