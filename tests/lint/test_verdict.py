@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from streamscope.lint import LintReport, lint, lint_bytes
 from streamscope.lint.profiles import PROFILES
-from streamscope.lint.verdict import ErrorAnswer, causes, judge
+from streamscope.lint.verdict import ErrorAnswer, causes, client_answer, judge
 from tests.lint.streams import CHAT_TEXT, CHAT_TOOLS, chat, payloads
 
 
@@ -89,3 +89,15 @@ def test_a_clients_limit_breaks_the_flow_only_for_that_client() -> None:
     for sender in (None, "openai-python-chat", "cherry-openai"):
         assert judge(report, sender).grade == "unclean", sender
     assert judge(report, "cherry-xai").grade == "broken"
+
+
+def test_a_client_shown_the_upstreams_error_is_not_said_to_have_the_answer() -> None:
+    # The stream is right, the upstream failed mid-way: openai-python raises on the error
+    # frame after yielding the text before it; it does not "assemble the answer".
+    items = payloads(CHAT_TEXT)[:3]
+    items.append({"error": {"message": "the upstream failed", "type": "server_error"}})
+    report = lint_bytes(chat(items), "openai-chat")
+    assert report.outcomes
+    said = client_answer(report, "openai-python-chat")
+    assert said is not None and not said.whole
+    assert "raises openai.APIError" in said.gets and "as read here" not in said.gets

@@ -214,6 +214,13 @@ def client_answer(
     breaks = report.breaking(who)
     effect: Effect | None = breaks[0][1].effect if breaks else None
     why = report.verdict(who) or ""
+    told = next((t for o in report.outcomes if (t := o.told(who))), None)
+    if effect is None and told is not None:
+        # the provider's doing (its error mid-stream, a cut, a filter): what the client
+        # does with it, as it was seen to do (openai-python raises on the error)
+        return ClientAnswer(
+            name, f"the answer up to where the provider stopped; it {told}", why, False
+        )
     return ClientAnswer(name, GETS[effect], why, effect in (None, "degraded"))
 
 
