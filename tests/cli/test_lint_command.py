@@ -29,7 +29,10 @@ def test_clean_stream_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, str(CLEAN))
     assert code == 0 and err == ""
     assert "openai-chat: 0 findings, 0 errors" in out
-    assert "ok: nothing in this stream is known to break openai-python (Chat Completions)" in out
+    # one line for every client of the protocol, not one per client
+    (ok,) = [line for line in out.splitlines() if "ok: nothing" in line]
+    assert ok.startswith("  ok: nothing in this stream is known to break ")
+    assert "openai-python (Chat Completions)" in ok and "Cherry Studio (OpenAI type" in ok
 
 
 def test_broken_stream_exits_1_with_findings_and_verdicts(
@@ -129,8 +132,21 @@ def test_empty_stdin_is_zero_frames(
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
     code, out, _ = run(capsys, "--protocol", "anthropic", "-")
     assert code == 1 and "framing.zero-frames" in out
-    assert "would fail in anthropic-python because" in out
-    assert "would fail in @anthropic-ai/sdk because" in out
+    # the cause once, with every client it breaks
+    (cause,) = [line for line in out.splitlines() if line.startswith("  • framing.zero-frames")]
+    assert "would fail in" in cause and "anthropic-python, @anthropic-ai/sdk" in cause
+    assert out.count("because the response carries no SSE data frame") == 1
+
+
+def test_the_sender_leads_the_verdict(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    code, out, _ = run(capsys, "--protocol", "anthropic", "--sender", "anthropic-python", "-")
+    lead = out.splitlines()[out.splitlines().index("anthropic: 1 finding, 1 error") + 1]
+    assert code == 1 and lead.startswith("  would fail in anthropic-python because")
+    code, out, err = run(capsys, "--sender", "curl", str(CLEAN))
+    assert code == 2 and err.startswith("streamscope: error: unknown client 'curl'")
 
 
 def test_json_file_is_a_non_sse_body(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -46,7 +46,11 @@ def test_lint_of_a_har_file_lints_every_entry(tmp_path: Path) -> None:
         assert header in out
     first, broken_part = out.split("entry 3 ")
     assert "0 errors" in first and "framing.invalid-json" not in first
-    assert "framing.invalid-json" in broken_part and "would fail in openai-python" in broken_part
+    assert "framing.invalid-json" in broken_part
+    causes = [ln for ln in broken_part.splitlines() if "• framing.invalid-json" in ln]
+    assert causes  # once per leg that carries it (the client leg and the upstream leg)
+    cause = causes[0]
+    assert "would fail in" in cause and "openai-python (Chat Completions)" in cause
 
     as_json = cli("lint", "--json", str(path))
     assert as_json.returncode == 1

@@ -21,6 +21,7 @@ from streamscope.analysis.view import asked_to_stream, leg_lint, was_cancelled
 from streamscope.capture.flow import Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har
 from streamscope.lint.report import LintReport
+from streamscope.lint.sender import sender_of
 
 JSON = dict[str, Any]
 
@@ -87,6 +88,8 @@ def lint_har(data: bytes, protocol: str | None = None) -> list[tuple[JSON, LintR
     cancelled = _cancelled_flows([entry for entry, _, _ in legs])
     for index, (entry, request, leg) in enumerate(legs, 1):
         about = _describe(index, entry)
+        # the client that sent it (a client leg's request; the upstream leg's is ours)
+        about["sender"] = sender_of(request.headers, request.url) if request else None
         if protocol is not None:
             leg = dataclasses.replace(leg, protocol=protocol)
         asked = asked_to_stream(request, leg.protocol)

@@ -4,8 +4,10 @@ Lints a recorded stream (raw SSE, JSON lines, or a whole non-SSE body: a ``.json
 always read as the body of a 200 answer) and prints one line per finding — severity,
 rule, frame, what was seen, which clients break — then, apart, what the provider did and
 said correctly on the wire (its outcomes: the answer cut by its length limit, its content
-filter, a refusal, its own error), then the verdict per client. With ``--client`` only the
-findings that break that client (and every outcome), and its verdict. Exit status: 0 when
+filter, a refusal, its own error), then the verdict: led by the client that sent it
+(``--sender``, or a HAR entry's User-Agent; else the first client it breaks), then each
+cause once with every client it breaks. With ``--client`` only the findings that break
+that client (and every outcome), and its verdict. Exit status: 0 when
 no error-level finding is shown — an outcome is none: a well-formed stream the provider
 cut, filtered, refused or ended in its error exits 0 and says what happened — 1 when one
 is, 2 when the input cannot be read or linted (one line on stderr). A ``.har`` file
@@ -26,6 +28,7 @@ from streamscope.codecs import PROTOCOLS
 from streamscope.lint.check import LintError, lint_bytes
 from streamscope.lint.profiles import GROUPS, PROFILES, members
 from streamscope.lint.report import LintFinding, LintReport
+from streamscope.lint.verdict import judge
 from streamscope.model.events import JSON
 
 
@@ -60,6 +63,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="only the findings that break this client, and its verdict; "
         + "; ".join(f"{g} means all of {', '.join(m)}" for g, m in GROUPS.items())
         + " (each was one profile once)",
+    )
+    p.add_argument(
+        "--sender",
+        metavar="{" + ",".join(PROFILES) + "}",
+        help="the client that sent it: the verdict leads with what it does (a HAR entry's "
+        "is read from its request's User-Agent)",
     )
     p.add_argument("--json", action="store_true", help="write the report as JSON")
     p.add_argument(
@@ -113,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report_json(report, client), ensure_ascii=False, indent=2))
     else:
-        _print(report, findings, client)
+        _print(report, findings, client, args.sender)
     return 1 if any(f.severity == "error" for f in findings) else 0
 
 
@@ -123,6 +132,8 @@ def _read(args: argparse.Namespace) -> tuple[bytes, str | None]:
     if protocol is not None and protocol not in PROTOCOLS:
         known = ", ".join(["auto", *PROTOCOLS])
         raise _Unusable(f"unknown protocol {protocol!r} (known: {known})")
+    if args.sender is not None and args.sender not in PROFILES:
+        raise _Unusable(f"unknown client {args.sender!r} (known: {', '.join(PROFILES)})")
     if args.client is not None and args.client not in {*PROFILES, *GROUPS}:
         known = ", ".join([*PROFILES, *GROUPS])
         raise _Unusable(f"unknown client {args.client!r} (known: {known})")
@@ -164,14 +175,16 @@ def outcome_lines(report: LintReport | None, indent: str = "") -> list[str]:
     return lines
 
 
-def _print(report: LintReport, findings: list[LintFinding], client: str | None) -> None:
+def _print(
+    report: LintReport, findings: list[LintFinding], client: str | None, sender: str | None
+) -> None:
     for f in findings:
         print(finding_line(f))
     if findings:
         print()
     if lines := outcome_lines(report):
         print("\n".join(lines), end="\n\n")
-    _print_tally(report, findings, client, "")
+    _print_tally(report, findings, client, "", sender)
 
 
 def run_har(args: argparse.Namespace) -> int:
@@ -212,7 +225,7 @@ def _print_entry(
         print(f"  {finding_line(f)}")
     for line in outcome_lines(report, "  "):
         print(line)
-    _print_tally(report, findings, client, "  ")
+    _print_tally(report, findings, client, "  ", about.get("sender"))
     print()
 
 
@@ -222,14 +235,26 @@ def counted(n: int, word: str) -> str:
 
 
 def _print_tally(
-    report: LintReport, findings: list[LintFinding], client: str | None, indent: str
+    report: LintReport,
+    findings: list[LintFinding],
+    client: str | None,
+    indent: str,
+    sender: str | None = None,
 ) -> None:
-    """The count of findings and each client's verdict (only ``client``'s, when given)."""
+    """The count of findings, then the verdict: with ``client``, that client's; else led
+    by the ``sender``'s (the client that sent it, when known), each cause once with the
+    clients it breaks (:func:`~streamscope.lint.verdict.judge`)."""
     errors = sum(1 for f in findings if f.severity == "error")
     tally = f"{counted(len(findings), 'finding')}, {counted(errors, 'error')}"
     print(f"{indent}{report.protocol or 'unknown protocol'}: {tally}")
-    verdicts = report.verdicts()
     if client is not None:
-        verdicts = {who: report.verdict_line(who) for who in client_ids(report, client)}
-    for text in verdicts.values():
-        print(f"{indent}  {text}")
+        for who in client_ids(report, client):
+            print(f"{indent}  {report.verdict_line(who)}")
+        return
+    judged = judge(report, sender)
+    if judged.grade == "ok" and not judged.causes:
+        names = ", ".join(p.name for p in report.profiles) or "any client"
+        print(f"{indent}  ok: nothing in this stream is known to break {names}")
+        return
+    for line in judged.text.splitlines():
+        print(f"{indent}  {line}")
