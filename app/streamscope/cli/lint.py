@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report_json(report, client), ensure_ascii=False, indent=2))
     else:
-        _print(report, findings, client, args.sender)
+        _print(report, findings, client, getattr(args, "sender", None))
     return 1 if any(f.severity == "error" for f in findings) else 0
 
 
@@ -132,8 +132,9 @@ def _read(args: argparse.Namespace) -> tuple[bytes, str | None]:
     if protocol is not None and protocol not in PROTOCOLS:
         known = ", ".join(["auto", *PROTOCOLS])
         raise _Unusable(f"unknown protocol {protocol!r} (known: {known})")
-    if args.sender is not None and args.sender not in PROFILES:
-        raise _Unusable(f"unknown client {args.sender!r} (known: {', '.join(PROFILES)})")
+    sender = getattr(args, "sender", None)  # (callers may build the namespace without it)
+    if sender is not None and sender not in PROFILES:
+        raise _Unusable(f"unknown client {sender!r} (known: {', '.join(PROFILES)})")
     if args.client is not None and args.client not in {*PROFILES, *GROUPS}:
         known = ", ".join([*PROFILES, *GROUPS])
         raise _Unusable(f"unknown client {args.client!r} (known: {known})")
