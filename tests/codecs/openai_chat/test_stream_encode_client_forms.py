@@ -7,7 +7,7 @@ same answer as from the default form."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from streamscope.codecs import EncodeOptions
@@ -95,14 +95,16 @@ def test_a_call_with_no_arguments_or_no_end_still_goes_out_whole() -> None:
 @settings(max_examples=150, deadline=None)
 @given(events=st.lists(_EVENT, max_size=25))
 def test_any_event_sequence_gives_whole_calls(events: list[Event]) -> None:
-    """Whatever comes in, every function call is one complete chunk, and the calls read
-    back as the default form's do."""
+    """Whatever comes in, every function call is one complete chunk, and (unless
+    arguments came after their call's end: see below) the calls read back as the
+    default form's do."""
     seq = [START, *events, End()]
     body, _ = encode(seq, WHOLE)
     for tc in _calls(body):
         if "function" in tc:
             assert isinstance(tc["id"], str) and tc["type"] == "function"
             assert isinstance(tc["function"]["name"], str)
+    assume(not _late_arguments(seq))
     default, _ = encode(seq)
     whole = assemble(decode_bytes(body)[0])
     streamed = assemble(decode_bytes(default)[0])
@@ -110,6 +112,26 @@ def test_any_event_sequence_gives_whole_calls(events: list[Event]) -> None:
         key = lambda c: (c.name, c.arguments)  # noqa: E731 (a nameless call's id is made up)
         assert sorted(map(key, got.tool_calls)) == sorted(map(key, want.tool_calls))
         assert got.text == want.text
+
+
+def _late_arguments(events: list[Event]) -> bool:
+    ended: set[tuple[int, int]] = set()
+    for e in events:
+        if isinstance(e, ToolCallEnd):
+            ended.add((e.choice, e.index))
+        elif isinstance(e, ToolCallDelta) and e.arguments and (e.choice, e.index) in ended:
+            return True
+    return False
+
+
+def test_arguments_after_a_whole_call_went_out_are_dropped_with_a_note() -> None:
+    """A call that went out whole cannot take more: the late piece is dropped and said,
+    and the stream still holds each call in one chunk (the property found this)."""
+    events: list[Event] = [START, ToolCallStart(0, "c1", "f"), ToolCallDelta(0, '{"a":1}')]
+    events += [ToolCallEnd(0), ToolCallDelta(0, "{"), Finish("tool_calls"), End()]
+    body, enc = encode(events, WHOLE)
+    assert [tc["function"]["arguments"] for tc in _calls(body)] == ['{"a":1}']
+    assert "tool-call-arguments-after-end" in {f.code for f in enc.findings}
 
 
 def test_reasoning_in_the_field_the_client_reads() -> None:

@@ -390,6 +390,13 @@ class OpenAIChatEncoder(StreamEncoder):
             if event.index in state.whole:
                 state.whole[event.index][1].append(event.arguments)
                 return out
+            if self.options.whole_tool_calls:  # its call already went out whole
+                self.note_once(
+                    "tool-call-arguments-after-end",
+                    "warning",
+                    "arguments came after their tool call had gone out whole; they were dropped",
+                )
+                return out
             state.silent.discard(event.index)
             dense = state.tools[event.index]
             out.append(
