@@ -25,9 +25,12 @@ from pathlib import Path
 
 import uvicorn
 
-from streamscope.config import Config, ConfigError, exposure_problem
+from streamscope.config import Config, ConfigError, exposure_problem, is_loopback
+from streamscope.config.model import PLAIN_HTTP_WARNING
 from streamscope.proxy.app import ProxyApp
 from streamscope.proxy.limits import AcceptErrorFilter, Limits, protocol_class
+
+log = logging.getLogger("streamscope.proxy")
 
 # One per process: asyncio logs each failed accept() under EMFILE with a traceback.
 _ACCEPT_FILTER = AcceptErrorFilter()
@@ -123,6 +126,8 @@ class ProxyServer:
         if problem:
             raise ConfigError(problem)
         self._socket = bind(proxy.host, proxy.port)
+        if not is_loopback(proxy.host):  # said once, at each start
+            log.warning(PLAIN_HTTP_WARNING.format(host=proxy.host))
         asyncio_log = logging.getLogger("asyncio")
         if _ACCEPT_FILTER not in asyncio_log.filters:
             asyncio_log.addFilter(_ACCEPT_FILTER)
