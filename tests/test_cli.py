@@ -146,3 +146,64 @@ def test_serve_with_an_unset_database_variable_says_which(tmp_path: Path) -> Non
     err = proc.stderr.decode()
     assert err.count("\n") == 1 and "$STREAMSCOPE_TEST_UNSET_DB is not set" in err, err
     assert config.read_text() == before
+
+
+def _serve_env(data: Path) -> dict[str, str]:
+    import os
+
+    return {**os.environ, "STREAMSCOPE_DATA_DIR": str(data)}
+
+
+@pytest.mark.parametrize("which", ["flows", "pool"])
+def test_serve_with_a_corrupt_database_names_the_file(tmp_path: Path, which: str) -> None:
+    """(issue 31, point 8) not 'cannot open the state files (a, b)': the one that is bad."""
+    config = tmp_path / "config.toml"
+    config.write_text('[proxy]\napi_keys = ["sk-local-abcdefghijklmnop1234"]\n')
+    config.chmod(0o600)
+    bad = (
+        tmp_path / "data" / "flows.sqlite3"
+        if which == "flows"
+        else tmp_path / "config.pool.sqlite3"
+    )
+    bad.parent.mkdir(exist_ok=True)
+    bad.write_bytes(b"not a database, " * 400)
+    bad.chmod(0o600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "streamscope", "serve", "--config", str(config), "--port", "0"],
+        capture_output=True,
+        timeout=60,
+        env=_serve_env(tmp_path / "data"),
+    )
+    assert proc.returncode == 2, proc.stderr
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"{bad} is not a database StreamScope can read" in err
+    other = "config.pool.sqlite3" if which == "flows" else "flows.sqlite3"
+    assert other not in err
+    assert bad.read_bytes() == b"not a database, " * 400  # left as it was, for the user
+
+
+def test_serve_on_a_taken_port_still_prints_the_key_it_generated(tmp_path: Path) -> None:
+    """(issue 31, point 8) the key is saved before the port is tried: without it printed,
+    the user would have to dig it out of the config file."""
+    import socket
+
+    config = tmp_path / "config.toml"
+    config.write_text("[proxy]\n")
+    config.chmod(0o600)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run(
+            [sys.executable, "-m", "streamscope", "serve", "--config", str(config)]
+            + ["--port", str(port)],
+            capture_output=True,
+            timeout=60,
+            env=_serve_env(tmp_path / "data"),
+        )
+    assert proc.returncode == 2, proc.stderr
+    assert "choose another with --port" in proc.stderr.decode()
+    saved = config.read_text().split('api_keys = ["', 1)[1].split('"', 1)[0]
+    assert len(saved) >= 24
+    assert proc.stdout.decode() == f"Generated a local API key (saved in the config): {saved}\n"

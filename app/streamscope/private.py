@@ -76,17 +76,31 @@ def tighten_sidecars(path: Path) -> None:
             continue
 
 
+class UnusableDatabase(sqlite3.DatabaseError):
+    """A file that SQLite cannot read as a database (corrupt, or some other file): the
+    message names it, so the user knows which file to move aside."""
+
+
 def connect(path: Path, *, wal: bool = True) -> sqlite3.Connection:
     """A SQLite connection to ``path`` whose files are all 0600 (``wal``: in WAL mode,
-    ``synchronous=NORMAL``). The parent directory is created if missing."""
+    ``synchronous=NORMAL``). The parent directory is created if missing.
+    :class:`UnusableDatabase` when the file is not a database SQLite can read."""
     if not path.parent.exists():
         path.parent.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
     private_file(path)
     tighten_sidecars(path)
     db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-    if wal:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
+    try:
+        if wal:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads its header
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise UnusableDatabase(
+            f"{path} is not a database StreamScope can read ({exc}); move it aside "
+            "(StreamScope then starts a new one there) or restore it from a backup"
+        ) from None
     tighten_sidecars(path)
     return db
 

@@ -252,7 +252,11 @@ LONG_ADMIN = "sk-admin-" + "q7" * 12
             'allowed_hosts = ["*"] accepts any Host',
         ),
         # on loopback none of these matter: only this machine connects
-        ("127.0.0.1", {"admin_keys": ["x"], "api_keys": ["x"], "allowed_hosts": ["*"]}, None),
+        (
+            "127.0.0.1",
+            {"admin_keys": ["sk-k1234"], "api_keys": ["sk-k1234"], "allowed_hosts": ["*"]},
+            None,
+        ),
     ],
 )
 def test_a_reachable_address_needs_admin_keys_and_allowed_hosts(
@@ -264,3 +268,15 @@ def test_a_reachable_address_needs_admin_keys_and_allowed_hosts(
         assert problem is None
     else:
         assert problem is not None and f"host = {host!r}" in problem and missing in problem
+
+
+@pytest.mark.parametrize("key", ["", "x", "sk-1234"])
+@pytest.mark.parametrize("field", ["api_keys", "admin_keys"])
+def test_an_empty_or_short_key_is_refused(field: str, key: str) -> None:
+    """(issue 31, point 8) and the file's error line does not repeat the key."""
+    text = f'[proxy]\n{field} = ["sk-local-long-enough", "{key}"]\n'
+    with pytest.raises(ConfigError, match="shorter than 8 characters") as refused:
+        parse_config(text, "config.toml")
+    assert "sk-local-long-enough" not in str(refused.value)
+    assert key == "" or f"'{key}'" not in str(refused.value)
+    parse_config(text.replace(f'"{key}"', '"sk-12345"'), "config.toml")  # 8 is enough

@@ -211,6 +211,10 @@ account_names = st.sampled_from(["", "main", "account2"]) | st.text(
 texts = st.sampled_from(["", "x", "a.b"]) | st.text(
     st.characters(exclude_categories=["Cs"]), max_size=12
 )
+# local keys of every shape the config takes: 8 characters or more
+local_keys = st.sampled_from(["sk-local", "k" * 8]) | st.text(
+    st.characters(exclude_categories=["Cs"]), min_size=8, max_size=16
+)
 floats = st.floats(allow_nan=False)
 accounts = st.fixed_dictionaries(
     {"name": account_names, "api_key": texts},
@@ -236,7 +240,7 @@ configs_data = st.fixed_dictionaries(
             {},
             optional={
                 "port": st.integers(0, 65535),
-                "api_keys": st.lists(texts, max_size=3),
+                "api_keys": st.lists(local_keys, max_size=3),
                 "keepalive_seconds": st.floats(min_value=0, allow_nan=False),
             },
         ),

@@ -205,3 +205,24 @@ async def test_the_frame_preview_is_on_screen_in_the_pane_and_in_both_legs() -> 
         for leg in (detail.client_pane, detail.upstream_pane):
             await wait_until(lambda leg=leg: leg.view.frames.viewport().width() > 150, 3)
             assert _preview_width(leg.view) >= 100, leg.view.frames.viewport().width()
+
+
+@pytest.mark.qasync
+async def test_the_generated_key_is_announced_when_the_port_is_taken_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """(issue 31, point 8) the key is saved whatever the port: said with the failure, once."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        config = make_config(DEMO, port=taken.getsockname()[1])
+        control = ProxyControl(config, config_path=tmp_path / "config.toml")
+        control.changed.connect(Announcer(control, tmp_path / "config.toml", "sk-local-new"))
+        try:
+            assert not await control.start()
+            out = capsys.readouterr().out
+            assert out == "Generated a local API key (saved in the config): sk-local-new\n"
+            assert not await control.start()
+            assert capsys.readouterr().out == ""
+        finally:
+            await control.close()

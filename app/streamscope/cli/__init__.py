@@ -211,12 +211,13 @@ def _window(args: argparse.Namespace) -> int:
             f"the window cannot start ({exc}); `streamscope serve` runs headless"
         ) from None
     from streamscope.config import ConfigError
+    from streamscope.private import UnusableDatabase
     from streamscope.storage.errors import StorageError
 
     path, config, new_key = _load(args)
     try:
         return run_window(config, path, new_key=new_key)
-    except (StorageError, ConfigError) as exc:
+    except (StorageError, ConfigError, UnusableDatabase) as exc:
         raise CliError(str(exc)) from None
 
 
@@ -242,6 +243,7 @@ def _serve(args: argparse.Namespace) -> int:
     import sqlite3
 
     from streamscope.config import ConfigError, default_data_dir, pool_state_path
+    from streamscope.private import UnusableDatabase
     from streamscope.proxy.server import PortInUse, ProxyServer, tune_gc
     from streamscope.storage.errors import StorageError
 
@@ -251,12 +253,14 @@ def _serve(args: argparse.Namespace) -> int:
     flows = default_data_dir() / "flows.sqlite3"
     try:
         server = ProxyServer(config.with_defaults(), state_path=state, capture_path=flows)
-    except (StorageError, ConfigError) as exc:
+    except (StorageError, ConfigError, UnusableDatabase) as exc:
         raise CliError(str(exc)) from None
     except (sqlite3.Error, OSError) as exc:
         raise CliError(f"cannot open the state files ({state}, {flows}): {exc}") from None
 
     tune_gc()
+    if new_key:  # said before listening: a taken port or a refused address still saved it
+        print(f"Generated a local API key (saved in the config): {new_key}", flush=True)
 
     async def run() -> None:
         await server.start()
@@ -272,8 +276,6 @@ def _serve(args: argparse.Namespace) -> int:
                 f"shared on PostgreSQL ({database.where})",
                 flush=True,
             )
-        if new_key:
-            print(f"Generated a local API key (saved in the config): {new_key}", flush=True)
         names = ", ".join(u.name for u in server.app.config.upstreams)
         print(
             f"Upstreams: {names}. Point an OpenAI client at {server.url}/v1, an "

@@ -20,7 +20,15 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 UpstreamProtocol = Literal["openai-chat", "anthropic", "responses", "lmstudio", "gemini", "demo"]
 """What an upstream speaks: a protocol (its codec's name, as everywhere in StreamScope), or
@@ -178,6 +186,10 @@ class UpstreamConfig(_Model):
         return self
 
 
+LOCAL_KEY_MIN = 8
+"""The shortest key the proxy takes (``api_keys``, ``admin_keys``)."""
+
+
 class ProxyConfig(_Model):
     host: str = "127.0.0.1"
     port: int = Field(default=8787, ge=0, le=65535)
@@ -201,6 +213,19 @@ class ProxyConfig(_Model):
     max_header_bytes: int = Field(default=64 * 1024, ge=1024)
     header_timeout_seconds: float = Field(default=10.0, gt=0)
     max_connections: int = Field(default=1000, ge=1)
+
+    @field_validator("api_keys", "admin_keys")
+    @classmethod
+    def _keys_long_enough(cls, keys: list[SecretStr]) -> list[SecretStr]:
+        """An empty key, or one of a few characters, is no guard: any program on the
+        machine guesses it in moments."""
+        short = [k.get_secret_value() for k in keys if len(k.get_secret_value()) < LOCAL_KEY_MIN]
+        if short:
+            raise ValueError(
+                f"{len(short)} key(s) shorter than {LOCAL_KEY_MIN} characters (an empty or "
+                "short key is guessed in moments); use a long random one"
+            )
+        return keys
 
 
 class PoolConfig(_Model):

@@ -37,7 +37,9 @@ time while the GUI thread paints a table, making ~300 waits of one slice each: s
 class Announcer:
     """Says on stdout where the proxy listens, each time it starts (a restart on another
     port, new settings); the key generated at this first start is announced once, with
-    the first line: a later start (Settings → Save) runs the key that already exists."""
+    the first line, or with the first failure (a taken port: the key is saved all the
+    same, and the user needs it once another port is chosen); a later start
+    (Settings → Save) runs the key that already exists."""
 
     def __init__(self, control: ProxyControl, config_path: Path, new_key: str | None) -> None:
         self.control = control
@@ -46,9 +48,10 @@ class Announcer:
 
     def __call__(self, state: str) -> None:
         url = self.control.url
-        if state != "running" or not url:
+        if state == "stopped" or (state == "running" and not url):
             return
-        print(f"StreamScope window: proxy on {url}  (config: {self.config_path})", flush=True)
+        if state == "running":
+            print(f"StreamScope window: proxy on {url}  (config: {self.config_path})", flush=True)
         key, self.new_key = self.new_key, None
         if key:
             print(f"Generated a local API key (saved in the config): {key}", flush=True)
