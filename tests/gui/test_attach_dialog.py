@@ -13,7 +13,7 @@ from tests.gui.support import wait_until
 @pytest.mark.qasync
 async def test_it_attaches_with_what_was_typed_and_stays_open_on_a_refusal() -> None:
     asked: list[tuple[str, str]] = []
-    answers = ["cannot attach to http://x: the proxy refused the admin key", None]
+    answers = ["cannot attach to https://x: the proxy refused the admin key", None]
 
     async def attach(url: str, key: str) -> str | None:
         asked.append((url, key))
@@ -22,12 +22,12 @@ async def test_it_attaches_with_what_was_typed_and_stays_open_on_a_refusal() -> 
     dialog = AttachDialog(attach)
     dialog.open()
     try:
-        dialog.url.setText("  http://x  ")
+        dialog.url.setText("  https://x  ")
         dialog.key.setText("sk-admin-1")
         ok = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok)
         ok.click()
         await wait_until(lambda: "refused" in dialog.reason.text())
-        assert dialog.isVisible() and asked == [("http://x", "sk-admin-1")]
+        assert dialog.isVisible() and asked == [("https://x", "sk-admin-1")]
         ok.click()
         await wait_until(lambda: not dialog.isVisible())
         assert dialog.result() == dialog.DialogCode.Accepted and len(asked) == 2
@@ -77,3 +77,42 @@ async def test_its_fields_are_whole_and_a_refusal_is_laid_out_under_them() -> No
 def _lines(dialog: AttachDialog) -> int:
     """The height the reason's text takes, wrapped at the label's width."""
     return dialog.reason.heightForWidth(dialog.reason.width())
+
+
+@pytest.mark.qasync
+@pytest.mark.parametrize(
+    ("url", "asks"),
+    [
+        ("http://10.1.2.3:8787", True),
+        ("http://streamscope.team.internal", True),
+        ("https://10.1.2.3:8787", False),
+        ("http://127.0.0.1:8787", False),
+        ("http://localhost:8787/v1", False),
+    ],
+)
+async def test_plain_http_to_another_machine_is_attached_only_when_asked_again(
+    url: str, asks: bool
+) -> None:
+    """(issue 31, point 6) once per URL: the second press is the user's yes."""
+    asked: list[str] = []
+
+    async def attach(url: str, key: str) -> str | None:
+        asked.append(url)
+        return None
+
+    dialog = AttachDialog(attach)
+    dialog.open()
+    try:
+        dialog.url.setText(url)
+        dialog.key.setText("sk-admin-1")
+        ok = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok)
+        ok.click()
+        if asks:
+            await wait_until(lambda: "unencrypted" in dialog.reason.text())
+            assert asked == [] and dialog.isVisible()
+            assert "Press Attach again" in dialog.reason.text()
+            ok.click()
+        await wait_until(lambda: not dialog.isVisible())
+        assert asked == [url]
+    finally:
+        dialog.deleteLater()

@@ -80,7 +80,9 @@ async def test_attached_the_window_names_the_shared_proxy_and_asks_before_a_swit
             # The tab, the panel and the status bar name the proxy shown.
             assert remote.url in tabs.tabText(tabs.indexOf(panel))
             assert remote.url in panel.target.text() and "local" not in panel.target.text()
-            assert bar.state.text().startswith(f"Attached to {remote.url}")
+            assert bar.state.text().startswith(f"Attached to {remote.url}, feed ")
+            await wait_until(lambda: ", feed live" in bar.state.text())
+            assert "unencrypted" not in bar.state.text()  # (loopback: this machine)
             assert local_url in bar.state.text()  # (the Client tab's, said second)
 
             # Disable on the shared pool: asked first, naming it; Cancel does nothing.
@@ -122,3 +124,18 @@ def _ask_local(url: str | None, key: str) -> str:
     r = httpx.post(url + "/v1/chat/completions", json=body, headers={"x-api-key": key}, timeout=10)
     assert r.status_code == 200
     return r.headers["x-request-id"]
+
+
+@pytest.mark.qasync
+async def test_the_bar_says_when_the_attached_feed_drops() -> None:
+    """(issue 31, point 6) "live" only while it is: a proxy gone is "retrying", with why."""
+    async with open_window(make_config([])) as window:
+        bar = window.proxy_bar
+        with proxied(shared_config(ADMIN, accounts=("remote-a",))) as remote:
+            assert await window.attach(remote.url, ADMIN) is None
+            await wait_until(lambda: ", feed live" in bar.state.text(), 5)
+        # the other proxy stopped: its feed ends, and is asked again
+        await wait_until(lambda: ", feed retrying: " in bar.state.text(), 10)
+        assert window.remote is not None and not window.remote.feed.live
+        await window.detach()
+        assert "feed" not in bar.state.text()

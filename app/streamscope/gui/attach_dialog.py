@@ -1,6 +1,9 @@
 """File → Attach to a proxy…: the URL and admin key of a ``streamscope serve`` elsewhere,
 whose traffic the window then shows (:meth:`~streamscope.gui.window.MainWindow.attach`).
 
+A URL of plain ``http://`` to another machine is attached only when Attach is pressed a
+second time, after the dialog has said what crosses the network unencrypted.
+
 Its fields are wide enough for a team's URL at the font in use, and why attaching
 failed is a line of its own under them: the dialog grows to hold it (a word-wrapped
 label's height depends on its width, which a shown dialog's layout does not ask by
@@ -22,6 +25,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from streamscope.remote.store import unencrypted
 
 Attach = Callable[[str, str], Awaitable[str | None]]
 
@@ -63,6 +68,7 @@ class AttachDialog(QDialog):
         layout.addWidget(self.reason)
         layout.addWidget(buttons)
         self.task: asyncio.Task[None] | None = None
+        self._confirmed = ""  # the plain-HTTP URL the user has been warned about
 
     def say(self, text: str) -> None:
         """Show why attaching failed (or that it is under way), under the fields: the
@@ -72,6 +78,16 @@ class AttachDialog(QDialog):
         self.adjustSize()
 
     def _go(self) -> None:
+        url = self.url.text().strip()
+        if unencrypted(url) and url != self._confirmed:
+            # asked once per URL: pressing Attach again is the user's yes
+            self._confirmed = url
+            self.say(
+                f"{url} is plain HTTP across the network: the admin key and every captured "
+                "prompt would cross it unencrypted. Press Attach again to attach anyway, "
+                "or use the https:// address of a TLS terminator in front of it."
+            )
+            return
         self.say("attaching…")
         self.task = asyncio.get_event_loop().create_task(self._run())
 

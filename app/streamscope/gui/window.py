@@ -50,6 +50,7 @@ from streamscope.gui.theme import MODES, Mode, Theme
 from streamscope.gui.traffic import TrafficView
 from streamscope.private import private_dir, private_file
 from streamscope.remote import RemoteError, RemotePool, RemoteStore
+from streamscope.remote.store import unencrypted
 
 
 def v1_hint(url: str) -> str:
@@ -74,6 +75,7 @@ class ProxyBar(QWidget):
         super().__init__()
         self.control = control
         self.attached: str | None = None  # the proxy elsewhere the window shows, if any
+        self.feed_status = ""  # its live feed's state (RemoteFlows.status)
         self.state = QLabel()
         self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hint = QLabel()  # which clients want /v1 (v1_hint)
@@ -127,7 +129,20 @@ class ProxyBar(QWidget):
     def set_attached(self, url: str | None) -> None:
         """The window shows the proxy at ``url`` now (None: this machine's again)."""
         self.attached = url
+        self.feed_status = "connecting" if url else ""
         self.refresh()
+
+    def set_feed_status(self, status: str) -> None:
+        """The attached proxy's live feed: "live", "retrying: why", or why it ended."""
+        self.feed_status = status
+        self.refresh()
+
+    def attached_text(self) -> str:
+        """The attached proxy as the bar names it: plain HTTP across a network said as
+        unencrypted, and the live feed's state (never "live" once it has dropped)."""
+        assert self.attached is not None
+        plain = " (unencrypted HTTP)" if unencrypted(self.attached) else ""
+        return f"Attached to {self.attached}{plain}, feed {self.feed_status}"
 
     def refresh(self, _state: str = "") -> None:
         c = self.control
@@ -138,7 +153,7 @@ class ProxyBar(QWidget):
                 # What Traffic and Account pool show first; this machine's proxy is
                 # the Client tab's (and what Copy URL copies).
                 text = (
-                    f"Attached to {self.attached}   ·   local proxy {c.url} (Client tab)"
+                    f"{self.attached_text()}   ·   local proxy {c.url} (Client tab)"
                     f"   key {mask(c.key)}"
                 )
             self.state.setText(f"{text}   {storage}" if storage else text)
@@ -249,6 +264,7 @@ class MainWindow(QMainWindow):
         self._menus()
         self._closed: asyncio.Future[None] | None = None
         self.remote: RemoteStore | None = None  # the proxy elsewhere the traffic shows
+        self._unfollow_feed: Callable[[], None] = lambda: None
         self.restore_state()
 
     def _menus(self) -> None:
@@ -311,12 +327,15 @@ class MainWindow(QMainWindow):
             await remote.aclose()
             return f"cannot attach to {url}: {exc}"
         await self.detach()
+        self.proxy_bar.set_attached(remote.url)
+        self._unfollow_feed = remote.feed.status.subscribe(
+            self.proxy_bar.set_feed_status, asyncio.get_running_loop()
+        )
         await remote.start()
         self.remote = remote
         await self.traffic.follow(remote)  # type: ignore[arg-type]
         self.pool.follow(pool, remote.url)  # type: ignore[arg-type]
         self._name_pool_tab()
-        self.proxy_bar.set_attached(remote.url)
         self.setWindowTitle(f"StreamScope — traffic of {remote.url}")
         self.traffic.show_source(
             f"The traffic of {remote.url} (attached: File → Detach shows this machine's again)"
@@ -329,6 +348,7 @@ class MainWindow(QMainWindow):
         remote, self.remote = self.remote, None
         if remote is None:
             return
+        self._unfollow_feed()
         await self.traffic.follow(self.control.core.flows)
         self.pool.follow(self.control.core.pool)
         self._name_pool_tab()

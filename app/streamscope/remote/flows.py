@@ -13,7 +13,12 @@ tells, so a view fed by one is fed by the other:
   and then a ``FlowAdded`` for each flow it lists (:data:`RELOAD` at most, oldest
   first);
 - a refused key ends the following: :attr:`RemoteFlows.error` says why, and
-  :attr:`RemoteFlows.status` listeners hear it.
+  :attr:`RemoteFlows.status` listeners hear it;
+- an event this cannot read (no JSON, a summary of the wrong shape) is skipped and
+  counted (:attr:`RemoteFlows.skipped`, one log line per :data:`SKIP_LOG_EVERY`), and
+  any other failure of the feed (a line over :data:`MAX_LINE`, a reload refused, a bug)
+  is a dropped feed: the status says "retrying" with why, and it is asked again. The
+  follower never ends while the status reads "live".
 
 The pool's changes in the feed are handed on as they come (``pool_events``: the feed's
 JSON), for the pool panel.
@@ -29,19 +34,23 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from httpx_sse import ServerSentEvent, aconnect_sse
 
 from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, FlowsDeleted, FlowUpdated
 from streamscope.capture.flow import Flow
 from streamscope.capture.summary import FlowSummary
 from streamscope.net.clients import admin_http
 from streamscope.signals import Signal
+from streamscope.wire import Frame, FrameTooLarge, SSEDecoder
 
 log = logging.getLogger("streamscope.remote")
 
 RETRY = 1.0  # seconds before a dropped feed is asked again
 READ_TIMEOUT = 40.0  # the feed sends a keepalive every 15 s: silence this long is a drop
 RELOAD = 500  # flows listed again after a reset
+MAX_LINE = 8 * 1024 * 1024
+"""The longest feed line (and event) read: a summary is a few KiB; without a bound a
+hostile or broken proxy's 400 MB line took the window from 45 to 570 MB."""
+SKIP_LOG_EVERY = 100  # an unreadable event is logged the first time and every this many
 JSON = dict[str, Any]
 
 
@@ -61,6 +70,7 @@ class RemoteFlows:
         self.status: Signal[str] = Signal("the remote feed")  # "live", "retrying", error
         self.error: str | None = None
         self.live = False
+        self.skipped = 0  # events that could not be read, and were passed over
         self._client = admin_http(admin_key, READ_TIMEOUT)
         self._task: asyncio.Task[None] | None = None
 
@@ -100,49 +110,80 @@ class RemoteFlows:
 
     async def _follow(self) -> None:
         while True:
-            headers = {"last-event-id": self.last_event_id} if self.last_event_id else {}
             try:
-                async with aconnect_sse(
-                    self._client, "GET", self.url + "/admin/events", headers=headers
-                ) as source:
-                    if source.response.status_code in (401, 403):
-                        await source.response.aread()
-                        self._fail(f"the proxy refused the admin key ({_said(source.response)})")
-                        return
-                    if source.response.status_code != 200:
-                        await source.response.aread()
-                        raise RemoteError(f"the feed answered {source.response.status_code}")
-                    self._set_live(True)
-                    async for event in source.aiter_sse():
-                        await self._take(event)
-            except (httpx.HTTPError, RemoteError) as exc:
-                log.info("remote feed %s: %s; again in %g s", self.url, exc, RETRY)
-            self._set_live(False)
+                if await self._read_feed():
+                    return  # the key was refused: said, not retried
+                why = "the feed ended"
+            except asyncio.CancelledError:
+                raise
+            except (httpx.HTTPError, RemoteError, FrameTooLarge) as exc:
+                why = str(exc) or type(exc).__name__
+            except Exception as exc:  # a follower that died would leave "live" standing
+                log.exception("remote feed %s failed", self.url)
+                why = f"{type(exc).__name__}: {exc}"
+            log.info("remote feed %s: %s; again in %g s", self.url, why, RETRY)
+            self._set_live(False, why)
             await asyncio.sleep(RETRY)
 
-    async def _take(self, event: ServerSentEvent) -> None:
-        name = event.event
+    async def _read_feed(self) -> bool:
+        """Follow one connection of the feed until it ends; True when the key was
+        refused (nothing more to try)."""
+        headers = {"accept": "text/event-stream", "cache-control": "no-store"}
+        if self.last_event_id:
+            headers["last-event-id"] = self.last_event_id
+        async with self._client.stream("GET", self.url + "/admin/events", headers=headers) as r:
+            if r.status_code in (401, 403):
+                await r.aread()
+                self._fail(f"the proxy refused the admin key ({_said(r)})")
+                return True
+            if r.status_code != 200:
+                await r.aread()
+                raise RemoteError(f"the feed answered {r.status_code}")
+            self._set_live(True)
+            decoder = SSEDecoder(max_line_bytes=MAX_LINE)
+            async for chunk in r.aiter_bytes():
+                for frame in decoder.feed(chunk):
+                    await self._take(frame)
+        return False
+
+    async def _take(self, frame: Frame) -> None:
+        if frame.data is None and frame.event is None:
+            return  # a keepalive
+        name = frame.event or "message"
         if name == "reset":
             await self._reload()
-            return
-        try:
-            data = json.loads(event.data) if event.data else {}
-        except ValueError:
-            log.warning("remote feed %s: an event that is no JSON (%s)", self.url, name)
-            return
+        else:
+            try:
+                self._tell(name, json.loads(frame.data) if frame.data else {})
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                self.skipped += 1
+                if self.skipped % SKIP_LOG_EVERY == 1:
+                    log.warning(
+                        "remote feed %s: an event that cannot be read was skipped (%s: %s; "
+                        "%d so far)",
+                        self.url,
+                        name,
+                        exc,
+                        self.skipped,
+                    )
+        if frame.id:
+            self.last_event_id = frame.id  # (told or skipped: a reconnect resumes after it)
+
+    def _tell(self, name: str, data: Any) -> None:
+        """One event of the feed to the listeners; an error for one of the wrong shape."""
         if name == "flow.added":
-            self.events.emit(FlowAdded(FlowSummary.from_json(data)))
+            self.events.emit(FlowAdded(_summary(data)))
         elif name == "flow.updated":
-            self.events.emit(FlowUpdated(FlowSummary.from_json(data)))
+            self.events.emit(FlowUpdated(_summary(data)))
         elif name == "flows.deleted":
             ids = data.get("ids") if isinstance(data, dict) else None
-            self.events.emit(FlowsDeleted(tuple(str(i) for i in ids or [])))
+            if not isinstance(ids, list):
+                raise TypeError("flows.deleted without a list of ids")
+            self.events.emit(FlowsDeleted(tuple(str(i) for i in ids)))
         elif name == "flows.cleared":
             self.events.emit(FlowsCleared())
         elif name == "pool.account" and isinstance(data, dict):
             self.pool_events.emit(data)
-        if event.id:
-            self.last_event_id = event.id  # (told: a reconnect resumes after it)
 
     async def _reload(self) -> None:
         """What was missed cannot be replayed: everything known goes, and the proxy's
@@ -152,15 +193,26 @@ class RemoteFlows:
         for summary in reversed(items):  # oldest first, as they were added
             self.events.emit(FlowAdded(summary))
 
-    def _set_live(self, live: bool) -> None:
-        if live != self.live:
-            self.live = live
-            self.status.emit("live" if live else "retrying")
+    def _set_live(self, live: bool, why: str = "") -> None:
+        """Say "live" when the feed is (once), and "retrying: why" at each drop."""
+        if live:
+            if not self.live:
+                self.live = True
+                self.status.emit("live")
+            return
+        self.live = False
+        self.status.emit(f"retrying: {why}" if why else "retrying")
 
     def _fail(self, why: str) -> None:
         self.error = why
         self.live = False
         self.status.emit(why)
+
+
+def _summary(data: Any) -> FlowSummary:
+    if not isinstance(data, dict) or not isinstance(data.get("id"), str) or not data["id"]:
+        raise TypeError("a flow summary that is no JSON object with an id")
+    return FlowSummary.from_json(data)
 
 
 def checked(response: httpx.Response, url: str) -> Any:

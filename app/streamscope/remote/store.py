@@ -17,10 +17,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Collection
 from typing import Any
+from urllib.parse import urlsplit
 
 from streamscope.capture.events import FlowEvent
 from streamscope.capture.flow import Flow
 from streamscope.capture.summary import FlowSummary
+from streamscope.config import is_loopback
 from streamscope.net.clients import admin_http_blocking
 from streamscope.remote.flows import RemoteFlows, checked, flow_of, summaries_of
 
@@ -30,6 +32,13 @@ def proxy_root(url: str) -> str:
     ``/v1`` (the admin API is ``<root>/admin``, never ``<root>/v1/admin``)."""
     root = url.strip().rstrip("/")
     return root.removesuffix("/v1").rstrip("/") if root.endswith("/v1") else root
+
+
+def unencrypted(url: str) -> bool:
+    """The proxy at ``url`` is reached over plain HTTP across a network: the admin key
+    and every captured prompt would cross it in clear (loopback is this machine)."""
+    parts = urlsplit(proxy_root(url))
+    return parts.scheme == "http" and not is_loopback(parts.hostname or "")
 
 
 class RemoteStore:
@@ -87,4 +96,4 @@ class RemoteStore:
         await asyncio.to_thread(self.http.close)
 
 
-__all__ = ["RemoteStore", "proxy_root"]
+__all__ = ["RemoteStore", "proxy_root", "unencrypted"]
