@@ -8,6 +8,12 @@ user has to see them. :class:`RefusalLog` counts them by reason and keeps a shor
 of the latest, with what identifies the client (``Origin``, ``User-Agent``) and the
 masked suffix of the key it sent. It never keeps a body.
 
+Each refused request's log line goes through :meth:`RefusalLog.log`, which writes the
+first :data:`LOG_BURST` of every :data:`LOG_INTERVAL` seconds in full and counts the
+rest, saying them in one line per interval with their exact number by reason: a flood
+of keyless requests once grew the log by 554,000 lines in two minutes (issue 31). The
+counters themselves (:attr:`RefusalLog.counts`, ``/admin/refusals``) count every one.
+
 Listeners (the window, through a Qt signal) are called on the proxy's event loop with
 each new :class:`Refusal`; :meth:`RefusalLog.subscribe` returns the unsubscribe.
 """
@@ -15,6 +21,7 @@ each new :class:`Refusal`; :meth:`RefusalLog.subscribe` returns the unsubscribe.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import Counter, deque
 from collections.abc import Callable
@@ -51,6 +58,15 @@ DOCTOR_AGENT = "streamscope-doctor"
 version after a ``/``): a refusal of it is doctor's check, no client's."""
 
 RING = 200  # refusals kept, newest last
+LOG_INTERVAL = 10.0
+"""Seconds of one logging window."""
+LOG_BURST = 20
+"""Refused requests logged one line each per window; the rest are counted and said in
+one line when the window ends."""
+
+# The proxy's logger: its filter masks the configured keys in every line (app.py), and
+# a child logger's records would pass by it.
+log = logging.getLogger("streamscope.proxy")
 FIELD_LIMIT = 200  # characters kept of a header value or a path
 
 
@@ -98,10 +114,19 @@ Listener = Callable[[Refusal], None]
 class RefusalLog:
     """Counters by reason and the latest :data:`RING` refusals (all in memory)."""
 
-    def __init__(self, size: int = RING) -> None:
+    def __init__(
+        self, size: int = RING, log_interval: float = LOG_INTERVAL, log_burst: int = LOG_BURST
+    ) -> None:
         self._ring: deque[Refusal] = deque(maxlen=size)
         self.counts: Counter[str] = Counter()
         self.events: Signal[Refusal] = Signal("the refusal log")
+        self.log_interval = log_interval
+        self.log_burst = log_burst
+        self.lines = 0  # log lines written for refusals (each one's and the summaries)
+        self._window = -float("inf")  # when the current logging window began (monotonic)
+        self._logged = 0  # refusals logged one by one in the current window
+        self._unlogged: Counter[str] = Counter()  # counted, not yet said, by reason
+        self._timer: asyncio.TimerHandle | None = None
 
     @property
     def total(self) -> int:
@@ -139,6 +164,50 @@ class RefusalLog:
         self.events.emit(refusal)
         return refusal
 
+    def log(self, line: str, reason: str) -> None:
+        """Log one refused request's ``line`` (a flood: see the module's docstring).
+        On an event loop, what a window left unsaid is said when it ends; else with
+        the first refusal after it, or :meth:`flush_log`."""
+        now = time.monotonic()
+        if now - self._window >= self.log_interval:
+            self.flush_log()
+            self._window, self._logged = now, 0
+        if self._logged < self.log_burst:
+            self._logged += 1
+            self.lines += 1
+            log.info("%s", line)
+            return
+        self._unlogged[reason] += 1
+        if self._timer is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return
+            delay = max(0.0, self._window + self.log_interval - now)
+            self._timer = loop.call_later(delay, self.flush_log)
+
+    def flush_log(self) -> None:
+        """Say in one line the refusals the current window did not log one by one."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if not self._unlogged:
+            return
+        total = sum(self._unlogged.values())
+        seconds = time.monotonic() - self._window
+        reasons = ", ".join(
+            f"{REASONS.get(reason, reason)}: {n:,}" for reason, n in self._unlogged.most_common()
+        )
+        self._unlogged.clear()
+        self.lines += 1
+        log.warning(
+            "refused %s more requests in the last %.0f s, not logged one by one (%s); "
+            "GET /admin/refusals counts every refusal",
+            f"{total:,}",
+            seconds,
+            reasons,
+        )
+
     def recent(self, limit: int | None = None) -> list[Refusal]:
         """The latest refusals, newest first."""
         items = list(reversed(self._ring))
@@ -164,4 +233,4 @@ class RefusalLog:
         }
 
 
-__all__ = ["REASONS", "Refusal", "RefusalLog", "key_suffix"]
+__all__ = ["LOG_BURST", "LOG_INTERVAL", "REASONS", "Refusal", "RefusalLog", "key_suffix"]
