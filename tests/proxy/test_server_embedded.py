@@ -94,11 +94,13 @@ def test_serve_generates_a_key_logs_requests_and_stops_on_sigint(tmp_path: Path)
     proc = _serve(tmp_path, "--port", "0")
     try:
         assert proc.stdout is not None
+        # the generated key first: said before the port is tried (a taken one still saved it)
+        key_line = proc.stdout.readline()
+        assert key_line.startswith("Generated a local API key"), key_line
+        key = key_line.rsplit(" ", 1)[1].strip()
         first = proc.stdout.readline()
         assert "listening on http://127.0.0.1:" in first, first
         url = first.split("listening on ")[1].split()[0]
-        key_line = proc.stdout.readline()
-        key = key_line.rsplit(" ", 1)[1].strip()
         assert key.startswith("sk-local-") and len(key) == len("sk-local-") + 32
         assert key in (tmp_path / "c.toml").read_text()  # saved
         # The first run says how to try the demo backend (the default upstream). Read

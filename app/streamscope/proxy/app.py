@@ -225,8 +225,11 @@ class ProxyApp:
             # Not a flow: the recorder (if the request got that far) is dropped unsent.
             self._drop_recorder(exchange)
             self._refused(scope, exc)
-            await send_json(tracked, exc.status, exc.codec.encode_error(exc.error))
             exchange.refused = exc.reason
+            # issue 31: a request without a good key ends its connection, and with it
+            # whatever it pipelined behind it (proxy/limits.py)
+            close = [(b"connection", b"close")] if exc.status in (401, 403) else None
+            await send_json(tracked, exc.status, exc.codec.encode_error(exc.error), close)
         except ProxyError as exc:
             if not started:
                 body = codec.encode_error(exc.error)
@@ -251,7 +254,10 @@ class ProxyApp:
         finally:
             exchange.outcome_detail = short_detail(self.redactor.text(exchange.outcome_detail))
             if scope["method"] != "OPTIONS" and scope["path"] != HEALTH:
-                log.info("%s", exchange.line())
+                if exchange.refused is None:
+                    log.info("%s", exchange.line())
+                else:  # issue 31: a flood of refusals is said in few lines (refusals.py)
+                    self.refusals.log(exchange.line(), exchange.refused)
             rec = exchange.recorder
             if rec is not None and self.flows is not None:
                 self._drop_recorder(exchange)
