@@ -4,10 +4,12 @@ proxy that stops leaves its flows and its pool's state written for the next one.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from streamscope.config import Config
 from streamscope.proxy.server import ProxyServer
@@ -80,3 +82,18 @@ async def test_a_stopped_proxy_has_written_its_flows_and_pool_state(tmp_path: Pa
     (demo,) = pool["upstreams"]
     status = {a["name"]: a["status"] for a in demo["accounts"]}
     assert status == {"a": "active", "b": "disabled"}
+
+
+def test_at_shutdown_the_refusals_not_yet_said_are_said(caplog: pytest.LogCaptureFixture) -> None:
+    """(issue 31, point 1) the log says the first refusals of a window one by one and the
+    rest when it ends; a proxy stopped before it ends says them as it stops."""
+    caplog.set_level(logging.INFO, logger="streamscope.proxy")
+    with proxied(_config()) as running:
+        burst = running.server.app.core.refusals.log_burst
+        for _ in range(burst + 7):
+            r = httpx.get(running.v1 + "/models", timeout=5)
+            assert r.status_code == 401
+        said = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+        assert len(said) == burst  # (the window, 10 s, has not ended)
+    rest = [r.getMessage() for r in caplog.records if "more requests" in r.getMessage()]
+    assert len(rest) == 1 and "refused 7 more requests" in rest[0]

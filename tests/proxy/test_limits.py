@@ -207,3 +207,24 @@ def test_a_large_body_sent_with_its_head_is_not_a_large_head(proxy: Running) -> 
     sock.close()
     assert not answer.startswith(b"HTTP/1.1 431"), answer[:200]
     assert answer.startswith(b"HTTP/1.1 404"), answer[:200]
+
+
+def test_garbage_from_many_connections_is_one_log_line(
+    proxy: Running, caplog: pytest.LogCaptureFixture
+) -> None:
+    """(issue 31, point 1) uvicorn says "Invalid HTTP request received." for every bad
+    connection: 200 of them were 200 lines; now one per interval, each still answered."""
+    from streamscope.proxy import limits
+
+    limits._INVALID._last = -float("inf")  # (a fresh interval: earlier tests sent garbage)
+    answers = []
+    with caplog.at_level(logging.WARNING):
+        for _ in range(200):
+            sock = connect(proxy)
+            sock.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+            answers.append(read_all(sock))
+            sock.close()
+    assert all(a.startswith(b"HTTP/1.1 400") for a in answers)
+    said = [r for r in caplog.records if "Invalid HTTP request" in r.getMessage()]
+    assert len(said) == 1
+    assert limits._INVALID.suppressed == 199  # counted, to be said with the next line

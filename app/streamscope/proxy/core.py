@@ -100,7 +100,8 @@ class Core:
 
     async def aclose(self) -> None:
         """The live feed's streams ended; the pool's state and what capture still holds,
-        written; the files closed."""
+        written; the files closed; the refusals not yet said, said."""
+        self.refusals.flush_log()
         self.feed.close()
         await self.conversations.aclose()
         await self.pool.close()

@@ -248,7 +248,9 @@ class LimitedProtocol(HttpToolsProtocol):
             self.parser.feed_data(data)
         except httptools.HttpParserError:
             if not (self._refused or self._cut):
-                self.logger.warning("Invalid HTTP request received.")
+                # one line per interval, however many connections send garbage
+                if _INVALID.say():
+                    self.logger.warning("Invalid HTTP request received.%s", _INVALID.since())
                 self.send_400_response("Invalid HTTP request received.")
             return
         except httptools.HttpParserUpgrade:
@@ -342,6 +344,33 @@ def protocol_class(limits: Limits) -> type[LimitedProtocol]:
     return type("BoundLimitedProtocol", (LimitedProtocol,), {"limits": limits})
 
 
+class Repeats:
+    """A line said at most once per ``interval`` seconds, counting the times it was not."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._last = -float("inf")
+        self.suppressed = 0  # since the last time it was said
+        self._dropped = 0
+
+    def say(self) -> bool:
+        """Whether to say it now (else it is counted)."""
+        now = time.monotonic()
+        if now - self._last < self.interval:
+            self.suppressed += 1
+            return False
+        self._last = now
+        self._dropped, self.suppressed = self.suppressed, 0
+        return True
+
+    def since(self) -> str:
+        """For the line just allowed: how many were left unsaid before it."""
+        return f" ({self._dropped} more since the last such line)" if self._dropped else ""
+
+
+_INVALID = Repeats(10.0)  # "Invalid HTTP request received." (uvicorn logs every one)
+
+
 class AcceptErrorFilter(logging.Filter):
     """On the ``asyncio`` logger: one line per ``interval`` seconds for failed accepts
     (EMFILE/ENFILE/ENOBUFS/ENOMEM), without the traceback, counting those dropped."""
@@ -350,22 +379,19 @@ class AcceptErrorFilter(logging.Filter):
 
     def __init__(self, interval: float = 30.0):
         super().__init__()
-        self.interval = interval
-        self._last = -float("inf")
-        self.suppressed = 0
+        self.repeats = Repeats(interval)
+
+    @property
+    def suppressed(self) -> int:
+        return self.repeats.suppressed
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not str(record.msg).startswith(self.PREFIX):
             return True
-        now = time.monotonic()
-        if now - self._last < self.interval:
-            self.suppressed += 1
+        if not self.repeats.say():
             return False
-        self._last = now
-        dropped, self.suppressed = self.suppressed, 0
-        extra = f" ({dropped} more since the last such line)" if dropped else ""
         exc = record.exc_info[1] if record.exc_info else None
-        record.msg = f"{self.PREFIX}: {exc}; new connections wait{extra}"
+        record.msg = f"{self.PREFIX}: {exc}; new connections wait{self.repeats.since()}"
         record.args = ()
         record.exc_info = None
         record.exc_text = None
@@ -377,6 +403,7 @@ __all__ = [
     "PER_TURN",
     "AcceptErrorFilter",
     "LimitedProtocol",
+    "Repeats",
     "Limits",
     "protocol_class",
 ]
