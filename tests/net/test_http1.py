@@ -21,8 +21,7 @@ import trustme
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamscope.net.http1 import HIGH_WATER, Http1Client
-from streamscope.proxy.upstream import decoded
+from streamscope.net.http1 import HIGH_WATER, Http1Client, decoded
 
 SSE = b"data: one\n\ndata: two\n\n"
 

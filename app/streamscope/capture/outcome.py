@@ -31,7 +31,8 @@ DESCRIPTIONS: dict[Outcome, str] = {
     Outcome.CLIENT_CANCELLED: "the client went away or cancelled before its answer was whole",
     Outcome.UPSTREAM_ERROR: "the upstream sent an error in the stream (an error event or frame)",
     Outcome.UPSTREAM_CUT: "the upstream closed the connection before its protocol's end, "
-    "or a read failed mid-stream",
+    "a read failed mid-stream, or the answer went over the proxy's limits (the proxy "
+    "stopped reading it: upstream_too_large)",
     Outcome.PROXY_TIMEOUT: "the proxy gave up on a silent upstream (the idle timeout)",
     Outcome.ERROR_ANSWER: "an error answer before any stream: an HTTP error from the upstream "
     "or the proxy (no account available, unreachable, a bad request)",

@@ -28,11 +28,14 @@ def _read_seconds(proxy: ProxyConfig) -> float:
 
 
 def upstream_wire(proxy: ProxyConfig) -> Http1Client:
-    """The shared client that reads upstream answers."""
+    """The shared client that reads upstream answers. A compressed answer inflates to at
+    most what a whole answer may weigh (four times ``max_body_bytes``, the plan's
+    ``read_limit``), streamed or not: more is an upstream_too_large, not memory spent."""
     return Http1Client(
         connect_timeout=proxy.connect_timeout_seconds,
         read_timeout=_read_seconds(proxy),
         ssl_context=tls_context(),
+        max_inflated=proxy.max_body_bytes * 4,
     )
 
 

@@ -13,8 +13,11 @@ upstream may be closing it as the request goes out; a request is never sent twic
 bodies sized, chunked or ended by close, flow control both ways (reading pauses while
 more than :data:`HIGH_WATER` bytes wait for the relay).
 What it does not: proxies from the environment (the upstream client has ``trust_env``
-off anyway), HTTP/2, redirects, cookies (none are kept, on purpose), decompression (the
-proxy asks for ``identity``; a compressed answer is :func:`decoded` by the caller).
+off anyway), HTTP/2, redirects, cookies (none are kept, on purpose).
+
+The proxy asks for ``identity``; a server that compresses anyway is inflated (gzip,
+deflate) a :data:`STEP` at a time, to at most ``max_inflated`` bytes per answer (1 MB can
+inflate to 1 GiB): :func:`decoded`, and :class:`AnswerTooLarge` past a limit.
 
 Failures are httpx's own exception classes, so everything above handles one family:
 :class:`httpx.ConnectError`/:class:`httpx.ConnectTimeout` before a connection,
@@ -28,6 +31,7 @@ import asyncio
 import collections
 import ssl
 import time
+import zlib
 from collections.abc import AsyncIterator
 from typing import cast
 from urllib.parse import urlsplit
@@ -42,9 +46,20 @@ HIGH_WATER = 256 * 1024  # body bytes waiting for the reader before the socket p
 MAX_IDLE = 50  # idle keep-alive connections kept, over all origins
 IDLE_MARGIN = 1.0  # seconds short of an upstream's announced keep-alive timeout
 USER_AGENT = f"streamscope/{__version__}".encode()
+STEP = 64 * 1024  # the most bytes one inflate step makes (a bomb inflates a step at a time)
+MAX_INFLATED = 128 * 1024 * 1024  # the default bound on what one answer inflates to
 
 Origin = tuple[str, str, int]  # scheme, host, port
 HeaderPairs = list[tuple[bytes, bytes]]
+
+
+class AnswerTooLarge(httpx.DecodingError):
+    """An answer went over one of the proxy's limits (its size, what it inflates to, or
+    one line of its stream): it is not read further. ``limit``: that limit, in bytes."""
+
+    def __init__(self, message: str, limit: int) -> None:
+        super().__init__(message)
+        self.limit = limit
 
 
 class _Connection(asyncio.Protocol):
@@ -222,6 +237,19 @@ class Http1Response:
         self.headers = httpx.Headers(conn.header_pairs)
         self.is_closed = False
 
+    @property
+    def content_length(self) -> int | None:
+        """The body's size as the upstream declared it (None: chunked, or ended by close)."""
+        if "transfer-encoding" in self.headers:
+            return None  # (chunked framing wins over a length, as the parser reads it)
+        value = self.headers.get("content-length", "").strip()
+        return int(value) if value.isdigit() else None
+
+    def decoded(self) -> AsyncIterator[tuple[bytes, int]]:
+        """The body as :meth:`stamped` pieces, inflated within bounds (:func:`decoded`)."""
+        encoding = self.headers.get("content-encoding")
+        return decoded(self.stamped(), encoding, self._client.max_inflated)
+
     async def stamped(self) -> AsyncIterator[tuple[bytes, int]]:
         """Body pieces as they arrived (one per socket read), each with the monotonic
         time in ns its bytes arrived."""
@@ -261,8 +289,10 @@ class Http1Client:
         read_timeout: float,
         write_timeout: float = 30.0,
         ssl_context: ssl.SSLContext | None = None,
+        max_inflated: int = MAX_INFLATED,
     ) -> None:
         self.connect_timeout = connect_timeout
+        self.max_inflated = max_inflated  # the most one compressed answer inflates to
         self.read_timeout = read_timeout
         self.write_timeout = write_timeout
         self._ssl = ssl_context
@@ -387,6 +417,57 @@ class Http1Client:
         await asyncio.sleep(0)  # let the transports finish closing
 
 
+async def decoded(
+    pieces: AsyncIterator[tuple[bytes, int]], encoding: str | None, limit: int | None = None
+) -> AsyncIterator[tuple[bytes, int]]:
+    """``pieces`` of a body (with their arrival times), inflated when its
+    ``content-encoding`` says gzip or deflate: each inflated piece at most :data:`STEP`
+    bytes, and :class:`AnswerTooLarge` once they add up to more than ``limit`` (None: no
+    bound on the total). An encoding the proxy cannot read, or a corrupt body, is an
+    :class:`httpx.DecodingError`."""
+    coding = (encoding or "identity").strip().lower()
+    if coding == "identity":
+        async for piece in pieces:
+            yield piece
+        return
+    if coding not in ("gzip", "x-gzip", "deflate"):
+        raise httpx.DecodingError(
+            f"it is in content-encoding {coding}, which the proxy cannot decode (it asked"
+            " for identity; gzip and deflate are read)"
+        )
+    inflate = zlib.decompressobj(zlib.MAX_WBITS | 16 if "gzip" in coding else zlib.MAX_WBITS)
+    arrived = total = packed = 0
+
+    def counted(out: bytes) -> bytes:
+        nonlocal total
+        total += len(out)
+        if limit is not None and total > limit:
+            raise AnswerTooLarge(
+                f"the upstream's {coding} answer inflates past the proxy's limit of {limit}"
+                f" bytes (from {packed} bytes as sent)",
+                limit,
+            )
+        return out
+
+    try:
+        async for data, arrived in pieces:
+            packed += len(data)
+            # A step at a time: what is left of the input waits in unconsumed_tail, and a
+            # full step may leave output pending in the inflater, asked for with b"".
+            while True:
+                out = inflate.decompress(data, STEP)
+                data = inflate.unconsumed_tail
+                if out:
+                    yield counted(out), arrived
+                if not out or (not data and len(out) < STEP):
+                    break
+        rest = inflate.flush()
+    except zlib.error as exc:
+        raise httpx.DecodingError(f"the upstream's {coding} body is corrupt: {exc}") from None
+    if rest:
+        yield counted(rest), arrived
+
+
 def _idle_limit(value: bytes) -> float | None:
     """From ``Keep-Alive: timeout=5, max=100``, how long a connection may idle here (the
     timeout less :data:`IDLE_MARGIN`); None when it says no timeout."""
@@ -407,4 +488,12 @@ def _origin(url: str) -> Origin:
     return scheme, parts.hostname or "", port
 
 
-__all__ = ["HIGH_WATER", "Http1Client", "Http1Response"]
+__all__ = [
+    "HIGH_WATER",
+    "MAX_INFLATED",
+    "STEP",
+    "AnswerTooLarge",
+    "Http1Client",
+    "Http1Response",
+    "decoded",
+]

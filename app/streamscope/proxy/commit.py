@@ -5,7 +5,9 @@ success (:mod:`streamscope.proxy.attempts` runs the loop).
 - A stream's first batch of frames is read first (:func:`prefetch`, :class:`Prefetched`),
   within what is left of the request's first-byte budget (:func:`within`, :func:`left`;
   :class:`BudgetSpent`, a 504 ``upstream_timeout``); a stream that drops before it is
-  ``unreachable``, one in an encoding the proxy cannot read is ``unreadable``.
+  ``unreachable``, one in an encoding the proxy cannot read is ``unreadable``, one over
+  the proxy's limits before its first frame (an endless line, a compressed bomb) is
+  ``upstream_too_large``.
 - A rejection's body (:func:`error_body`), classified by the pool's rules.
 - A streaming client that has waited a keepalive interval gets its stream started early
   (:class:`EarlyStart`), with its protocol's keepalives; a failure after that is the
@@ -27,8 +29,9 @@ from streamscope.model.errors import (
     unreachable,
     unreadable,
 )
+from streamscope.net.http1 import AnswerTooLarge
 from streamscope.proxy.asgi import Send, start_sse
-from streamscope.proxy.upstream import MAX_ERROR_BODY, FrameBatches, UpstreamResponse
+from streamscope.proxy.upstream import MAX_ERROR_BODY, FrameBatches, UpstreamResponse, too_large
 from streamscope.wire import decode_all, encode_comment
 from streamscope.wire.frame import Frame
 
@@ -204,6 +207,10 @@ async def prefetch(
         if early is None or not early.started:
             raise BudgetSpent(message) from None
         first = _raise(FirstFrameTimeout(message))  # committed: the stream's timeout
+    except AnswerTooLarge as exc:
+        if early is None or not early.started:
+            raise too_large(str(exc)) from None
+        first = _raise(exc)
     except httpx.DecodingError as exc:  # it answered, in a form that cannot be read
         if early is None or not early.started:
             raise unreadable(f"the upstream's stream cannot be read: {exc}") from None

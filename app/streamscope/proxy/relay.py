@@ -21,8 +21,9 @@ Writes from the two are serialised by a lock so a keepalive never splits a frame
 
 :meth:`StreamRelay.run` returns the :class:`~streamscope.capture.outcome.Outcome` of the
 stream: ``complete``, ``upstream-error`` (the upstream's own error event or frame, found
-by the pipeline's decoder), ``upstream-cut`` (it ended before its protocol's end, or a
-read failed) or ``proxy-timeout`` (the watchdog).
+by the pipeline's decoder), ``upstream-cut`` (it ended before its protocol's end, a
+read failed, or the answer went over the proxy's limits: ``upstream_too_large`` in its
+detail) or ``proxy-timeout`` (the watchdog).
 
 Once the client's stream is terminated, the client is sent nothing more; the upstream
 may still have frames to send (Responses follows its ``error`` with ``response.failed``,
@@ -49,6 +50,7 @@ from streamscope.capture.recorder import FlowRecorder
 from streamscope.config import ProxyConfig
 from streamscope.model.events import Error
 from streamscope.model.request import RequestNote
+from streamscope.net.http1 import AnswerTooLarge
 from streamscope.pool.state import Attempt
 from streamscope.proxy.asgi import Receive, Send
 from streamscope.proxy.upstream import UpstreamResponse
@@ -162,8 +164,8 @@ class StreamRelay:
         if self._end == "idle":
             failure = pipeline.failure
             return Outcome.PROXY_TIMEOUT, failure.message if failure is not None else "idle"
-        if pipeline.failure is not None:
-            return Outcome.UPSTREAM_CUT, pipeline.failure.message
+        if pipeline.failure is not None:  # (its code tells a cut from an answer over limits)
+            return Outcome.UPSTREAM_CUT, error_text(pipeline.failure)
         return Outcome.COMPLETE, ""
 
     async def finish_upstream(self, wait: float | None = None) -> None:
@@ -297,17 +299,7 @@ class StreamRelay:
             await write(self._own(pipeline.finish()))
         except (httpx.HTTPError, FrameTooLarge) as exc:
             end = "broken"
-            await write(
-                self._own(
-                    pipeline.fail(
-                        Error(
-                            f"the upstream connection failed mid-stream ({exc!r})",
-                            "api_error",
-                            "upstream_disconnected",
-                        )
-                    )
-                )
-            )
+            await write(self._own(pipeline.fail(_broken(exc))))
         except TimeoutError as exc:  # no first frame in time (commit.FirstFrameTimeout)
             end = "idle"
             error = Error(str(exc), "api_error", "upstream_idle_timeout")
@@ -384,6 +376,20 @@ async def _aclose(batches: AsyncIterator[list[Frame]]) -> None:
     if aclose is not None:
         with contextlib.suppress(Exception):
             await aclose()
+
+
+def _broken(exc: httpx.HTTPError | FrameTooLarge) -> Error:
+    """The error a stream that broke mid-way ends with: an answer over the proxy's limits
+    says so (the proxy stopped reading it), anything else is a failed connection."""
+    if isinstance(exc, (AnswerTooLarge, FrameTooLarge)):
+        return Error(
+            f"the upstream's answer was stopped mid-stream: {exc}",
+            "api_error",
+            "upstream_too_large",
+        )
+    return Error(
+        f"the upstream connection failed mid-stream ({exc!r})", "api_error", "upstream_disconnected"
+    )
 
 
 def error_text(error: Error) -> str:

@@ -13,6 +13,13 @@ All HTTP upstreams share one ``httpx.AsyncClient`` (connection pooling). Failure
 the first byte become :class:`~streamscope.model.errors.ProxyError` (502/504); failures
 while streaming propagate as ``httpx`` errors for the relay to turn into error frames.
 
+An answer is read within bounds, so a hostile upstream cannot make the proxy hold what
+it sends: a body read whole is at most the ``limit`` asked for (refused at once when its
+declared length is more), a compressed one inflates within the wire client's bound, and
+an SSE line within the decoder's. Over any of them it is
+:class:`~streamscope.net.http1.AnswerTooLarge`, a 502 ``upstream_too_large``
+(:func:`too_large`) before the client's stream began: never an answer cut short.
+
 Capture learns what went out through the ``sent`` hook of :meth:`Upstream.open`: it is
 called with the URL, the header pairs and the body bytes exactly as the request was
 built for the wire (the one serialisation of the body, used to send it and to record it).
@@ -22,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
@@ -31,10 +37,16 @@ import httpx
 
 from streamscope.codecs import Codec, get_codec
 from streamscope.config import AccountConfig, UpstreamConfig
-from streamscope.model.errors import bad_gateway, gateway_timeout, unreachable, unreadable
-from streamscope.net.http1 import Http1Client, Http1Response
+from streamscope.model.errors import (
+    UpstreamUnreadable,
+    bad_gateway,
+    gateway_timeout,
+    unreachable,
+    unreadable,
+)
+from streamscope.net.http1 import AnswerTooLarge, Http1Client, Http1Response
 from streamscope.redact import Redactor
-from streamscope.wire import SSEDecoder
+from streamscope.wire import FrameTooLarge, SSEDecoder
 from streamscope.wire.frame import Frame
 from streamscope.wire.jsontext import dumps
 
@@ -75,8 +87,10 @@ class UpstreamResponse(Protocol):
         ...
 
     async def read(self, limit: int = MAX_ERROR_BODY) -> bytes:
-        """The body (at most ``limit`` bytes). A connection that fails before the body is
-        complete raises :class:`~streamscope.model.errors.UpstreamUnreachable`."""
+        """The body, of at most ``limit`` bytes: a longer one is a 502
+        ``upstream_too_large`` (:func:`too_large`), never cut short. A connection that
+        fails before the body is complete raises
+        :class:`~streamscope.model.errors.UpstreamUnreachable`."""
         ...
 
     async def drain(self) -> None:
@@ -128,20 +142,27 @@ class _HttpResponse:
         self.status = response.status_code
         self.headers: Mapping[str, str] = response.headers
         self.content_type = response.headers.get("content-type", "")
-        # Raw bytes; only a compressed body needs decoding.
-        self._chunks = decoded(response.stamped(), response.headers.get("content-encoding"))
+        # Raw bytes; only a compressed body is inflated (within the wire client's bound).
+        self._chunks = response.decoded()
 
     async def batches(self) -> AsyncGenerator[list[Frame], None]:
         decoder = SSEDecoder()
         secret, redactor = self._secret, self._redactor
-        async for chunk, arrived in self._chunks:
-            # The arrival time was taken when the bytes arrived, before any parsing.
-            frames = decoder.feed(chunk, arrived)
-            if frames:
-                if secret is not None and redactor is not None:
-                    frames = [_masked(f, redactor) if secret in f.raw else f for f in frames]
-                yield frames
-        tail = decoder.flush()
+        try:
+            async for chunk, arrived in self._chunks:
+                # The arrival time was taken when the bytes arrived, before any parsing.
+                frames = decoder.feed(chunk, arrived)
+                if frames:
+                    if secret is not None and redactor is not None:
+                        frames = [_masked(f, redactor) if secret in f.raw else f for f in frames]
+                    yield frames
+            tail = decoder.flush()
+        except FrameTooLarge as exc:  # (the httpx family, as every failure of an answer)
+            raise AnswerTooLarge(
+                f"the upstream's stream went over the proxy's limit of {exc.limit} bytes"
+                f" for one SSE line or frame: {exc}",
+                exc.limit,
+            ) from None
         if tail:
             if secret is not None and redactor is not None:
                 tail = [_masked(f, redactor) if secret in f.raw else f for f in tail]
@@ -164,48 +185,41 @@ class _HttpResponse:
             return
 
     async def read(self, limit: int = MAX_ERROR_BODY) -> bytes:
-        out = bytearray()
+        declared = self._response.content_length
+        identity = self.headers.get("content-encoding", "identity").strip().lower() == "identity"
+        if identity and declared is not None and declared > limit:
+            # Refused before a byte of it is read (the connection is closed, not drained).
+            raise too_large(
+                f"the upstream's answer is {declared} bytes, over the proxy's limit of {limit}"
+                " bytes for an answer read whole"
+            )
+        pieces: list[bytes] = []
+        size = 0
         try:
             async for chunk, _ in self._chunks:
-                out += chunk
-                if len(out) > limit:
-                    break
+                size += len(chunk)
+                if size > limit:
+                    raise too_large(
+                        f"the upstream's answer is over the proxy's limit of {limit} bytes"
+                        " for an answer read whole"
+                    )
+                pieces.append(chunk)
+        except AnswerTooLarge as exc:
+            raise too_large(str(exc)) from None
         except httpx.TimeoutException as exc:
             raise gateway_timeout(f"the upstream's answer stalled ({exc!r})") from None
         except httpx.DecodingError as exc:
             raise unreadable(f"the upstream's answer cannot be read: {exc}") from None
         except httpx.HTTPError as exc:
             raise unreachable(f"the upstream's answer broke off ({exc!r})") from None
-        return bytes(out[:limit])
+        return b"".join(pieces)
 
 
-async def decoded(
-    pieces: AsyncIterator[tuple[bytes, int]], encoding: str | None
-) -> AsyncIterator[tuple[bytes, int]]:
-    """``pieces`` of a body, decompressed when its ``content-encoding`` says gzip or
-    deflate (the proxy asks for ``identity``; some servers compress anyway)."""
-    coding = (encoding or "identity").strip().lower()
-    if coding == "identity":
-        async for piece in pieces:
-            yield piece
-        return
-    if coding not in ("gzip", "x-gzip", "deflate"):
-        raise httpx.DecodingError(
-            f"it is in content-encoding {coding}, which the proxy cannot decode (it asked"
-            " for identity; gzip and deflate are read)"
-        )
-    inflate = zlib.decompressobj(zlib.MAX_WBITS | 16 if "gzip" in coding else zlib.MAX_WBITS)
-    arrived = 0
-    try:
-        async for data, arrived in pieces:
-            out = inflate.decompress(data)
-            if out:
-                yield out, arrived
-        rest = inflate.flush()
-    except zlib.error as exc:
-        raise httpx.DecodingError(f"the upstream's {coding} body is corrupt: {exc}") from None
-    if rest:
-        yield rest, arrived
+def too_large(message: str) -> UpstreamUnreadable:
+    """An answer over one of the proxy's limits (:class:`AnswerTooLarge`), before the
+    client's stream began: a 502 ``upstream_too_large``. Like an unreadable answer, it
+    is the server's doing: no other account is tried and none is blamed."""
+    return UpstreamUnreadable(502, message, "api_error", "upstream_too_large")
 
 
 def _masked(frame: Frame, redactor: Redactor) -> Frame:
@@ -318,4 +332,5 @@ __all__ = [
     "RequestSent",
     "Upstream",
     "UpstreamResponse",
+    "too_large",
 ]
