@@ -124,3 +124,36 @@ def test_beyond_the_bound_flows_are_shed_not_grown(
         db.close()
     lines = [r.getMessage() for r in caplog.records if r.name == "streamscope.capture"]
     assert len(lines) == 1 and "wait in memory for the shared database" in lines[0], lines
+
+
+def test_the_close_waits_for_a_database_restarting_and_stores_what_waits(
+    server: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """SIGTERM's path: flows held while the database is away get a few seconds more at
+    the close; a server back within them has every one."""
+    url = server.new_database()
+    db = Database(url, replica="A", timeout=2)
+    db.open()
+    store = FlowStore(None, Redactor([]), database=db)
+    caplog.set_level(logging.WARNING)
+    try:
+        server.stop()
+        for i in range(5):
+            store.submit(recorder(f"held{i}"), FlowInfo())
+        store.flush()
+        assert store.outage
+        back = threading.Timer(1.5, server.start)
+        back.start()
+        started = time.monotonic()
+        store.close()
+        assert time.monotonic() - started < 1.5 + 5
+        back.join()
+    finally:
+        db.close()
+    check = Database(url, timeout=5)
+    check.open()
+    try:
+        assert stored_ids(check) == {f"held{i}" for i in range(5)}
+    finally:
+        check.close()
+    assert not [r for r in caplog.records if "not stored" in r.getMessage()]

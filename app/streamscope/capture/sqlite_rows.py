@@ -5,12 +5,19 @@ running :class:`~streamscope.capture.rows.Tally` of flows and bytes is this proc
 (nobody else writes the file). How a flow is stored and retention are
 ``capture.rows``; the database file deleted or replaced under the running store is
 noticed by :meth:`SqliteRows.reopen_if_moved` (``capture.dbfile``).
+
+Another program may hold a write lock on the file (``sqlite3 flows.sqlite3`` in a
+shell, a backup): a write waits :data:`BUSY_MS` for it, then raises
+:class:`~streamscope.storage.errors.StorageLocked`, its transaction rolled back and the
+tally as it was; the caller keeps the flows and tries again (``capture.store``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
+import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,8 +33,14 @@ from streamscope.capture.rows import (
     insert,
     retain,
 )
+from streamscope.storage.errors import StorageLocked
 
 log = logging.getLogger("streamscope.capture")
+
+# milliseconds a write waits for another program's lock (Python's default is 5 s, spent
+# holding this store's lock, readers waiting too): then it is tried again later
+BUSY_MS = 1000
+BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 
 
 class SqliteRows:
@@ -36,6 +49,7 @@ class SqliteRows:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._file = CaptureDb(path, SCHEMA)
+        self._file.db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
         self._tally = Tally.read(self._file.db)
         self._lock = threading.Lock()
 
@@ -45,14 +59,22 @@ class SqliteRows:
         """Store flows in one transaction, then the limits; the ids retention dropped."""
         with self._lock:
             db = self._file.db
-            db.execute("BEGIN")
+            before = dataclasses.replace(self._tally)
             try:
-                insert(db, rows, self._tally)
-                dropped = retain(db, max_flows, max_bytes, self._tally)
-            except BaseException:
-                db.execute("ROLLBACK")
+                db.execute("BEGIN")
+                try:
+                    insert(db, rows, self._tally)
+                    dropped = retain(db, max_flows, max_bytes, self._tally)
+                    db.execute("COMMIT")
+                except BaseException:
+                    self._tally = before  # (what the rolled-back statements counted)
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
+            except sqlite3.OperationalError as exc:
+                if getattr(exc, "sqlite_errorcode", 0) & 0xFF in BUSY:  # (extended codes too)
+                    raise StorageLocked(f"{self.path}: {exc}") from None
                 raise
-            db.execute("COMMIT")
         return dropped
 
     def keep_summary(self, flow_id: str, summary: JSON) -> bool:
@@ -89,6 +111,7 @@ class SqliteRows:
         )
         with self._lock:
             self._file.reopen()
+            self._file.db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
             self._tally = Tally.read(self._file.db)
         return True
 

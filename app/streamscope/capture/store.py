@@ -27,6 +27,14 @@ slow), new flows beyond it shed as above (past it, every part), said in one line
 outage; the writer tries again every :data:`RETRY` second and catches up. Reads raise
 ``StorageUnavailable`` (within the database's timeout).
 
+A SQLite file another program holds a write lock on (``sqlite_rows``: ``StorageLocked``)
+is the same for the writer: flows wait in memory within the bound and are written once
+the lock is gone, none dropped; the lock is said in one line, the end of it in one.
+At the close, flows still waiting get :data:`CLOSE_WAIT` seconds more (a database
+restarting, a lock released), then what is left is said. A batch that fails for another
+reason is written flow by flow: only a flow that fails alone is dropped, and said. The
+writer thread runs under :func:`~streamscope.storage.supervise.supervised`.
+
 A flow's row is a :class:`~streamscope.capture.summary.FlowSummary`, kept as JSON.
 Change events (``capture.events``) go to listeners, on their ``loop`` when given.
 """
@@ -34,14 +42,13 @@ Change events (``capture.events``) go to listeners, on their ``loop`` when given
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import queue
 import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,14 +56,16 @@ from typing import TYPE_CHECKING, Any
 from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, FlowsDeleted, FlowUpdated
 from streamscope.capture.flow import Flow
 from streamscope.capture.info import FlowInfo
-from streamscope.capture.raw import RawFlow, from_flow, to_flow
+from streamscope.capture.raw import RawFlow, from_flow
 from streamscope.capture.recorder import FlowRecorder, mask_flow
-from streamscope.capture.rows import FlowRows, restore, stored_form
+from streamscope.capture.rows import FlowRows, stored_form
 from streamscope.capture.sqlite_rows import SqliteRows
+from streamscope.capture.store_reads import FlowReads, Summarize
 from streamscope.capture.summary import FlowSummary
 from streamscope.redact import Redactor
 from streamscope.signals import Signal
-from streamscope.storage.errors import StorageUnavailable
+from streamscope.storage.errors import StorageLocked, StorageUnavailable
+from streamscope.storage.supervise import supervised
 
 if TYPE_CHECKING:  # (the driver is loaded only for a shared database)
     from streamscope.storage.database import Database
@@ -73,14 +82,12 @@ CHUNK_BYTES = 4 * MIB  # flows' bytes per transaction, at most (one flow may be 
 MAX_LAG = 0.75  # seconds the oldest unwritten flow may wait before new ones are shed
 SHED_KEEP = 64 * 1024  # with the backlog full, a flow's parts up to this size are kept
 RETRY = 1.0  # seconds between two tries to store flows held while the database is away
-Summarize = Callable[[RawFlow, FlowSummary], FlowSummary]
-
-
+CLOSE_WAIT = 5.0  # seconds the close gives flows still held to be stored
 Listener = Callable[[FlowEvent], None]
 Built = tuple[RawFlow, FlowSummary, int]  # a flow built, its summary, its bytes held
 
 
-class FlowStore:
+class FlowStore(FlowReads):
     """Captured flows in SQLite, or in a PostgreSQL database shared by replicas (see the
     module docstring). The proxy's event loop only calls :meth:`submit` (a queue put); a
     writer thread builds, masks and stores the flows and tells listeners
@@ -118,8 +125,11 @@ class FlowStore:
         self._held: list[Built] = []  # built, waiting for the shared database's return
         self._held_bytes = 0
         self._next_try = 0.0
-        self.outage = False  # the last write found the shared database unreachable
+        self.outage = False  # the last write found the database unreachable (or locked)
         self._outage_said = False
+        self._locked_said = False  # the lock of the file was said (its end is said next)
+        self._away = "the shared database was unreachable"  # why flows are held, in a note
+        self._stopping = False
         self.path = path
         self.redactor = redactor
         self.max_flows = max_flows
@@ -135,7 +145,10 @@ class FlowStore:
 
             self._rows = PgRows(database, self._emit)
         self._queue: queue.Queue[Any] = queue.Queue()
-        self._thread = threading.Thread(target=self._work, name="flow-store", daemon=True)
+        run = supervised(
+            "the capture's writer thread", self._work, logger=log, stopped=lambda: self._stopping
+        )
+        self._thread = threading.Thread(target=run, name="flow-store", daemon=True)
         self._thread.start()
 
     @property
@@ -156,9 +169,7 @@ class FlowStore:
             if waiting and waiting + size > self.max_backlog_bytes:
                 keep = 0 if waiting >= self.max_backlog_bytes else SHED_KEEP
                 freed = recorder.shed(
-                    keep,
-                    f"the shared database was unreachable ({waiting / MIB:.0f} MiB of flows"
-                    " waiting for it in memory)",
+                    keep, f"{self._away} ({waiting / MIB:.0f} MiB of flows waiting in memory)"
                 )
                 if freed:
                     size -= freed
@@ -271,6 +282,7 @@ class FlowStore:
                 self._store(built, taken, last=item is _STOP)
                 built, held, taken = [], 0, 0
                 if item is _STOP:
+                    self._last_tries()
                     return False
                 item.set()
                 continue
@@ -316,22 +328,77 @@ class FlowStore:
             try:
                 self._watch_file()
                 self._insert(chunk)
-            except StorageUnavailable:
+            except StorageUnavailable as exc:
                 self._hold(built[start:])
+                self._went_away(exc)
                 self.outage, self._next_try = True, time.monotonic() + RETRY
-                if last:
-                    log.warning(
-                        "capture: %d flow(s) not stored: the shared database is unreachable",
-                        len(self._held),
-                    )
                 return
-            except Exception:
-                log.exception("cannot store %d flow(s)", len(chunk))
+            except Exception:  # (not the database's absence: the flows, maybe one of them)
+                stored = self._insert_alone(chunk) if len(chunk) > 1 else []
+                if not stored:
+                    log.exception("cannot store %d flow(s)", len(chunk))
             else:
-                self.outage = self._outage_said = False
-                for _, summary, _ in chunk:
+                stored = chunk
+            if stored:
+                self._came_back(len(built))
+                for _, summary, _ in stored:
                     self._emit(FlowAdded(summary))
             start, size = end, 0
+
+    def _insert_alone(self, chunk: list[Built]) -> list[Built]:
+        """Store the flows of a batch that failed one by one; those stored. A flow that
+        fails alone is dropped and said; a database gone meanwhile raises as it is."""
+        stored = []
+        for one in chunk:
+            try:
+                self._insert([one])
+            except StorageUnavailable:
+                raise
+            except Exception:
+                log.exception("cannot store flow %s", one[0].id)
+            else:
+                stored.append(one)
+        return stored
+
+    def _went_away(self, exc: StorageUnavailable) -> None:
+        """The flows are held: a locked file is said here (once); an unreachable shared
+        database is said by the database."""
+        if not isinstance(exc, StorageLocked):
+            self._away = "the shared database was unreachable"
+            return
+        self._away = "the database file was locked by another program"
+        if not self._locked_said:
+            self._locked_said = True
+            log.warning(
+                "capture: the database %s is locked by another program (%s): flows wait in"
+                " memory, up to %d MiB, and are written when it lets go",
+                self.path,
+                exc,
+                self.max_backlog_bytes // MIB,
+            )
+
+    def _came_back(self, waited: int) -> None:
+        if self._locked_said:
+            log.warning(
+                "capture: the database %s can be written again; %d flow(s) that waited are written",
+                self.path,
+                waited,
+            )
+        self.outage = self._outage_said = self._locked_said = False
+
+    def _last_tries(self) -> None:
+        """At the close: flows still held get :data:`CLOSE_WAIT` seconds more; what is
+        left then is said."""
+        deadline = time.monotonic() + CLOSE_WAIT
+        while self._held and time.monotonic() < deadline:
+            time.sleep(min(0.25, max(deadline - time.monotonic(), 0)))
+            self._store([], 0, last=True)
+        if self._held:
+            log.warning(
+                "capture: %d flow(s) not stored: %s at the stop",
+                len(self._held),
+                self._away.replace(" was ", " still was "),
+            )
 
     def _hold(self, built: list[Built]) -> None:
         """Keep flows for the database's return: the newest ``max_flows`` of them (older
@@ -397,71 +464,6 @@ class FlowStore:
             out.append(summary)
         return out
 
-    # -- reading (a shared database away: StorageUnavailable, within its timeout) ---------
-
-    def ids(self, offset: int = 0, limit: int = 100) -> list[str]:
-        """Flow ids, newest first (as :meth:`summaries` lists them)."""
-        return self._rows.ids(offset, limit)
-
-    def summaries(
-        self, offset: int = 0, limit: int = 100, outcomes: Collection[str] = ()
-    ) -> tuple[list[FlowSummary], int]:
-        """Newest first (only those with one of ``outcomes``, when given); and their
-        total. Verdicts not computed yet are computed now."""
-        rows, total = self._rows.summaries(offset, limit, tuple(outcomes))
-        return [self._complete(_read(r)) for r in rows], total
-
-    def summary(self, flow_id: str) -> FlowSummary | None:
-        row = self._rows.summary(flow_id)
-        return self._complete(_read(row)) if row is not None else None
-
-    def stored_summary(self, flow_id: str) -> tuple[FlowSummary, RawFlow | None] | None:
-        """The summary as stored and, when its verdict is still to be computed, the flow
-        it is computed from: for a caller that computes it elsewhere (the window, in a
-        worker process) and hands it back with :meth:`keep_summary`."""
-        row = self._rows.summary(flow_id)
-        if row is None:
-            return None
-        summary = _read(row)
-        if self.summarize is None or summary.linted:
-            return summary, None
-        return summary, self.get_raw(flow_id)
-
-    def keep_summary(self, summary: FlowSummary) -> FlowSummary:
-        """Keep a summary whose verdict was computed (here, or elsewhere: see
-        :meth:`stored_summary`), and tell listeners (``FlowUpdated``: a window attached
-        from elsewhere learns the verdict so). A flow gone meanwhile stays gone."""
-        if self._rows.keep_summary(summary.id, summary.to_json()):
-            self._emit(FlowUpdated(summary))
-        return summary
-
-    def _complete(self, summary: FlowSummary) -> FlowSummary:
-        """The summary with its verdict: linting a flow decodes all its frames, so it is
-        done when someone reads the summary (then kept), never while the proxy streams."""
-        if self.summarize is None or summary.linted:
-            return summary
-        raw = self.get_raw(summary.id)
-        if raw is None:
-            return summary
-        return self.keep_summary(self.summarize(raw, summary))
-
-    def get_raw(self, flow_id: str) -> RawFlow | None:
-        stored = self._rows.stored(flow_id)
-        return restore(*stored) if stored is not None else None
-
-    def get(self, flow_id: str) -> Flow | None:
-        """The readable flow (frames split and linked now, not at capture)."""
-        raw = self.get_raw(flow_id)
-        return to_flow(raw) if raw is not None else None
-
-    def clear(self) -> int:
-        count = self._rows.clear()
-        self._emit(FlowsCleared())
-        return count
-
-    def stored_bytes(self) -> int:
-        return self._rows.stored_bytes()
-
     # -- events and lifecycle -------------------------------------------------------------
 
     def subscribe(
@@ -477,16 +479,13 @@ class FlowStore:
     def close(self) -> None:
         """Write what is queued (at once: no more waiting for lulls), then close."""
         self._hurry += 1
+        self._stopping = True
         self._queue.put(_STOP)
         self._thread.join(timeout=30)
         self._rows.close()
 
 
 _STOP: Any = object()
-
-
-def _read(stored: str) -> FlowSummary:
-    return FlowSummary.from_json(json.loads(stored))
 
 
 __all__ = [

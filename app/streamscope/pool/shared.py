@@ -37,7 +37,17 @@ whose commit was not acknowledged is sent again exactly as it was, with its numb
 ``pool_writers`` holds the last number each pool committed, checked in the same
 transaction, so a batch that did commit is not added twice. When the database is back
 (:meth:`Database.on_reconnect`), every row is re-read (notifications were missed). The
-outage is logged by the database, once; nothing more is said here.
+outage is logged by the database, once; nothing more is said here. The task does not
+wait on the database's word alone: it tries again every :data:`RETRY` second.
+
+Faults. The task runs under :func:`~streamscope.storage.supervise.supervise`: an error
+of no storage class ends the round, is logged with its traceback, and the task starts
+again from where the pool is (a batch left unacknowledged is sent as it was).
+
+Stop. :meth:`SharedPool.close` pushes what is left; a database away at that moment is
+waited for up to :data:`CLOSE_WAIT` seconds (a restart of the server, a failover), then
+what could not be pushed is said in one line. It never raises: the flows' store closes
+after it.
 
 Start. :meth:`AccountPool.start` loads every configured account's row, creating missing
 rows; a row whose key fingerprint is not the configured key's starts afresh (replicas
@@ -59,6 +69,7 @@ from streamscope.pool.merge import Counts, Intent, Kind, Push
 from streamscope.pool.shared_rows import Key, exchange, forget_writer, load
 from streamscope.pool.state import AccountState
 from streamscope.storage.database import Database, StorageError, StorageUnavailable
+from streamscope.storage.supervise import supervise
 
 if TYPE_CHECKING:
     from streamscope.pool.pool import AccountPool
@@ -66,7 +77,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("streamscope.pool")
 
 CHANNEL = "streamscope_pool"
-RETRY = 1.0  # seconds between two pushes that failed for another reason than an outage
+RETRY = 1.0  # seconds between two pushes that failed (an outage's: at most)
+CLOSE_WAIT = 5.0  # seconds the close waits for a database away, to push what is left
 
 
 @dataclass(slots=True)
@@ -102,6 +114,7 @@ class SharedPool:
         self._task: asyncio.Task[None] | None = None
         self._unsubscribe: list[Callable[[], None]] = []
         self._said: str | None = None
+        self._close_by = 0.0
         database.listen(CHANNEL, self._heard)
         database.on_reconnect(self._reconnected)
 
@@ -130,7 +143,9 @@ class SharedPool:
         self._unsubscribe.append(self.database.state.subscribe(self._state, self._loop))
         with contextlib.suppress(StorageError):  # an outage: the task loads when it can
             await self._sync()
-        self._task = asyncio.create_task(self._work(), name="shared pool")
+        self._task = asyncio.create_task(
+            supervise("the shared pool's task", self._work, logger=log), name="shared pool"
+        )
         self._wake.set()
 
     async def close(self) -> None:
@@ -138,19 +153,33 @@ class SharedPool:
         if self._task is None:
             return
         self._closing = True
+        self._close_by = asyncio.get_running_loop().time() + CLOSE_WAIT
         self._wake.set()
         self._hurry.set()
         self._up.set()
         try:
-            await asyncio.wait_for(asyncio.shield(self._task), self.database.timeout + 5)
+            await asyncio.wait_for(
+                asyncio.shield(self._task), CLOSE_WAIT + self.database.timeout + 5
+            )
         except TimeoutError:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        except Exception:  # (the supervisor says the task's faults; none ends a close)
+            log.exception("the shared pool's task failed at the stop")
         self._task = None
         for unsubscribe in self._unsubscribe:
             unsubscribe()
-        if self._seq and self._batch is None and self.database.up:
+        if self._pending():
+            left = self._dirty | set(self._intents)
+            left |= set(self._batch.pushes) if self._batch is not None else set()
+            log.warning(
+                "pool: the changes of %d account(s) were not shared: the database did not"
+                " answer within %.0f s of the stop",
+                len(left),
+                CLOSE_WAIT,
+            )
+        elif self._seq and self.database.up:
             with contextlib.suppress(StorageError):
                 await self.database.arun(lambda conn: forget_writer(conn, self.writer))
 
@@ -173,6 +202,7 @@ class SharedPool:
     async def _work(self) -> None:
         loop = asyncio.get_running_loop()
         last = 0.0
+        self._wake.set()  # (run again after a fault: what waits is pushed)
         while True:
             await self._wake.wait()
             wait = last + self.push_delay - loop.time()
@@ -197,13 +227,20 @@ class SharedPool:
                     if self._intents:
                         self._hurry.set()
             elif self._closing:
-                return
+                if loop.time() >= self._close_by:
+                    return
+                self._wake.set()  # the stop waits a little for the database
+                await asyncio.sleep(self.push_delay)
+                continue
             elif isinstance(failed, StorageUnavailable):  # said by the database, once
                 self._wake.set()
                 if not self.database.up:  # (a True on its way sets it again)
                     self._up.clear()
                 await asyncio.sleep(self.push_delay)
-                await self._up.wait()
+                # the database's word that it is back, or the next try's time, whichever
+                # comes first: the pool does not depend on the listening connection alone
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._up.wait(), RETRY)
                 continue
             else:  # a query's own error: said once, tried again
                 if str(failed) != self._said:
@@ -226,9 +263,10 @@ class SharedPool:
         if not self._loaded:
             accounts = [(u, a, fp) for u, a, fp, _ in pool.each_account()]
             rows = await self.database.arun(lambda conn: load(conn, accounts, self.writer))
+            taken = self._merged(rows, None)
             self._loaded = True
             self._reread.clear()
-            self._take(rows, None)
+            self._adopt(taken)
         if self._batch is None and (self._dirty or self._intents):
             self._batch = self._build(pool)
         reread, self._reread = self._reread, set()
@@ -248,11 +286,12 @@ class SharedPool:
                     CHANNEL,
                 )
             )
+            taken = self._merged(rows, batch)  # (a fault up to here: the batch is sent again)
         except BaseException:
             self._reread |= reread
             raise
         self._batch = None
-        self._take(rows, batch)
+        self._adopt(taken)
 
     def _build(self, pool: AccountPool) -> Batch:
         self._seq += 1
@@ -279,10 +318,14 @@ class SharedPool:
         self._intents.clear()
         return batch
 
-    def _take(self, rows: dict[Key, AccountState], batch: Batch | None) -> None:
-        """Make each account's state the row's plus what this pool has not pushed."""
+    def _merged(
+        self, rows: dict[Key, AccountState], batch: Batch | None
+    ) -> list[tuple[Key, Counts, AccountState | None]]:
+        """Each account's state to take: the row's plus what this pool has not pushed
+        (None: as it is), with the row's counters, the new base; nothing changed yet."""
         pool = self._pool
         assert pool is not None
+        out: list[tuple[Key, Counts, AccountState | None]] = []
         for key, row in rows.items():
             base = self._base.get(key)
             if base is None:
@@ -291,7 +334,6 @@ class SharedPool:
             state = pool.state(upstream, account)
             push = batch.pushes.get(key) if batch is not None else None
             unpushed = Counts.of(state) - base - (push.delta if push is not None else Counts())
-            self._base[key] = Counts.of(row)
             new = AccountState(balance=state.balance)
             (Counts.of(row) + unpushed).into(new)
             new.last_used = max(state.last_used or 0.0, row.last_used or 0.0) or None
@@ -304,7 +346,18 @@ class SharedPool:
             source = state if key in self._intents else row  # a change of its own to push
             new.status, new.until = source.status, source.until
             new.reason, new.disabled_by = source.reason, source.disabled_by
-            if new != state:
+            out.append((key, Counts.of(row), new if new != state else None))
+        return out
+
+    def _adopt(self, taken: list[tuple[Key, Counts, AccountState | None]]) -> None:
+        """The bases first (counting stays exact whatever an adoption does), then the
+        states."""
+        pool = self._pool
+        assert pool is not None
+        for key, base, _ in taken:
+            self._base[key] = base
+        for (upstream, account), _, new in taken:
+            if new is not None:
                 pool.adopt(upstream, account, new)
 
     # -- from the database thread ---------------------------------------------------------

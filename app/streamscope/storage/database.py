@@ -13,6 +13,15 @@ again"), and listeners of :attr:`state` are told both. The listening connection 
 asked again every second while the server is away; after it is back, every
 :meth:`on_reconnect` callback runs (a notification may have been missed: re-read).
 
+Every error of an operation is one of two: a query's own error (the server answered
+with an error, ``asyncpg.PostgresError`` but an outage's: :class:`StorageError`) or an
+outage (anything else: :class:`StorageUnavailable`). The classes in :data:`DOWN` are
+the known outages; any other exception the driver raises (asyncpg has raised
+``InternalClientError`` and plain ``RuntimeError`` s on connections caught mid-operation
+by a shutdown) is one too, said once per class: the operation's outcome is unknown,
+its connection suspect, and the caller keeps what it has and tries again, rather than
+dying of it. The listening task runs under :func:`~streamscope.storage.supervise.supervise`.
+
 ``replica`` names this process in what it writes and notifies (a NOTIFY comes back to
 its sender too; the sender skips its own).
 """
@@ -36,6 +45,7 @@ import asyncpg
 from streamscope.signals import Signal
 from streamscope.storage.errors import StorageError, StorageUnavailable
 from streamscope.storage.schema import SchemaTooNew, migrate
+from streamscope.storage.supervise import supervise
 
 log = logging.getLogger("streamscope.storage")
 
@@ -97,6 +107,8 @@ class Database:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="database", daemon=True)
         self._closed = self._closing = False
+        self._listened = False  # the listening connection was made once (a new one: missed)
+        self._strange: set[str] = set()  # driver errors of no known class, said once each
 
     @property
     def where(self) -> str:
@@ -137,7 +149,9 @@ class Database:
             raise StorageError(f"the database {display_url(self.url)}: {_say(exc)}") from None
         self.up = True  # (the first connection: nothing to say)
         listening = asyncio.Event()
-        self._listen_task = asyncio.ensure_future(self._listen_forever(listening))
+        self._listen_task = asyncio.ensure_future(
+            supervise("the database's listening task", lambda: self._listen_forever(listening))
+        )
         await asyncio.wait_for(listening.wait(), self.timeout)  # (none missed from here)
 
     def close(self) -> None:
@@ -181,8 +195,16 @@ class Database:
         """:meth:`run` for a caller on another event loop (the proxy's)."""
         if self._closed or self._loop.is_closed():
             raise StorageUnavailable("the database connection is closed")
-        future = asyncio.run_coroutine_threadsafe(self._with_connection(work), self._loop)
-        return await asyncio.wrap_future(future)
+        try:
+            future = asyncio.run_coroutine_threadsafe(self._with_connection(work), self._loop)
+        except RuntimeError:  # (its loop closed meanwhile)
+            raise StorageUnavailable("the database connection is closed") from None
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            if future.cancelled():  # the database's side was cancelled (its closing), not us
+                raise StorageUnavailable("the database connection is closed") from None
+            raise
 
     def _call(self, coro: Coroutine[Any, Any, T], timeout: float) -> T:
         if self._closed:
@@ -206,8 +228,20 @@ class Database:
             raise StorageUnavailable(f"the database is unreachable: {_say(exc)}") from None
         except asyncpg.PostgresError as exc:
             raise StorageError(f"the database refused: {_say(exc)}") from exc
+        except StorageError:
+            raise
+        except Exception as exc:  # no known class: an outage too (see the module docstring)
+            self._unknown(exc)
+            self._set_up(False, exc)
+            raise StorageUnavailable(f"the database is unreachable: {_say(exc)}") from None
         self._set_up(True)
         return result
+
+    def _unknown(self, exc: BaseException) -> None:
+        name = f"{type(exc).__module__}.{type(exc).__qualname__}"
+        if name not in self._strange:
+            self._strange.add(name)
+            log.warning("the database driver raised %s (%s): taken as an outage", name, _say(exc))
 
     # -- notifications --------------------------------------------------------------------
 
@@ -231,7 +265,8 @@ class Database:
         self._reconnect.append(callback)
 
     async def _listen_forever(self, listening: asyncio.Event) -> None:
-        first = True
+        """Keep a listening connection (run again by its supervisor after a fault: a
+        connection made after the first tells the reconnection callbacks)."""
         while True:
             conn: asyncpg.Connection | None = None
             try:
@@ -242,11 +277,11 @@ class Database:
                     await conn.add_listener(channel, self._deliver)
                 self._listen_conn = conn
                 listening.set()
-                if not first:
+                if self._listened:
                     self._set_up(True)
                     for callback in self._reconnect:
                         _safely(callback)
-                first = False
+                self._listened = True
                 while not lost.done() and not conn.is_closed():
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(asyncio.shield(lost), RETRY)
@@ -261,10 +296,14 @@ class Database:
                 self._set_up(False, exc)
             except asyncpg.PostgresError as exc:
                 log.warning("the database's notifications: %s", _say(exc))
-            first = False
-            self._listen_conn = None
-            if conn is not None:
-                conn.terminate()
+            except Exception as exc:  # no known class: an outage (its supervisor is for bugs)
+                self._unknown(exc)
+                self._set_up(False, exc)
+            finally:
+                self._listen_conn = None
+                if conn is not None and not conn.is_closed():
+                    conn.terminate()  # (a connection left behind keeps its LISTEN)
+            self._listened = True
             await asyncio.sleep(RETRY)
 
     def _deliver(self, _conn: Any, _pid: int, channel: str, payload: str) -> None:

@@ -1,5 +1,5 @@
-"""What the shared database's users catch, importable without its driver (the single-
-machine default never loads asyncpg)."""
+"""What the storage's users catch, importable without the shared database's driver (the
+single-machine default never loads asyncpg): its errors, and a SQLite file's lock."""
 
 from __future__ import annotations
 
@@ -13,4 +13,9 @@ class StorageUnavailable(StorageError):
     """The server did not answer: the caller keeps what it has and tries later."""
 
 
-__all__ = ["StorageError", "StorageUnavailable"]
+class StorageLocked(StorageUnavailable):
+    """A SQLite file another program holds a write lock on (``sqlite3`` in a shell, a
+    backup tool): nothing was written; the caller keeps what it has and tries later."""
+
+
+__all__ = ["StorageError", "StorageLocked", "StorageUnavailable"]
