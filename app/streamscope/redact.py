@@ -26,16 +26,34 @@ same way wherever a :class:`Redactor` scans, where one stands as a token of its 
 inside a longer run of those characters, such as base64 data). A truncated one's prefix
 (``AIza`` and more) at a text's end is masked by :meth:`Redactor.cut` too; a Google key
 split across two deltas is not recognised (its parts have no shape of their own).
+
+What JSON text hides from a search of its bytes (:mod:`streamscope.redact_json`): a secret
+written with ``\\u`` escapes is found in the text's unescaped view, and a secret spelled
+across a stream's deltas, however short, in the joined text of each field that carries
+deltas; :meth:`Redactor.stream` masks one response's chunks across their boundaries.
+
+Some secrets are known by where they stand rather than by their value: a header or query
+parameter whose name says it holds a credential (:func:`credential_name`), and the
+password of a database URL (:func:`mask_database_url`, :func:`database_passwords`).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Iterable
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, unquote_plus, urlsplit
 
-from streamscope.config import Config, mask
+from streamscope.config import Config, ConfigError, mask
+from streamscope.redact_json import (
+    Needles,
+    StreamMasker,
+    channel_runs,
+    escaped_spans,
+    has_escape,
+    starred,
+)
 
 MIN_SECRET = 8  # shorter secrets are masked only as whole tokens
 _WORD = "A-Za-z0-9_\\-"
@@ -82,6 +100,90 @@ def url_password(url: str) -> str | None:
     return unquote(password) if password else None
 
 
+# A header's or query parameter's name that says it holds a credential: one of its words
+# (split at - _ .) is one of these, or ends with one of the first group ("x-goog-api-key",
+# "x-amz-security-token", "accesstoken"). "tokens" is a count ("x-ratelimit-remaining-
+# tokens"), and "www-authenticate" a challenge: neither is a credential.
+_CREDENTIAL_WORD = re.compile(
+    r"(?:.*(?:token|key|secret|password|passwd|cookie|session))|auth|authorization|pwd"
+    r"|sig|signature|credentials?|sessionid|jwt|bearer"
+)
+_NAME_WORDS = re.compile(r"[-_.\s]+")
+
+
+@functools.lru_cache(maxsize=1024)  # (asked per header of every flow: names repeat)
+def credential_name(name: str) -> bool:
+    """Whether a header or query parameter named ``name`` holds a credential."""
+    words = _NAME_WORDS.split(unquote_plus(name).lower())
+    return any(_CREDENTIAL_WORD.fullmatch(w) for w in words if w)
+
+
+# A query string's parameters in free text (a URL in a log line): name=value after ? & ;
+_PARAM = re.compile(r"(?<=[?&;])([^=&\s#?;]+)=([^&\s#;\"'<>]*)")
+
+
+def mask_params(text: str) -> str:
+    """``text`` with the value of every credential-named query parameter of the URLs in
+    it masked (its last 4 characters), the rest as it was."""
+    if "=" not in text:
+        return text
+    return _PARAM.sub(
+        lambda m: (
+            f"{m.group(1)}={mask(unquote_plus(m.group(2)))}"
+            if m.group(2)[:1] not in ("", "*", "…") and credential_name(m.group(1))
+            else m.group()
+        ),
+        text,
+    )
+
+
+def database_passwords(url: str) -> list[str]:
+    """The passwords a database URL holds: its userinfo's and any ``password`` query
+    parameter's (libpq and asyncpg take either), as written and decoded."""
+    found: list[str] = []
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return found
+    authority = rest.split("/", 1)[0].split("?", 1)[0]
+    userinfo, at, _ = authority.rpartition("@")
+    if at and ":" in userinfo:
+        found.append(userinfo.split(":", 1)[1])
+    query = rest.partition("?")[2].partition("#")[0]
+    for part in query.split("&"):
+        name, eq, value = part.partition("=")
+        if eq and unquote_plus(name).lower() == "password":
+            found.append(value)
+    found += [unquote_plus(p) for p in found] + [unquote(p) for p in found]
+    return [p for p in dict.fromkeys(found) if p]
+
+
+def mask_database_url(url: str) -> str:
+    """A database URL as it may be shown (doctor, ``serve``'s errors, the log): the
+    password of its userinfo and of any ``password`` query parameter replaced by
+    ``***``, the rest as it was."""
+    url = mask_userinfo(url)
+    path, sep, query = url.partition("?")
+    if not sep:
+        return url
+    query, hash_, fragment = query.partition("#")
+    parts = []
+    for part in query.split("&"):
+        name, eq, value = part.partition("=")
+        if eq and value and unquote_plus(name).lower() == "password":
+            part = f"{name}=***"
+        parts.append(part)
+    return f"{path}?{'&'.join(parts)}{hash_}{fragment}"
+
+
+def _storage_url(config: Config) -> str | None:
+    """The shared database's URL, from the file or from ``url_env``'s variable (None
+    when there is none, or the variable is unset: then there is no password to know)."""
+    try:
+        return config.storage.database_url()
+    except ConfigError:
+        return None
+
+
 def mask_userinfo(url: str) -> str:
     """``url`` with the password of its userinfo replaced by ``***``."""
     scheme, sep, rest = url.partition("://")
@@ -113,6 +215,7 @@ class Redactor:
         if short:
             self._short = re.compile(_short_pattern(short))
             self._short_bytes = re.compile(_short_pattern(short).encode())
+        self._needles = Needles.of([b for b, _ in self._bytes])
 
     @classmethod
     def for_config(cls, config: Config) -> Redactor:
@@ -123,12 +226,14 @@ class Redactor:
             password = url_password(upstream.base_url)
             if password:
                 keys.append(password)
-        storage = config.storage.url  # (the shared database's password: never echoed)
+        storage = _storage_url(config)  # (the shared database's password: never echoed)
         if storage is not None:
-            keys.append(url_password(storage.get_secret_value()) or "")
+            keys += database_passwords(storage)
         return cls(keys)
 
     def text(self, value: str) -> str:
+        if "\\" in value:  # (a secret written with JSON escapes: see its unescaped view)
+            value = self._escaped(value.encode(), same_length=False).decode("utf-8", "replace")
         for secret in self._secrets:
             if secret in value:
                 value = value.replace(secret, mask(secret))
@@ -172,8 +277,36 @@ class Redactor:
     def same_length(self, value: bytes) -> bytes:
         """Bytes with each secret replaced by ``*``s and its last 4 characters (a short
         secret: ``*``s only): the same length, so frame sizes and offsets into captured
-        bytes stay true, and a secret split across two frames is masked too. The same
-        object when nothing matched."""
+        bytes stay true, and a secret split across frames is masked too (in two parts at
+        their strings' edges, or in any number of pieces of the text a stream's deltas
+        carry: ``*`` for each of their bytes). The same object when nothing matched."""
+        spans, _ = channel_runs(value, self._needles)  # (before a part is starred)
+        return starred(self._same_length(value), spans)
+
+    def stream(self) -> StreamMasker:
+        """A masker for one response's client-bound chunks: :meth:`same_length` of each,
+        and a secret spelled across chunks masked too (a chunk that may begin one held
+        back until the next shows; :class:`~streamscope.redact_json.StreamMasker`)."""
+        return StreamMasker(self._same_length, self._needles)
+
+    def _escaped(self, value: bytes, same_length: bool) -> bytes:
+        """``value`` with every secret it writes with JSON escapes masked (``*`` for each
+        byte; else its masked form)."""
+        if not self._bytes or not has_escape(value):
+            return value
+        spans = escaped_spans(value, [secret for secret, _ in self._bytes])
+        if not spans:
+            return value
+        out = value
+        for start, end, secret in sorted(spans, reverse=True):
+            masked = b"*" * (end - start) if same_length else mask(secret.decode()).encode()
+            out = out[:start] + masked + out[end:]
+        return out
+
+    def _same_length(self, value: bytes) -> bytes:
+        """:meth:`same_length` but for a secret spelled across deltas."""
+        if b"\\" in value:
+            value = self._escaped(value, same_length=True)
         for secret, _ in self._bytes:
             if secret in value:
                 value = value.replace(secret, b"*" * (len(secret) - 4) + secret[-4:])
@@ -204,6 +337,8 @@ class Redactor:
         return value
 
     def data(self, value: bytes) -> bytes:
+        if b"\\" in value:
+            value = self._escaped(value, same_length=False)
         for secret, masked in self._bytes:
             if secret in value:
                 value = value.replace(secret, masked)
@@ -273,7 +408,8 @@ class RedactingFilter(logging.Filter):
         self.redactor = redactor
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.msg = self.redactor.text(record.getMessage())
+        # (a URL's credential-named query parameters too: a key the proxy never learnt)
+        record.msg = mask_params(self.redactor.text(record.getMessage()))
         record.args = ()
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
@@ -284,4 +420,14 @@ class RedactingFilter(logging.Filter):
         return True
 
 
-__all__ = ["GOOGLE_KEY", "RedactingFilter", "Redactor", "mask_userinfo", "url_password"]
+__all__ = [
+    "GOOGLE_KEY",
+    "RedactingFilter",
+    "Redactor",
+    "credential_name",
+    "database_passwords",
+    "mask_database_url",
+    "mask_params",
+    "mask_userinfo",
+    "url_password",
+]

@@ -98,6 +98,27 @@ async def test_a_corrupt_or_unknown_encoding_is_a_decoding_error() -> None:
         await inflate(pieces(), "br", None)
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    data=st.binary(min_size=1, max_size=2000),
+    cut=st.integers(min_value=1),
+    coding=st.sampled_from(["gzip", "deflate"]),
+)
+async def test_a_body_cut_short_is_a_decoding_error_not_a_whole_body(
+    data: bytes, cut: int, coding: str
+) -> None:
+    """Any proper prefix of a packed body: what it holds is handed on, then the end is
+    missing and says so (it was taken as the whole answer, a body cut short)."""
+    packed = pack(data, coding)
+    short = packed[: cut % len(packed)] or packed[:1]
+
+    async def pieces() -> AsyncIterator[tuple[bytes, int]]:
+        yield short, 0
+
+    with pytest.raises(httpx.DecodingError, match="ends before its end|corrupt"):
+        await inflate(pieces(), coding, None)
+
+
 def bomb_server(
     body: bytes, framing: bytes
 ) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]:

@@ -35,7 +35,7 @@ from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import RawFlow, RawLeg
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.config import mask
-from streamscope.redact import Redactor
+from streamscope.redact import Redactor, credential_name
 from streamscope.wire.frame import Frame
 from streamscope.wire.jsonarray import is_array_stream
 
@@ -61,9 +61,10 @@ def mask_headers(headers: Iterable[tuple[str, str]], redactor: Redactor | None =
     value holding a configured secret masked too (``x-debug-key``, ``set-cookie``…)."""
     out: Headers = []
     for name, value in headers:
-        if name.lower() in SECRET_HEADERS:
+        if name.lower() in SECRET_HEADERS or credential_name(name):  # (x-*-token, x-*-key…)
             scheme, _, token = value.partition(" ")
-            value = f"{scheme} {mask(token)}" if token else mask(value)
+            # ("Bearer sk-…" keeps its scheme; a cookie's "name=value; …" shows nothing)
+            value = f"{scheme} {mask(token)}" if token and scheme.isalpha() else mask(value)
         if redactor is not None:  # (after: 4 characters may be all of a short key)
             value = redactor.text(value)
         out.append((name, value))
@@ -72,7 +73,7 @@ def mask_headers(headers: Iterable[tuple[str, str]], redactor: Redactor | None =
 
 def _secret_param(name: str) -> bool:
     name = unquote_plus(name).lower()
-    return name in SECRET_PARAMS or name.endswith(SECRET_PARAM_ENDINGS)
+    return name in SECRET_PARAMS or name.endswith(SECRET_PARAM_ENDINGS) or credential_name(name)
 
 
 def mask_query(url: str) -> str:

@@ -195,6 +195,14 @@ def _load(args: argparse.Namespace) -> tuple[Path, Config, str | None]:
     return path, config, new_key
 
 
+def _without_secrets(config: Config, message: str) -> str:
+    """A start error as it may be printed: every secret of the config masked (the
+    database's password however its URL gives it: a driver's message may quote it)."""
+    from streamscope.redact import Redactor, mask_params
+
+    return mask_params(Redactor.for_config(config).text(message))
+
+
 def _window(args: argparse.Namespace) -> int:
     """The desktop window, with the proxy running inside it."""
     import os
@@ -218,7 +226,9 @@ def _window(args: argparse.Namespace) -> int:
     try:
         return run_window(config, path, new_key=new_key)
     except (StorageError, ConfigError, UnusableDatabase) as exc:
-        raise CliError(str(exc)) from None
+        if new_key:  # saved all the same: the user needs it once this is mended
+            print(f"Generated a local API key (saved in the config): {new_key}", flush=True)
+        raise CliError(_without_secrets(config, str(exc))) from None
 
 
 def _fast_loop() -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -254,7 +264,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         server = ProxyServer(config.with_defaults(), state_path=state, capture_path=flows)
     except (StorageError, ConfigError, UnusableDatabase) as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(_without_secrets(config, str(exc))) from None
     except (sqlite3.Error, OSError) as exc:
         raise CliError(f"cannot open the state files ({state}, {flows}): {exc}") from None
 

@@ -1,6 +1,14 @@
-"""The user's settings: the model read from ``config.toml`` (``config.model``) and the
-edits written back to it, comments kept (``config.save``)."""
+"""The user's settings: the model read from ``config.toml`` (``config.model``), the
+guards on where it may listen (``config.guards``), and the edits written back to it,
+comments kept (``config.save``)."""
 
+from streamscope.config.guards import (
+    ADMIN_KEY_MIN,
+    PLAIN_HTTP_WARNING,
+    exposure_problem,
+    is_loopback,
+    keys_exposed,
+)
 from streamscope.config.model import (
     DEMO_PROTOCOL,
     NETWORK_STATUS,
@@ -23,10 +31,7 @@ from streamscope.config.model import (
     default_config_path,
     default_data_dir,
     describe_errors,
-    exposure_problem,
     generate_local_key,
-    is_loopback,
-    keys_exposed,
     load_config,
     mask,
     parse_config,
@@ -34,6 +39,8 @@ from streamscope.config.model import (
 )
 
 __all__ = [
+    "ADMIN_KEY_MIN",
+    "PLAIN_HTTP_WARNING",
     "AccountConfig",
     "Action",
     "CaptureConfig",

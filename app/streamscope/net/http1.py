@@ -466,6 +466,8 @@ async def decoded(
         raise httpx.DecodingError(f"the upstream's {coding} body is corrupt: {exc}") from None
     if rest:
         yield counted(rest), arrived
+    if packed and not inflate.eof:  # a body cut short is never taken as the whole
+        raise httpx.DecodingError(f"the upstream's {coding} body ends before its end")
 
 
 def _idle_limit(value: bytes) -> float | None:
@@ -488,12 +490,5 @@ def _origin(url: str) -> Origin:
     return scheme, parts.hostname or "", port
 
 
-__all__ = [
-    "HIGH_WATER",
-    "MAX_INFLATED",
-    "STEP",
-    "AnswerTooLarge",
-    "Http1Client",
-    "Http1Response",
-    "decoded",
-]
+__all__ = ["HIGH_WATER", "MAX_INFLATED", "STEP", "AnswerTooLarge", "Http1Client"]
+__all__ += ["Http1Response", "decoded"]

@@ -29,8 +29,7 @@ refusals` (:mod:`~streamscope.proxy.refusals`), so a flood of them never pushes 
 flows out of the capture's retention.
 
 The account pool (``state_path``: its SQLite file; None keeps it in memory) is started
-and closed with the ASGI lifespan. Every log line passes a filter that masks the
-configured keys.
+and closed with the ASGI lifespan. Every log line passes a filter masking the keys.
 
 Every failure becomes the client protocol's own error envelope with its HTTP status;
 an unexpected exception is logged and answered with a 500 envelope, never a traceback.
@@ -199,25 +198,23 @@ class ProxyApp:
         path = endpoint(scope["path"])
         codec = endpoint_codec(path)  # where the request's protocol is first known
         red = self.redactor.same_length
+        masker = self.redactor.stream()  # (this response's chunks, masked across them)
 
         async def tracked(message: Any) -> None:
             nonlocal started
+            messages = [message]
             if message["type"] == "http.response.start":
                 started = True
                 exchange.status = message["status"]
                 message["headers"] = [(k, red(v)) for k, v in message.get("headers", [])] + extra
-            else:
-                # Every client-bound byte (stream, whole body, error) leaves masked: the
-                # same length, so Content-Length stays true.
-                body = message.get("body", b"")
-                masked = red(body) if body else body
-                if masked is not body:  # (the same object when nothing matched)
-                    message = {**message, "body": masked}
+            else:  # every byte for the client leaves masked, keys across chunks too
+                messages = masker.messages(message)
                 if not message.get("more_body", False):
                     exchange.answered = True  # the response is complete
-            if exchange.recorder is not None:
-                exchange.recorder.client_message(message)
-            await send(message)
+            for message in messages:
+                if exchange.recorder is not None:
+                    exchange.recorder.client_message(message)
+                await send(message)
 
         try:
             await self._dispatch(scope, receive, tracked, exchange)

@@ -25,8 +25,13 @@ from pathlib import Path
 
 import uvicorn
 
-from streamscope.config import Config, ConfigError, exposure_problem, is_loopback
-from streamscope.config.model import PLAIN_HTTP_WARNING
+from streamscope.config import (
+    PLAIN_HTTP_WARNING,
+    Config,
+    ConfigError,
+    exposure_problem,
+    is_loopback,
+)
 from streamscope.proxy.app import ProxyApp
 from streamscope.proxy.limits import AcceptErrorFilter, Limits, protocol_class
 
