@@ -38,10 +38,11 @@ import threading
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import asyncpg
 
+from streamscope.redact import mask_database_url
 from streamscope.signals import Signal
 from streamscope.storage.errors import StorageError, StorageUnavailable
 from streamscope.storage.schema import SchemaTooNew, migrate
@@ -69,15 +70,9 @@ DOWN: tuple[type[BaseException], ...] = (
 
 
 def display_url(url: str) -> str:
-    """``url`` with its password masked, for logs and messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host += f":{parts.port}"
-    user = f"{parts.username}:***@" if parts.username else ":***@"
-    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
+    """``url`` with its password masked, for logs and messages (its userinfo's and a
+    ``?password=`` parameter's: the one function doctor and ``serve`` use too)."""
+    return mask_database_url(url)
 
 
 class Database:
