@@ -159,3 +159,48 @@ def test_a_connection_caught_mid_operation_at_shutdown_is_an_outage(pg_url: str)
         assert db.run(lambda conn: conn.fetchval("SELECT 1")) == 1  # and it comes back
     finally:
         db.close()
+
+
+def test_a_running_replica_stops_writing_when_a_newer_one_migrates(
+    pg_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """(issue 31, point 8) a newer StreamScope migrates the database while this one runs:
+    within a few seconds this one stops using it, in one line, and stays stopped (an
+    outage and its end must not start it writing again)."""
+    import time
+
+    import asyncpg
+
+    from streamscope.storage.schema import LATEST
+
+    db = Database(pg_url)
+    db.open()
+    try:
+        assert db.run(lambda conn: conn.fetchval("SELECT 1")) == 1
+
+        async def newer() -> None:
+            conn = await asyncpg.connect(pg_url)
+            try:
+                await conn.execute(
+                    "INSERT INTO streamscope_schema VALUES ($1, $2)", LATEST + 1, time.time()
+                )
+            finally:
+                await conn.close()
+
+        with caplog.at_level(logging.WARNING, logger="streamscope"):
+            asyncio.run(newer())
+            for _ in range(100):
+                if not db.up:
+                    break
+                time.sleep(0.05)
+            assert not db.up and db.too_new is not None
+            with pytest.raises(StorageUnavailable, match=f"schema {LATEST + 1}"):
+                db.run(lambda conn: conn.execute("DELETE FROM pool_accounts"))
+            time.sleep(1.5)  # more quiet seconds, more checks: still one line
+            db._set_up(True)  # (as a reconnection would)
+            assert not db.up
+        said = [r.getMessage() for r in caplog.records if "newer StreamScope" in r.getMessage()]
+        assert len(said) == 1 and "stops writing" in said[0]
+        assert not [r for r in caplog.records if "reachable again" in r.getMessage()]
+    finally:
+        db.close()

@@ -96,6 +96,8 @@ class Core:
         if self.database is None:
             return {"status": "ok", "storage": "sqlite"}
         reachable = "up" if self.database.up else "unreachable"
+        if self.database.too_new is not None:
+            reachable = "newer-schema"  # (stopped writing: this replica needs upgrading)
         return {"status": "ok", "storage": "postgresql", "database": reachable}
 
     async def aclose(self) -> None:

@@ -45,7 +45,7 @@ import asyncpg
 from streamscope.redact import mask_database_url
 from streamscope.signals import Signal
 from streamscope.storage.errors import StorageError, StorageUnavailable
-from streamscope.storage.schema import SchemaTooNew, migrate
+from streamscope.storage.schema import LATEST, SchemaTooNew, current_version, migrate
 from streamscope.storage.supervise import supervise
 
 log = logging.getLogger("streamscope.storage")
@@ -103,6 +103,8 @@ class Database:
         self._thread = threading.Thread(target=self._loop.run_forever, name="database", daemon=True)
         self._closed = self._closing = False
         self._listened = False  # the listening connection was made once (a new one: missed)
+        self.too_new: str | None = None  # why this replica stopped writing (a newer schema)
+        self._listen_lock = asyncio.Lock()  # the listening connection's operations, one by one
         self._strange: set[str] = set()  # driver errors of no known class, said once each
 
     @property
@@ -215,6 +217,8 @@ class Database:
     async def _with_connection(self, work: Work[T]) -> T:
         if self._pool is None:
             raise StorageUnavailable("the database is not open")
+        if self.too_new is not None:
+            raise StorageUnavailable(self.too_new)
         try:
             async with self._pool.acquire(timeout=self.timeout) as conn:
                 result = await work(conn)
@@ -251,7 +255,8 @@ class Database:
     async def _add_channel(self, channel: str) -> None:
         conn = self._listen_conn
         if conn is not None and not conn.is_closed():
-            await conn.add_listener(channel, self._deliver)
+            async with self._listen_lock:  # (one operation at a time on a connection)
+                await conn.add_listener(channel, self._deliver)
         # (else the listening connection is being made again, and takes every channel)
 
     def on_reconnect(self, callback: Callable[[], None]) -> None:
@@ -281,7 +286,8 @@ class Database:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(asyncio.shield(lost), RETRY)
                     if not lost.done():  # a quiet second: is the server still there?
-                        await conn.execute("SELECT 1")
+                        async with self._listen_lock:
+                            await self._check_schema(conn)
             except asyncio.CancelledError:
                 if conn is not None:
                     with contextlib.suppress(Exception):
@@ -301,12 +307,27 @@ class Database:
             self._listened = True
             await asyncio.sleep(RETRY)
 
+    async def _check_schema(self, conn: asyncpg.Connection) -> None:
+        """Each quiet second (is the server still there?) the schema's version: a newer
+        StreamScope that migrated the database meanwhile makes this replica stop using it,
+        said in one line; what it would write then waits and is shed as in an outage."""
+        have = await current_version(conn)
+        if have > LATEST and self.too_new is None:
+            self.too_new = (
+                f"the database {display_url(self.url)} was migrated by a newer StreamScope "
+                f"(schema {have}; this one knows up to {LATEST}): this replica stops writing "
+                "to it; upgrade it and start it again"
+            )
+            log.error("%s", self.too_new)
+            self.up = False
+            self.state.emit(False)
+
     def _deliver(self, _conn: Any, _pid: int, channel: str, payload: str) -> None:
         for callback in self._listeners.get(channel, ()):
             _safely(functools.partial(callback, payload))
 
     def _set_up(self, up: bool, exc: BaseException | None = None) -> None:
-        if up == self.up:
+        if up == self.up or self.too_new is not None:  # (stopped for good: said once)
             return
         self.up = up
         if up:
