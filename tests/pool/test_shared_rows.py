@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from streamscope.pool.merge import Counts, Intent, Push
-from streamscope.pool.shared_rows import exchange, forget_writer, load
+from streamscope.pool.shared_rows import exchange, forget_writer, load, salted
 from streamscope.storage.database import Database
 
 NOW = 1_700_000_000.0
@@ -54,7 +54,8 @@ async def test_loading_creates_rows_and_starts_another_keys_row_afresh(db: Datab
     rows = await db.arun(lambda c: load(c, [("oa", "a1", "fp1"), ("oa", "a2", "new")], "w2"))
     assert rows[("oa", "a1")].status == "disabled"  # same key: kept
     assert rows[("oa", "a2")].status == "active"  # another key: afresh
-    assert (await fetch(db, "a2"))["fingerprint"] == "new"
+    salt = await db.arun(lambda c: c.fetchval("SELECT salt FROM streamscope_salt"))
+    assert (await fetch(db, "a2"))["fingerprint"] == salted(salt, "new")
     # an old pool's batch number is dropped after a while; a closed pool's at once
     await db.arun(lambda c: c.execute("UPDATE pool_writers SET updated = 0 WHERE writer = 'w1'"))
     await db.arun(lambda c: exchange(c, "w3", 1, [push(delta=Counts(1))], [], clock, "ch"))
@@ -132,3 +133,60 @@ async def test_a_change_notifies_and_nothing_new_does_not(pg_url: str) -> None:
         assert heard[1:] == ["marker"]  # the second disable changed nothing: no notice
     finally:
         await asyncio.to_thread(database.close)
+
+
+async def test_fingerprints_are_salted_per_database(db: Database, postgres_server: Any) -> None:
+    """(issue 31, point 8) the same key is another fingerprint in another database, and
+    never the bare hash of the key; a row is still known again by its key."""
+    from streamscope.pool.store import fingerprint
+
+    key_fp = fingerprint("sk-upstream-same-key-0000")
+    other = Database(str(postgres_server.new_database()), replica="t2")
+    await asyncio.to_thread(other.open)
+    try:
+        stored = []
+        for database in (db, other):
+            await database.arun(lambda c: load(c, [("oa", "a1", key_fp)], "w"))
+            stored.append((await fetch(database, "a1"))["fingerprint"])
+        assert stored[0] != stored[1] and key_fp not in stored
+        assert all(len(fp) == 16 for fp in stored)
+        off = Intent("user_off", "disabled", None, "by hand", "user")
+        off_push = Push("oa", "a1", key_fp, ZERO, NOW, None, None, None, off)
+        await db.arun(lambda c: exchange(c, "w", 1, [off_push], [], clock, "ch"))
+        rows = await db.arun(lambda c: load(c, [("oa", "a1", key_fp)], "w"))
+        assert rows[("oa", "a1")].status == "disabled"  # the same key: its row kept
+    finally:
+        await asyncio.to_thread(other.close)
+
+
+async def test_the_salting_step_keeps_the_rows_of_before(pg_url: str) -> None:
+    """A database of schema 2 (bare fingerprints) migrated to 3: SQL salts each row as
+    :func:`salted` does, so no account starts afresh on the upgrade."""
+    import asyncpg
+
+    from streamscope.pool.store import fingerprint
+    from streamscope.storage import schema
+
+    key_fp = fingerprint("sk-upstream-kept-0000000")
+    conn = await asyncpg.connect(pg_url)
+    try:
+        saved = schema.MIGRATIONS
+        schema.MIGRATIONS = saved[:2]
+        try:
+            await schema.migrate(conn)
+        finally:
+            schema.MIGRATIONS = saved
+        await conn.execute(
+            "INSERT INTO pool_accounts (upstream, account, fingerprint, requests, updated)"
+            " VALUES ('oa', 'a1', $1, 41, 0)",
+            key_fp,
+        )
+        assert await schema.migrate(conn) == [3]
+        salt = await conn.fetchval("SELECT salt FROM streamscope_salt")
+        assert len(salt) == 64
+        rows = await load(conn, [("oa", "a1", key_fp)], "w")
+        assert rows[("oa", "a1")].requests == 41  # known again: not started afresh
+        row_fp = await conn.fetchval("SELECT fingerprint FROM pool_accounts")
+        assert row_fp == salted(salt, key_fp)
+    finally:
+        await conn.close()

@@ -7,6 +7,7 @@ Each function takes an asyncpg connection and runs on the database's thread
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -73,13 +74,24 @@ async def _pick(
     return {(r["upstream"], r["account"]): _state(r) for r in records}
 
 
+def salted(salt: str, fingerprint: str) -> str:
+    """A key's fingerprint as this database keeps it (``storage.schema``, step 3: the
+    same computation in SQL turned the rows of before into these)."""
+    return hashlib.sha256(f"{salt}:{fingerprint}".encode()).hexdigest()[:16]
+
+
+async def _salt(conn: asyncpg.Connection) -> str:
+    return str(await conn.fetchval("SELECT salt FROM streamscope_salt"))
+
+
 async def load(
     conn: asyncpg.Connection, accounts: Sequence[tuple[str, str, str]], writer: str
 ) -> dict[Key, AccountState]:
     """Every account's row (upstream, account, fingerprint), created when missing,
     started afresh when its fingerprint is another key's."""
     now = time.time()
-    rows = [(u, a, fp, now, writer) for u, a, fp in accounts]
+    salt = await _salt(conn)
+    rows = [(u, a, salted(salt, fp), now, writer) for u, a, fp in accounts]
     async with conn.transaction():
         if rows:
             await conn.executemany(CREATE, rows)
@@ -113,9 +125,9 @@ async def exchange(
         now = clock()
         missing = [p for p in pushes if (p.upstream, p.account) not in rows]
         if missing:  # (a row deleted by hand meanwhile)
-            await conn.executemany(
-                CREATE, [(p.upstream, p.account, p.fingerprint, now, writer) for p in missing]
-            )
+            salt = await _salt(conn)
+            made = [(p.upstream, p.account, salted(salt, p.fingerprint)) for p in missing]
+            await conn.executemany(CREATE, [(*m, now, writer) for m in made])
             rows.update(await _pick(conn, [(p.upstream, p.account) for p in missing], True))
         updates: list[tuple[Any, ...]] = []
         notes: list[tuple[str, str]] = []

@@ -13,6 +13,9 @@ an older replica must not write rows it does not understand.
 - ``pool_accounts``: each account's shared state (``pool.state.AccountState``): status,
   cooldown end, counters, last error, keyed by upstream and account, with the key's
   fingerprint (never the key), and how many times a switch-off took (``switch_offs``).
+  The fingerprint is salted with this database's own random ``streamscope_salt``
+  (step 3), so the same key gives another fingerprint in every database, and one cannot
+  be checked against a list of known keys' hashes.
   ``pool_writers``: the number of the last batch each running pool pushed, so a batch
   whose commit was not acknowledged (an outage) is not added twice (``pool.shared``).
 - ``conversation_answers`` (step 2): the proxy's recent Responses answers, their items
@@ -114,6 +117,19 @@ MIGRATIONS: list[tuple[int, str]] = [
             bytes    BIGINT NOT NULL
         );
         INSERT INTO conversation_tally VALUES (TRUE, 0, 0);
+        """,
+    ),
+    (  # the key fingerprints salted per database (pool.shared_rows.salted), rows kept
+        3,
+        """
+        CREATE TABLE streamscope_salt (
+            one   BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one),
+            salt  TEXT NOT NULL
+        );
+        INSERT INTO streamscope_salt (salt)
+            VALUES (md5(gen_random_uuid()::text) || md5(gen_random_uuid()::text));
+        UPDATE pool_accounts SET fingerprint = substr(encode(sha256(convert_to(
+            (SELECT salt FROM streamscope_salt) || ':' || fingerprint, 'UTF8')), 'hex'), 1, 16);
         """,
     ),
 ]
