@@ -1,0 +1,171 @@
+"""How an audit grades one answer for one client (a :class:`~streamscope.audit.report.Cell`).
+
+- From the linter (``source = "lint"``), for a client that did not run: the findings that
+  break its profile (:meth:`LintReport.breaking <streamscope.lint.report.LintReport.breaking>`).
+  A wire defect of a breaking effect (empty, error, hidden, partial, garbled) is
+  ``breaks``, a ``degraded`` one ``unclean``. What the provider did and said correctly
+  (a cut by ``max_tokens``: the battery asks for one) grades nothing down: it is no
+  defect of the relay; the cell says what the client shows of it.
+- From the real client (``source = "ran"``): what it assembled beside the intended
+  answer (:func:`streamscope.realclients.compare.observed`): the intended answer is
+  ``works``, the content with the usage lost ``unclean``, anything else ``breaks``; the
+  cell names the lint finding behind it where the linter saw one.
+- An error probe (bad key, unknown model): the answer asked for is the protocol's error
+  envelope with a right status. A client works when it raises its proper error class
+  (:mod:`streamscope.lint.error_answers`: ``APIStatusError``, ``APIError``,
+  ``AI_APICallError`` …); a wrong status or no envelope is ``unclean`` (an app that
+  tells a bad key from an outage by the status cannot), a client that raises another
+  class or none ``breaks``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from streamscope.audit.report import Cell, Finding, Grade
+from streamscope.codecs import get_codec
+from streamscope.lint.clients import PROFILE_OF
+from streamscope.lint.error_answers import error_template
+from streamscope.lint.report import LintReport
+from streamscope.lint.rule import BREAKING
+from streamscope.model.events import Error
+from streamscope.realclients.compare import Intended, observed
+from streamscope.realclients.run import ClientRun
+
+Mask = Callable[[str], str]
+_CLASS = re.compile(r"^(?:raises|throws|fails with) (\S+)")
+
+
+def profile_of(client: str) -> str:
+    """The lint profile a client's cells are predicted by (a profile stands for itself:
+    a protocol with no real client, LM Studio's, is judged by its profiles)."""
+    return PROFILE_OF.get(client, client)
+
+
+def findings(report: LintReport | None, mask: Mask) -> list[Finding]:
+    """The report's findings and outcomes as the audit keeps them (messages masked),
+    each with the clients (profiles) it breaks."""
+    if report is None:
+        return []
+    return [
+        Finding(f.rule.id, f.severity, mask(f.message), f.frame, tuple(f.clients))
+        for f in report.all_findings
+    ]
+
+
+def lint_cell(client: str, report: LintReport | None) -> Cell:
+    """The linter's prediction for ``client`` (see the module docstring)."""
+    if report is None:
+        return Cell(client, "works", detail="nothing in the answer is known to break it")
+    profile = profile_of(client)
+    for finding, brk in report.breaking(profile):
+        if finding.kind == "provider":
+            continue  # what the provider did and said: no defect of the relay
+        grade: Grade = "breaks" if brk.effect in BREAKING else "unclean"
+        detail = f"{finding.rule.cause}: {brk.how}"
+        return Cell(client, grade, finding.rule.id, detail, finding.frame)
+    told = next((t for o in report.outcomes if (t := o.told(profile))), None)
+    if report.outcomes:
+        first = report.outcomes[0]
+        return Cell(client, "works", first.rule.id, told or first.happened, first.frame)
+    return Cell(client, "works")
+
+
+def ran_cell(run: ClientRun, intended: Intended, report: LintReport | None, mask: Mask) -> Cell:
+    """What the real client did with the answer (a skipped client: the lint's cell)."""
+    seen, diffs = observed(run, intended)
+    predicted = lint_cell(run.client, report)
+    if seen == "skipped":
+        return predicted
+    if seen == "ok":
+        return Cell(
+            run.client,
+            "works",
+            predicted.finding if predicted.grade == "works" else "",
+            source="ran",
+        )
+    grade: Grade = "unclean" if seen == "degraded" else "breaks"
+    cause = predicted.finding if predicted.grade != "works" else ""
+    if not cause and run.error_types:
+        cause = run.error_types[0]
+    detail = mask("; ".join(diffs)) or seen
+    return Cell(run.client, grade, cause, detail[:500], predicted.frame, "ran")
+
+
+# -- the error probes -----------------------------------------------------------------------
+
+
+def envelope_problem(
+    protocol: str, status: int | None, parsed: Any, statuses: Sequence[int]
+) -> str:
+    """What the error answer lacks of the protocol's error envelope at a right status
+    ("" for nothing)."""
+    if status is None or status < 400:
+        return f"answered HTTP {status} where an error was asked for"
+    shape = get_codec(protocol).encode_error(Error(message="x"))
+    error = parsed.get("error") if isinstance(parsed, dict) else None
+    problems = []
+    if status not in statuses:
+        problems.append(f"HTTP {status}, where {' or '.join(map(str, statuses))} is right")
+    if not (
+        isinstance(parsed, dict)
+        and set(shape) <= set(parsed)
+        and isinstance(error, dict)
+        and isinstance(error.get("message"), str)
+        and error.get("message")
+    ):
+        problems.append(f"the body is not the {protocol} error envelope")
+    return "; ".join(problems)
+
+
+def expected_class(client: str, status: int) -> str | None:
+    """The error class an app catches from ``client`` at ``status`` (None: not known,
+    or an agent CLI that prints instead)."""
+    template = error_template(profile_of(client), status)
+    match = _CLASS.match(template or "")
+    return match.group(1) if match else None
+
+
+def error_lint_cell(client: str, status: int | None, problem: str) -> Cell:
+    """An error answer, as predicted: the client's proper error when the envelope and
+    status are right; else not cleanly; a 2xx where an error was asked is no client's
+    break (the relay took what it should have refused), said as not clean."""
+    if not problem:
+        words = expected_class(client, status or 0)
+        return Cell(client, "works", detail=f"raises {words}" if words else "shows the error")
+    return Cell(client, "unclean", "audit.error-envelope", problem)
+
+
+def error_ran_cell(run: ClientRun, status: int | None, problem: str, mask: Mask) -> Cell:
+    """What the real client did with the error answer: its proper class is ``works``
+    (``unclean`` if the envelope or status is wrong), another class or none ``breaks``."""
+    if run.skipped is not None:
+        return error_lint_cell(run.client, status, problem)
+    if status is None or status < 400:
+        return Cell(run.client, "unclean", "audit.error-envelope", problem, source="ran")
+    want = expected_class(run.client, status)
+    error = mask((run.error or "").splitlines()[0] if run.error else "")[:300]
+    if run.error is None:
+        return Cell(run.client, "breaks", "audit.no-error", "showed no error", source="ran")
+    if want is not None and want not in run.error_types:
+        got = run.error_types[0] if run.error_types else "an error"
+        detail = f"raised {got}, not {want}: {error}"
+        return Cell(run.client, "breaks", got, detail, source="ran")
+    if problem:
+        detail = f"{problem} ({error})"
+        return Cell(run.client, "unclean", "audit.error-envelope", detail, source="ran")
+    return Cell(run.client, "works", want or "", error, source="ran")
+
+
+__all__ = [
+    "envelope_problem",
+    "error_lint_cell",
+    "error_ran_cell",
+    "expected_class",
+    "findings",
+    "lint_cell",
+    "profile_of",
+    "ran_cell",
+]
