@@ -6,6 +6,8 @@
   ``breaks``, a ``degraded`` one ``unclean``. What the provider did and said correctly
   (a cut by ``max_tokens``: the battery asks for one) grades nothing down: it is no
   defect of the relay; the cell says what the client shows of it.
+  A client's own limit (a rule of kind ``client``) is ``unclean`` at worst: no relay
+  can mend it.
 - From the real client (``source = "ran"``): what it assembled beside the intended
   answer (:func:`streamscope.realclients.compare.observed`): the intended answer is
   ``works``, the content with the usage lost ``unclean``, anything else ``breaks``; the
@@ -28,8 +30,8 @@ from streamscope.audit.report import Cell, Finding, Grade
 from streamscope.codecs import get_codec
 from streamscope.lint.clients import PROFILE_OF
 from streamscope.lint.error_answers import error_template
-from streamscope.lint.report import LintReport
-from streamscope.lint.rule import BREAKING
+from streamscope.lint.report import LintFinding, LintReport
+from streamscope.lint.rule import BREAKING, Break
 from streamscope.model.events import Error
 from streamscope.realclients.compare import Intended, observed
 from streamscope.realclients.run import ClientRun
@@ -55,43 +57,74 @@ def findings(report: LintReport | None, mask: Mask) -> list[Finding]:
     ]
 
 
+def _wire_break(client: str, report: LintReport | None) -> tuple[LintFinding, Break] | None:
+    """The first defect of the wire that breaks ``client``'s profile (the provider's own
+    outcomes left out: no defect of the relay)."""
+    if report is None:
+        return None
+    hits = report.breaking(profile_of(client))
+    return next(((f, b) for f, b in hits if f.kind != "provider"), None)
+
+
+def _grade(finding: LintFinding, breaking: bool) -> Grade:
+    """A client's own limit (a rule of kind ``client``: Grok's provider takes a tool call
+    only whole, which no relay streams) is ``unclean``: no relay can mend it, so it must
+    not fail every audit; a defect of the wire that breaks the client is ``breaks``."""
+    if finding.kind == "client":
+        return "unclean"
+    return "breaks" if breaking else "unclean"
+
+
+def _limit(finding: LintFinding) -> str:
+    return "this client's own limit, not the relay's: " if finding.kind == "client" else ""
+
+
 def lint_cell(client: str, report: LintReport | None) -> Cell:
     """The linter's prediction for ``client`` (see the module docstring)."""
-    if report is None:
-        return Cell(client, "works", detail="nothing in the answer is known to break it")
-    profile = profile_of(client)
-    for finding, brk in report.breaking(profile):
-        if finding.kind == "provider":
-            continue  # what the provider did and said: no defect of the relay
-        grade: Grade = "breaks" if brk.effect in BREAKING else "unclean"
-        detail = f"{finding.rule.cause}: {brk.how}"
+    hit = _wire_break(client, report)
+    if hit is not None:
+        finding, brk = hit
+        grade = _grade(finding, brk.effect in BREAKING)
+        detail = f"{_limit(finding)}{finding.rule.cause}: {brk.how}"
         return Cell(client, grade, finding.rule.id, detail, finding.frame)
-    told = next((t for o in report.outcomes if (t := o.told(profile))), None)
-    if report.outcomes:
+    if report is not None and report.outcomes:
         first = report.outcomes[0]
+        told = first.told(profile_of(client))
         return Cell(client, "works", first.rule.id, told or first.happened, first.frame)
     return Cell(client, "works")
 
 
+def _did(run: ClientRun, seen: str) -> str:
+    """What the client did, in a few words that are the same for every answer it does
+    it with (so a client's summary line counts them as one cause)."""
+    if run.error is not None:
+        return f"raises {run.error_types[0]}" if run.error_types else "fails"
+    return {
+        "empty": "shows nothing",
+        "degraded": "loses the usage",
+        "partial": "shows another answer than the stream's",
+    }.get(seen, seen)
+
+
 def ran_cell(run: ClientRun, intended: Intended, report: LintReport | None, mask: Mask) -> Cell:
-    """What the real client did with the answer (a skipped client: the lint's cell)."""
+    """What the real client did with the answer (a skipped client: the lint's cell).
+    The detail is the lint's cause when it saw one and what the client did; else the
+    first way its answer differs (the linter missed it: worth reading whole)."""
     seen, diffs = observed(run, intended)
-    predicted = lint_cell(run.client, report)
     if seen == "skipped":
-        return predicted
+        return lint_cell(run.client, report)
+    hit = _wire_break(run.client, report)
     if seen == "ok":
-        return Cell(
-            run.client,
-            "works",
-            predicted.finding if predicted.grade == "works" else "",
-            source="ran",
-        )
+        return Cell(run.client, "works", source="ran")
     grade: Grade = "unclean" if seen == "degraded" else "breaks"
-    cause = predicted.finding if predicted.grade != "works" else ""
-    if not cause and run.error_types:
-        cause = run.error_types[0]
-    detail = mask("; ".join(diffs)) or seen
-    return Cell(run.client, grade, cause, detail[:500], predicted.frame, "ran")
+    if hit is not None:
+        finding, _ = hit
+        grade = _grade(finding, grade == "breaks")
+        detail = f"{_limit(finding)}{finding.rule.cause}: {_did(run, seen)}"
+        return Cell(run.client, grade, finding.rule.id, detail, finding.frame, "ran")
+    cause = run.error_types[0] if run.error_types else seen
+    detail = mask(diffs[0] if diffs else seen)
+    return Cell(run.client, grade, cause, detail[:300], None, "ran")
 
 
 # -- the error probes -----------------------------------------------------------------------
@@ -128,6 +161,15 @@ def expected_class(client: str, status: int) -> str | None:
     return match.group(1) if match else None
 
 
+def _raised(want: str, run: ClientRun) -> bool:
+    """Whether the client raised ``want`` (or a subclass): the AI SDK's errors are
+    classes named without the ``AI_`` their ``name`` carries (APICallError)."""
+    bare = want.removeprefix("AI_")
+    return any(t.removeprefix("AI_") == bare for t in run.error_types) or (
+        run.error or ""
+    ).startswith(want)
+
+
 def error_lint_cell(client: str, status: int | None, problem: str) -> Cell:
     """An error answer, as predicted: the client's proper error when the envelope and
     status are right; else not cleanly; a 2xx where an error was asked is no client's
@@ -149,9 +191,9 @@ def error_ran_cell(run: ClientRun, status: int | None, problem: str, mask: Mask)
     error = mask((run.error or "").splitlines()[0] if run.error else "")[:300]
     if run.error is None:
         return Cell(run.client, "breaks", "audit.no-error", "showed no error", source="ran")
-    if want is not None and want not in run.error_types:
+    if want is not None and not _raised(want, run):
         got = run.error_types[0] if run.error_types else "an error"
-        detail = f"raised {got}, not {want}: {error}"
+        detail = f"raised {got}, not {want}"
         return Cell(run.client, "breaks", got, detail, source="ran")
     if problem:
         detail = f"{problem} ({error})"
