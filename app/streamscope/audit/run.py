@@ -109,11 +109,11 @@ def audit_clients(protocol: str, clients: Sequence[str] | None) -> list[ClientSp
     return [p.id for p in profiles_for(protocol) if clients is None or p.id in clients]
 
 
-def _info(spec: ClientSpec | str, run_clients: bool) -> ClientInfo:
+def _info(spec: ClientSpec | str, run_clients: bool, data_dir: Path | None) -> ClientInfo:
     if isinstance(spec, str):
         return ClientInfo(spec, PROFILES[spec].name)
     version = ""
-    if run_clients and availability(spec) is None:
+    if run_clients and availability(spec, data_dir) is None:
         package, pinned = list(spec.package_versions.items())[-1]
         found = python_version(package) if spec.runtime == "python" else pinned
         version = found or pinned
@@ -141,7 +141,7 @@ async def audit(
         protocol=target.protocol,
         model=target.model,
         started=time.time(),
-        clients=[_info(s, run_clients) for s in specs],
+        clients=[_info(s, run_clients, data_dir) for s in specs],
     )
     ids = [c.id for c in report.clients]
     sent: dict[int, _Sent] = {}

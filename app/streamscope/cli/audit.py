@@ -178,15 +178,22 @@ def render(report: AuditReport) -> str:
         lines.append(row)
     lines.append("")
     for n, c in enumerate(clients):
-        version = f" {c.version}" if c.version else " (not installed: the linter's word)"
+        version = f" {c.version}" if c.version else " (not run here: the linter's word)"
         lines.append(f"c{n + 1}: {c.name}{version}")
+    # each cause once per client, with the probes it came with (not a line per cell)
+    grouped: dict[tuple[str, str, str, str, int | None], list[str]] = {}
+    for r in report.results:
+        for cell in r.cells.values():
+            if cell.grade in ("breaks", "unclean"):
+                key = (cell.client, cell.grade, cell.finding, cell.detail, cell.frame)
+                grouped.setdefault(key, []).append(r.probe)
+    number = {c.id: f"c{n + 1}" for n, c in enumerate(clients)}
     said = [
-        f"  {r.probe} / {cell.client}: {MARK[cell.grade]} {cell.finding}"
-        + (f" at frame {cell.frame}" if cell.frame is not None else "")
-        + (f": {cell.detail}" if cell.detail else "")
-        for r in report.results
-        for cell in r.cells.values()
-        if cell.grade in ("breaks", "unclean")
+        f"  {number.get(client, client)} {client}: {MARK[grade]} {finding}"
+        + (f" at frame {frame}" if frame is not None else "")
+        + f" ({', '.join(probes)})"
+        + (f": {detail}" if detail else "")
+        for (client, grade, finding, detail, frame), probes in grouped.items()
     ]
     if said:
         lines += ["", "what breaks, and why:", *said]
