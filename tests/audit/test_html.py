@@ -201,6 +201,12 @@ def test_the_exit_status_in_words() -> None:
         "1: the audit stopped before the battery's end (the relay rate-limited the audit (429))"
     )
     assert exit_words(report).startswith("1: 1 client(s) break")
+    many = copy.deepcopy(report)  # past three clients, the rest are counted
+    many.clients = [ClientInfo(f"c{n}", f"Client {n}") for n in range(5)]
+    many.results[1].cells = {f"c{n}": Cell(f"c{n}", "breaks") for n in range(5)}
+    assert exit_words(many) == (
+        "1: 6 client(s) break on 2 request(s): Client 0, Client 1, Client 2 and 3 more"
+    )
 
 
 def test_a_previous_audit_is_laid_beside_each_cell() -> None:

@@ -156,7 +156,8 @@ def exit_words(report: AuditReport) -> str:
         names = {c.id: c.name for c in report.clients}
         who = sorted({names.get(c.client, c.client) for _, c in broken})
         probes = len({r.probe for r, _ in broken})
-        return f"{status}: {len(who)} client(s) break on {probes} request(s): " + ", ".join(who)
+        named = ", ".join(who[:3]) + (f" and {len(who) - 3} more" if len(who) > 3 else "")
+        return f"{status}: {len(who)} client(s) break on {probes} request(s): {named}"
     return f"{status}: no client breaks on any answer"
 
 
