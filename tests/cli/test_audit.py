@@ -48,6 +48,7 @@ def test_a_clean_relay_exits_0_and_a_broken_one_1_with_the_cause_per_client(
         clean = capsys.readouterr()
         with _demo("passthrough") as broken:
             argv = _argv(broken, BROKEN, "--out", str(tmp_path / "broken"))
+            argv += ["--html", str(tmp_path / "broken.html")]
             assert main([*argv, "--compare", str(tmp_path / "clean")]) == 1
         out = capsys.readouterr()
     assert len(clean.err.strip().splitlines()) == 14  # a progress line per probe
@@ -58,6 +59,9 @@ def test_a_clean_relay_exits_0_and_a_broken_one_1_with_the_cause_per_client(
     assert "of 14 requests break" in cherry and "choices" in cherry
     assert "chat.missing-choices" in out.out  # the finding, in the table's notes
     assert "worse" in out.out and "cells:" in out.out  # --compare laid beside it
+    page = (tmp_path / "broken.html").read_text()
+    assert "chat.missing-choices" in page and "before: works" in page  # the HTML compares too
+    assert running.key not in page and broken.key not in page
     for text in (clean.out, clean.err, out.out, out.err):
         assert running.key not in text and broken.key not in text
     written = read_out(tmp_path / "broken")

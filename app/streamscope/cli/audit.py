@@ -133,7 +133,7 @@ def _run(args: argparse.Namespace) -> int:
             from streamscope.audit.html import render as html
             from streamscope.private import write_private
 
-            write_private(args.html, mask.text(html(done.report, done.flows)))
+            write_private(args.html, mask.text(html(done.report, done.flows, previous=before)))
     except OSError as exc:
         raise UsageError(f"cannot write: {exc.strerror or exc}") from None
     return done.report.exit_status()
