@@ -107,8 +107,11 @@ def test_the_table_has_a_cell_per_probe_and_client_with_its_grade_in_words() -> 
     report, flows = sample()
     table = results_table(parse(render(report, flows)))
     head = [th.text() for th in table.find_all("thead")[0].find_all("th")]
-    assert head == ["Request", "Relay", *(c.name for c in CLIENTS), "TTFT", "tokens/s",
-                    "longest gap"]  # fmt: skip
+    # the timing before the clients, each client by its short id, its name as the title
+    assert head == ["Request", "Relay", "TTFT", "tokens/s", "longest gap",
+                    *(c.id for c in CLIENTS)]  # fmt: skip
+    titles = [th.attrs.get("title") for th in table.find_all("thead")[0].find_all("th")[5:]]
+    assert titles == [c.name for c in CLIENTS]
     rows = table.find_all("tbody")[0].find_all("tr")
     assert len(rows) == len(report.results)
     assert len(table.find_all("td", "cell")) == grade_cells(report)
@@ -121,6 +124,7 @@ def test_the_table_has_a_cell_per_probe_and_client_with_its_grade_in_words() -> 
     text_short, tools, long, body, bad_key, hung = rows
     cherry = text_short.find_all("td", "cell")[2]
     assert "chat.usage-chunk-no-choices" in cherry.text() and "frame 32" in cherry.text()
+    assert cherry.attrs["title"] == report.results[0].cells[CLIENTS[2].id].detail
     (link,) = cherry.find_all("a")
     assert link.attrs["href"] == "#p0-f32"
     figures = [td.text() for td in long.find_all("td", "num")]
@@ -243,7 +247,7 @@ def test_a_client_no_list_names_still_gets_a_column_and_an_empty_report_renders(
     report, flows = sample()
     report.results[0].cells["claude-code"] = Cell("claude-code", "breaks", "x", "no text")
     table = results_table(parse(render(report, flows)))
-    assert table.find_all("thead")[0].find_all("th")[-4].text() == "claude-code"
+    assert table.find_all("thead")[0].find_all("th")[-1].text() == "claude-code"
     empty = AuditReport("http://127.0.0.1:9", "anthropic", "m", 0.0, clients=[ClientInfo("a", "A")])
     page = parse(render(empty, {}))
     assert "0: no client breaks on any answer" in page.text()

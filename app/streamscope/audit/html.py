@@ -229,7 +229,9 @@ def _table(report: AuditReport, clients: list[ClientInfo], previous: AuditReport
     before = {}
     if previous is not None:
         before = {(r.probe, c.client): c.grade for r in previous.results for c in r.cells.values()}
-    head = "".join(f"<th scope='col'>{_e(c.name)}</th>" for c in clients)
+    # a column's head is the client's short id (its whole name in the header above and
+    # as the title): nine clients' names side by side pushed the timing off the page
+    head = "".join(f"<th scope='col' title='{_e(c.name)}'>{_e(c.id)}</th>" for c in clients)
     rows = []
     for i, r in enumerate(report.results):
         outcome = OUTCOME_WORDS.get(r.outcome, r.outcome)
@@ -243,15 +245,15 @@ def _table(report: AuditReport, clients: list[ClientInfo], previous: AuditReport
         rows.append(
             f"<tr id='p{i}'><th scope='row'>{_e(r.title or r.probe)}<br>"
             f"<span class='muted'>{_e(r.probe)} · {form}</span></th>"
-            f"<td>{_e(outcome)}{detail}</td>{cells}"
+            f"<td>{_e(outcome)}{detail}</td>"
             f"<td class='num'>{_ms(r.ttft_ms)}</td><td class='num'>{_rate(r.tokens_per_second)}"
-            f"</td><td class='num'>{_ms(r.gap_max_ms)}</td></tr>"
+            f"</td><td class='num'>{_ms(r.gap_max_ms)}</td>{cells}</tr>"
         )
     return (
         "<div class='scroll'><table class='grid results'><thead><tr>"
-        f"<th scope='col'>Request</th><th scope='col'>Relay</th>{head}"
+        "<th scope='col'>Request</th><th scope='col'>Relay</th>"
         "<th scope='col'>TTFT</th><th scope='col'>tokens/s</th>"
-        "<th scope='col'>longest gap</th></tr></thead><tbody>"
+        f"<th scope='col'>longest gap</th>{head}</tr></thead><tbody>"
         + "".join(rows)
         + "</tbody></table></div>"
     )
@@ -263,9 +265,8 @@ def _cell(i: int, r: ProbeResult, client: str, before: dict[tuple[str, str], Gra
         return "<td class='cell g-not-run'><span class='g'>– not run</span></td>"
     g = cell.grade
     bits = [f"<span class='g'>{GRADE_SIGNS[g]} {_e(GRADE_WORDS[g])}</span>"]
-    why = " — ".join(_e(x) for x in (cell.finding, cell.detail) if x)
-    if why:
-        bits.append(f"<br><span class='why'>{why}</span>")
+    if cell.finding:  # (its sentence is the cell's title, and under Findings)
+        bits.append(f"<br><span class='why'>{_e(cell.finding)}</span>")
     if cell.frame is not None:
         bits.append(f"<br><a href='#p{i}-f{cell.frame}'>frame {cell.frame}</a>")
     if g != "not-run":
@@ -276,7 +277,8 @@ def _cell(i: int, r: ProbeResult, client: str, before: dict[tuple[str, str], Gra
         kind, words = _change(before.get((r.probe, client)), g)
         bits.append(f"<span class='was {kind}'>{_e(words)}</span>")
         kind = f" ch-{kind}"
-    return f"<td class='cell g-{g}{kind}'>{''.join(bits)}</td>"
+    title = f" title='{_e(cell.detail)}'" if cell.detail else ""
+    return f"<td class='cell g-{g}{kind}'{title}>{''.join(bits)}</td>"
 
 
 def _ms(value: float | None) -> str:
