@@ -19,7 +19,9 @@ Then each answer is judged (:mod:`streamscope.audit.judge`): linted, and — str
 answers and the error probes' answers — run in every installed real client of the
 protocol at once (:func:`streamscope.realclients.run.run_many`: one Node process for all
 of them). ``on_result`` is called for each probe when its answer is linted, then again
-when the real clients have run (same probe id: the later replaces the earlier).
+when the real clients have run (same probe id: the later replaces the earlier);
+``on_flow`` with each probe's flow just before its first ``on_result`` (the window opens
+a row's flow while the audit runs).
 """
 
 from __future__ import annotations
@@ -125,6 +127,7 @@ async def audit(
     *,
     clients: Sequence[str] | None = None,
     on_result: ResultCallback | None = None,
+    on_flow: Callable[[Flow], None] | None = None,  # issue 32 (window): a row's flow, live
     run_clients: bool = True,
     concurrency: int = 1,
     limits: Limits = Limits(),
@@ -157,6 +160,8 @@ async def audit(
             if stop and not report.stopped:
                 report.stopped = stop
             _lint_cells(done, ids, mask)
+            if on_flow is not None:  # (before its result: a row shown can be opened)
+                on_flow(done.flow)
             if on_result is not None:
                 on_result(done.result)
 

@@ -40,6 +40,7 @@ from streamscope.client.analysis import Analyser, shared_analyser
 from streamscope.client.cherry import api_host
 from streamscope.config import default_data_dir, mask
 from streamscope.gui.attach_dialog import AttachDialog
+from streamscope.gui.check_upstream import CheckUpstreamView, close_tabs, open_tab
 from streamscope.gui.client_pane import ClientPane
 from streamscope.gui.connect_dialog import ConnectDialog
 from streamscope.gui.pool_panel import PoolPanel
@@ -279,6 +280,10 @@ class MainWindow(QMainWindow):
         self.detach_action.triggered.connect(lambda: asyncio.ensure_future(self.detach()))
         file.addAction(self.settings_action)
         file.addAction(self.connect_action)
+        # issue 32: the audit's battery, live, in a closable tab
+        self.check_action = QAction("Check an &upstream…", self)
+        self.check_action.triggered.connect(self.open_check_upstream)
+        file.addAction(self.check_action)
         file.addAction(self.attach_action)
         file.addAction(self.detach_action)
         file.addSeparator()
@@ -308,6 +313,13 @@ class MainWindow(QMainWindow):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
+
+    def open_check_upstream(self) -> CheckUpstreamView:
+        """Check an upstream…: a tab that audits a relay (issue 32)."""
+        view = CheckUpstreamView(self.control, self.analyser)
+        view.replay_requested.connect(self.replay_into_client)
+        open_tab(self.tabs, view)
+        return view
 
     def open_attach(self) -> AttachDialog:
         dialog = AttachDialog(self.attach, self)
@@ -446,6 +458,7 @@ class MainWindow(QMainWindow):
         await self.traffic.start()
         self.show()
         await self._closed
+        close_tabs(self.tabs)  # issue 32: their audits stop
         self.client.close_pane()
         await self.detach()
         self.traffic.stop()
