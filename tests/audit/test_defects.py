@@ -6,9 +6,10 @@ recordings), issue 32's "Done when":
   the HTML) with exactly the clients its rule's profiles say break, each proven by that
   client's own run (``source = "ran"``), and the audit exits 1;
 - a defect no client breaks on (no ``[DONE]``, no ``sequence_number``) is named as a
-  finding of no client and the audit exits 0; one no rule covers (no ``ping``: the wire
-  contract's "`ping` may come at any point"; a buffered stream) leaves the answers as
-  clean as the recording's, the buffering shown in the timing;
+  finding of no client and the audit exits 0; so is a missing ``ping`` (``audit.no-ping``,
+  info: the wire contract's "`ping` may come at any point", no client needs it), and a
+  buffered stream (``audit.buffered``, which only an audit can see: it knows when it
+  asked) grades every client that read it "not cleanly", its wait in the timing;
 - the recording as it was (``none``) audits clean and exits 0;
 - StreamScope's own proxy in repair mode in front of each defective relay audits clean
   and exits 0.
@@ -36,11 +37,13 @@ from pathlib import Path
 
 import pytest
 
+from streamscope.audit.delivery import MIN_FRAMES
 from streamscope.audit.report import AuditReport
 from streamscope.codecs import get_codec
 from streamscope.lint.clients import PROFILE_OF
 from streamscope.lint.rule import BREAKING
 from streamscope.lint.rules import RULES
+from streamscope.wire import decode_all
 from tests.audit.defect_relay import (
     BUFFER_DELAY,
     DEFECTS,
@@ -225,7 +228,10 @@ def test_no_ping_is_no_defect_to_any_client(
 ) -> None:
     audited = run_audit(relay.base_url("no-ping", "anthropic"), "anthropic", KEY, tmp_path)
     assert audited.exit == 0, audited.stdout
-    assert rule_ids(audited.report) == rule_ids(clean["anthropic"].report)
+    assert rule_ids(audited.report) == rule_ids(clean["anthropic"].report) | {"audit.no-ping"}
+    said = [f for r in audited.report.results for f in r.findings if f.rule == "audit.no-ping"]
+    assert len(said) == 9 and all(f.severity == "info" and f.clients == () for f in said)
+    assert "audit.no-ping" in audited.html
     served = [s for s in relay.served if s.defect == "no-ping" and s.stream and s.recording]
     assert len(served) == 9
     # the recordings behind those answers had pings, which the relay left out
@@ -248,6 +254,19 @@ def test_a_buffered_stream_shows_in_its_timing(
     for r in streamed:
         assert r.ttft_ms is not None and r.ttft_ms >= BUFFER_DELAY * 1000 * 0.95, r.probe
         assert (before[r.probe].ttft_ms or 0) < BUFFER_DELAY * 1000 / 2, r.probe
+        # named where the answer is long enough to tell (audit.delivery.MIN_FRAMES), and
+        # what worked on the recording as it was works not cleanly there
+        answer = (tmp_path / "run" / "flows" / f"{r.flow}.sse").read_bytes()
+        data = sum(1 for f in decode_all(answer) if f.data is not None)
+        late = [f for f in r.findings if f.rule == "audit.buffered"]
+        assert len(late) == (1 if data >= MIN_FRAMES else 0), (r.probe, data)
+        for client, cell in r.cells.items():
+            if late and before[r.probe].cells[client].grade == "works":
+                assert cell.grade == "unclean" and cell.finding == "audit.buffered", client
+    named = [r.probe for r in streamed if any(f.rule == "audit.buffered" for f in r.findings)]
+    assert {"text-long", "reasoning"} <= set(named)
+    assert not [f for r in before.values() for f in r.findings if f.rule == "audit.buffered"]
+    assert "audit.buffered" in audited.html
 
 
 REPAIRED = [

@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from streamscope.audit import judge
+from streamscope.audit import delivery, judge
 from streamscope.audit.battery import Probe, battery
 from streamscope.audit.report import (
     AuditReport,
@@ -359,6 +359,18 @@ def _lint_cells(done: _Sent, ids: list[str], mask: Redactor) -> None:
     for problem in probe.check(response):
         r.findings.append(Finding("audit.expected", "warning", mask.text(problem)))
     r.cells = {c: judge.lint_cell(c, report) for c in ids}
+    if probe.stream:  # how it was delivered (audit.delivery): known to an audit only
+        leg, protocol = done.flow.client, done.flow.client_protocol
+        said = [delivery.buffered(leg), delivery.no_ping(leg, protocol)]
+        r.findings += [f for f in said if f is not None]
+        _delivered(r)
+
+
+def _delivered(r: ProbeResult) -> None:
+    """A buffered delivery grades the cells that work "not cleanly" (lint's or ran)."""
+    for f in r.findings:
+        if f.rule == "audit.buffered":
+            r.cells = delivery.graded(r.cells, f)
 
 
 def _error_problem(done: _Sent) -> str:
@@ -408,6 +420,7 @@ async def _run_clients(
         )
         for run in client_runs:
             r.cells[run.client] = judge.ran_cell(run, intended, report, mask.text)
+        _delivered(r)
 
 
 def _headers(done: _Sent) -> list[tuple[str, str]]:
