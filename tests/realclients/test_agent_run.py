@@ -178,7 +178,10 @@ def test_a_replayed_tool_call_ends_the_run_at_its_one_turn(agent: str, tmp_path:
     assert run.turn_limit and run.error is None and not run.timed_out, run
     assert [(c.name, json.loads(c.arguments)) for c in run.tool_calls] == want, run
     assert run.text == choice.text and run.reasoning.startswith(choice.reasoning[:40])
-    assert len(requests) <= 3, requests  # the one answer, and at most a request in flight
+    # the one answer, then what the CLI asks while it is being stopped: a request in
+    # flight, and Codex resends a stream cut under it (its own retries) until it is
+    # gone, a few more under load (CI saw 4); a CLI left running would ask for ever
+    assert len(requests) <= 6, requests
 
 
 @pytest.mark.parametrize(
