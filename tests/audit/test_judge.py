@@ -83,6 +83,30 @@ def test_a_clients_own_limit_is_not_clean_and_says_so() -> None:
     assert judge.lint_cell("openai-python-chat", report).grade == "works"
 
 
+def test_a_break_of_the_relays_is_not_hidden_behind_a_clients_own_limit() -> None:
+    """Grok's provider meets its limit at a streamed call's first frame; the usage chunk
+    without choices further on breaks it all the same, and that is what its cell says."""
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    call = {"index": 0, "id": "call_1", "type": "function"}
+    pieces = [('{"a"', call), (": 1}", {"index": 0})]
+    frames = [
+        {**chunk, "choices": [{"index": 0, "delta": {"tool_calls": [{**c, "function": f}]}}]}
+        for a, c in pieces
+        for f in [({"name": "f", "arguments": a} if "id" in c else {"arguments": a})]
+    ]
+    frames += [
+        {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+        {**chunk, "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 2}},
+    ]
+    frames[-1].pop("choices")  # the relay's defect: a usage chunk with no choices array
+    raw = b"".join(b"data: %s\n\n" % json.dumps(f).encode() for f in frames) + b"data: [DONE]\n\n"
+    report = lint_bytes(raw, "openai-chat", stream_asked=True)
+    rules = [f.rule.id for f, _ in report.breaking("cherry-xai")]
+    assert rules.index("chat.tool-call-in-pieces") < rules.index("chat.missing-choices")
+    cell = judge.lint_cell("cherry-xai", report)
+    assert (cell.grade, cell.finding) == ("breaks", "chat.missing-choices")
+
+
 def _run(client: str = "openai-python-chat", **kw: object) -> ClientRun:
     return ClientRun(client, client, "openai-chat", **kw)  # type: ignore[arg-type]
 

@@ -58,12 +58,16 @@ def findings(report: LintReport | None, mask: Mask) -> list[Finding]:
 
 
 def _wire_break(client: str, report: LintReport | None) -> tuple[LintFinding, Break] | None:
-    """The first defect of the wire that breaks ``client``'s profile (the provider's own
-    outcomes left out: no defect of the relay)."""
+    """The defect of the wire that tells what ``client`` does (the provider's own
+    outcomes left out: no defect of the relay): the first that breaks it, else the first
+    that troubles it; a limit of the client itself only when the relay did nothing else
+    wrong (Grok's provider meets its limit at a streamed call's first frame, and a break
+    further on must not hide behind it)."""
     if report is None:
         return None
-    hits = report.breaking(profile_of(client))
-    return next(((f, b) for f, b in hits if f.kind != "provider"), None)
+    hits = [(f, b) for f, b in report.breaking(profile_of(client)) if f.kind != "provider"]
+    ranked = sorted(hits, key=lambda h: (h[0].kind == "client", h[1].effect not in BREAKING))
+    return ranked[0] if ranked else None
 
 
 def _grade(finding: LintFinding, breaking: bool) -> Grade:
