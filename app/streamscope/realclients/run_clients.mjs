@@ -204,7 +204,9 @@ async function readAiStream(result, out) {
   for await (const part of result.fullStream) {
     if (part.type === "text-delta") out.text += part.text;
     else if (part.type === "reasoning-delta") out.reasoning += part.text;
-    else if (part.type === "tool-call") out.tool_calls.push([part.toolName, args(part.input)]);
+    // A call the provider ran itself (Responses' web_search_call: providerExecuted) is no
+    // call the app has to answer: it is left out, as the SDKs' function calls leave it.
+    else if (part.type === "tool-call" && !part.providerExecuted) out.tool_calls.push([part.toolName, args(part.input)]);
     else if (part.type === "finish") {
       out.finish = part.finishReason ?? null;
       const u = part.totalUsage ?? {};
