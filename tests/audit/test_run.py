@@ -275,3 +275,20 @@ def test_concurrency_keeps_the_battery_order() -> None:
 def test_an_unknown_client_is_refused_before_anything_is_sent() -> None:
     with pytest.raises(ValueError, match="unknown clients"):
         asyncio.run(audit(Target("http://127.0.0.1:9", "openai-chat", "k", "m"), clients=["x"]))
+
+
+def test_a_model_the_relay_lacks_stops_at_the_first_request() -> None:
+    """A wrong --model (or a URL that is not the relay's API) was 14 identical 404s; the
+    first, the simplest request, says it and the rest is not sent. The demo's own 404
+    (its envelope, its words) through the proxy."""
+    with demo() as running:
+        target = Target(running.v1, "openai-chat", running.key, "no-such-model-here")
+        report = run(target).report
+    (only,) = report.results
+    assert (only.probe, only.outcome, only.status) == (
+        battery("openai-chat", "m")[0].id,
+        "error-answer",
+        404,
+    )
+    assert report.stopped.startswith("HTTP 404 to text-short, the simplest request")
+    assert "check --model and --url" in report.stopped and report.exit_status() == 1

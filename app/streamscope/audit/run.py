@@ -156,7 +156,7 @@ async def audit(
                 return  # the rest is not sent
             done = await _send(n, probe, target, limits, mask)
             sent[n] = done
-            stop = _stop_reason(done)
+            stop = _stop_reason(done, first=n == 0)
             if stop and not report.stopped:
                 report.stopped = stop
             _lint_cells(done, ids, mask)
@@ -316,8 +316,15 @@ def _flow_outcome(outcome: Outcome, result: ClientResult) -> str:
     return "complete"
 
 
-def _stop_reason(done: _Sent) -> str:
+def _stop_reason(done: _Sent, first: bool = False) -> str:
     r = done.result
+    if first and r.status == 404 and done.probe.kind != "error":
+        # the simplest request found nothing: a model the relay lacks, or a URL that is
+        # not its API; every request would be the same 404
+        return (
+            f"HTTP 404 to {r.probe}, the simplest request: the relay has no such model or "
+            f"endpoint ({r.detail}); check --model and --url; the rest was not sent"
+        )
     if r.outcome == "rate-limited":
         return (
             f"rate-limited: HTTP 429 to {r.probe}; the rest was not sent (the audit never "

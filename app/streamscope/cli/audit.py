@@ -40,7 +40,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "tool-result turn, reasoning, a cut by max_tokens, usage asked, non-streamed "
             "forms, a bad key and an unknown model for the error envelopes).\n\n"
             "A probe with no answer in --first-byte seconds, or silent --idle seconds, is "
-            "reported hung. A 429, a refused key or an unreachable relay stops the audit."
+            "reported hung. A 429, a refused key, an unreachable relay or a 404 to the first "
+            "request (a model the relay lacks) stops the audit."
             "\n\nExit status: 0 when no client breaks on any answer, 1 when one does or the "
             "audit was stopped, 2 for a usage error."
         ),
