@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from streamscope.audit.report import Cell, Finding
 from streamscope.capture.flow import Leg
-from streamscope.wire import Frame, SSEDecoder, decode_all
+from streamscope.capture.sse import leg_frames
 
 MIN_FRAMES = 20  # data frames an answer needs before its delivery is judged
 BURST_MS = 20.0  # all of them within this
@@ -28,10 +28,10 @@ LATE_MS = 300.0  # this long or more after the headers
 
 
 def buffered(leg: Leg) -> Finding | None:
-    """``audit.buffered`` when nearly all of a streamed answer came in one late read."""
+    """``audit.buffered`` when a streamed answer came whole in one burst, late."""
     if not leg.streamed or not leg.frames:
         return None
-    frames = _timed(leg)
+    frames = [f for _, f in leg_frames(leg)]  # (timed by the read that completed each)
     times = [f.arrival_ns for f in frames if f.data is not None]
     if len(times) < MIN_FRAMES:
         return None
@@ -51,28 +51,11 @@ def buffered(leg: Leg) -> Finding | None:
     )
 
 
-def _timed(leg: Leg) -> list[Frame]:
-    """The leg's SSE frames (numbered as the linter numbers them), each with the time of
-    the read that completed it (the leg keeps what each read brought)."""
-    decoder = SSEDecoder()
-    frames: list[Frame] = []
-    try:
-        for piece in leg.frames:
-            frames += decoder.feed(piece.raw, piece.t_ns)
-        frames += decoder.flush(leg.frames[-1].t_ns)
-    except ValueError:  # (a line over the decoder's bound: nothing to time)
-        return []
-    return frames
-
-
 def no_ping(leg: Leg, protocol: str) -> Finding | None:
     """``audit.no-ping`` for an Anthropic stream that has no ``ping`` event."""
     if protocol != "anthropic" or not leg.streamed or not leg.frames:
         return None
-    try:
-        frames = decode_all(leg.raw())
-    except ValueError:
-        return None
+    frames = [f for _, f in leg_frames(leg)]
     if not frames or any(f.event == "ping" for f in frames):
         return None
     return Finding(

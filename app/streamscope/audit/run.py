@@ -45,6 +45,7 @@ from streamscope.audit.report import (
     ProbeResult,
 )
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.recorder import mask_headers
 from streamscope.client.outcome import ClientResult
 from streamscope.client.session import ClientSession, SessionLimits
 from streamscope.codecs import get_codec
@@ -274,14 +275,22 @@ def _hung(session: ClientSession, elapsed: float, limits: Limits) -> str:
 
 
 def _masked_leg(leg: Leg, mask: Redactor) -> Leg:
-    """The answer as kept: every secret masked at the same length (offsets stay true)."""
+    """The answer as kept: every secret masked at the same length (offsets stay true),
+    the reads masked together, as the capture masks a leg (a key split across two reads
+    is masked too), and the headers as the capture masks them (credentials by name)."""
+    sizes = [len(f.raw) for f in leg.frames]
+    joined = mask.same_length(b"".join(f.raw for f in leg.frames))
+    frames, at = [], 0
+    for f, size in zip(leg.frames, sizes, strict=True):
+        frames.append(CapturedFrame(joined[at : at + size], f.t_ns))
+        at += size
     return Leg(
         protocol=leg.protocol,
         status=leg.status,
-        headers=[(k, mask.text(v)) for k, v in leg.headers],
+        headers=mask_headers(leg.headers, mask),
         sent_ns=leg.sent_ns,
         headers_ns=leg.headers_ns,
-        frames=[CapturedFrame(mask.same_length(f.raw), f.t_ns) for f in leg.frames],
+        frames=frames,
         body=mask.same_length(leg.body) if leg.body is not None else None,
         ended_ns=leg.ended_ns,
         truncated=leg.truncated,

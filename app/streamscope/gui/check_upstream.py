@@ -52,6 +52,7 @@ from streamscope.gui.check_upstream_grid import FLOW_ROLE, AuditGrid, ProbeRow
 from streamscope.gui.flow_detail import FlowDetail
 from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.theme import tint
+from streamscope.gui.widgets import close_tab_later
 from streamscope.lint.profiles import PROFILES
 from streamscope.private import write_private
 from streamscope.redact import Redactor
@@ -332,12 +333,7 @@ class CheckUpstreamView(QWidget):
         if detail is None:
             return
         detail.stop()
-        self.tabs.removeTab(self.tabs.indexOf(detail))
-        task = detail.task
-        if task is not None and not task.done():
-            task.add_done_callback(lambda _task: detail.deleteLater())
-        else:
-            detail.deleteLater()
+        close_tab_later(self.tabs, detail, detail.task)
 
     def _open_index(self, index: QModelIndex) -> None:
         if index.isValid():

@@ -38,7 +38,7 @@ from streamscope.client.analysis import Analyser
 from streamscope.gui.flow_detail import FlowDetail
 from streamscope.gui.models.flows import FlowsFilter, FlowsModel
 from streamscope.gui.refusals import RefusalFeed, RefusalsPanel
-from streamscope.gui.widgets import ElideMiddleDelegate
+from streamscope.gui.widgets import ElideMiddleDelegate, close_tab_later
 
 # The status filter: classes, then each outcome by its mark and words.
 STATUS_CHOICES = [("all", "all"), ("ok", "ok"), ("errors", "errors")]
@@ -261,14 +261,7 @@ class TrafficView(QWidget):
         if detail is None:
             return
         detail.stop()
-        self.tabs.removeTab(self.tabs.indexOf(detail))
-        # Deleted on the GUI thread (see stop()), once its cancelled task has unwound:
-        # a replay that ends flushes into the views' batchers one last time.
-        task = detail.task
-        if task is not None and not task.done():
-            task.add_done_callback(lambda _task: detail.deleteLater())
-        else:
-            detail.deleteLater()
+        close_tab_later(self.tabs, detail, detail.task)
 
     def _tab_title(self, flow_id: str) -> str:
         row = self.model.row_of(flow_id)

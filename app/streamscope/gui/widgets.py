@@ -15,6 +15,8 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QTabWidget,
+    QWidget,
 )
 
 from streamscope.client.tools import ToolCallEntry
@@ -95,6 +97,17 @@ def tool_calls_note(calls: Sequence[ToolCallEntry]) -> str:
     )
 
 
+def close_tab_later(tabs: QTabWidget, page: QWidget, task: asyncio.Task[None] | None) -> None:
+    """Take ``page`` out of ``tabs`` and delete it on the GUI thread once ``task`` (its
+    loading, cancelled by the caller) has unwound: a replay that ends flushes into the
+    views' batchers one last time, which a deleted view would not survive."""
+    tabs.removeTab(tabs.indexOf(page))
+    if task is not None and not task.done():
+        task.add_done_callback(lambda _task: page.deleteLater())
+    else:
+        page.deleteLater()
+
+
 class ProxyPrompt(QObject):
     """Where the client pane says the embedded proxy is not running, and why (stopped,
     or its port taken), with a button to start it (on the free port offered, when the
@@ -135,4 +148,10 @@ class ProxyPrompt(QObject):
             self.check()
 
 
-__all__ = ["ElideMiddleDelegate", "ProxyPrompt", "elide_combo", "tool_calls_note"]
+__all__ = [
+    "ElideMiddleDelegate",
+    "ProxyPrompt",
+    "close_tab_later",
+    "elide_combo",
+    "tool_calls_note",
+]
