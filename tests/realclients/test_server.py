@@ -97,3 +97,25 @@ def test_a_request_that_is_no_http_gets_nothing_and_the_server_goes_on() -> None
             assert ok.content == b"data: x\n\n"
 
     asyncio.run(main())
+
+
+def test_leaving_closes_the_connections_a_client_left_open() -> None:
+    """A client that opened a connection and sent nothing (a pool's spare one, or a client
+    killed mid-request) is closed when the server is left, and its handler has ended: on
+    Python 3.11 closing the listener leaves accepted connections open, and their sockets
+    were found by the garbage collector in a later test."""
+
+    async def main() -> None:
+        async with ReplayServer({"chat": Replay(CHAT)}) as server:
+            reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+            writer.write(b"POST /r/chat/v1/chat/completions HTTP/1.1\r\n")  # no end of head
+            await writer.drain()
+            await asyncio.sleep(0.05)  # the server has accepted it and waits for the rest
+            handlers = {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
+            assert handlers
+        assert await asyncio.wait_for(reader.read(), 2) == b""  # closed by the server
+        assert all(t.done() for t in handlers)
+        writer.close()
+        await writer.wait_closed()
+
+    asyncio.run(main())

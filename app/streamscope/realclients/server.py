@@ -36,6 +36,7 @@ class ReplayServer:
         self.replays = replays
         self.requests: list[tuple[str, str]] = []  # (method, path) of each request served
         self._server: asyncio.Server | None = None
+        self._serving: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
         self.port = 0
 
     async def __aenter__(self) -> ReplayServer:
@@ -46,8 +47,17 @@ class ReplayServer:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        """Stop listening, and close the connections still open: closing a listener
+        leaves its accepted connections open (on Python 3.11), and a client that left one
+        idle (a pool's spare, or a client killed mid-request) would keep its handler
+        waiting, and its socket unclosed, past the server's life."""
         if self._server is not None:
             self._server.close()
+        for writer in self._serving.values():
+            writer.transport.abort()
+        if self._serving:
+            await asyncio.wait(list(self._serving), timeout=2)
+        if self._server is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._server.wait_closed(), 2)
 
@@ -55,6 +65,9 @@ class ReplayServer:
         return f"http://127.0.0.1:{self.port}/r/{key}"
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._serving[task] = writer
         try:
             head = await reader.readuntil(b"\r\n\r\n")
             if len(head) > MAX_HEAD:
@@ -85,6 +98,7 @@ class ReplayServer:
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
+            del self._serving[task]
 
 
 def _head(status: int, headers: list[tuple[str, str]], body: bytes) -> bytes:
