@@ -18,7 +18,8 @@ import gc
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+import weakref
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +144,43 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                 + ", ".join(sorted(set(OUTSIDE_READS))),
                 red=True,
             )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Close the blocking HTTP clients a test opened and left open, when it ends.
+
+    NOTE: the SDKs' clients (openai-python, anthropic-python, google-genai) each hold a
+    blocking client of ``httpx2`` (what these SDKs now build on) or ``httpx``, and sit in
+    reference cycles of their own (``client.chat`` refers back to the client). A client
+    a test drops is freed by the garbage collector, at some later collection, in some
+    later test, and the collector may finalize its socket before the wrapper that would
+    have closed it: an "unclosed socket" ResourceWarning, which this suite makes an
+    error, in a test that had nothing to do with it (CI failed so once). Clients made by
+    fixtures are theirs to close.
+    """
+    opened: weakref.WeakSet[Any] = weakref.WeakSet()
+    patched: list[tuple[type[Any], Any]] = []
+    for name in ("httpx", "httpx2"):
+        try:
+            client_class: type[Any] = __import__(name).Client
+        except ImportError:
+            continue
+        original = client_class.__init__
+
+        def tracked(self: Any, *args: Any, __original: Any = original, **kwargs: Any) -> None:
+            __original(self, *args, **kwargs)
+            opened.add(self)
+
+        client_class.__init__ = tracked
+        patched.append((client_class, original))
+    try:
+        return (yield)
+    finally:
+        for client_class, original in patched:
+            client_class.__init__ = original
+        for client in list(opened):
+            client.close()
 
 
 @pytest.fixture(autouse=True)

@@ -112,15 +112,15 @@ def test_an_anthropic_flow_never_names_openai_python(running: Running) -> None:
 def test_a_stream_ending_in_the_upstreams_error_says_so(running: Running, client: str) -> None:
     headers: dict[str, str] = {}
     if client == "messages":
-        with pytest.raises(anthropic.APIStatusError) as caught:
-            with _anthropic(running).messages.stream(
-                model="demo-error", max_tokens=200, messages=HI
-            ) as s:
+        # The clients are closed when their blocks end: the caught error holds this frame,
+        # so a client left open here is freed with its socket by the garbage collector, in
+        # some later test, as an unclosed socket.
+        with _anthropic(running) as ac, pytest.raises(anthropic.APIStatusError) as caught:
+            with ac.messages.stream(model="demo-error", max_tokens=200, messages=HI) as s:
                 s.get_final_message()
         headers = dict(caught.value.response.headers)
     else:
-        oc = _openai(running)
-        with pytest.raises((openai.APIError, RuntimeError)) as caught_o:
+        with _openai(running) as oc, pytest.raises((openai.APIError, RuntimeError)) as caught_o:
             if client == "chat":
                 with oc.chat.completions.stream(model="demo-error", messages=HI) as s:
                     s.get_final_completion()

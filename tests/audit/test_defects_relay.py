@@ -310,35 +310,37 @@ def test_any_request_body_reads_as_some_kind(protocol: str, body: dict[str, Any]
 
 
 def test_the_official_sdks_read_the_clean_relay(relay: DefectRelay) -> None:
-    chat = openai.OpenAI(base_url=relay.base_url("none", "openai-chat"), api_key=KEY)
-    with chat.chat.completions.stream(
-        model=MODELS["openai-chat"],
-        messages=USER,  # type: ignore[arg-type]
-        stream_options={"include_usage": True},
-    ) as stream:
-        completion = stream.get_final_completion()
+    # Each client is closed when its block ends: a client left to the garbage collector
+    # can leave its socket to be found unclosed in a later test.
+    with openai.OpenAI(base_url=relay.base_url("none", "openai-chat"), api_key=KEY) as chat:
+        with chat.chat.completions.stream(
+            model=MODELS["openai-chat"],
+            messages=USER,  # type: ignore[arg-type]
+            stream_options={"include_usage": True},
+        ) as stream:
+            completion = stream.get_final_completion()
     assert completion.choices[0].message.content and completion.usage is not None
-    claude = anthropic.Anthropic(base_url=relay.base_url("none", "anthropic"), api_key=KEY)
-    with claude.messages.stream(
-        model=MODELS["anthropic"],
-        messages=USER,  # type: ignore[arg-type]
-        max_tokens=200,
-    ) as message_stream:
-        message = message_stream.get_final_message()
+    base = relay.base_url("none", "anthropic")
+    with anthropic.Anthropic(base_url=base, api_key=KEY) as claude:
+        with claude.messages.stream(
+            model=MODELS["anthropic"],
+            messages=USER,  # type: ignore[arg-type]
+            max_tokens=200,
+        ) as message_stream:
+            message = message_stream.get_final_message()
     assert message.content and message.stop_reason == "end_turn"
-    responses = openai.OpenAI(base_url=relay.base_url("none", "responses"), api_key=KEY)
-    with responses.responses.stream(model=MODELS["responses"], input="Say hello.") as rstream:
-        response = rstream.get_final_response()
+    base = relay.base_url("none", "responses")
+    with openai.OpenAI(base_url=base, api_key=KEY) as responses:
+        with responses.responses.stream(model=MODELS["responses"], input="Say hello.") as rstream:
+            response = rstream.get_final_response()
     assert response.output_text
 
 
 def test_openai_python_breaks_on_the_usage_chunk_without_choices(relay: DefectRelay) -> None:
     """The defect is real through the socket: openai-python streams the text, then raises
     TypeError at the usage chunk (as resources/replay/broken/README.md measured)."""
-    chat = openai.OpenAI(
-        base_url=relay.base_url("usage-without-choices", "openai-chat"), api_key=KEY
-    )
-    with pytest.raises(TypeError):
+    base = relay.base_url("usage-without-choices", "openai-chat")
+    with openai.OpenAI(base_url=base, api_key=KEY) as chat, pytest.raises(TypeError):
         with chat.chat.completions.stream(
             model=MODELS["openai-chat"],
             messages=USER,  # type: ignore[arg-type]
