@@ -3,7 +3,7 @@
 Not a test (nothing here is collected by pytest): run it and read the figures.
 
     .venv/bin/python -m tests.bench.bench_proxy [--chunks 20000] [--pairs 300] [--long-pairs 8]
-        [--upstream raw|script] [--fresh] [--profile FILE]
+        [--upstream raw|script] [--fresh] [--profile FILE] [--baseline DIR]
 
 Three processes, so that none shares an event loop with another: a fake OpenAI Chat
 upstream on loopback (this module, ``--serve-upstream``), the proxy (``python -m streamscope
@@ -32,6 +32,10 @@ Requests alternate direct/proxy (the first of each pair alternates too), after a
   on ``short`` streams. "Added" is the median and p90 of the paired differences proxy - direct.
 - Throughput: content frames (deltas) per second over a whole ``long`` stream, request
   sent to last byte; the ratio is the median of the paired ratios proxy / direct.
+
+``--baseline DIR`` also runs the proxy of another checkout of StreamScope (``DIR/app``: a
+``git worktree`` of an earlier commit, say) on the same upstream, and measures its two cases
+right after this tree's, in the same run: the A/B of a change.
 
 ``--profile FILE`` runs the proxy under cProfile and prints its top functions (the figures
 of such a run are not meaningful: cProfile slows the proxy several times).
@@ -134,12 +138,14 @@ def serve_upstream(kind: str, chunks: int) -> None:
 
 
 # -- child processes ----------------------------------------------------------------------------
-def _spawn(cmd: list[str], stderr_path: Path, pattern: str) -> tuple[subprocess.Popen[str], str]:
+def _spawn(
+    cmd: list[str], stderr_path: Path, pattern: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], str]:
     """Start ``cmd``; return it and the first match of ``pattern`` on its stdout (10 s)."""
     err = stderr_path.open("w")
     pipe, root = subprocess.PIPE, Path(__file__).resolve().parents[2]
     proc = subprocess.Popen(  # own session: Ctrl-C reaches only this process, which stops them
-        cmd, stdin=pipe, stdout=pipe, stderr=err, text=True, cwd=root,
+        cmd, stdin=pipe, stdout=pipe, stderr=err, text=True, cwd=root, env=env,
         preexec_fn=_die_with_parent, start_new_session=True,
     )  # fmt: skip
     err.close()
@@ -288,6 +294,7 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="run the proxy under cProfile, stats here")
     parser.add_argument("--no-capture", action="store_true", help="the proxy keeps no flows")
     parser.add_argument("--no-peers", action="store_true", help="skip claude-code-router")
+    parser.add_argument("--baseline", type=Path, help="another StreamScope checkout to A/B")
     parser.add_argument("--serve-upstream", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_upstream:
@@ -315,7 +322,18 @@ def main() -> None:
             px_cmd = [py, *prof, "-m", "streamscope", "serve", "--config", f"{tmp}/config.toml"]
             proc, proxy = _spawn(px_cmd, Path(tmp, "proxy.err"), r"listening on (\S+)")
             procs.append(proc)
-            results = {c: run_case(args, up, proxy, c) for c in ("passthrough", "chat->anthropic")}
+            base = None
+            if args.baseline:
+                env = {**os.environ, "PYTHONPATH": str(args.baseline.resolve() / "app")}
+                env["STREAMSCOPE_DATA_DIR"] = str(Path(tmp, "baseline-data"))
+                base_cmd = [py, "-m", "streamscope", "serve", "--config", f"{tmp}/config.toml"]
+                proc, base = _spawn(base_cmd, Path(tmp, "baseline.err"), r"listening on (\S+)", env)
+                procs.append(proc)
+            results = {}
+            for c in ("passthrough", "chat->anthropic"):
+                results[c] = run_case(args, up, proxy, c)
+                if base is not None:
+                    results[f"{c}, baseline"] = run_case(args, up, base, c)
             if not args.no_peers:
                 from tests.bench import peers
 
