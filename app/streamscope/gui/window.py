@@ -345,8 +345,8 @@ class MainWindow(QMainWindow):
         )
         await remote.start()
         self.remote = remote
-        await self.traffic.follow(remote)  # type: ignore[arg-type]
-        self.pool.follow(pool, remote.url)  # type: ignore[arg-type]
+        await self.traffic.follow(remote)
+        self.pool.follow(pool, remote.url)
         self._name_pool_tab()
         self.setWindowTitle(f"StreamScope — traffic of {remote.url}")
         self.traffic.show_source(

@@ -27,12 +27,12 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
-from typing import Any
 
 from streamscope.config import AccountConfig, Config, UpstreamConfig, mask
 from streamscope.pool.backend import MemoryBackend, PoolBackend
 from streamscope.pool.merge import Kind
 from streamscope.pool.rules import Rule, Verdict, rule_table
+from streamscope.pool.source import AccountRow, PoolEvent, PoolSnapshot, UpstreamRow
 from streamscope.pool.state import MANUAL, AccountState, Attempt
 from streamscope.pool.store import fingerprint
 from streamscope.pool.strategies import Candidate, Strategy, make_strategy
@@ -42,14 +42,6 @@ log = logging.getLogger("streamscope.pool")
 
 Key = tuple[str, str]  # (upstream, account)
 Probe = Callable[[str, AccountConfig], Awaitable[bool]]
-
-
-@dataclass(frozen=True, slots=True)
-class PoolEvent:
-    upstream: str
-    account: str
-    state: AccountState  # a copy: listeners may keep it
-    attempt: Attempt | None = None
 
 
 Listener = Callable[[PoolEvent], None]
@@ -135,7 +127,7 @@ class AccountPool:
         up = self._upstreams[upstream]
         return [(n, a.state) for n, a in up.accounts.items() if not a.state.available(now)]
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> PoolSnapshot:
         """Every upstream and account, keys masked; the rules; the recent attempts."""
         now = self.clock()
         upstreams = []
@@ -143,35 +135,18 @@ class AccountPool:
             accounts = []
             for name, acc in up.accounts.items():
                 self._refresh(up.config.name, name, acc, now)
-                state = acc.state.to_json()
-                until = acc.state.until if acc.state.status == "cooling" else None
-                left = until - now if until is not None else None
+                state = dataclasses.replace(acc.state, failures=dict(acc.state.failures))
+                until = state.until if state.status == "cooling" else None
+                left = max(until - now, 0.0) if until is not None else None
+                key = mask(acc.config.api_key.get_secret_value())
                 accounts.append(
-                    {
-                        "name": name,
-                        "key": mask(acc.config.api_key.get_secret_value()),
-                        "weight": acc.config.weight,
-                        "in_flight": acc.in_flight,
-                        **state,
-                        "cooling_seconds_left": max(left, 0.0) if left is not None else None,
-                    }
+                    AccountRow(name, key, acc.config.weight, acc.in_flight, state, left)
                 )
+            c = up.config
             upstreams.append(
-                {
-                    "name": up.config.name,
-                    "protocol": up.config.protocol,
-                    "strategy": up.config.strategy,
-                    "max_retries": up.config.max_retries,
-                    "accounts": accounts,
-                }
+                UpstreamRow(c.name, c.protocol, c.strategy, c.max_retries, tuple(accounts))
             )
-        return {
-            "upstreams": upstreams,
-            "rules": [
-                {**r.model_dump(by_alias=True), "describe": r.describe()} for r in self.rules
-            ],
-            "attempts": [a.to_json() for a in self.attempts],
-        }
+        return PoolSnapshot(tuple(upstreams), self.rules, tuple(self.attempts))
 
     # -- picking and recording ------------------------------------------------------------
 
