@@ -40,6 +40,7 @@ from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, Flows
 from streamscope.capture.flow import Flow
 from streamscope.capture.summary import FlowSummary
 from streamscope.net.clients import admin_http
+from streamscope.net.errors import NetError, httpx_errors
 from streamscope.pool.source import PoolEvent
 from streamscope.signals import Signal
 from streamscope.wire import Frame, FrameTooLarge, SSEDecoder
@@ -85,12 +86,14 @@ class RemoteFlows:
     async def summaries(self, offset: int = 0, limit: int = 100) -> tuple[list[FlowSummary], int]:
         """Newest first, and their total (as the local store's ``summaries``)."""
         query = {"offset": offset, "limit": limit}
-        response = await self._client.get(self.url + "/admin/flows", params=query)
+        with httpx_errors():
+            response = await self._client.get(self.url + "/admin/flows", params=query)
         return summaries_of(checked(response, self.url))
 
     async def get(self, flow_id: str) -> Flow | None:
         """The whole flow (both legs, every frame), or None when the proxy has none."""
-        response = await self._client.get(f"{self.url}/admin/flows/{flow_id}")
+        with httpx_errors():
+            response = await self._client.get(f"{self.url}/admin/flows/{flow_id}")
         if response.status_code == 404:
             return None
         return flow_of(checked(response, self.url), flow_id)
@@ -112,12 +115,14 @@ class RemoteFlows:
     async def _follow(self) -> None:
         while True:
             try:
-                if await self._read_feed():
+                with httpx_errors():
+                    refused = await self._read_feed()
+                if refused:
                     return  # the key was refused: said, not retried
                 why = "the feed ended"
             except asyncio.CancelledError:
                 raise
-            except (httpx.HTTPError, RemoteError, FrameTooLarge) as exc:
+            except (NetError, RemoteError, FrameTooLarge) as exc:
                 why = str(exc) or type(exc).__name__
             except Exception as exc:  # a follower that died would leave "live" standing
                 log.exception("remote feed %s failed", self.url)

@@ -17,8 +17,7 @@ import logging
 from collections.abc import Callable
 from urllib.parse import quote
 
-import httpx
-
+from streamscope.net.errors import NetError, httpx_errors
 from streamscope.pool.source import PoolEvent, PoolSnapshot
 from streamscope.remote.flows import RemoteError, checked
 from streamscope.remote.store import RemoteStore
@@ -37,7 +36,9 @@ class RemotePool:
     @classmethod
     def read(cls, store: RemoteStore) -> RemotePool:
         """Its snapshot, read now (blocking: call it in a worker thread)."""
-        data = checked(store.http.get(store.url + "/admin/pool"), store.url)
+        with httpx_errors():
+            answer = store.http.get(store.url + "/admin/pool")
+        data = checked(answer, store.url)
         try:
             return cls(store, PoolSnapshot.from_json(data))
         except (KeyError, TypeError, ValueError) as exc:
@@ -61,12 +62,14 @@ class RemotePool:
         path = f"/admin/pool/{quote(upstream, safe='')}/{quote(account, safe='')}/{action}"
 
         def post() -> None:
-            checked(self.store.http.post(self.store.url + path), self.store.url)
+            with httpx_errors():
+                answer = self.store.http.post(self.store.url + path)
+            checked(answer, self.store.url)
 
         async def run() -> None:
             try:
                 await asyncio.to_thread(post)
-            except (RemoteError, httpx.HTTPError) as exc:
+            except (RemoteError, NetError) as exc:
                 log.warning(
                     "cannot %s %s/%s at %s: %s", action, upstream, account, self.store.url, exc
                 )
