@@ -41,19 +41,8 @@ import httptools
 import httpx
 
 from streamscope import __version__
-from streamscope.net.errors import (
-    AnswerTooLarge,
-    ConnectError,
-    ConnectTimeout,
-    DecodingError,
-    LocalProtocolError,
-    NetError,
-    ReadError,
-    ReadTimeout,
-    RemoteProtocolError,
-    UnsupportedProtocol,
-    WriteTimeout,
-)
+from streamscope.net import errors
+from streamscope.net.errors import AnswerTooLarge, NetError
 from streamscope.net.tls import tls_context
 
 HIGH_WATER = 256 * 1024  # body bytes waiting for the reader before the socket pauses
@@ -103,9 +92,9 @@ class _Connection(asyncio.Protocol):
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
-            self._fail(RemoteProtocolError("the upstream switched protocols"))
+            self._fail(errors.RemoteProtocolError("the upstream switched protocols"))
         except httptools.HttpParserError as exc:
-            self._fail(RemoteProtocolError(f"not a valid HTTP/1.1 answer: {exc}"))
+            self._fail(errors.RemoteProtocolError(f"not a valid HTTP/1.1 answer: {exc}"))
         body = self._body
         if body:
             piece = body[0] if len(body) == 1 else b"".join(body)
@@ -122,15 +111,15 @@ class _Connection(asyncio.Protocol):
         if self.complete or self.error is not None:
             pass
         elif exc is not None:  # reset, or a TLS failure: as httpx says it
-            self.error = ReadError(f"the connection broke: {exc!r}")
+            self.error = errors.ReadError(f"the connection broke: {exc!r}")
         elif self.head_done and self._ends_by_close():
             self.complete = True  # no length, not chunked: the body ends with the socket
         elif self.head_done:
-            self.error = RemoteProtocolError(
+            self.error = errors.RemoteProtocolError(
                 "the upstream closed the connection before the answer was complete"
             )
         else:
-            self.error = RemoteProtocolError(
+            self.error = errors.RemoteProtocolError(
                 "the upstream closed the connection without sending an answer"
             )
         self._wake()
@@ -193,7 +182,7 @@ class _Connection(asyncio.Protocol):
             async with asyncio.timeout(seconds):
                 await self._waiter
         except TimeoutError:
-            raise ReadTimeout(f"no {what} from the upstream for {seconds:g} s") from None
+            raise errors.ReadTimeout(f"no {what} from the upstream for {seconds:g} s") from None
         finally:
             self._waiter = None
 
@@ -212,7 +201,7 @@ class _Connection(asyncio.Protocol):
             async with asyncio.timeout(seconds):
                 await self._can_write
         except TimeoutError:
-            raise WriteTimeout(f"the upstream took no bytes for {seconds:g} s") from None
+            raise errors.WriteTimeout(f"the upstream took no bytes for {seconds:g} s") from None
 
     def reusable(self) -> bool:
         return (
@@ -313,7 +302,7 @@ class Http1Client:
         capture). A header value with a line break is refused, not sent."""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UnsupportedProtocol(f"not an http(s) URL: {url!r}")
+            raise errors.UnsupportedProtocol(f"not an http(s) URL: {url!r}")
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         host = parts.netloc.rpartition("@")[2]
         pairs: HeaderPairs = [(b"host", host.encode("idna" if not host.isascii() else "ascii"))]
@@ -327,7 +316,7 @@ class Http1Client:
                 continue
             raw = value.encode("utf-8")
             if any(c in raw for c in b"\r\n\0") or not name.isascii():
-                raise LocalProtocolError(f"header {name!r} holds a line break")
+                raise errors.LocalProtocolError(f"header {name!r} holds a line break")
             pairs.append((name.encode("ascii"), raw))
         head = [f"{method} {target} HTTP/1.1\r\n".encode()]
         head += [b"%b: %b\r\n" % pair for pair in pairs]
@@ -338,7 +327,7 @@ class Http1Client:
         """Send a request (``head`` from :meth:`request_head`) and wait for the answer's
         status and headers (at most ``read_timeout``)."""
         if self._closed:
-            raise ConnectError("the upstream client is closed")
+            raise errors.ConnectError("the upstream client is closed")
         conn = await self._connection(_origin(url))
         try:
             return await self._exchange(conn, head, body)
@@ -350,7 +339,7 @@ class Http1Client:
         transport = conn.transport
         assert transport is not None
         if conn.closed or transport.is_closing():
-            raise ReadError("the connection was closed")
+            raise errors.ReadError("the connection was closed")
         # One write, one segment (a head and a small body together); a big body is not
         # copied for it.
         if len(body) <= 64 * 1024:
@@ -397,11 +386,11 @@ class Http1Client:
                     server_hostname=host if tls is not None else None,
                 )
         except TimeoutError:
-            raise ConnectTimeout(
+            raise errors.ConnectTimeout(
                 f"no connection to {host}:{port} within {self.connect_timeout:g} s"
             ) from None
         except OSError as exc:  # refused, unresolvable, TLS (ssl.SSLError is an OSError)
-            raise ConnectError(f"cannot connect to {host}:{port}: {exc}") from exc
+            raise errors.ConnectError(f"cannot connect to {host}:{port}: {exc}") from exc
         return conn
 
     def release(self, conn: _Connection) -> None:
@@ -436,7 +425,7 @@ async def decoded(
             yield piece
         return
     if coding not in ("gzip", "x-gzip", "deflate"):
-        raise DecodingError(
+        raise errors.DecodingError(
             f"it is in content-encoding {coding}, which the proxy cannot decode (it asked"
             " for identity; gzip and deflate are read)"
         )
@@ -468,11 +457,11 @@ async def decoded(
                     break
         rest = inflate.flush()
     except zlib.error as exc:
-        raise DecodingError(f"the upstream's {coding} body is corrupt: {exc}") from None
+        raise errors.DecodingError(f"the upstream's {coding} body is corrupt: {exc}") from None
     if rest:
         yield counted(rest), arrived
     if packed and not inflate.eof:  # a body cut short is never taken as the whole
-        raise DecodingError(f"the upstream's {coding} body ends before its end")
+        raise errors.DecodingError(f"the upstream's {coding} body ends before its end")
 
 
 def _idle_limit(value: bytes) -> float | None:
