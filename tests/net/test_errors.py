@@ -4,7 +4,6 @@ sockets as the clients meet them."""
 
 from __future__ import annotations
 
-import asyncio
 import socket
 
 import httpx
@@ -62,20 +61,13 @@ async def test_a_refused_connection_through_httpx_is_the_familys_connect_error()
 
 
 async def test_a_silent_server_through_httpx_is_the_familys_read_timeout() -> None:
-    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await reader.read(1)
-        await asyncio.sleep(1)
-        writer.close()
-
-    server = await asyncio.start_server(silent, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
+    with socket.socket() as silent:  # listens (the kernel completes the handshake), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
         async with httpx.AsyncClient(trust_env=False, timeout=0.2) as client:
             with pytest.raises(errors.ReadTimeout), httpx_errors():
                 await client.get(f"http://127.0.0.1:{port}/")
-    finally:
-        server.close()
-        await server.wait_closed()
 
 
 def test_what_is_not_an_httpx_failure_goes_through_as_it_is() -> None:
