@@ -15,12 +15,12 @@ import struct
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-import httpx
 import pytest
 import trustme
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from streamscope.net import errors
 from streamscope.net.http1 import HIGH_WATER, Http1Client, decoded
 
 SSE = b"data: one\n\ndata: two\n\n"
@@ -130,7 +130,7 @@ async def test_the_request_goes_out_as_the_capture_records_it() -> None:
 
 
 async def test_a_header_value_with_a_line_break_is_refused_not_sent() -> None:
-    with pytest.raises(httpx.LocalProtocolError):
+    with pytest.raises(errors.LocalProtocolError):
         Http1Client.request_head("POST", "http://h/x", [("x-a", "1\r\nx-b: 2")], b"")
 
 
@@ -213,7 +213,7 @@ async def test_a_request_dropped_on_a_kept_alive_connection_is_not_sent_again() 
     async with server(answer) as (url, connections):
         c = client()
         await post(c, url)
-        with pytest.raises(httpx.RemoteProtocolError):
+        with pytest.raises(errors.RemoteProtocolError):
             await post(c, url)
         assert (requests, len(connections)) == (2, 1)
         await c.aclose()
@@ -221,10 +221,10 @@ async def test_a_request_dropped_on_a_kept_alive_connection_is_not_sent_again() 
 
 @pytest.mark.parametrize(
     ("how", "error"),
-    [("reset", httpx.ReadError), ("close", httpx.RemoteProtocolError)],
+    [("reset", errors.ReadError), ("close", errors.RemoteProtocolError)],
 )
 async def test_a_body_cut_mid_stream_is_an_error_not_an_end(
-    how: str, error: type[httpx.HTTPError]
+    how: str, error: type[errors.NetError]
 ) -> None:
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await read_request(reader)
@@ -257,7 +257,7 @@ async def test_no_answer_in_time_is_a_read_timeout() -> None:
     async with server(answer) as (url, _):
         c = client(read_timeout=0.2)
         head, _ = c.request_head("POST", url, [], b"{}")
-        with pytest.raises(httpx.ReadTimeout):
+        with pytest.raises(errors.ReadTimeout):
             await c.send(url, head, b"{}")
         await c.aclose()
 
@@ -269,7 +269,7 @@ async def test_nobody_listening_is_a_connect_error() -> None:
         c = client()
         url = f"http://127.0.0.1:{port}/"
         head, _ = c.request_head("POST", url, [], b"")
-        with pytest.raises(httpx.ConnectError) as caught:
+        with pytest.raises(errors.ConnectError) as caught:
             await c.send(url, head)
         assert isinstance(caught.value.__cause__, ConnectionRefusedError)
         await c.aclose()
@@ -323,7 +323,7 @@ async def test_tls_upstream_with_its_certificate_checked() -> None:
         await good.aclose()
         stranger = client()  # the system's roots: this CA is not among them
         head, _ = stranger.request_head("POST", url, [], b"{}")
-        with pytest.raises(httpx.ConnectError) as caught:
+        with pytest.raises(errors.ConnectError) as caught:
             await stranger.send(url, head, b"{}")
         assert isinstance(caught.value.__cause__, ssl.SSLCertVerificationError)
         await stranger.aclose()
@@ -338,5 +338,5 @@ async def test_a_compressed_answer_is_decoded() -> None:
 
     out = b"".join([data async for data, _ in decoded(pieces(), "gzip")])
     assert out == SSE
-    with pytest.raises(httpx.DecodingError):
+    with pytest.raises(errors.DecodingError):
         [_ async for _ in decoded(pieces(), "br")]

@@ -16,11 +16,11 @@ import tracemalloc
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from streamscope.net import errors
 from streamscope.net.http1 import STEP, AnswerTooLarge, Http1Client, decoded
 from tests.net.test_http1 import server
 
@@ -92,9 +92,9 @@ async def test_a_corrupt_or_unknown_encoding_is_a_decoding_error() -> None:
     async def pieces() -> AsyncIterator[tuple[bytes, int]]:
         yield b"not gzip at all", 0
 
-    with pytest.raises(httpx.DecodingError, match="corrupt"):
+    with pytest.raises(errors.DecodingError, match="corrupt"):
         await inflate(pieces(), "gzip", None)
-    with pytest.raises(httpx.DecodingError, match="content-encoding br"):
+    with pytest.raises(errors.DecodingError, match="content-encoding br"):
         await inflate(pieces(), "br", None)
 
 
@@ -115,7 +115,7 @@ async def test_a_body_cut_short_is_a_decoding_error_not_a_whole_body(
     async def pieces() -> AsyncIterator[tuple[bytes, int]]:
         yield short, 0
 
-    with pytest.raises(httpx.DecodingError, match="ends before its end|corrupt"):
+    with pytest.raises(errors.DecodingError, match="ends before its end|corrupt"):
         await inflate(pieces(), coding, None)
 
 

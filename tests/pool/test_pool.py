@@ -187,11 +187,11 @@ def test_cooling_ends_lazily_when_the_clock_passes_it(pool: AccountPool, clock: 
 
 def test_snapshot_also_ends_an_expired_cooling(pool: AccountPool, clock: Clock) -> None:
     fail(pool, "account3", 429, headers={"retry-after": "10"})
-    row = pool.snapshot()["upstreams"][0]["accounts"][2]
-    assert (row["status"], row["cooling_seconds_left"]) == ("cooling", 10.0)
+    row = pool.snapshot().upstreams[0].accounts[2]
+    assert (row.state.status, row.cooling_seconds_left) == ("cooling", 10.0)
     clock.advance(10)
-    row = pool.snapshot()["upstreams"][0]["accounts"][2]
-    assert (row["status"], row["cooling_seconds_left"]) == ("active", None)
+    row = pool.snapshot().upstreams[0].accounts[2]
+    assert (row.state.status, row.cooling_seconds_left) == ("active", None)
 
 
 async def test_cooling_ends_by_the_loop_timer() -> None:
@@ -378,7 +378,9 @@ def test_snapshot_masks_keys_and_lists_rules_and_attempts(clock: Clock) -> None:
     fail(pool, "account1", 429, headers={"retry-after": "30"})
     clock.advance(12)
     ok(pool, "account2")
-    snap = pool.snapshot()
+    typed = pool.snapshot()
+    assert typed.rules == pool.rules and typed.attempts == tuple(pool.attempts)
+    snap = typed.to_json()  # what /admin/pool answers
     text = json.dumps(snap)
     assert key(1) not in text and key(2) not in text
     up = snap["upstreams"][0]
@@ -403,7 +405,7 @@ def test_attempt_history_is_bounded(clock: Clock) -> None:
     pool = AccountPool(make_config(1), clock=clock, history=3)
     for _ in range(5):
         fail(pool, "account1", NETWORK_STATUS)
-    assert len(pool.attempts) == 3 and len(pool.snapshot()["attempts"]) == 3
+    assert len(pool.attempts) == 3 and len(pool.snapshot().attempts) == 3
     assert pool.state("oa", "account1").failures == {"network": 5}
 
 

@@ -27,6 +27,7 @@ from streamscope.pool.rules import (
     Rule,
     classify,
     retry_after_seconds,
+    rule_table,
 )
 
 NOW = 1_700_000_000.0
@@ -43,7 +44,9 @@ def anthropic_error(message: str, type_: str) -> bytes:
 
 
 def user_rules(toml: str) -> tuple[Rule, ...]:
-    return (*parse_config(toml).pool.rules, *DEFAULT_RULES)
+    table = rule_table(parse_config(toml).pool)
+    assert table[-len(DEFAULT_RULES) :] == DEFAULT_RULES  # the defaults come last
+    return table
 
 
 # -- the default table ---------------------------------------------------------------------

@@ -16,7 +16,7 @@ from streamscope.pool import shared as shared_module
 from streamscope.pool.shared import SharedPool
 from tests import postgres
 
-from .test_shared import eventually, replica, requests, row, use
+from .test_shared import eventually, replica, requests, row, settle, use
 
 
 async def stored_requests(url: str) -> int:
@@ -43,7 +43,7 @@ async def test_a_round_failing_with_no_storage_error_restarts_the_task_counting_
         await eventually(lambda: not faults, within=3)
         use(a, 2)
         await eventually(lambda: requests(b) == 9, within=5)  # the task came back
-        assert a.shared is not None and await a.shared.settle()
+        assert await settle(a)
         assert requests(a) == 9 and await stored_requests(pg_url) == 9
     died = [r for r in caplog.records if "died" in r.getMessage()]
     assert len(died) == 1 and died[0].exc_info is not None
@@ -56,7 +56,7 @@ async def test_an_unknown_driver_error_in_a_push_is_an_outage_and_nothing_is_los
     """asyncpg has raised errors of no class the database knows (InternalClientError
     was one) on a connection a shutdown caught: the push is kept and sent again."""
     caplog.set_level(logging.WARNING)
-    real = shared_module.exchange
+    real = shared_module.push_and_read
     faults = [RuntimeError("cannot switch to state 15; another operation is in progress")]
 
     async def faulty(conn: Any, *args: Any) -> Any:
@@ -64,7 +64,7 @@ async def test_an_unknown_driver_error_in_a_push_is_an_outage_and_nothing_is_los
             raise faults.pop()
         return await real(conn, *args)
 
-    monkeypatch.setattr(shared_module, "exchange", faulty)
+    monkeypatch.setattr(shared_module, "push_and_read", faulty)
     async with replica(pg_url, name="a") as a, replica(pg_url, name="b") as b:
         use(a, 5)
         await eventually(lambda: not faults and requests(b) == 5, within=5)
@@ -81,7 +81,7 @@ async def test_the_close_waits_for_a_database_restarting_and_writes_what_waits()
         url = server.new_database()
         async with replica(url, name="a") as a:
             use(a, 2)
-            assert a.shared is not None and await a.shared.settle()
+            assert await settle(a)
             await asyncio.to_thread(server.stop)
             use(a, 7)  # counted while the database is away
             await asyncio.sleep(0.3)

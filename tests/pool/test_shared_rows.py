@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from streamscope.pool.merge import Counts, Intent, Push
-from streamscope.pool.shared_rows import exchange, forget_writer, load, salted
+from streamscope.pool.shared_rows import forget_writer, load, push_and_read, salted
 from streamscope.storage.database import Database
 
 NOW = 1_700_000_000.0
@@ -49,8 +49,8 @@ async def test_loading_creates_rows_and_starts_another_keys_row_afresh(db: Datab
     assert set(rows) == {("oa", "a1"), ("oa", "a2")}
     assert rows[("oa", "a1")].status == "active"
     off = Intent("user_off", "disabled", None, "by hand", "user")
-    await db.arun(lambda c: exchange(c, "w1", 1, [push(intent=off)], [], clock, "ch"))
-    await db.arun(lambda c: exchange(c, "w1", 2, [push("a2", intent=off)], [], clock, "ch"))
+    await db.arun(lambda c: push_and_read(c, "w1", 1, [push(intent=off)], [], clock, "ch"))
+    await db.arun(lambda c: push_and_read(c, "w1", 2, [push("a2", intent=off)], [], clock, "ch"))
     rows = await db.arun(lambda c: load(c, [("oa", "a1", "fp1"), ("oa", "a2", "new")], "w2"))
     assert rows[("oa", "a1")].status == "disabled"  # same key: kept
     assert rows[("oa", "a2")].status == "active"  # another key: afresh
@@ -58,7 +58,7 @@ async def test_loading_creates_rows_and_starts_another_keys_row_afresh(db: Datab
     assert (await fetch(db, "a2"))["fingerprint"] == salted(salt, "new")
     # an old pool's batch number is dropped after a while; a closed pool's at once
     await db.arun(lambda c: c.execute("UPDATE pool_writers SET updated = 0 WHERE writer = 'w1'"))
-    await db.arun(lambda c: exchange(c, "w3", 1, [push(delta=Counts(1))], [], clock, "ch"))
+    await db.arun(lambda c: push_and_read(c, "w3", 1, [push(delta=Counts(1))], [], clock, "ch"))
     await db.arun(lambda c: load(c, ACCOUNTS, "w2"))
     await db.arun(lambda c: forget_writer(c, "w3"))
     assert await db.arun(lambda c: c.fetchval("SELECT COUNT(*) FROM pool_writers")) == 0
@@ -68,10 +68,12 @@ async def test_a_batch_sent_again_is_added_once(db: Database) -> None:
     await db.arun(lambda c: load(c, ACCOUNTS, "w"))
     first = push(delta=Counts(3, 2, 100, {"exhausted": 1}))
     for _ in range(2):  # the first answer lost: the same batch, the same number, again
-        rows = await db.arun(lambda c: exchange(c, "w", 1, [first], [("oa", "a1")], clock, "ch"))
+        rows = await db.arun(
+            lambda c: push_and_read(c, "w", 1, [first], [("oa", "a1")], clock, "ch")
+        )
         assert Counts.of(rows[("oa", "a1")]) == Counts(3, 2, 100, {"exhausted": 1})
     second = push(delta=Counts(1, 0, 5, {"exhausted": 2, "network": 1}))
-    await db.arun(lambda c: exchange(c, "w", 2, [second], [], clock, "ch"))
+    await db.arun(lambda c: push_and_read(c, "w", 2, [second], [], clock, "ch"))
     row = await fetch(db, "a1")
     assert (row["requests"], row["successes"], row["tokens_used"]) == (4, 2, 105)
     assert json.loads(row["failures"]) == {"exhausted": 3, "network": 1}
@@ -97,7 +99,7 @@ async def test_two_writers_switching_one_account_off_at_once_make_one_switch_off
             results = await asyncio.gather(
                 *(
                     database.arun(
-                        lambda c, w=f"w{i}", seq=round_, p=off: exchange(
+                        lambda c, w=f"w{i}", seq=round_, p=off: push_and_read(
                             c, w, seq, [p], [("oa", "a1")], clock, "ch"
                         )
                     )
@@ -123,11 +125,11 @@ async def test_a_change_notifies_and_nothing_new_does_not(pg_url: str) -> None:
     try:
         await database.arun(lambda c: load(c, ACCOUNTS, "w"))
         off = Intent("user_off", "disabled", None, "by hand", "user")
-        await database.arun(lambda c: exchange(c, "w", 1, [push(intent=off)], [], clock, "ch"))
+        await database.arun(lambda c: push_and_read(c, "w", 1, [push(intent=off)], [], clock, "ch"))
         assert await asyncio.to_thread(got.wait, 3)
         assert json.loads(heard[0]) == {"w": "w", "u": "oa", "a": "a1", "s": True}
         got.clear()
-        await database.arun(lambda c: exchange(c, "w", 2, [push(intent=off)], [], clock, "ch"))
+        await database.arun(lambda c: push_and_read(c, "w", 2, [push(intent=off)], [], clock, "ch"))
         await database.arun(lambda c: c.execute("SELECT pg_notify('ch', 'marker')"))
         assert await asyncio.to_thread(got.wait, 3)
         assert heard[1:] == ["marker"]  # the second disable changed nothing: no notice
@@ -152,7 +154,7 @@ async def test_fingerprints_are_salted_per_database(db: Database, postgres_serve
         assert all(len(fp) == 16 for fp in stored)
         off = Intent("user_off", "disabled", None, "by hand", "user")
         off_push = Push("oa", "a1", key_fp, ZERO, NOW, None, None, None, off)
-        await db.arun(lambda c: exchange(c, "w", 1, [off_push], [], clock, "ch"))
+        await db.arun(lambda c: push_and_read(c, "w", 1, [off_push], [], clock, "ch"))
         rows = await db.arun(lambda c: load(c, [("oa", "a1", key_fp)], "w"))
         assert rows[("oa", "a1")].status == "disabled"  # the same key: its row kept
     finally:

@@ -22,7 +22,7 @@ import pytest
 from streamscope.pool.pool import AccountPool
 from streamscope.pool.rules import NETWORK_STATUS, classify
 from streamscope.pool.state import AccountState, Attempt
-from streamscope.pool.store import PoolStore, Row, fingerprint
+from streamscope.pool.store import LocalBackend, PoolStore, Row, fingerprint
 
 from .helpers import T0, Clock, key, make_config
 
@@ -68,7 +68,7 @@ def db(tmp_path: Path) -> Path:
 
 async def test_write_behind_reaches_the_file_before_close(db: Path) -> None:
     clock = Clock()
-    pool = AccountPool(make_config(3), PoolStore(db), clock=clock, flush_delay=FLUSH)
+    pool = AccountPool(make_config(3), LocalBackend(PoolStore(db), flush_delay=FLUSH), clock=clock)
     fail(pool, "account1", 429, {"retry-after": "120"}, "Rate limit reached")
     fail(pool, "account2", NETWORK_STATUS)
     pool.add_tokens("oa", "account2", 42)
@@ -88,7 +88,7 @@ async def test_write_behind_reaches_the_file_before_close(db: Path) -> None:
 
 async def test_a_new_pool_on_the_file_resumes_the_state(db: Path) -> None:
     clock = Clock()
-    pool = AccountPool(make_config(3), PoolStore(db), clock=clock, flush_delay=FLUSH)
+    pool = AccountPool(make_config(3), LocalBackend(PoolStore(db), flush_delay=FLUSH), clock=clock)
     fail(pool, "account1", 429, {"retry-after": "300"}, "slow down")
     fail(pool, "account2", 401, message="bad key")
     chosen = pool.select("oa")
@@ -99,7 +99,7 @@ async def test_a_new_pool_on_the_file_resumes_the_state(db: Path) -> None:
     await pool.close()
 
     clock.advance(100)  # restarted before the cooldown ended
-    again = AccountPool(make_config(3), PoolStore(db), clock=clock)
+    again = AccountPool(make_config(3), LocalBackend(PoolStore(db)), clock=clock)
     after = {n: again.state("oa", n).to_json() for n in ("account1", "account2", "account3")}
     assert after == before
     assert after["account1"]["until"] == T0 + 300
@@ -127,7 +127,7 @@ async def test_start_after_a_restart_arms_the_cooling_timer(db: Path) -> None:
         ]
     )
     store.close()
-    pool = AccountPool(make_config(2), PoolStore(db))
+    pool = AccountPool(make_config(2), LocalBackend(PoolStore(db)))
     await pool.start()
     assert pool.state("oa", "account2").status == "active"  # ended while we were away
     assert pool.state("oa", "account1").status == "cooling"
@@ -141,12 +141,14 @@ async def test_start_after_a_restart_arms_the_cooling_timer(db: Path) -> None:
 
 
 async def test_a_changed_key_starts_from_fresh_state(db: Path) -> None:
-    pool = AccountPool(make_config(2), PoolStore(db), clock=Clock())
+    pool = AccountPool(make_config(2), LocalBackend(PoolStore(db)), clock=Clock())
     fail(pool, "account1", 401)
     fail(pool, "account2", 401)
     await pool.close()
     new_key = "sk-proj-a-brand-new-key-for-account-one-0000"
-    again = AccountPool(make_config(keys=[new_key, key(2)]), PoolStore(db), clock=Clock())
+    again = AccountPool(
+        make_config(keys=[new_key, key(2)]), LocalBackend(PoolStore(db)), clock=Clock()
+    )
     assert again.state("oa", "account1") == AccountState()
     assert again.state("oa", "account2").status == "disabled"  # same key: kept
     again.add_tokens("oa", "account1", 1)
@@ -157,13 +159,13 @@ async def test_a_changed_key_starts_from_fresh_state(db: Path) -> None:
 
 
 async def test_config_balance_overrides_the_stored_one(db: Path) -> None:
-    pool = AccountPool(make_config(2), PoolStore(db))
+    pool = AccountPool(make_config(2), LocalBackend(PoolStore(db)))
     pool.state("oa", "account1").balance = 3.0
     pool.state("oa", "account2").balance = 4.0
     pool.add_tokens("oa", "account1", 1)
     pool.add_tokens("oa", "account2", 1)
     await pool.close()
-    again = AccountPool(make_config(2, balances=[80.0, None]), PoolStore(db))
+    again = AccountPool(make_config(2, balances=[80.0, None]), LocalBackend(PoolStore(db)))
     assert again.state("oa", "account1").balance == 80.0
     assert again.state("oa", "account2").balance == 4.0
     await again.close()
@@ -189,7 +191,7 @@ async def test_a_corrupted_row_is_skipped(db: Path, text: str) -> None:
     with sqlite3.connect(db) as raw:
         raw.execute("UPDATE account_state SET state = ? WHERE account = 'account1'", (text,))
     store.close()
-    pool = AccountPool(make_config(2), PoolStore(db), clock=Clock())
+    pool = AccountPool(make_config(2), LocalBackend(PoolStore(db)), clock=Clock())
     assert pool.state("oa", "account1") == AccountState()  # afresh
     assert pool.state("oa", "account2").status == "disabled"  # the good row is kept
     await pool.start()
@@ -222,7 +224,7 @@ class FlakyStore(PoolStore):
 
 async def test_a_failed_flush_is_written_later(db: Path, caplog: pytest.LogCaptureFixture) -> None:
     store = FlakyStore(db)
-    pool = AccountPool(make_config(2), store, clock=Clock(), flush_delay=FLUSH)
+    pool = AccountPool(make_config(2), LocalBackend(store, flush_delay=FLUSH), clock=Clock())
     fail(pool, "account1", 401, message="revoked")
     await asyncio.sleep(FLUSH * 3)
     assert store.calls >= 1
@@ -244,13 +246,14 @@ async def test_close_during_a_flush_writes_everything_and_leaves_nothing_armed(
     loop = asyncio.get_running_loop()
     errors: list[dict[str, Any]] = []
     loop.set_exception_handler(lambda _loop, context: errors.append(context))
-    pool = AccountPool(make_config(2), SlowStore(db), clock=Clock(), flush_delay=0.01)
+    backend = LocalBackend(SlowStore(db), flush_delay=0.01)
+    pool = AccountPool(make_config(2), backend, clock=Clock())
     pool.add_tokens("oa", "account1", 5)
     for _ in range(100):  # until the first flush is running in the worker thread
-        if pool._flushing is not None:
+        if backend._flushing is not None:
             break
         await asyncio.sleep(0.005)
-    assert pool._flushing is not None
+    assert backend._flushing is not None
     pool.add_tokens("oa", "account2", 7)  # dirty while that flush runs
     await pool.close()
     seen = stored(db)
@@ -258,12 +261,14 @@ async def test_close_during_a_flush_writes_everything_and_leaves_nothing_armed(
     await asyncio.sleep(0.05)  # let anything the close left armed fire
     loop.set_exception_handler(None)
     assert errors == []
-    assert pool._flush_handle is None
+    assert backend._flush_handle is None
 
 
 async def test_keys_never_reach_the_database_files(db: Path) -> None:
     keys = [key(1), key(2)]
-    pool = AccountPool(make_config(keys=keys), PoolStore(db), clock=Clock(), flush_delay=FLUSH)
+    pool = AccountPool(
+        make_config(keys=keys), LocalBackend(PoolStore(db), flush_delay=FLUSH), clock=Clock()
+    )
     fail(pool, "account1", 401, message="Incorrect API key provided: …" + keys[0][-4:])
     pool.disable("oa", "account2")
     pool.add_tokens("oa", "account2", 9)

@@ -141,9 +141,9 @@ def test_a_burst_without_release_spreads_over_every_account(strategy: str) -> No
     assert max(counts.values()) < 50
     # lru and round_robin by design; equal weights and in-flight-first balance as well
     assert counts == {f"account{i}": 10 for i in range(1, 6)}
-    snapshot = pool.snapshot()["upstreams"][0]["accounts"]
-    assert [a["in_flight"] for a in snapshot] == [10] * 5
-    assert [a["requests"] for a in snapshot] == [10] * 5
+    snapshot = pool.snapshot().upstreams[0].accounts
+    assert [a.in_flight for a in snapshot] == [10] * 5
+    assert [a.state.requests for a in snapshot] == [10] * 5
 
 
 @settings(max_examples=40, deadline=None)

@@ -1,13 +1,16 @@
 """A proxy elsewhere's account pool, as the pool panel reads it (remote/pool.py): its
-snapshot, its changes through the live feed, and switches sent to it."""
+snapshot, its changes through the live feed (a pool event the feed cannot read skipped and
+counted), and switches sent to it."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 
-from streamscope.pool.pool import PoolEvent
+from streamscope.pool.source import PoolEvent
 from streamscope.remote import RemotePool, RemoteStore
-from streamscope.remote.pool import _event
+from streamscope.remote.flows import RemoteFlows
+from streamscope.wire import SSEDecoder
 from tests.proxy.demo_support import shared_config
 from tests.proxy.harness import proxied
 
@@ -26,9 +29,9 @@ async def test_the_snapshot_the_changes_and_the_switches_are_the_remote_pools() 
         store = RemoteStore(running.url, ADMIN)
         try:
             pool = await asyncio.to_thread(RemotePool.read, store)
-            (upstream,) = pool.snapshot()["upstreams"]
-            assert upstream["name"] == "demo"
-            assert [a["name"] for a in upstream["accounts"]] == ["a", "b"]
+            (upstream,) = pool.snapshot().upstreams
+            assert upstream.name == "demo"
+            assert [a.name for a in upstream.accounts] == ["a", "b"]
             heard: asyncio.Queue[PoolEvent] = asyncio.Queue()
             pool.subscribe(heard.put_nowait)
             await store.start()
@@ -39,16 +42,30 @@ async def test_the_snapshot_the_changes_and_the_switches_are_the_remote_pools() 
             pool.disable("demo", "b")  # from the panel: sent, its effect comes back
             off = await _state_of(heard, "b", "disabled")
             assert off.upstream == "demo" and off.state.disabled_by == "user"
-            local = running.server.app.pool.snapshot()["upstreams"][0]["accounts"][1]
-            assert local["status"] == "disabled"  # it is the remote's pool
+            local = running.server.app.pool.snapshot().upstreams[0].accounts[1]
+            assert local.state.status == "disabled"  # it is the remote's pool
             pool.enable("demo", "b")
             await _state_of(heard, "b", "active")
         finally:
             await store.aclose()
 
 
-def test_a_feed_event_that_cannot_be_read_is_dropped() -> None:
-    assert _event({"account": "a"}) is None  # no upstream
-    assert _event({"upstream": "u", "account": "a", "state": {"status": 3}}) is not None
-    told = _event({"upstream": "u", "account": "", "state": None, "attempt": None})
-    assert told is not None and told.account == "" and told.attempt is None
+async def test_a_pool_event_the_feed_cannot_read_is_skipped_and_counted() -> None:
+    feed = RemoteFlows("http://127.0.0.1:9", ADMIN)  # (nothing is sent: no start)
+    heard: list[PoolEvent] = []
+    feed.pool_events.subscribe(heard.append)
+    events = [
+        {"account": "a"},  # no upstream
+        {"upstream": "u", "account": "a", "state": {"status": "cooling"}},  # no end time
+        {"upstream": "u", "account": "a", "state": {"status": 3}},  # read as active
+        {"upstream": "u", "account": "", "state": None, "attempt": None},
+    ]
+    text = "".join(f"event: pool.account\ndata: {json.dumps(e)}\n\n" for e in events)
+    for frame in SSEDecoder().feed(text.encode()):
+        await feed._take(frame)
+    await feed.aclose()
+    assert feed.skipped == 2
+    assert [(e.account, e.state.status, e.attempt) for e in heard] == [
+        ("a", "active", None),
+        ("", "active", None),
+    ]

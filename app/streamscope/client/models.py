@@ -13,11 +13,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
-
 from streamscope.client.compose import Composition, check_protocol, headers, versioned
 from streamscope.codecs import get_codec
 from streamscope.net.clients import session_http
+from streamscope.net.errors import NetError, httpx_errors
 
 
 def models_url(url: str, protocol: str | None = None) -> str:
@@ -58,9 +57,10 @@ async def fetch_models(c: Composition, timeout_seconds: float = 10.0) -> list[st
     url = models_url(c.url, c.protocol)
     sent["accept"] = "application/json"
     try:
-        async with session_http(timeout_seconds) as client:
-            response = await client.get(url, headers=sent)
-    except httpx.HTTPError as exc:
+        with httpx_errors():
+            async with session_http(timeout_seconds) as client:
+                response = await client.get(url, headers=sent)
+    except NetError as exc:
         raise ValueError(f"cannot list models at {url}: {exc or type(exc).__name__}") from None
     if response.status_code != 200:
         raise ValueError(f"listing models at {url}: HTTP {response.status_code}")

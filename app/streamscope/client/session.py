@@ -48,6 +48,7 @@ from streamscope.client.tools import ToolCallTracker
 from streamscope.model.assemble import Assembler
 from streamscope.model.response import Response
 from streamscope.net.clients import session_http
+from streamscope.net.errors import ConnectError, NetError, NetTimeout, httpx_errors
 from streamscope.wire import FrameTooLarge
 
 JSON = dict[str, Any]
@@ -240,18 +241,19 @@ class ClientSession:
             if self._replay is not None:
                 await self._replay_leg(self._replay)
             else:
-                await self._exchange()
+                with httpx_errors():  # (the one edge: the family's classes below)
+                    await self._exchange()
         except asyncio.CancelledError:
             if not self._cancel_asked:
                 raise
             self.cancelled = True
         except FrameTooLarge as exc:
             self.error = str(exc)
-        except httpx.TimeoutException as exc:
+        except NetTimeout as exc:
             self.error = f"timed out ({type(exc).__name__})"
-        except httpx.ConnectError as exc:
+        except ConnectError as exc:
             self.error = f"cannot connect to {self.url}: {exc or type(exc).__name__}"
-        except (httpx.HTTPError, OSError) as exc:
+        except (NetError, OSError) as exc:
             self.error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
     def _status(self, text: str) -> None:

@@ -38,7 +38,7 @@ from streamscope.doctor.upstreams import check_upstream
 from streamscope.net.clients import upstream_http
 from streamscope.net.http1 import Http1Client
 from streamscope.net.tls import tls_context
-from streamscope.pool.rules import DEFAULT_RULES
+from streamscope.pool.rules import rule_table
 from streamscope.redact import Redactor
 
 
@@ -79,7 +79,7 @@ async def run_checks(options: Options) -> list[Check]:
         if not options.accounts:
             checks.append(accounts_opt_in(sum(len(u.accounts) for u, _ in http)))
         else:
-            rules = (*full.pool.rules, *DEFAULT_RULES)  # the pool's table: user rules first
+            rules = rule_table(full.pool)
             jobs = [check_accounts(u, r, client, wire, rules) for u, r in http]
             for found in await asyncio.gather(*jobs):
                 checks += found

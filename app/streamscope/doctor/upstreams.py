@@ -11,6 +11,7 @@ import httpx
 
 from streamscope.config import AccountConfig, UpstreamConfig, mask
 from streamscope.doctor.check import Check, count, one_line
+from streamscope.net.errors import ConnectTimeout, NetError, NetTimeout, RemoteProtocolError
 from streamscope.net.http1 import Http1Client
 from streamscope.proxy.upstream import HttpUpstream
 
@@ -37,7 +38,7 @@ async def check_upstream(
     url = upstream.models_url
     try:
         answer = await upstream.get_models(account)
-    except httpx.HTTPError as exc:
+    except NetError as exc:
         why, fix = _network_problem(exc, u, client)
         return Listing(Check(name, "fail", f"unreachable: GET {url}: {why}", fix), answered=False)
     status = answer.status_code
@@ -77,15 +78,13 @@ def _base_url_hint(u: UpstreamConfig) -> str:
     )
 
 
-def _network_problem(
-    exc: httpx.HTTPError, u: UpstreamConfig, c: httpx.AsyncClient
-) -> tuple[str, str]:
+def _network_problem(exc: NetError, u: UpstreamConfig, c: httpx.AsyncClient) -> tuple[str, str]:
     """What went wrong without an HTTP answer, and what to do, from the exception chain."""
     where = f"is base_url right ({u.base_url})?"
     seconds = c.timeout.connect
-    if isinstance(exc, httpx.ConnectTimeout):
+    if isinstance(exc, ConnectTimeout):
         return f"no connection within {seconds:g} s", f"is the host up? {where}"
-    if isinstance(exc, httpx.TimeoutException):
+    if isinstance(exc, NetTimeout):
         return f"connected, but no answer within {seconds:g} s", "retry with a longer --timeout"
     cause: BaseException | None = exc
     seen: set[int] = set()
@@ -101,7 +100,7 @@ def _network_problem(
         if isinstance(cause, ssl.SSLError):
             return f"TLS failed ({cause.reason})", f"http:// or https://? {where}"
         cause = cause.__cause__ or cause.__context__
-    if isinstance(exc, httpx.RemoteProtocolError):
+    if isinstance(exc, RemoteProtocolError):
         return f"not an HTTP answer ({exc})", f"is that the server's HTTP port? {where}"
     return f"{type(exc).__name__}: {exc}", f"is the server running? {where}"
 

@@ -61,8 +61,8 @@ from streamscope.analysis.view import (
 )
 from streamscope.capture.flow import Flow, Leg, RequestRecord
 from streamscope.capture.har import to_har
+from streamscope.capture.source import FlowSource
 from streamscope.capture.sse import export_sse, export_timing
-from streamscope.capture.store import FlowStore
 from streamscope.capture.summary import FlowSummary
 from streamscope.client import replay_session
 from streamscope.client.analysis import Analyser
@@ -149,7 +149,7 @@ def attempt_rows(flow: Flow) -> list[list[str]]:
 
 
 def _analyse(
-    store: FlowStore | None, flow_id: str, flow: Flow | None
+    store: FlowSource | None, flow_id: str, flow: Flow | None
 ) -> tuple[Flow | None, FlowSummary]:
     """The flow and its summary (worker thread: SQLite, and linting decodes frames)."""
     if flow is None and store is not None:
@@ -233,7 +233,7 @@ class FlowDetail(QWidget):
     def __init__(
         self,
         flow_id: str,
-        store: FlowStore | None = None,
+        store: FlowSource | None = None,
         parent: QWidget | None = None,
         *,
         analyser: Analyser | None = None,

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from streamscope.gui.models.pool import AttemptsModel, PoolModel
-from streamscope.pool.pool import AccountPool
+from streamscope.pool.source import PoolSource
 
 
 def _table(model: PoolModel | AttemptsModel) -> QTableView:
@@ -53,7 +53,7 @@ class PoolPanel(QWidget):
     :meth:`follow` when the proxy is rebuilt on new settings and :meth:`stop` on
     closing. GUI thread only: the pool reports on the qasync loop the proxy runs on."""
 
-    def __init__(self, pool: AccountPool) -> None:
+    def __init__(self, pool: PoolSource) -> None:
         super().__init__()
         self.pool = pool
         self.shared: str | None = None  # the URL of the proxy elsewhere shown, if any
@@ -101,7 +101,7 @@ class PoolPanel(QWidget):
         self._update_buttons()
         self._say_target()
 
-    def follow(self, pool: AccountPool, shared: str | None = None) -> None:
+    def follow(self, pool: PoolSource, shared: str | None = None) -> None:
         """Show another pool from now on: the proxy was rebuilt on new settings, or the
         window attached to the proxy at ``shared`` (a URL) or detached (None)."""
         self.unfollow()

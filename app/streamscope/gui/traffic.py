@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
 )
 
 from streamscope.capture.outcome import MARKS, WORDS, Outcome
-from streamscope.capture.store import FlowAdded, FlowEvent, FlowStore
+from streamscope.capture.source import FlowSource
+from streamscope.capture.store import FlowAdded, FlowEvent
 from streamscope.client.analysis import Analyser
 from streamscope.gui.flow_detail import FlowDetail
 from streamscope.gui.models.flows import FlowsFilter, FlowsModel
@@ -71,7 +72,7 @@ class TrafficView(QWidget):
 
     def __init__(
         self,
-        store: FlowStore | None,
+        store: FlowSource | None,
         analyser: Analyser | None = None,
         refusals: RefusalFeed | None = None,
     ) -> None:
@@ -211,7 +212,7 @@ class TrafficView(QWidget):
         rows, _ = await asyncio.to_thread(store.summaries, 0, 500)
         self.model.reset(rows)
 
-    async def follow(self, store: FlowStore | None) -> None:
+    async def follow(self, store: FlowSource | None) -> None:
         """Show another store from now on (the proxy was rebuilt on new settings, or the
         window attached to a proxy elsewhere or detached). The open flows were the old
         store's: their tabs close, so one store's flows never sit beside another's."""

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
@@ -49,6 +48,7 @@ from streamscope.gui.refusals import RefusalCounter, RefusalFeed
 from streamscope.gui.settings import SettingsDialog
 from streamscope.gui.theme import MODES, Mode, Theme
 from streamscope.gui.traffic import TrafficView
+from streamscope.net.errors import NetError
 from streamscope.private import private_dir, private_file
 from streamscope.remote import RemoteError, RemotePool, RemoteStore
 from streamscope.remote.store import unencrypted
@@ -335,7 +335,7 @@ class MainWindow(QMainWindow):
         try:
             await asyncio.to_thread(remote.summaries, 0, 1)  # the URL and the key work
             pool = await asyncio.to_thread(RemotePool.read, remote)
-        except (RemoteError, httpx.HTTPError, ValueError) as exc:
+        except (RemoteError, NetError, ValueError) as exc:
             await remote.aclose()
             return f"cannot attach to {url}: {exc}"
         await self.detach()
@@ -345,8 +345,8 @@ class MainWindow(QMainWindow):
         )
         await remote.start()
         self.remote = remote
-        await self.traffic.follow(remote)  # type: ignore[arg-type]
-        self.pool.follow(pool, remote.url)  # type: ignore[arg-type]
+        await self.traffic.follow(remote)
+        self.pool.follow(pool, remote.url)
         self._name_pool_tab()
         self.setWindowTitle(f"StreamScope — traffic of {remote.url}")
         self.traffic.show_source(

@@ -19,10 +19,11 @@ The proxy asks for ``identity``; a server that compresses anyway is inflated (gz
 deflate) a :data:`STEP` at a time, to at most ``max_inflated`` bytes per answer (1 MB can
 inflate to 1 GiB): :func:`decoded`, and :class:`AnswerTooLarge` past a limit.
 
-Failures are httpx's own exception classes, so everything above handles one family:
-:class:`httpx.ConnectError`/:class:`httpx.ConnectTimeout` before a connection,
-:class:`httpx.ReadTimeout`/:class:`httpx.WriteTimeout`, :class:`httpx.ReadError` (the
-connection dropped), :class:`httpx.RemoteProtocolError` (not HTTP, or cut mid-message).
+Failures are the family of :mod:`streamscope.net.errors` (as httpx's, met elsewhere, are
+made): :class:`ConnectError`/:class:`ConnectTimeout` before a connection,
+:class:`ReadTimeout`/:class:`WriteTimeout`, :class:`ReadError` (the connection dropped),
+:class:`RemoteProtocolError` (not HTTP, or cut mid-message), :class:`DecodingError` (a
+body that cannot be inflated) and :class:`AnswerTooLarge`.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ import httptools
 import httpx
 
 from streamscope import __version__
+from streamscope.net import errors
+from streamscope.net.errors import AnswerTooLarge, NetError
 from streamscope.net.tls import tls_context
 
 HIGH_WATER = 256 * 1024  # body bytes waiting for the reader before the socket pauses
@@ -51,15 +54,6 @@ MAX_INFLATED = 128 * 1024 * 1024  # the default bound on what one answer inflate
 
 Origin = tuple[str, str, int]  # scheme, host, port
 HeaderPairs = list[tuple[bytes, bytes]]
-
-
-class AnswerTooLarge(httpx.DecodingError):
-    """An answer went over one of the proxy's limits (its size, what it inflates to, or
-    one line of its stream): it is not read further. ``limit``: that limit, in bytes."""
-
-    def __init__(self, message: str, limit: int) -> None:
-        super().__init__(message)
-        self.limit = limit
 
 
 class _Connection(asyncio.Protocol):
@@ -81,7 +75,7 @@ class _Connection(asyncio.Protocol):
         self.head_done = False
         self.keep_alive = False
         self.complete = False
-        self.error: httpx.HTTPError | None = None
+        self.error: NetError | None = None
         self.pieces: collections.deque[tuple[bytes, int]] = collections.deque()
         self.buffered = 0
         self._body: list[bytes] = []
@@ -98,9 +92,9 @@ class _Connection(asyncio.Protocol):
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
-            self._fail(httpx.RemoteProtocolError("the upstream switched protocols"))
+            self._fail(errors.RemoteProtocolError("the upstream switched protocols"))
         except httptools.HttpParserError as exc:
-            self._fail(httpx.RemoteProtocolError(f"not a valid HTTP/1.1 answer: {exc}"))
+            self._fail(errors.RemoteProtocolError(f"not a valid HTTP/1.1 answer: {exc}"))
         body = self._body
         if body:
             piece = body[0] if len(body) == 1 else b"".join(body)
@@ -117,15 +111,15 @@ class _Connection(asyncio.Protocol):
         if self.complete or self.error is not None:
             pass
         elif exc is not None:  # reset, or a TLS failure: as httpx says it
-            self.error = httpx.ReadError(f"the connection broke: {exc!r}")
+            self.error = errors.ReadError(f"the connection broke: {exc!r}")
         elif self.head_done and self._ends_by_close():
             self.complete = True  # no length, not chunked: the body ends with the socket
         elif self.head_done:
-            self.error = httpx.RemoteProtocolError(
+            self.error = errors.RemoteProtocolError(
                 "the upstream closed the connection before the answer was complete"
             )
         else:
-            self.error = httpx.RemoteProtocolError(
+            self.error = errors.RemoteProtocolError(
                 "the upstream closed the connection without sending an answer"
             )
         self._wake()
@@ -167,7 +161,7 @@ class _Connection(asyncio.Protocol):
 
     # -- for the client and its responses -----------------------------------------------
 
-    def _fail(self, error: httpx.HTTPError) -> None:
+    def _fail(self, error: NetError) -> None:
         self.error = error
         if self.transport is not None:
             self.transport.close()
@@ -188,7 +182,7 @@ class _Connection(asyncio.Protocol):
             async with asyncio.timeout(seconds):
                 await self._waiter
         except TimeoutError:
-            raise httpx.ReadTimeout(f"no {what} from the upstream for {seconds:g} s") from None
+            raise errors.ReadTimeout(f"no {what} from the upstream for {seconds:g} s") from None
         finally:
             self._waiter = None
 
@@ -207,7 +201,7 @@ class _Connection(asyncio.Protocol):
             async with asyncio.timeout(seconds):
                 await self._can_write
         except TimeoutError:
-            raise httpx.WriteTimeout(f"the upstream took no bytes for {seconds:g} s") from None
+            raise errors.WriteTimeout(f"the upstream took no bytes for {seconds:g} s") from None
 
     def reusable(self) -> bool:
         return (
@@ -280,7 +274,7 @@ class Http1Client:
     """The HTTP/1.1 client for upstream answers (see the module docstring): one pool of
     kept-alive connections per origin, a request written in one piece, each socket read
     parsed by httptools and handed on with its arrival time. It never sends a request
-    twice. Raises httpx's exception classes. Used on one event loop."""
+    twice. Raises the family of :mod:`streamscope.net.errors`. Used on one event loop."""
 
     def __init__(
         self,
@@ -308,7 +302,7 @@ class Http1Client:
         capture). A header value with a line break is refused, not sent."""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise httpx.UnsupportedProtocol(f"not an http(s) URL: {url!r}")
+            raise errors.UnsupportedProtocol(f"not an http(s) URL: {url!r}")
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         host = parts.netloc.rpartition("@")[2]
         pairs: HeaderPairs = [(b"host", host.encode("idna" if not host.isascii() else "ascii"))]
@@ -322,7 +316,7 @@ class Http1Client:
                 continue
             raw = value.encode("utf-8")
             if any(c in raw for c in b"\r\n\0") or not name.isascii():
-                raise httpx.LocalProtocolError(f"header {name!r} holds a line break")
+                raise errors.LocalProtocolError(f"header {name!r} holds a line break")
             pairs.append((name.encode("ascii"), raw))
         head = [f"{method} {target} HTTP/1.1\r\n".encode()]
         head += [b"%b: %b\r\n" % pair for pair in pairs]
@@ -333,7 +327,7 @@ class Http1Client:
         """Send a request (``head`` from :meth:`request_head`) and wait for the answer's
         status and headers (at most ``read_timeout``)."""
         if self._closed:
-            raise httpx.ConnectError("the upstream client is closed")
+            raise errors.ConnectError("the upstream client is closed")
         conn = await self._connection(_origin(url))
         try:
             return await self._exchange(conn, head, body)
@@ -345,7 +339,7 @@ class Http1Client:
         transport = conn.transport
         assert transport is not None
         if conn.closed or transport.is_closing():
-            raise httpx.ReadError("the connection was closed")
+            raise errors.ReadError("the connection was closed")
         # One write, one segment (a head and a small body together); a big body is not
         # copied for it.
         if len(body) <= 64 * 1024:
@@ -392,11 +386,11 @@ class Http1Client:
                     server_hostname=host if tls is not None else None,
                 )
         except TimeoutError:
-            raise httpx.ConnectTimeout(
+            raise errors.ConnectTimeout(
                 f"no connection to {host}:{port} within {self.connect_timeout:g} s"
             ) from None
         except OSError as exc:  # refused, unresolvable, TLS (ssl.SSLError is an OSError)
-            raise httpx.ConnectError(f"cannot connect to {host}:{port}: {exc}") from exc
+            raise errors.ConnectError(f"cannot connect to {host}:{port}: {exc}") from exc
         return conn
 
     def release(self, conn: _Connection) -> None:
@@ -424,14 +418,14 @@ async def decoded(
     ``content-encoding`` says gzip or deflate: each inflated piece at most :data:`STEP`
     bytes, and :class:`AnswerTooLarge` once they add up to more than ``limit`` (None: no
     bound on the total). An encoding the proxy cannot read, or a corrupt body, is an
-    :class:`httpx.DecodingError`."""
+    a :class:`DecodingError`."""
     coding = (encoding or "identity").strip().lower()
     if coding == "identity":
         async for piece in pieces:
             yield piece
         return
     if coding not in ("gzip", "x-gzip", "deflate"):
-        raise httpx.DecodingError(
+        raise errors.DecodingError(
             f"it is in content-encoding {coding}, which the proxy cannot decode (it asked"
             " for identity; gzip and deflate are read)"
         )
@@ -463,11 +457,11 @@ async def decoded(
                     break
         rest = inflate.flush()
     except zlib.error as exc:
-        raise httpx.DecodingError(f"the upstream's {coding} body is corrupt: {exc}") from None
+        raise errors.DecodingError(f"the upstream's {coding} body is corrupt: {exc}") from None
     if rest:
         yield counted(rest), arrived
     if packed and not inflate.eof:  # a body cut short is never taken as the whole
-        raise httpx.DecodingError(f"the upstream's {coding} body ends before its end")
+        raise errors.DecodingError(f"the upstream's {coding} body ends before its end")
 
 
 def _idle_limit(value: bytes) -> float | None:

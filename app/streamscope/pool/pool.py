@@ -9,12 +9,11 @@ change of an account's state, with a copy of the state and, for attempts, the at
 A cooling account comes back by itself: a loop timer fires when its cooldown ends (and
 a pick also notices an expired cooldown, in case no timer could be armed).
 
-Persistence is write-behind: a change marks its account dirty and the dirty rows are
-written in one transaction, in a worker thread, at most every ``flush_delay`` seconds.
-:meth:`close` writes what is left. With a :class:`~streamscope.pool.shared.SharedPool`
-instead of a store, the state is shared with other replicas through PostgreSQL: each
-change is handed to it (write-behind too), and what other replicas change comes back
-through :meth:`adopt`.
+What outlives the pool is its backend's (:mod:`streamscope.pool.backend`): none, the
+SQLite file (:class:`~streamscope.pool.store.LocalBackend`) or the database replicas share
+(:class:`~streamscope.pool.shared.SharedPool`). Each change is noted to it (a mark: the
+backends write behind); :meth:`close` has it keep what is left. What other replicas
+change comes back through :meth:`adopt`.
 """
 
 from __future__ import annotations
@@ -28,31 +27,21 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from streamscope.config import AccountConfig, Config, UpstreamConfig, mask
+from streamscope.pool.backend import MemoryBackend, PoolBackend
 from streamscope.pool.merge import Kind
-from streamscope.pool.rules import DEFAULT_RULES, Rule, Verdict
+from streamscope.pool.rules import Rule, Verdict, rule_table
+from streamscope.pool.source import AccountRow, PoolEvent, PoolSnapshot, UpstreamRow
 from streamscope.pool.state import MANUAL, AccountState, Attempt
-from streamscope.pool.store import PoolStore, fingerprint
+from streamscope.pool.store import fingerprint
 from streamscope.pool.strategies import Candidate, Strategy, make_strategy
 from streamscope.signals import Signal
-
-if TYPE_CHECKING:
-    from streamscope.pool.shared import SharedPool
 
 log = logging.getLogger("streamscope.pool")
 
 Key = tuple[str, str]  # (upstream, account)
 Probe = Callable[[str, AccountConfig], Awaitable[bool]]
-
-
-@dataclass(frozen=True, slots=True)
-class PoolEvent:
-    upstream: str
-    account: str
-    state: AccountState  # a copy: listeners may keep it
-    attempt: Attempt | None = None
 
 
 Listener = Callable[[PoolEvent], None]
@@ -86,29 +75,20 @@ class AccountPool:
     def __init__(
         self,
         config: Config,
-        store: PoolStore | None = None,
+        backend: PoolBackend | None = None,
         *,
-        shared: SharedPool | None = None,
         clock: Callable[[], float] = time.time,
-        flush_delay: float = 0.25,
         history: int = 500,
     ) -> None:
-        self.rules: tuple[Rule, ...] = (*config.pool.rules, *DEFAULT_RULES)
+        self.rules: tuple[Rule, ...] = rule_table(config.pool)
         self.probe_seconds = config.pool.probe_seconds
-        if store is not None and shared is not None:
-            raise ValueError("the pool's state is in a store or shared, not both")
-        self.store = store
-        self.shared = shared
+        self.backend: PoolBackend = backend if backend is not None else MemoryBackend()
         self.clock = clock
-        self.flush_delay = flush_delay
         self.attempts: deque[Attempt] = deque(maxlen=history)
         self.events: Signal[PoolEvent] = Signal("the account pool")
         self._seq = 0
-        self._dirty: set[Key] = set()
-        self._flush_handle: asyncio.TimerHandle | None = None
-        self._flushing: asyncio.Future[None] | None = None
         self._probe_task: asyncio.Task[None] | None = None
-        stored = store.load() if store is not None else {}
+        stored = self.backend.attach(self)
         self._upstreams: dict[str, _Upstream] = {}
         for up_config in config.upstreams:
             up = self._upstreams[up_config.name] = _Upstream(up_config)
@@ -147,7 +127,7 @@ class AccountPool:
         up = self._upstreams[upstream]
         return [(n, a.state) for n, a in up.accounts.items() if not a.state.available(now)]
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> PoolSnapshot:
         """Every upstream and account, keys masked; the rules; the recent attempts."""
         now = self.clock()
         upstreams = []
@@ -155,35 +135,18 @@ class AccountPool:
             accounts = []
             for name, acc in up.accounts.items():
                 self._refresh(up.config.name, name, acc, now)
-                state = acc.state.to_json()
-                until = acc.state.until if acc.state.status == "cooling" else None
-                left = until - now if until is not None else None
+                state = dataclasses.replace(acc.state, failures=dict(acc.state.failures))
+                until = state.until if state.status == "cooling" else None
+                left = max(until - now, 0.0) if until is not None else None
+                key = mask(acc.config.api_key.get_secret_value())
                 accounts.append(
-                    {
-                        "name": name,
-                        "key": mask(acc.config.api_key.get_secret_value()),
-                        "weight": acc.config.weight,
-                        "in_flight": acc.in_flight,
-                        **state,
-                        "cooling_seconds_left": max(left, 0.0) if left is not None else None,
-                    }
+                    AccountRow(name, key, acc.config.weight, acc.in_flight, state, left)
                 )
+            c = up.config
             upstreams.append(
-                {
-                    "name": up.config.name,
-                    "protocol": up.config.protocol,
-                    "strategy": up.config.strategy,
-                    "max_retries": up.config.max_retries,
-                    "accounts": accounts,
-                }
+                UpstreamRow(c.name, c.protocol, c.strategy, c.max_retries, tuple(accounts))
             )
-        return {
-            "upstreams": upstreams,
-            "rules": [
-                {**r.model_dump(by_alias=True), "describe": r.describe()} for r in self.rules
-            ],
-            "attempts": [a.to_json() for a in self.attempts],
-        }
+        return PoolSnapshot(tuple(upstreams), self.rules, tuple(self.attempts))
 
     # -- picking and recording ------------------------------------------------------------
 
@@ -355,10 +318,7 @@ class AccountPool:
     ) -> None:
         """``intent``: the status change made, if any (for the shared database)."""
         self._emit(upstream, account, attempt)
-        if self.shared is not None:
-            self.shared.note(upstream, account, intent)
-        self._dirty.add((upstream, account))
-        self._schedule_flush()
+        self.backend.note(upstream, account, intent)
 
     def _emit(self, upstream: str, account: str, attempt: Attempt | None = None) -> None:
         if self.events:  # (a copy per change only for someone who listens)
@@ -366,7 +326,7 @@ class AccountPool:
             copy = dataclasses.replace(state, failures=dict(state.failures))
             self.events.emit(PoolEvent(upstream, account, copy, attempt))
 
-    # -- shared with other replicas (pool.shared) -----------------------------------------
+    # -- what the backend sees (pool.backend.PoolView) ------------------------------------
 
     def each_account(self) -> list[tuple[str, str, str, AccountState]]:
         """(upstream, account, key fingerprint, live state) of every account."""
@@ -398,10 +358,9 @@ class AccountPool:
     # -- lifecycle: timers, write-behind, probe -------------------------------------------
 
     async def start(self, probe: Probe | None = None) -> None:
-        """Load the shared state (with a shared database); arm the timers of accounts
-        cooling since before a restart; start the probe."""
-        if self.shared is not None:
-            await self.shared.start(self)
+        """Start the backend (a shared database's state is loaded); arm the timers of
+        accounts cooling since before a restart; start the probe."""
+        await self.backend.start()
         now = self.clock()
         for name, up in self._upstreams.items():
             for acc_name, acc in up.accounts.items():
@@ -433,41 +392,8 @@ class AccountPool:
             await asyncio.sleep(self.probe_seconds)
             await self.probe_once(probe)
 
-    def _rows(self) -> list[tuple[str, str, str, dict[str, Any]]]:
-        rows = []
-        for upstream, account in self._dirty:
-            acc = self._upstreams[upstream].accounts[account]
-            rows.append((upstream, account, acc.fingerprint, acc.state.to_json()))
-        self._dirty.clear()
-        return rows
-
-    def _schedule_flush(self) -> None:
-        if self.store is None or self._flush_handle is not None or self._flushing is not None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # written at close
-        self._flush_handle = loop.call_later(self.flush_delay, self._flush_soon, loop)
-
-    def _flush_soon(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._flush_handle = None
-        if self.store is None:
-            return
-        rows = self._rows()
-        self._flushing = loop.run_in_executor(None, self.store.save, rows)
-        self._flushing.add_done_callback(lambda f: self._flushed(f, rows))
-
-    def _flushed(self, future: asyncio.Future[None], rows: list[Any]) -> None:
-        self._flushing = None
-        if not future.cancelled() and future.exception() is not None:
-            log.warning("cannot save the pool state: %s", future.exception())
-            self._dirty.update((u, a) for u, a, _, _ in rows)
-        if self._dirty:
-            self._schedule_flush()
-
     async def close(self) -> None:
-        """Stop timers and the probe; write every pending change."""
+        """Stop timers and the probe; the backend keeps every pending change."""
         if self._probe_task is not None:
             self._probe_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -476,18 +402,7 @@ class AccountPool:
         for up in self._upstreams.values():
             for acc in up.accounts.values():
                 self._cancel_timer(acc)
-        if self._flushing is not None:
-            with contextlib.suppress(Exception):
-                await self._flushing
-        if self._flush_handle is not None:  # after the await: _flushed may re-arm it
-            self._flush_handle.cancel()
-            self._flush_handle = None
-        if self.store is not None:
-            self.store.save(self._rows())
-            self.store.close()
-            self.store = None
-        if self.shared is not None:
-            await self.shared.close()
+        await self.backend.close()
 
 
 def _same_attempt(a: Attempt, b: Attempt) -> bool:

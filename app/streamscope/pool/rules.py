@@ -28,7 +28,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from streamscope.config import NETWORK_STATUS, Action, Rule
+from streamscope.config import NETWORK_STATUS, Action, PoolConfig, Rule
 
 UNMATCHED = "upstream_error"
 
@@ -50,6 +50,12 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _rule(**{"class": "invalid_credential"}, status=[401], action="disable", retry_after=False),
     _rule(**{"class": "network"}, network=True, action="next"),
 )
+
+
+def rule_table(pool: PoolConfig) -> tuple[Rule, ...]:
+    """The table the pool reads: the config's ``[[pool.rules]]`` first, then the
+    defaults (the one place the two are put together: the pool and the doctor read it)."""
+    return (*pool.rules, *DEFAULT_RULES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,4 +131,5 @@ __all__ = [
     "Verdict",
     "classify",
     "retry_after_seconds",
+    "rule_table",
 ]

@@ -63,16 +63,14 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from streamscope.pool.backend import PoolView, Stored
 from streamscope.pool.merge import Counts, Intent, Kind, Push
-from streamscope.pool.shared_rows import Key, exchange, forget_writer, load
+from streamscope.pool.shared_rows import Key, forget_writer, load, push_and_read
 from streamscope.pool.state import AccountState
 from streamscope.storage.database import Database, StorageError, StorageUnavailable
 from streamscope.storage.supervise import supervise
-
-if TYPE_CHECKING:
-    from streamscope.pool.pool import AccountPool
 
 log = logging.getLogger("streamscope.pool")
 
@@ -91,15 +89,16 @@ class Batch:
 
 class SharedPool:
     """See the module docstring. Made before ``database.open()`` (it registers its
-    notification and reconnection callbacks); given to ``AccountPool(config,
-    shared=...)``, whose ``start`` and ``close`` start and stop it."""
+    notification and reconnection callbacks); the backend of an ``AccountPool``, whose
+    ``start`` and ``close`` start and stop it. It sees the pool through a
+    :class:`~streamscope.pool.backend.PoolView` only."""
 
     def __init__(self, database: Database, *, push_delay: float = 0.1) -> None:
         self.database = database
         self.push_delay = push_delay
         # one id per pool (not per process name): the number of its last batch is its own
         self.writer = f"{database.replica}/{uuid.uuid4().hex[:8]}"
-        self._pool: AccountPool | None = None
+        self._pool: PoolView | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._base: dict[Key, Counts] = {}  # the database's counters, as last read
         self._dirty: set[Key] = set()  # changed since the last batch was built
@@ -131,11 +130,17 @@ class SharedPool:
 
     # -- lifecycle ------------------------------------------------------------------------
 
-    async def start(self, pool: AccountPool) -> None:
-        """Load the rows into ``pool`` (on its loop), then push and listen in a task."""
-        if self._pool is not None:
+    def attach(self, view: PoolView) -> Stored:
+        """Bind to the pool; nothing is read yet (:meth:`start` loads the rows)."""
+        self._pool = view
+        return {}
+
+    async def start(self) -> None:
+        """Load the rows into the pool (on its loop), then push and listen in a task."""
+        pool = self._pool
+        assert pool is not None, "attach the pool first"
+        if self._loop is not None:
             return
-        self._pool = pool
         self._loop = asyncio.get_running_loop()
         for upstream, account, _fp, _state in pool.each_account():
             self._base[(upstream, account)] = Counts()
@@ -276,7 +281,7 @@ class SharedPool:
         keys = sorted(reread | set(batch.pushes if batch is not None else ()))
         try:
             rows = await self.database.arun(
-                lambda conn: exchange(
+                lambda conn: push_and_read(
                     conn,
                     self.writer,
                     batch.seq if batch is not None else None,
@@ -293,7 +298,7 @@ class SharedPool:
         self._batch = None
         self._adopt(taken)
 
-    def _build(self, pool: AccountPool) -> Batch:
+    def _build(self, pool: PoolView) -> Batch:
         self._seq += 1
         batch = Batch(self._seq)
         fingerprints = {(u, a): fp for u, a, fp, _ in pool.each_account()}  # (the pool's)

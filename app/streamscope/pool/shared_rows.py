@@ -101,7 +101,7 @@ async def load(
         return await _pick(conn, [(u, a) for u, a, _ in accounts], lock=False)
 
 
-async def exchange(
+async def push_and_read(
     conn: asyncpg.Connection,
     writer: str,
     seq: int | None,
@@ -168,4 +168,4 @@ async def forget_writer(conn: asyncpg.Connection, writer: str) -> None:
     await conn.execute("DELETE FROM pool_writers WHERE writer = $1", writer)
 
 
-__all__ = ["Key", "exchange", "forget_writer", "load"]
+__all__ = ["Key", "forget_writer", "load", "push_and_read"]

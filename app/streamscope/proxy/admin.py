@@ -95,7 +95,7 @@ async def handle_admin(core: Core, scope: Scope, receive: Receive, send: Send) -
     parts = path.strip("/").split("/")  # ["admin", "pool", upstream, account, action]
     if parts == ["admin", "pool"]:
         _method(method, "GET", path)
-        await send_json(send, 200, pool.snapshot())
+        await send_json(send, 200, pool.snapshot().to_json())
         return
     if len(parts) == 5 and parts[:2] == ["admin", "pool"] and parts[4] in ("enable", "disable"):
         _method(method, "POST", path)

@@ -21,17 +21,13 @@ import contextlib
 import time
 from collections.abc import AsyncGenerator, Awaitable, Coroutine, Mapping
 
-import httpx
-
 from streamscope.model.errors import (
     UpstreamUnreachable,
     UpstreamUnreadable,
-    unreachable,
-    unreadable,
 )
-from streamscope.net.http1 import AnswerTooLarge
+from streamscope.net.errors import NetError
 from streamscope.proxy.asgi import Send, start_sse
-from streamscope.proxy.upstream import MAX_ERROR_BODY, FrameBatches, UpstreamResponse, too_large
+from streamscope.proxy.upstream import MAX_ERROR_BODY, FrameBatches, UpstreamResponse, net_failure
 from streamscope.wire import decode_all, encode_comment
 from streamscope.wire.frame import Frame
 
@@ -207,17 +203,9 @@ async def prefetch(
         if early is None or not early.started:
             raise BudgetSpent(message) from None
         first = _raise(FirstFrameTimeout(message))  # committed: the stream's timeout
-    except AnswerTooLarge as exc:
+    except NetError as exc:
         if early is None or not early.started:
-            raise too_large(str(exc)) from None
-        first = _raise(exc)
-    except httpx.DecodingError as exc:  # it answered, in a form that cannot be read
-        if early is None or not early.started:
-            raise unreadable(f"the upstream's stream cannot be read: {exc}") from None
-        first = _raise(exc)
-    except httpx.HTTPError as exc:
-        if early is None or not early.started:
-            raise _dropped(exc) from None
+            raise net_failure(exc, "the upstream's stream before its first frame") from None
         first = _raise(exc)  # committed: the relay reports it as the stream's failure
     return Prefetched(response, frames, first)
 
@@ -249,10 +237,6 @@ def left(deadline: float | None) -> float | None:
 
 async def _raise(exc: BaseException) -> list[Frame]:
     raise exc
-
-
-def _dropped(exc: httpx.HTTPError) -> UpstreamUnreachable:
-    return unreachable(f"the upstream dropped the stream before its first frame ({exc!r})")
 
 
 async def _ready(batch: list[Frame]) -> list[Frame]:

@@ -22,7 +22,7 @@ from streamscope.config import AccountConfig, Config, ConfigError
 from streamscope.conversation.store import Conversations, limits_for
 from streamscope.net.tls import trust
 from streamscope.pool.pool import AccountPool
-from streamscope.pool.store import PoolStore
+from streamscope.pool.store import LocalBackend, PoolStore
 from streamscope.proxy.feed import EventFeed
 from streamscope.proxy.refusals import RefusalLog
 from streamscope.redact import Redactor
@@ -56,11 +56,10 @@ class Core:
         if self.database is not None:
             from streamscope.pool.shared import SharedPool
 
-            self.pool = AccountPool(self.config, shared=SharedPool(self.database))
+            self.pool = AccountPool(self.config, SharedPool(self.database))
         else:
-            self.pool = AccountPool(
-                self.config, PoolStore(state_path) if state_path is not None else None
-            )
+            local = LocalBackend(PoolStore(state_path)) if state_path is not None else None
+            self.pool = AccountPool(self.config, local)
         self.refusals = RefusalLog()  # requests turned away before they became flows
         self.in_flight = 0  # proxied requests under way (capture writes wait for a lull)
         capture = self.config.capture

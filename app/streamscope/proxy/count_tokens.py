@@ -14,15 +14,14 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-import httpx
-
 from streamscope.codecs import get_codec
 from streamscope.model import errors, estimate
 from streamscope.model.request import RequestError
+from streamscope.net.errors import NetError, httpx_errors
 from streamscope.pool.pool import AccountPool
 from streamscope.proxy.asgi import Scope, Send, header, send_bytes, send_json
 from streamscope.proxy.routing import Router
-from streamscope.proxy.upstream import HttpUpstream, Upstream
+from streamscope.proxy.upstream import HttpUpstream, Upstream, net_failure
 from streamscope.redact import Redactor
 
 PATH = "/v1/messages/count_tokens"
@@ -90,11 +89,10 @@ async def _ask(
     url = upstream.config.base_url + UPSTREAM_PATH
     name = upstream.config.name
     try:
-        response = await upstream.client.post(url, json=body, headers=headers)
-    except httpx.TimeoutException as exc:
-        raise errors.gateway_timeout(f"upstream {name} did not count in time ({exc!r})") from None
-    except httpx.HTTPError as exc:
-        raise errors.unreachable(f"cannot reach upstream {name} at {url}: {exc!r}") from None
+        with httpx_errors():
+            response = await upstream.client.post(url, json=body, headers=headers)
+    except NetError as exc:
+        raise net_failure(exc, f"upstream {name} at {url}") from None
     kind = response.headers.get("content-type", "application/json")
     return response.status_code, response.content, kind
 

@@ -97,10 +97,7 @@ class EventFeed:
                 assert_never(event)
 
     def _pool_event(self, event: PoolEvent) -> None:
-        attempt = event.attempt.to_json() if event.attempt is not None else None
-        state = event.state.to_json() if event.account else None
-        data = {"upstream": event.upstream, "account": event.account, "state": state}
-        self.publish("pool.account", {**data, "attempt": attempt})
+        self.publish("pool.account", event.to_json())
 
     def publish(self, name: str, data: Any) -> None:
         """Number an event, keep it in the ring and hand it to every attached client."""

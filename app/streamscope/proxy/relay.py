@@ -43,14 +43,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-import httpx
-
 from streamscope.capture.outcome import Outcome
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.config import ProxyConfig
 from streamscope.model.events import Error
 from streamscope.model.request import RequestNote
-from streamscope.net.http1 import AnswerTooLarge
+from streamscope.net.errors import AnswerTooLarge, NetError
 from streamscope.pool.state import Attempt
 from streamscope.proxy.asgi import Receive, Send
 from streamscope.proxy.upstream import UpstreamResponse
@@ -203,7 +201,7 @@ class StreamRelay:
             read, self._next = self._next, None
             try:
                 batch = read.result()
-            except (StopAsyncIteration, httpx.HTTPError, FrameTooLarge):
+            except (StopAsyncIteration, NetError, FrameTooLarge):
                 return True
             rec.log_batch(batch, [], [])  # upstream frames, nothing for the client
             if not rec.check():  # too big to keep all of: the flow is kept truncated
@@ -297,7 +295,7 @@ class StreamRelay:
                     end = "ended"
                     break
             await write(self._own(pipeline.finish()))
-        except (httpx.HTTPError, FrameTooLarge) as exc:
+        except (NetError, FrameTooLarge) as exc:
             end = "broken"
             await write(self._own(pipeline.fail(_broken(exc))))
         except TimeoutError as exc:  # no first frame in time (commit.FirstFrameTimeout)
@@ -378,7 +376,7 @@ async def _aclose(batches: AsyncIterator[list[Frame]]) -> None:
             await aclose()
 
 
-def _broken(exc: httpx.HTTPError | FrameTooLarge) -> Error:
+def _broken(exc: NetError | FrameTooLarge) -> Error:
     """The error a stream that broke mid-way ends with: an answer over the proxy's limits
     says so (the proxy stopped reading it), anything else is a failed connection."""
     if isinstance(exc, (AnswerTooLarge, FrameTooLarge)):

@@ -9,9 +9,12 @@ A Gemini upstream is asked at ``/v1beta/models/{model}:streamGenerateContent?alt
 (``:generateContent`` for a whole answer) with its key in ``x-goog-api-key``, never in
 the URL (:meth:`~streamscope.codecs.base.Codec.call`).
 
-All HTTP upstreams share one ``httpx.AsyncClient`` (connection pooling). Failures before
-the first byte become :class:`~streamscope.model.errors.ProxyError` (502/504); failures
-while streaming propagate as ``httpx`` errors for the relay to turn into error frames.
+All HTTP upstreams share one wire client (connection pooling) for their answers, and one
+``httpx.AsyncClient`` for model listings (a GET now and then, cached: not the hot path; its
+failures are mapped to the same family at that edge). Both fail with the family of
+:mod:`streamscope.net.errors`; before the first byte a failure becomes a
+:class:`~streamscope.model.errors.ProxyError` by one mapping (:func:`net_failure`), while
+streaming it propagates as it is, for the relay to turn into error frames.
 
 An answer is read within bounds, so a hostile upstream cannot make the proxy hold what
 it sends: a body read whole is at most the ``limit`` asked for (refused at once when its
@@ -38,13 +41,23 @@ import httpx
 from streamscope.codecs import Codec, get_codec
 from streamscope.config import AccountConfig, UpstreamConfig
 from streamscope.model.errors import (
+    ProxyError,
     UpstreamUnreadable,
     bad_gateway,
     gateway_timeout,
     unreachable,
     unreadable,
 )
-from streamscope.net.http1 import AnswerTooLarge, Http1Client, Http1Response
+from streamscope.net.errors import (
+    AnswerTooLarge,
+    DecodingError,
+    LocalProtocolError,
+    NetError,
+    NetTimeout,
+    UnsupportedProtocol,
+    httpx_errors,
+)
+from streamscope.net.http1 import Http1Client, Http1Response
 from streamscope.redact import Redactor
 from streamscope.wire import FrameTooLarge, SSEDecoder
 from streamscope.wire.frame import Frame
@@ -157,7 +170,7 @@ class _HttpResponse:
                         frames = [_masked(f, redactor) if secret in f.raw else f for f in frames]
                     yield frames
             tail = decoder.flush()
-        except FrameTooLarge as exc:  # (the httpx family, as every failure of an answer)
+        except FrameTooLarge as exc:  # (the net family, as every failure of an answer)
             raise AnswerTooLarge(
                 f"the upstream's stream went over the proxy's limit of {exc.limit} bytes"
                 f" for one SSE line or frame: {exc}",
@@ -181,7 +194,7 @@ class _HttpResponse:
                     size += len(chunk)
                     if size > limit:
                         return
-        except (TimeoutError, httpx.HTTPError, httpx.StreamError):
+        except (TimeoutError, NetError):
             return
 
     async def read(self, limit: int = MAX_ERROR_BODY) -> bytes:
@@ -204,15 +217,33 @@ class _HttpResponse:
                         " for an answer read whole"
                     )
                 pieces.append(chunk)
-        except AnswerTooLarge as exc:
-            raise too_large(str(exc)) from None
-        except httpx.TimeoutException as exc:
-            raise gateway_timeout(f"the upstream's answer stalled ({exc!r})") from None
-        except httpx.DecodingError as exc:
-            raise unreadable(f"the upstream's answer cannot be read: {exc}") from None
-        except httpx.HTTPError as exc:
-            raise unreachable(f"the upstream's answer broke off ({exc!r})") from None
+        except NetError as exc:
+            raise net_failure(exc, "the upstream's answer") from None
         return b"".join(pieces)
+
+
+def net_failure(exc: NetError, what: str) -> ProxyError:
+    """The proxy's answer to a network failure before the client's stream began: the one
+    mapping of :mod:`streamscope.net.errors` (``what``: what failed, for the message).
+
+    - over one of the proxy's limits: a 502 ``upstream_too_large`` (:func:`too_large`);
+    - an answer that cannot be read: a 502 ``upstream_unreadable``. These two are the
+      server's doing: no other account is tried and none is blamed;
+    - a request that cannot be sent as it is (the config's URL or a header): a 502;
+    - no answer in time: a 504 ``upstream_timeout``, and any other failure (refused,
+      reset, cut off, not HTTP) a 502 ``upstream_unreachable``: both the pool's
+      ``network`` class, so the next account is tried."""
+    match exc:
+        case AnswerTooLarge():
+            return too_large(str(exc))
+        case DecodingError():
+            return unreadable(f"{what} cannot be read: {exc}")
+        case LocalProtocolError() | UnsupportedProtocol():
+            return bad_gateway(f"{what} cannot be sent: {exc}")
+        case NetTimeout():
+            return gateway_timeout(f"{what}: no answer in time ({exc!r})")
+        case _:
+            return unreachable(f"{what}: {exc!r}")
 
 
 def too_large(message: str) -> UpstreamUnreadable:
@@ -292,16 +323,11 @@ class HttpUpstream:
         name = self.config.name
         try:
             head, pairs = Http1Client.request_head("POST", url, list(headers.items()), data)
-        except httpx.HTTPError as exc:
-            raise bad_gateway(f"cannot send to upstream {name}: {exc}") from None
-        if sent is not None:
-            sent(url, pairs, data)
-        try:
+            if sent is not None:
+                sent(url, pairs, data)
             response = await self.wire.send(url, head, data)
-        except httpx.TimeoutException as exc:
-            raise gateway_timeout(f"upstream {name} did not answer in time ({exc!r})") from None
-        except httpx.HTTPError as exc:
-            raise unreachable(f"cannot reach upstream {name} at {url}: {exc!r}") from None
+        except NetError as exc:
+            raise net_failure(exc, f"upstream {name} at {url}") from None
         secret = account.api_key.get_secret_value() if account is not None else None
         wrapped = _HttpResponse(response, secret)
         try:
@@ -313,17 +339,23 @@ class HttpUpstream:
 
     async def get_models(self, account: AccountConfig | None) -> httpx.Response:
         """The upstream's answer to a model listing with ``account``'s key, whatever its
-        status (raises httpx's errors when there is no answer)."""
+        status (a :class:`~streamscope.net.errors.NetError` when there is no answer)."""
         headers = self.codec.auth_headers(_key(account))
-        return await self.client.get(self.models_url, headers=headers)
+        with httpx_errors():
+            return await self.client.get(self.models_url, headers=headers)
 
     async def list_models(self, account: AccountConfig | None) -> list[str]:
+        """The model ids the upstream lists; a 502 when it lists none (no answer, an
+        error status, not JSON): a listing is never the client's request, so whatever
+        failed is a bad gateway, tried again at the next listing."""
+        name = self.config.name
         try:
             response = await self.get_models(account)
-            response.raise_for_status()
+            if response.status_code >= 400:
+                raise bad_gateway(f"cannot list the models of {name}: {response.status_code}")
             body = response.json()
-        except (httpx.HTTPError, ValueError) as exc:
-            raise bad_gateway(f"cannot list the models of {self.config.name}: {exc!r}") from None
+        except (NetError, ValueError) as exc:
+            raise bad_gateway(f"cannot list the models of {name}: {exc!r}") from None
         return self.codec.model_ids(body)
 
 

@@ -20,8 +20,9 @@ tells, so a view fed by one is fed by the other:
   is a dropped feed: the status says "retrying" with why, and it is asked again. The
   follower never ends while the status reads "live".
 
-The pool's changes in the feed are handed on as they come (``pool_events``: the feed's
-JSON), for the pool panel.
+The pool's changes in the feed are handed on as they come (``pool_events``: each read as
+the pool's own :class:`~streamscope.pool.source.PoolEvent`; one that cannot be read is
+skipped and counted like any event), for the pool panel.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, Flows
 from streamscope.capture.flow import Flow
 from streamscope.capture.summary import FlowSummary
 from streamscope.net.clients import admin_http
+from streamscope.net.errors import NetError, httpx_errors
+from streamscope.pool.source import PoolEvent
 from streamscope.signals import Signal
 from streamscope.wire import Frame, FrameTooLarge, SSEDecoder
 
@@ -51,7 +54,6 @@ MAX_LINE = 8 * 1024 * 1024
 """The longest feed line (and event) read: a summary is a few KiB; without a bound a
 hostile or broken proxy's 400 MB line took the window from 45 to 570 MB."""
 SKIP_LOG_EVERY = 100  # an unreadable event is logged the first time and every this many
-JSON = dict[str, Any]
 
 
 class RemoteError(Exception):
@@ -66,7 +68,7 @@ class RemoteFlows:
         self.url = url.rstrip("/")
         self.last_event_id = last_event_id  # the last event told (resume after it)
         self.events: Signal[FlowEvent] = Signal("the remote flows")
-        self.pool_events: Signal[JSON] = Signal("the remote pool")
+        self.pool_events: Signal[PoolEvent] = Signal("the remote pool")
         self.status: Signal[str] = Signal("the remote feed")  # "live", "retrying", error
         self.error: str | None = None
         self.live = False
@@ -84,12 +86,14 @@ class RemoteFlows:
     async def summaries(self, offset: int = 0, limit: int = 100) -> tuple[list[FlowSummary], int]:
         """Newest first, and their total (as the local store's ``summaries``)."""
         query = {"offset": offset, "limit": limit}
-        response = await self._client.get(self.url + "/admin/flows", params=query)
+        with httpx_errors():
+            response = await self._client.get(self.url + "/admin/flows", params=query)
         return summaries_of(checked(response, self.url))
 
     async def get(self, flow_id: str) -> Flow | None:
         """The whole flow (both legs, every frame), or None when the proxy has none."""
-        response = await self._client.get(f"{self.url}/admin/flows/{flow_id}")
+        with httpx_errors():
+            response = await self._client.get(f"{self.url}/admin/flows/{flow_id}")
         if response.status_code == 404:
             return None
         return flow_of(checked(response, self.url), flow_id)
@@ -111,12 +115,14 @@ class RemoteFlows:
     async def _follow(self) -> None:
         while True:
             try:
-                if await self._read_feed():
+                with httpx_errors():
+                    refused = await self._read_feed()
+                if refused:
                     return  # the key was refused: said, not retried
                 why = "the feed ended"
             except asyncio.CancelledError:
                 raise
-            except (httpx.HTTPError, RemoteError, FrameTooLarge) as exc:
+            except (NetError, RemoteError, FrameTooLarge) as exc:
                 why = str(exc) or type(exc).__name__
             except Exception as exc:  # a follower that died would leave "live" standing
                 log.exception("remote feed %s failed", self.url)
@@ -182,8 +188,8 @@ class RemoteFlows:
             self.events.emit(FlowsDeleted(tuple(str(i) for i in ids)))
         elif name == "flows.cleared":
             self.events.emit(FlowsCleared())
-        elif name == "pool.account" and isinstance(data, dict):
-            self.pool_events.emit(data)
+        elif name == "pool.account":
+            self.pool_events.emit(PoolEvent.from_json(data))
 
     async def _reload(self) -> None:
         """What was missed cannot be replayed: everything known goes, and the proxy's

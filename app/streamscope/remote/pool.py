@@ -1,8 +1,8 @@
 """A proxy elsewhere's account pool, read the way the pool panel reads its own:
 :class:`RemotePool`.
 
-The panel asks a pool for its ``snapshot()``, subscribes to its
-:class:`~streamscope.pool.pool.PoolEvent` s, and calls ``enable``/``disable``. This pool
+The panel reads a :class:`~streamscope.pool.source.PoolSource`: its ``snapshot()``, its
+:class:`~streamscope.pool.source.PoolEvent` s, and ``enable``/``disable``. This one
 answers from the remote proxy: the snapshot read when the window attached (``GET
 /admin/pool``), the events from its live feed (``pool.account``), and the switches as
 ``POST /admin/pool/{upstream}/{account}/enable|disable``, sent in a worker thread (the
@@ -15,13 +15,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
 from urllib.parse import quote
 
-import httpx
-
-from streamscope.pool.pool import PoolEvent
-from streamscope.pool.state import AccountState, Attempt
+from streamscope.net.errors import NetError, httpx_errors
+from streamscope.pool.source import PoolEvent, PoolSnapshot
 from streamscope.remote.flows import RemoteError, checked
 from streamscope.remote.store import RemoteStore
 
@@ -31,7 +28,7 @@ log = logging.getLogger("streamscope.remote")
 class RemotePool:
     """The pool of the proxy ``store`` reads (see the module docstring)."""
 
-    def __init__(self, store: RemoteStore, snapshot: dict[str, Any]) -> None:
+    def __init__(self, store: RemoteStore, snapshot: PoolSnapshot) -> None:
         self.store = store
         self._snapshot = snapshot
         self._pending: set[asyncio.Task[None]] = set()
@@ -39,20 +36,21 @@ class RemotePool:
     @classmethod
     def read(cls, store: RemoteStore) -> RemotePool:
         """Its snapshot, read now (blocking: call it in a worker thread)."""
-        return cls(store, checked(store.http.get(store.url + "/admin/pool"), store.url))
+        with httpx_errors():
+            answer = store.http.get(store.url + "/admin/pool")
+        data = checked(answer, store.url)
+        try:
+            return cls(store, PoolSnapshot.from_json(data))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RemoteError(f"{store.url}: the proxy's pool cannot be read ({exc})") from None
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> PoolSnapshot:
         return self._snapshot
 
     def subscribe(
         self, listener: Callable[[PoolEvent], None], loop: asyncio.AbstractEventLoop | None = None
     ) -> Callable[[], None]:
-        def hear(data: dict[str, Any]) -> None:
-            event = _event(data)
-            if event is not None:
-                listener(event)
-
-        return self.store.feed.pool_events.subscribe(hear, loop)
+        return self.store.feed.pool_events.subscribe(listener, loop)
 
     def enable(self, upstream: str, account: str) -> None:
         self._switch(upstream, account, "enable")
@@ -64,12 +62,14 @@ class RemotePool:
         path = f"/admin/pool/{quote(upstream, safe='')}/{quote(account, safe='')}/{action}"
 
         def post() -> None:
-            checked(self.store.http.post(self.store.url + path), self.store.url)
+            with httpx_errors():
+                answer = self.store.http.post(self.store.url + path)
+            checked(answer, self.store.url)
 
         async def run() -> None:
             try:
                 await asyncio.to_thread(post)
-            except (RemoteError, httpx.HTTPError) as exc:
+            except (RemoteError, NetError) as exc:
                 log.warning(
                     "cannot %s %s/%s at %s: %s", action, upstream, account, self.store.url, exc
                 )
@@ -77,18 +77,6 @@ class RemotePool:
         task = asyncio.get_event_loop().create_task(run())
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
-
-
-def _event(data: dict[str, Any]) -> PoolEvent | None:
-    """A feed's ``pool.account`` as the pool's own event (None: one this cannot read)."""
-    try:
-        raw = data.get("attempt")
-        attempt = Attempt(**raw) if isinstance(raw, dict) else None
-        state = AccountState.from_json(data["state"]) if data.get("state") else AccountState()
-        return PoolEvent(str(data["upstream"]), str(data.get("account") or ""), state, attempt)
-    except (KeyError, TypeError, ValueError):
-        log.warning("a pool event from the feed that cannot be read: %r", data)
-        return None
 
 
 __all__ = ["RemotePool"]

@@ -24,6 +24,7 @@ from streamscope.capture.flow import Flow
 from streamscope.capture.summary import FlowSummary
 from streamscope.config import is_loopback
 from streamscope.net.clients import admin_http_blocking
+from streamscope.net.errors import httpx_errors
 from streamscope.remote.flows import RemoteFlows, checked, flow_of, summaries_of
 
 
@@ -83,7 +84,8 @@ class RemoteStore:
 
     def _get(self, path: str, query: dict[str, Any] | None = None) -> Any:
         """The JSON answer; None for a 404 (no such flow)."""
-        response = self.http.get(self.url + path, params=query)
+        with httpx_errors():
+            response = self.http.get(self.url + path, params=query)
         if response.status_code == 404:
             return None
         return checked(response, self.url)

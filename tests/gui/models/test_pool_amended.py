@@ -34,8 +34,8 @@ def test_a_broken_streams_attempt_replaces_its_ok_row(qapp: QApplication) -> Non
         said = [(a["request_id"], a["failure_class"]) for a in rows]
         assert said == [("req1", "stream"), ("req0", "ok")]
         assert rows[0]["message"] == "reset mid-stream"
-        snapshot = pool.snapshot()["attempts"]  # the pool's own list says it too
-        assert [(a["request_id"], a["failure_class"]) for a in snapshot] == said[::-1]
+        snapshot = pool.snapshot().attempts  # the pool's own list says it too
+        assert [(a.request_id, a.failure_class) for a in snapshot] == said[::-1]
     finally:
         unsubscribe()
         attempts.stop()

@@ -33,12 +33,12 @@ from typing import Any, assert_never
 from PySide6.QtCore import QModelIndex, QObject, QSortFilterProxyModel
 
 from streamscope.capture.outcome import Outcome
+from streamscope.capture.source import FlowSource
 from streamscope.capture.store import (
     FlowAdded,
     FlowEvent,
     FlowsCleared,
     FlowsDeleted,
-    FlowStore,
     FlowUpdated,
 )
 from streamscope.capture.summary import AttemptBrief, FlowSummary
@@ -191,7 +191,7 @@ class FlowsModel(ColumnsModel):
 
     def follow(
         self,
-        store: FlowStore,
+        store: FlowSource,
         loop: asyncio.AbstractEventLoop,
         interval_ms: int = DEFAULT_INTERVAL_MS,
     ) -> None:
@@ -222,7 +222,7 @@ class FlowsModel(ColumnsModel):
         if self.batcher is not None:
             self.batcher.stop()
 
-    def load(self, store: FlowStore, limit: int | None = None) -> None:
+    def load(self, store: FlowSource, limit: int | None = None) -> None:
         """Show the store's flows (newest first; at most ``limit``), replacing the rows.
         Events queued before the load repeat flows already shown: they update, not add."""
         rows: list[FlowSummary] = []

@@ -1,9 +1,10 @@
 """The account pool panel's tables: one row per (upstream, account), and the recent
 attempts (which rule fired on which account).
 
-Filled from :meth:`AccountPool.snapshot() <streamscope.pool.pool.AccountPool.snapshot>`
-(:meth:`PoolModel.load`), then kept current by the pool's
-:class:`~streamscope.pool.pool.PoolEvent` s: each carries a copy of one account's state,
+Filled from a pool's :class:`~streamscope.pool.source.PoolSnapshot` (:meth:`PoolModel.load`;
+the pool is this machine's or a proxy elsewhere's: a
+:class:`~streamscope.pool.source.PoolSource`), then kept current by the pool's
+:class:`~streamscope.pool.source.PoolEvent` s: each carries a copy of one account's state,
 and only that row changes (one ``dataChanged``). Pool events are rare (one or two per
 request), so they are applied at once, not batched.
 
@@ -44,7 +45,7 @@ from streamscope.gui.models.common import (
     clock_text,
     one_line,
 )
-from streamscope.pool.pool import AccountPool, PoolEvent
+from streamscope.pool.source import PoolEvent, PoolSnapshot, PoolSource
 from streamscope.pool.state import AccountState
 
 Key = tuple[str, str]  # (upstream, account)
@@ -120,7 +121,7 @@ class PoolModel(ColumnsModel):
 
     # -- feeding --------------------------------------------------------------------------
 
-    def follow(self, pool: AccountPool) -> Callable[[], None]:
+    def follow(self, pool: PoolSource) -> Callable[[], None]:
         """Show ``pool`` and follow its events; returns the unsubscribe. The pool holds
         the model weakly: a model that is gone stops listening. (Not ``connect``: that
         would shadow ``QObject.connect``.)"""
@@ -137,16 +138,16 @@ class PoolModel(ColumnsModel):
 
         return pool.subscribe(listener)
 
-    def load(self, snapshot: dict[str, Any]) -> None:
+    def load(self, snapshot: PoolSnapshot) -> None:
         """Show every account of a pool snapshot, replacing the rows."""
         keys: list[Key] = []
         states: list[AccountState] = []
         masked: list[str] = []
-        for upstream in snapshot.get("upstreams", []):
-            for account in upstream.get("accounts", []):
-                keys.append((str(upstream["name"]), str(account["name"])))
-                states.append(AccountState.from_json(account))
-                masked.append(str(account.get("key") or ""))
+        for upstream in snapshot.upstreams:
+            for account in upstream.accounts:
+                keys.append((upstream.name, account.name))
+                states.append(account.state)
+                masked.append(account.key)
         self.beginResetModel()
         self._keys, self._states, self._masked = keys, states, masked
         self._rows = {key: row for row, key in enumerate(keys)}
@@ -298,7 +299,7 @@ class AttemptsModel(ColumnsModel):
         self._rules: dict[str, list[str]] = {}  # failure class -> the rules naming it
         self.batcher: UiBatcher[dict[str, Any]] = UiBatcher(self.add, interval_ms, self)
 
-    def follow(self, pool: AccountPool) -> Callable[[], None]:
+    def follow(self, pool: PoolSource) -> Callable[[], None]:
         """Show ``pool``'s recent attempts and follow its events (held weakly, as
         :meth:`PoolModel.follow`); returns the unsubscribe."""
         self.load(pool.snapshot())
@@ -314,13 +315,13 @@ class AttemptsModel(ColumnsModel):
 
         return pool.subscribe(listener)
 
-    def load(self, snapshot: dict[str, Any]) -> None:
+    def load(self, snapshot: PoolSnapshot) -> None:
         """The snapshot's attempts (oldest first there) and its rules, replacing all."""
         self.batcher.discard()
         rules: dict[str, list[str]] = {}
-        for rule in snapshot.get("rules", []):
-            rules.setdefault(str(rule.get("class")), []).append(str(rule.get("describe")))
-        attempts = [a for a in snapshot.get("attempts", []) if isinstance(a, dict)]
+        for rule in snapshot.rules:
+            rules.setdefault(rule.failure_class, []).append(rule.describe())
+        attempts = [a.to_json() for a in snapshot.attempts]
         self.beginResetModel()
         self._rules = rules
         self._rows = list(reversed(attempts))[: self.limit]
