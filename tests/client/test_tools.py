@@ -15,6 +15,7 @@ from streamscope.client import ToolCallTracker
 from streamscope.codecs import get_codec
 from streamscope.model.assemble import assemble
 from streamscope.model.events import Event, ToolCallDelta, ToolCallEnd, ToolCallStart
+from tests.model.test_events_exhaustive_dispatch import SAMPLES
 from tests.support import FIXTURES, load
 
 RECORDINGS = [
@@ -198,3 +199,12 @@ def test_a_freeform_call_is_its_text_not_json() -> None:
     [entry] = list(tracker)
     assert entry.custom and entry.parsed and entry.value == patch == entry.arguments
     assert entry.parsed_since == 0 and entry.ended
+
+
+@pytest.mark.parametrize("kind", list(SAMPLES), ids=lambda k: k.__name__)
+def test_every_event_class_is_taken_and_only_calls_are_kept(kind: type) -> None:
+    tracker = ToolCallTracker()
+    changed = tracker.feed([(5, 1.0, SAMPLES[kind])])  # an unhandled class: assert_never
+    calls = (ToolCallStart, ToolCallDelta, ToolCallEnd)
+    assert changed == ([(0, 0)] if kind in calls else [])
+    assert len(tracker) == (1 if kind in calls else 0)

@@ -13,9 +13,29 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, assert_never
 
-from streamscope.model.events import Event, ReasoningDelta, RefusalDelta, TextDelta
+from streamscope.model.events import (
+    Citation,
+    End,
+    Error,
+    Event,
+    Finish,
+    MessageStart,
+    Opaque,
+    PartEnd,
+    Progress,
+    ReasoningDelta,
+    ReasoningSignature,
+    RedactedReasoning,
+    RefusalDelta,
+    ServerTool,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+)
 
 Part = Literal["reasoning", "text", "refusal"]
 PARTS: tuple[Part, ...] = ("reasoning", "text", "refusal")
@@ -60,14 +80,36 @@ class PartsTracker:
         self._parts: dict[Part, _PartText] = {p: _PartText() for p in PARTS}
 
     def feed(self, frame: int, event: Event) -> None:
-        if isinstance(event, TextDelta):
-            part: Part = "text"
-        elif isinstance(event, ReasoningDelta):
-            part = "reasoning"
-        elif isinstance(event, RefusalDelta):
-            part = "refusal"
-        else:
-            return
+        # Every event class has its case (mypy checks: assert_never): a new kind of text
+        # is given a part here, or passed over on purpose.
+        part: Part
+        match event:
+            case TextDelta():
+                part = "text"
+            case ReasoningDelta():
+                part = "reasoning"
+            case RefusalDelta():
+                part = "refusal"
+            case (
+                MessageStart()
+                | ReasoningSignature()
+                | RedactedReasoning()
+                | ToolCallStart()
+                | ToolCallDelta()
+                | ToolCallEnd()
+                | ServerTool()
+                | Opaque()
+                | Citation()
+                | Usage()
+                | Finish()
+                | Progress()
+                | Error()
+                | PartEnd()
+                | End()
+            ):
+                return  # no text of a part (tool calls: client.tools)
+            case _:
+                assert_never(event)
         if event.choice == self.choice and event.text:
             self._parts[part].add(frame, event.text)
 

@@ -22,9 +22,29 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
-from streamscope.model.events import Event, ToolCallDelta, ToolCallEnd, ToolCallStart
+from streamscope.model.events import (
+    Citation,
+    End,
+    Error,
+    Event,
+    Finish,
+    MessageStart,
+    Opaque,
+    PartEnd,
+    Progress,
+    ReasoningDelta,
+    ReasoningSignature,
+    RedactedReasoning,
+    RefusalDelta,
+    ServerTool,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+)
 
 Key = tuple[int, int]
 """(choice, index) of a tool call, as the stream numbered it."""
@@ -163,22 +183,43 @@ class ToolCallTracker:
         events are ignored); the keys of the entries that changed, in order."""
         changed: dict[Key, None] = {}
         for frame, t_ms, ev in items:
-            if isinstance(ev, ToolCallDelta):
-                entry = self._entry(ev.choice, ev.index, frame)
-                entry._add(frame, t_ms, ev.arguments)
-            elif isinstance(ev, ToolCallStart):
-                old = self.entries.get((ev.choice, ev.index))
-                if old is None or old.fragments or old.ended:  # a new call
-                    self.entries.pop((ev.choice, ev.index), None)
+            # Every event class has its case (mypy checks: assert_never), so a new kind
+            # of call event is tracked here or passed over on purpose.
+            match ev:
+                case ToolCallDelta():
                     entry = self._entry(ev.choice, ev.index, frame)
-                else:
-                    entry = old
-                entry.id, entry.name, entry.custom = ev.id, ev.name, ev.custom
-            elif isinstance(ev, ToolCallEnd):
-                entry = self._entry(ev.choice, ev.index, frame)
-                entry.ended = True
-            else:
-                continue
+                    entry._add(frame, t_ms, ev.arguments)
+                case ToolCallStart():
+                    old = self.entries.get((ev.choice, ev.index))
+                    if old is None or old.fragments or old.ended:  # a new call
+                        self.entries.pop((ev.choice, ev.index), None)
+                        entry = self._entry(ev.choice, ev.index, frame)
+                    else:
+                        entry = old
+                    entry.id, entry.name, entry.custom = ev.id, ev.name, ev.custom
+                case ToolCallEnd():
+                    entry = self._entry(ev.choice, ev.index, frame)
+                    entry.ended = True
+                case (
+                    MessageStart()
+                    | TextDelta()
+                    | ReasoningDelta()
+                    | ReasoningSignature()
+                    | RedactedReasoning()
+                    | RefusalDelta()
+                    | ServerTool()
+                    | Opaque()
+                    | Citation()
+                    | Usage()
+                    | Finish()
+                    | Progress()
+                    | Error()
+                    | PartEnd()
+                    | End()
+                ):
+                    continue  # no call's (a server tool runs upstream: not the client's)
+                case _:
+                    assert_never(ev)
             changed[entry.key] = None
         return list(changed)
 
