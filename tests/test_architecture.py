@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,81 @@ def test_a_request_runs_on_codec_objects(rel: str) -> None:
     ]
     assert rel.endswith(".py") and (PKG / rel).exists()
     assert not calls, f"{rel} looks a protocol up by name (lines {calls}): pass the Codec"
+
+
+# -- what the code cites is in the repository ------------------------------------------
+
+REPO = PKG.parents[1]
+# Source and prose we write; recorded streams and other data are not read for citations.
+CITING_SUFFIXES = {".py", ".md", ".mjs", ".js", ".cjs", ".ts", ".sh", ".toml", ".spec"}
+# Notes that lived beside the repository, never in a clone: their facts are in docs/.
+# (The names are written split, so that this file cites none of them.)
+OUTSIDE = re.compile(
+    "|".join(("WIRE-" + "CONTRACT", "STACK-" + "NOTES", r"CONVENTIONS\.md", r"\.\./shared\b"))
+    + "|/work/"
+    + "shared"
+)
+# A tracker's number (an issue and its point) is nothing to a clone: say the behaviour.
+ISSUE = re.compile(r"\bissues?\s+#?\d+", re.IGNORECASE)
+DOC = re.compile(r"\bdocs/([\w-]+\.md)(?:#([\w-]+))?")
+
+
+def citing_files() -> list[Path]:
+    found = [
+        path
+        for top in ("app", "tests")
+        for path in (REPO / top).rglob("*")
+        if path.suffix in CITING_SUFFIXES and path.is_file() and "__pycache__" not in path.parts
+    ]
+    return sorted(found)
+
+
+def anchors(doc: Path) -> set[str]:
+    """The anchors of a Markdown file's headings, as GitHub makes them."""
+    out: set[str] = set()
+    for line in doc.read_text().splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip().lower()
+            out.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return out
+
+
+def test_the_citations_are_read_at_all() -> None:
+    files = citing_files()
+    assert REPO / "app" / "streamscope" / "lint" / "rule.py" in files
+    assert REPO / "tests" / "test_architecture.py" in files
+    sections = anchors(REPO / "docs" / "wire-contract.md")
+    assert {"openai-chat-completions", "transport-every-protocol"} <= sections
+    assert "chat" not in sections
+    # the patterns find what they are for (written split, so this file cites nothing)
+    assert ISSUE.search("as issue" + " 27,\n  point 2 says") and not ISSUE.search("issues/35")
+    assert OUTSIDE.search("see WIRE-" + "CONTRACT.md") and not OUTSIDE.search("pool/shared.py")
+    assert OUTSIDE.search("in ../" + "shared/") and ISSUE.search("(Issue" + " #31)")
+    found = DOC.search("rules of docs/wire-contract.md#openai-responses: each")
+    assert found and found.groups() == ("wire-contract.md", "openai-responses")
+
+
+def test_no_file_cites_a_note_outside_the_repository_or_an_issue_number() -> None:
+    bad: list[str] = []
+    for path in citing_files():
+        text = path.read_text(errors="replace")
+        for pattern in (OUTSIDE, ISSUE):
+            for hit in pattern.finditer(text):
+                line = text.count("\n", 0, hit.start()) + 1
+                bad.append(f"{path.relative_to(REPO)}:{line}: {hit.group(0)!r}")
+    assert not bad, "cite docs/ or say the behaviour:\n" + "\n".join(bad)
+
+
+def test_every_cited_document_and_section_is_in_the_repository() -> None:
+    """A citation of docs/ names a file there, and its section (``#anchor``) a heading."""
+    bad: list[str] = []
+    for path in citing_files():
+        text = path.read_text(errors="replace")
+        for hit in DOC.finditer(text):
+            name, section = hit.groups()
+            doc = REPO / "docs" / name
+            if not doc.is_file():
+                bad.append(f"{path.relative_to(REPO)}: docs/{name} is no file")
+            elif section is not None and section not in anchors(doc):
+                bad.append(f"{path.relative_to(REPO)}: docs/{name} has no section #{section}")
+    assert not bad, "\n".join(bad)

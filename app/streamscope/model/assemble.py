@@ -2,8 +2,8 @@
 replay a :class:`Response` as events.
 
 The :class:`Assembler` is the one reassembly state of the project: the ``translate``
-command uses it for non-streaming output, the tests use it to compare streams across
-protocols, and the GUI's tool-call view (a later issue) shows its snapshot.
+command uses it for non-streaming output, the proxy's pipeline and the client pane keep
+one per stream, and the tests use it to compare streams across protocols.
 """
 
 from __future__ import annotations
