@@ -22,13 +22,14 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, assert_never
+from typing import Any, assert_never, get_args
 
 from streamscope.model.events import (
     Citation,
     End,
     Error,
     Event,
+    EventType,
     Finish,
     MessageStart,
     Opaque,
@@ -156,6 +157,38 @@ class ToolCallEntry:
         self.parsed, self.value = True, value
 
 
+def _tracked(tag: EventType) -> bool:
+    """Whether the tracker takes events of this type (every tag has its case: mypy checks,
+    assert_never); :data:`TRACKED` is what a feed hands it."""
+    match tag:
+        case "tool_call_start" | "tool_call_delta" | "tool_call_end":
+            return True
+        case (
+            "message_start"
+            | "text_delta"
+            | "reasoning_delta"
+            | "reasoning_signature"
+            | "redacted_reasoning"
+            | "refusal_delta"
+            | "server_tool"
+            | "opaque"
+            | "citation"
+            | "usage"
+            | "finish"
+            | "progress"
+            | "error"
+            | "part_end"
+            | "end"
+        ):
+            return False
+        case _:
+            assert_never(tag)
+
+
+TRACKED = frozenset(tag for tag in get_args(EventType) if _tracked(tag))
+"""The event types :meth:`ToolCallTracker.feed` keeps something of."""
+
+
 class ToolCallTracker:
     """Tool-call entries kept from canonical events (see the module docstring)."""
 
@@ -224,4 +257,4 @@ class ToolCallTracker:
         return list(changed)
 
 
-__all__ = ["Fragment", "Key", "ToolCallEntry", "ToolCallTracker"]
+__all__ = ["TRACKED", "Fragment", "Key", "ToolCallEntry", "ToolCallTracker"]
