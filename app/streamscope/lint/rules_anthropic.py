@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from streamscope.lint.rule import Rule, rule
+from streamscope.lint.rule import BROKEN, Rule, rule
 from streamscope.lint.rules_framing import CLAUDE_CODE_AGAIN, CLAUDE_CODE_NOTHING
 
 _CC = "agent CLIs (tests/realclients)"
@@ -31,7 +31,7 @@ RULES: list[Rule] = [
                 f"drops frames without an `event:` line, reads no event and {CLAUDE_CODE_AGAIN}",
             ),
         },
-        source=f"{_CONTRACT}; broken/README.md (measured: AssertionError); real clients and {_CC}",
+        source=f"{_CONTRACT}; {BROKEN} (measured: AssertionError); real clients and {_CC}",
     ),
     rule(
         "anthropic.frames-without-event-line",

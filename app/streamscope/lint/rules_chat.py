@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from streamscope.lint.rule import Rule, rule
+from streamscope.lint.rule import BROKEN, Rule, rule
 from streamscope.lint.rules_framing import QWEN_AGAIN
 
 _QWEN = "agent CLIs (tests/realclients)"
@@ -27,7 +27,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "chunk.choices is not iterable" at the usage chunk'),
         },
-        source=f"{_CONTRACT}; broken/README.md (measured); real clients (tests/realclients)",
+        source=f"{_CONTRACT}; {BROKEN} (measured); real clients (tests/realclients)",
     ),
     rule(
         "chat.unexpected-object",
@@ -111,7 +111,7 @@ RULES: list[Rule] = [
                 "throws on a new tool call without a name and ends the whole stream",
             )
         },
-        source=f"{_CONTRACT}; broken/README.md; real clients (tests/realclients)",
+        source=f"{_CONTRACT}; {BROKEN}; real clients (tests/realclients)",
     ),
     rule(
         "chat.tool-call-missing-id",
@@ -218,7 +218,7 @@ RULES: list[Rule] = [
         "the stream does not end with `data: [DONE]`",
         "An OpenAI Chat stream ends with `data: [DONE]` after the last chunk.",
         "Send `data: [DONE]` as the last frame.",
-        source="broken/README.md (no client measured to break)",
+        source=f"{BROKEN} (no client measured to break)",
     ),
     rule(
         "chat.error-framing",

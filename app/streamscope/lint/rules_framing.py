@@ -3,7 +3,7 @@ says as a whole is in :mod:`streamscope.lint.rules_stream`."""
 
 from __future__ import annotations
 
-from streamscope.lint.rule import Rule, rule
+from streamscope.lint.rule import BROKEN, Rule, rule
 
 # the section of the wire contract most framing rules come from
 _TRANSPORT = "docs/wire-contract.md#transport-every-protocol"
@@ -95,7 +95,7 @@ RULES: list[Rule] = [
                 'fails at once: "Streaming request received a non-SSE response"',
             ),
         },
-        source="broken/README.md (measured); SSE spec; real clients (tests/realclients)",
+        source=f"{BROKEN} (measured); SSE spec; real clients (tests/realclients)",
     ),
     rule(
         "framing.http-error",
@@ -174,7 +174,7 @@ RULES: list[Rule] = [
                 f"or, when it read no chunk at all, {QWEN_AGAIN}, then fails with {_NO_FINISH}",
             ),
         },
-        source="broken/README.md (measured); real clients (tests/realclients)",
+        source=f"{BROKEN} (measured); real clients (tests/realclients)",
     ),
     rule(
         "framing.no-final-blank-line",

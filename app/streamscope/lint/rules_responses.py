@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from streamscope.lint.rule import Rule, rule
+from streamscope.lint.rule import BROKEN, RECORDINGS, Rule, rule
 
 # the section of the wire contract these rules come from
 _CONTRACT = "docs/wire-contract.md#openai-responses"
@@ -64,7 +64,7 @@ RULES: list[Rule] = [
                 "validation error part instead of the provider's message",
             )
         },
-        source=f"{_CONTRACT}; broken/README.md",
+        source=f"{_CONTRACT}; {BROKEN}",
     ),
     rule(
         "responses.missing-sequence-number",
@@ -100,7 +100,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "Lifecycle response identity changed."'),
         },
-        source=f"{_CONTRACT}; SOURCES.md (GitHub Copilot recording); measured; "
+        source=f"{_CONTRACT}; {RECORDINGS} (GitHub Copilot recording); measured; "
         "real clients (tests/realclients)",
     ),
     rule(
@@ -117,7 +117,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "expected item_id …, got …"'),
         },
-        source="SOURCES.md (GitHub Copilot recording, @ai-sdk/openai 3.0.141); "
+        source=f"{RECORDINGS} (GitHub Copilot recording, @ai-sdk/openai 3.0.141); "
         "real clients (tests/realclients)",
     ),
     rule(
@@ -142,7 +142,7 @@ RULES: list[Rule] = [
         "OpenAI sends `response.in_progress` right after `response.created`; no measured "
         "client needs it, but clients written against OpenAI's exact order may.",
         "Send `response.in_progress` after `response.created`.",
-        source="broken/README.md (no client measured to break)",
+        source=f"{BROKEN} (no client measured to break)",
     ),
     rule(
         "responses.lifecycle-fields",
@@ -236,7 +236,7 @@ RULES: list[Rule] = [
                 "is None: code iterating it raises TypeError",
             ),
         },
-        source=f"{_CONTRACT}; broken/README.md (measured)",
+        source=f"{_CONTRACT}; {BROKEN} (measured)",
     ),
     rule(
         "responses.partial-response-object",
