@@ -6,17 +6,24 @@
   particular protocol's package (translation goes through the registry), and no protocol
   package imports another (there is no code for a pair of protocols).
 - No import runs back up: the packages (and the loose top-level modules) import each
-  other without a cycle, in-function imports included, so the tree has layers.
+  other without a cycle, in-function imports included, so the tree has layers; and the
+  layers are the README's ("How it is built"): each room imports only the rooms listed
+  above it and the leaves, and the leaves import none.
+- What the README calls pure does no I/O (no coroutine), and gui/display.py, which runs
+  before Qt is imported, imports none.
+- What the code cites is in the repository (docs/), never an issue number.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "app" / "streamscope"
+REPO = PKG.parents[1]
 QT = ("PySide6", "qasync", "shiboken6")
 PROTOCOL_PACKAGES = ("openai_chat", "anthropic", "responses", "lmstudio")
 
@@ -86,6 +93,82 @@ def test_there_is_a_core_to_check() -> None:
     assert len(modules()) > 10
 
 
+def readme_layers() -> list[list[str]]:
+    """The rooms of the README's layout, in its order (the names of one line share a
+    rank); the last line is the leaves."""
+    text = (REPO / "README.md").read_text()
+    block = text.split("The folders, in the order the layers stack", 1)[1].split("```")[1]
+    ranks: list[list[str]] = []
+    for line in block.splitlines():
+        entry = re.match(r"^  ([\w.]+/?(?:, [\w.]+/?)*)(?:\s|$)", line)
+        if entry is not None:
+            names = [n.strip().removesuffix("/") for n in entry.group(1).split(",")]
+            ranks.append([n.removesuffix(".py") for n in names])
+    return ranks
+
+
+def rank_of(layers: list[list[str]]) -> dict[str, int]:
+    rank = {name: i for i, names in enumerate(layers) for name in names}
+    rank["__main__"] = rank["cli"]  # python -m streamscope: the README lists it with cli
+    return rank
+
+
+def test_the_readme_lists_every_room() -> None:
+    layers = readme_layers()
+    listed = set(rank_of(layers))
+    assert {"wire", "gui", "cli", "findings"} <= listed and len(layers) > 20
+    names = {".".join(p.relative_to(PKG.parent).with_suffix("").parts) for p in modules()}
+    rooms = {room(n.removesuffix(".__init__")) for n in names} - {"streamscope"}
+    assert rooms <= listed, sorted(rooms - listed)
+    assert listed - {"__main__"} <= rooms, sorted(listed - rooms)
+
+
+def test_each_room_imports_only_the_rooms_above_it() -> None:
+    layers = readme_layers()
+    rank, leaves = rank_of(layers), set(layers[-1])
+    graph = package_graph()
+    assert "gui" in graph["cli"]  # the window is the command's default
+    bad = [
+        f"{src} imports {dst} (in {', '.join(sorted(set(graph[src][dst]))[:3])})"
+        for src in graph
+        for dst in graph[src]
+        if src in rank and dst in rank and dst not in leaves and rank[dst] > rank[src]
+    ]
+    assert not bad, "the README lists these the other way round:\n" + "\n".join(bad)
+
+
+def test_the_leaves_import_no_room() -> None:
+    leaves = readme_layers()[-1]
+    assert leaves == ["findings", "signals", "private", "resources"]
+    graph = package_graph()
+    assert not {leaf: sorted(graph[leaf]) for leaf in leaves if leaf in graph}
+
+
+# The README calls these pure: they compute, the caller does the I/O.
+PURE = ("proxy/plan.py", "conversation/resolve.py")
+
+
+@pytest.mark.parametrize("rel", PURE)
+def test_what_the_readme_calls_pure_does_no_io(rel: str) -> None:
+    tree = ast.parse((PKG / rel).read_text())
+    names = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert names, f"{rel} defines no function"
+    waits = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.AsyncFunctionDef | ast.Await)]
+    assert not waits, f"{rel} waits on I/O (lines {waits})"
+
+
+def test_display_asks_before_qt_is_imported() -> None:
+    display = PKG / "gui" / "display.py"
+    every = {  # in-function imports too
+        a.name if isinstance(node, ast.Import) else (node.module or "")
+        for node in ast.walk(ast.parse(display.read_text()))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for a in (node.names if isinstance(node, ast.Import) else [node.names[0]])
+    }
+    assert "sys" in every
+    assert not [n for n in every if n.split(".")[0] in QT or n.startswith("streamscope.gui.")]
+
+
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PKG)))
 def test_core_does_not_import_qt(path: Path) -> None:
     if "gui" in path.relative_to(PKG).parts:
@@ -134,3 +217,80 @@ def test_a_request_runs_on_codec_objects(rel: str) -> None:
     ]
     assert rel.endswith(".py") and (PKG / rel).exists()
     assert not calls, f"{rel} looks a protocol up by name (lines {calls}): pass the Codec"
+
+
+# -- what the code cites is in the repository ------------------------------------------
+
+# Source and prose we write; recorded streams and other data are not read for citations.
+CITING_SUFFIXES = {".py", ".md", ".mjs", ".js", ".cjs", ".ts", ".sh", ".toml", ".spec"}
+# Notes that lived beside the repository, never in a clone: their facts are in docs/.
+# (The names are written split, so that this file cites none of them.)
+OUTSIDE = re.compile(
+    "|".join(("WIRE-" + "CONTRACT", "STACK-" + "NOTES", r"CONVENTIONS\.md", r"\.\./shared\b"))
+    + "|/work/"
+    + "shared"
+)
+# A tracker's number (an issue and its point) is nothing to a clone: say the behaviour.
+ISSUE = re.compile(r"\bissues?\s+#?\d+", re.IGNORECASE)
+DOC = re.compile(r"\bdocs/([\w-]+\.md)(?:#([\w-]+))?")
+
+
+def citing_files() -> list[Path]:
+    found = [
+        path
+        for top in ("app", "tests")
+        for path in (REPO / top).rglob("*")
+        if path.suffix in CITING_SUFFIXES and path.is_file() and "__pycache__" not in path.parts
+    ]
+    return sorted(found)
+
+
+def anchors(doc: Path) -> set[str]:
+    """The anchors of a Markdown file's headings, as GitHub makes them."""
+    out: set[str] = set()
+    for line in doc.read_text().splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip().lower()
+            out.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return out
+
+
+def test_the_citations_are_read_at_all() -> None:
+    files = citing_files()
+    assert REPO / "app" / "streamscope" / "lint" / "rule.py" in files
+    assert REPO / "tests" / "test_architecture.py" in files
+    sections = anchors(REPO / "docs" / "wire-contract.md")
+    assert {"openai-chat-completions", "transport-every-protocol"} <= sections
+    assert "chat" not in sections
+    # the patterns find what they are for (written split, so this file cites nothing)
+    assert ISSUE.search("as issue" + " 27,\n  point 2 says") and not ISSUE.search("issues/35")
+    assert OUTSIDE.search("see WIRE-" + "CONTRACT.md") and not OUTSIDE.search("pool/shared.py")
+    assert OUTSIDE.search("in ../" + "shared/") and ISSUE.search("(Issue" + " #31)")
+    found = DOC.search("rules of docs/wire-contract.md#openai-responses: each")
+    assert found and found.groups() == ("wire-contract.md", "openai-responses")
+
+
+def test_no_file_cites_a_note_outside_the_repository_or_an_issue_number() -> None:
+    bad: list[str] = []
+    for path in citing_files():
+        text = path.read_text(errors="replace")
+        for pattern in (OUTSIDE, ISSUE):
+            for hit in pattern.finditer(text):
+                line = text.count("\n", 0, hit.start()) + 1
+                bad.append(f"{path.relative_to(REPO)}:{line}: {hit.group(0)!r}")
+    assert not bad, "cite docs/ or say the behaviour:\n" + "\n".join(bad)
+
+
+def test_every_cited_document_and_section_is_in_the_repository() -> None:
+    """A citation of docs/ names a file there, and its section (``#anchor``) a heading."""
+    bad: list[str] = []
+    for path in citing_files():
+        text = path.read_text(errors="replace")
+        for hit in DOC.finditer(text):
+            name, section = hit.groups()
+            doc = REPO / "docs" / name
+            if not doc.is_file():
+                bad.append(f"{path.relative_to(REPO)}: docs/{name} is no file")
+            elif section is not None and section not in anchors(doc):
+                bad.append(f"{path.relative_to(REPO)}: docs/{name} has no section #{section}")
+    assert not bad, "\n".join(bad)

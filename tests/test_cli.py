@@ -156,7 +156,7 @@ def _serve_env(data: Path) -> dict[str, str]:
 
 @pytest.mark.parametrize("which", ["flows", "pool"])
 def test_serve_with_a_corrupt_database_names_the_file(tmp_path: Path, which: str) -> None:
-    """(issue 31, point 8) not 'cannot open the state files (a, b)': the one that is bad."""
+    """Not 'cannot open the state files (a, b)': the one that is bad."""
     config = tmp_path / "config.toml"
     config.write_text('[proxy]\napi_keys = ["sk-local-abcdefghijklmnop1234"]\n')
     config.chmod(0o600)
@@ -184,7 +184,7 @@ def test_serve_with_a_corrupt_database_names_the_file(tmp_path: Path, which: str
 
 
 def test_serve_on_a_taken_port_still_prints_the_key_it_generated(tmp_path: Path) -> None:
-    """(issue 31, point 8) the key is saved before the port is tried: without it printed,
+    """The key is saved before the port is tried: without it printed,
     the user would have to dig it out of the config file."""
     import socket
 

@@ -1,5 +1,5 @@
 """streamscope serve: a start error never prints the shared database's password, however
-the config gives it (issue 31, point 5)."""
+the config gives it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Secrets known by where they stand (issue 31, point 5): headers and query parameters
+"""Secrets known by where they stand: headers and query parameters
 whose name says they hold a credential, whatever their value (a key the proxy never
 learnt), and a database URL's password in its userinfo or its ``?password=``."""
 

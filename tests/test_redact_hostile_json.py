@@ -1,5 +1,5 @@
-"""A hostile upstream hides the account key from a search of its bytes (issue 31, point
-5): it writes the key with JSON ``\\u`` escapes, or sends it as deltas of 1 to 7
+"""A hostile upstream hides the account key from a search of its bytes:
+it writes the key with JSON ``\\u`` escapes, or sends it as deltas of 1 to 7
 characters (each its own network write, or all in one). Through the real proxy, in
 passthrough and repair, the client's assembled text, the captured flow (both legs), its
 HAR and the SQLite file are searched for the key in every form it was sent in.

@@ -1,5 +1,5 @@
-"""The shared database's password is a secret however the config gives it (issue 31,
-point 5): through ``url_env`` (the password stays out of the file, but the proxy still
+"""The shared database's password is a secret however the config gives it:
+through ``url_env`` (the password stays out of the file, but the proxy still
 knows it) or as ``?password=`` in the URL. A prompt that holds it is echoed by the
 upstream; the client's answer, the flow stored in PostgreSQL and the log must not hold it.
 """

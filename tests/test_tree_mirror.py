@@ -35,7 +35,7 @@ WHOLE: dict[str, str] = {
     "test_stack.py": "the pinned stack behaves as docs/stack-notes.md measured",
     "test_lint.py": "ruff and mypy over the whole tree",
     "test_upstream_server.py": "the suite's own fake upstream (tests/upstream_server.py)",
-    # issue 32: the audit's end-to-end tests and their defect-injecting relay
+    # the audit's end-to-end tests and their defect-injecting relay
     "audit/test_defects.py": "`streamscope audit` (the CLI, real clients, the proxy in "
     "repair mode) against a relay that injects each classic defect",
     "audit/test_defects_relay.py": "the defect-injecting relay those tests audit "

@@ -7,7 +7,7 @@ The package is split so the architecture shows in the tree:
 - ``codecs``  one package per protocol: decode wire -> canonical, encode canonical -> wire;
 - ``cli``     the ``streamscope`` command.
 
-Nothing outside ``gui`` (a later issue) may import Qt.
+Nothing outside ``gui`` may import Qt.
 """
 
 __version__ = "0.1.0"

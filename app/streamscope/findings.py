@@ -1,8 +1,8 @@
 """Findings: what a tolerant decoder noticed was off, instead of crashing.
 
 Decoders at every layer (SSE framing, protocol codecs, request translation) record
-findings and carry on. The linter of a later issue explains them to the user; tests
-use them to prove that real recordings decode cleanly (no ``error`` findings).
+findings and carry on. The linter (:mod:`streamscope.lint`) explains them to the user;
+tests use them to prove that real recordings decode cleanly (no ``error`` findings).
 """
 
 from __future__ import annotations

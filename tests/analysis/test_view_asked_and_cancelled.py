@@ -1,5 +1,5 @@
-"""What the analysis makes of a leg for what its request asked and how its flow ended
-(issue 16): ``asked_to_stream`` reads the request as its codec does, and a stream the
+"""What the analysis makes of a leg for what its request asked and how its flow ended:
+``asked_to_stream`` reads the request as its codec does, and a stream the
 client cancelled is not blamed for its missing end (``leg_lint(cancelled=True)``,
 ``was_cancelled``)."""
 

@@ -1,5 +1,5 @@
 """Why is it empty? A broken stream through the proxy becomes a flow whose verdict names
-the client it breaks and the cause (issue 6): in passthrough on the client leg itself,
+the client it breaks and the cause: in passthrough on the client leg itself,
 in repair only on the upstream leg, the client leg being fixed."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Verdicts of flows through a real proxy on a real socket (issue 16), read from
+"""Verdicts of flows through a real proxy on a real socket, read from
 ``/admin/flows`` as a user's tools read them: a non-streamed answer (the official SDKs'
 ``create()`` without ``stream``) is not flagged; an Anthropic flow's verdict never names
 openai-python; a stream that ends in the upstream's error (the demo's ``demo-error``)

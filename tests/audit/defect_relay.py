@@ -1,4 +1,4 @@
-"""A relay that is wrong in known ways, for the audit's end-to-end tests (issue 32, point 4).
+"""A relay that is wrong in known ways, for the audit's end-to-end tests.
 
 A real HTTP server on 127.0.0.1 (the suite's own :class:`tests.upstream_server.UpstreamServer`:
 chunked streams written and drained frame by frame, TCP_NODELAY on) that speaks OpenAI

@@ -1,6 +1,6 @@
 """``streamscope audit`` (the real CLI, as a subprocess) against a relay that is wrong in
 known ways (tests/audit/defect_relay.py: each classic defect injected into real
-recordings), issue 32's "Done when":
+recordings), the audit's promises:
 
 - each defect a client breaks on is named (its lint rule in report.json, the table and
   the HTML) with exactly the clients its rule's profiles say break, each proven by that

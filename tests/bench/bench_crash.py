@@ -1,4 +1,4 @@
-"""Capture durability and memory under load (issue 17, point 8): a script, not a test.
+"""Capture durability and memory under load: a script, not a test.
 ``.venv/bin/python -m tests.bench.bench_crash [--seconds 10] [--runs 3]``
 
 Starts ``streamscope serve`` (demo upstream at 2,000 tokens/s, its database in a

@@ -1,4 +1,4 @@
-"""Pipelined keyless requests flooding the proxy (issue 31, point 1): a script, not a
+"""Pipelined keyless requests flooding the proxy: a script, not a
 test. ``.venv/bin/python -m tests.bench.bench_pipeline_flood [--connections 990]
 [--seconds 15] [--once]``
 

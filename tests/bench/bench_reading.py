@@ -9,7 +9,7 @@ tool call with streamed arguments, usage, finish; encoded by the protocol's own 
 one captured chunk per frame, 1 ms apart, with a keepalive comment every 500 frames) is
 read for what a flow view shows of it — its events, timing, chart series and lint:
 
-- **separately**, as before issue 16: ``leg_events``, ``leg_timing``, ``leg_lint`` and
+- **separately**, as before one reading: ``leg_events``, ``leg_timing``, ``leg_lint`` and
   ``leg_series``, each decoding the leg on its own;
 - **one reading**: one :class:`~streamscope.analysis.reading.LegReading`, whose events,
   timing, series and lint share one decoding.

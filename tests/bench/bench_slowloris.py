@@ -1,4 +1,4 @@
-"""Idle connections and a slowloris against the proxy (issue 17, point 5): a script, not
+"""Idle connections and a slowloris against the proxy: a script, not
 a test. ``.venv/bin/python -m tests.bench.bench_slowloris``
 
 Starts the proxy in a child process on 127.0.0.1 (default limits: 64 KiB heads, 10 s to

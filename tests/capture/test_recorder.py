@@ -1,4 +1,4 @@
-"""Capture through a real proxy (issue 6): both legs of every flow, exact bytes and times,
+"""Capture through a real proxy: both legs of every flow, exact bytes and times,
 client frames linked to the upstream frames they came from, secrets masked everywhere,
 retention limits, bodies stored once.
 """

@@ -1,4 +1,4 @@
-"""Capture through a real proxy, continued (issue 6): the upstream request stored as the
+"""Capture through a real proxy, continued: the upstream request stored as the
 upstream received it, the client's query string kept (keys masked), whether a summary's
 tokens are estimated, HAR export of a selection, and import of HAR and ``.sse`` files
 into the store (``POST /admin/flows/import``).

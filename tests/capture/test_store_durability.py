@@ -1,4 +1,4 @@
-"""Durable capture (issue 17, point 8), on real files and a real process: flows are
+"""Durable capture, on real files and a real process: flows are
 committed within about a second, so ``kill -9`` under load loses only the last second;
 the backlog waiting to be written is bounded in bytes and in time, and what is shed is
 said in the flow and the log; a database deleted or replaced while open is reopened."""

@@ -1,5 +1,5 @@
 """The flow store while another program holds a write lock on its SQLite file
-(app/streamscope/capture/store.py, issue 31 point 4): flows that finish meanwhile wait in
+(app/streamscope/capture/store.py): flows that finish meanwhile wait in
 memory within the backlog's bound and are written once the lock is released, none lost;
 the lock is said in one line, the recovery in one."""
 

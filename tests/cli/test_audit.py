@@ -53,7 +53,7 @@ def test_a_clean_relay_exits_0_and_a_broken_one_1_with_the_cause_per_client(
         out = capsys.readouterr()
     assert len(clean.err.strip().splitlines()) == 14  # a progress line per probe
     assert "all 14 requests work" in clean.out
-    # the summary line per client names the cause, as the example does
+    # the summary line per client names the cause (audit.report.client_summary)
     lines = out.out.splitlines()
     cherry = next(line for line in lines if line.startswith("@cherrystudio/ai-core openai-chat"))
     assert "of 14 requests break" in cherry and "choices" in cherry

@@ -176,6 +176,6 @@ def test_as_a_real_process() -> None:
 
 
 def test_one_finding_is_one_finding(capsys: pytest.CaptureFixture[str]) -> None:
-    """(issue 30) ``1 findings``: a count says its noun in the singular for one."""
+    """Not ``1 findings``: a count says its noun in the singular for one."""
     code, out, _ = run(capsys, str(BROKEN / "chat-missing-done.sse"))
     assert code == 0 and "openai-chat: 1 finding, 0 errors" in out

@@ -1,4 +1,4 @@
-"""Issue 28 point 5: ``streamscope lint`` on every real recording of a provider's normal
+"""``streamscope lint`` on every real recording of a provider's normal
 behaviour — an answer it cut by length, filtered or refused, its own error, its content
 filter's verdicts (tests/fixtures/SOURCES.md says which: ``provider_recordings()``) — exits
 0 and says what the provider did, apart from the findings; the trimmed recordings and the

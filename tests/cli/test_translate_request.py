@@ -113,7 +113,7 @@ def test_non_stream_is_refused_in_one_line(tmp_path: Path) -> None:
 # -- --from auto -----------------------------------------------------------------------------
 
 SHAPES = [
-    # (body, protocol): what each client of the issue sends, in short.
+    # (body, protocol): what each client protocol sends, in short.
     ({"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": "hi"}]}, "anthropic"),
     ({"model": "m", "messages": [{"role": "user", "content": "hi"}]}, "openai-chat"),
     (

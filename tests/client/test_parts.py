@@ -14,6 +14,7 @@ from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.client import SessionCallbacks, replay_session
 from streamscope.client.parts import PARTS, PartsTracker
 from streamscope.model.events import ReasoningDelta, RefusalDelta, TextDelta
+from tests.model.test_events_exhaustive_dispatch import SAMPLES
 from tests.support import fixture_files, load
 
 SSE = [("content-type", "text/event-stream")]
@@ -81,3 +82,16 @@ def test_text_of_no_frame_counts_but_has_no_span() -> None:
     assert tracker.text("text") == "abcd"
     assert tracker.frame_at("text", 1) == 0 and tracker.frame_at("text", 2) is None
     assert tracker.spans_of(0) == [("text", 0, 2)]
+
+
+@pytest.mark.parametrize("kind", list(SAMPLES), ids=lambda k: k.__name__)
+def test_every_event_class_is_taken_and_only_text_is_kept(kind: type) -> None:
+    tracker = PartsTracker()
+    tracker.feed(3, SAMPLES[kind])  # an unhandled class fails its assert_never here
+    kept = {part: tracker.text(part) for part in PARTS}
+    texts = {TextDelta: "text", ReasoningDelta: "reasoning", RefusalDelta: "refusal"}
+    expected = {part: "" for part in PARTS}
+    if kind in texts:
+        expected[texts[kind]] = SAMPLES[kind].text
+        assert tracker.spans_of(3) == [(texts[kind], 0, len(SAMPLES[kind].text))]
+    assert kept == expected

@@ -1,4 +1,4 @@
-"""A user's cancel is not the stream's fault (issue 16): the client pane's verdict for a
+"""A user's cancel is not the stream's fault: the client pane's verdict for a
 session cancelled mid-stream is not red, and says it was cancelled by the client."""
 
 from __future__ import annotations

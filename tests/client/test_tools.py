@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 
 from streamscope.client import ToolCallTracker
+from streamscope.client.tools import TRACKED
 from streamscope.codecs import get_codec
 from streamscope.model.assemble import assemble
 from streamscope.model.events import Event, ToolCallDelta, ToolCallEnd, ToolCallStart
+from tests.model.test_events_exhaustive_dispatch import SAMPLES
 from tests.support import FIXTURES, load
 
 RECORDINGS = [
@@ -198,3 +200,18 @@ def test_a_freeform_call_is_its_text_not_json() -> None:
     [entry] = list(tracker)
     assert entry.custom and entry.parsed and entry.value == patch == entry.arguments
     assert entry.parsed_since == 0 and entry.ended
+
+
+@pytest.mark.parametrize("kind", list(SAMPLES), ids=lambda k: k.__name__)
+def test_every_event_class_is_taken_and_only_calls_are_kept(kind: type) -> None:
+    tracker = ToolCallTracker()
+    changed = tracker.feed([(5, 1.0, SAMPLES[kind])])  # an unhandled class: assert_never
+    calls = (ToolCallStart, ToolCallDelta, ToolCallEnd)
+    assert changed == ([(0, 0)] if kind in calls else [])
+    assert len(tracker) == (1 if kind in calls else 0)
+
+
+def test_a_feed_hands_the_tracker_exactly_the_events_it_keeps() -> None:
+    """``TRACKED`` is the feed's filter (client/feed.py): the types the tracker acts on."""
+    kept = {SAMPLES[k].type for k in SAMPLES if ToolCallTracker().feed([(0, 0.0, SAMPLES[k])])}
+    assert kept == TRACKED == {"tool_call_start", "tool_call_delta", "tool_call_end"}

@@ -1,4 +1,4 @@
-"""The agent CLIs people point at a local proxy, run through StreamScope (issue 27).
+"""The agent CLIs people point at a local proxy, run through StreamScope.
 
 Claude Code, Codex CLI, Qwen Code and Gemini CLI are installed by the test at their
 pinned versions (``realclients.agents.install_agent``, cached under

@@ -1,4 +1,4 @@
-"""Issue 27's done-when line: Cherry Studio's "OpenAI-Response" provider type, with
+"""Cherry Studio's "OpenAI-Response" provider type, with
 ``store`` left at its default, completes multi-step tool loops over every upstream
 protocol.
 

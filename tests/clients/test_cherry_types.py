@@ -1,4 +1,4 @@
-"""Issue 29's done-when line: every Cherry Studio provider type streams through the proxy
+"""Every Cherry Studio provider type streams through the proxy
 by way of ``@cherrystudio/ai-core``, from every upstream protocol.
 
 Each provider type (:data:`streamscope.client.cherry.TYPES`: the values File → Connect

@@ -1,4 +1,4 @@
-"""Issue 29 point 3: the Gemini SDKs through the proxy, each pointed at it as a user would.
+"""The Gemini SDKs through the proxy, each pointed at it as a user would.
 
 - ``google-genai`` (Python, the test extra's pin) runs in this process with
   ``http_options=HttpOptions(base_url=PROXY)``;

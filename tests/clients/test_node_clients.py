@@ -1,4 +1,4 @@
-"""Issue 15 point 2: every Node client connects with the README's base URLs.
+"""Every Node client connects with the README's base URLs.
 
 The official ``openai`` and ``@anthropic-ai/sdk`` Node SDKs and the Vercel AI SDK (``ai``
 with ``@ai-sdk/openai`` ``.chat()`` and ``.responses()``, ``@ai-sdk/anthropic``,

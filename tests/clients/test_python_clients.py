@@ -1,4 +1,4 @@
-"""Issue 15 point 2: every Python client connects with the README's base URLs.
+"""Every Python client connects with the README's base URLs.
 
 Real clients, a real proxy on a real loopback port, the demo backend behind it. The
 official ``openai`` and ``anthropic`` SDKs run in this process (they are test

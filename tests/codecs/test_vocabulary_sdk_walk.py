@@ -2,7 +2,7 @@
 sdk_places.py, sdk_strategies.py), tested on what they read and build.
 
 - The walk finds names at every place of :mod:`streamscope.codecs.vocabulary` for the
-  pinned SDKs, among them what issue 27 names (a path an SDK upgrade broke would
+  pinned SDKs, among them the names the codecs carry (a path an SDK upgrade broke would
   otherwise check nothing).
 - The walker reads TypedDicts as the SDKs write them: string annotations (``from
   __future__ import annotations``, where ``__required_keys__`` goes wrong on Python 3.11),
@@ -37,7 +37,7 @@ def test_the_sdk_walk_finds_every_place() -> None:
         if not names
     ]
     assert not empty, "places whose walk finds nothing: " + ", ".join(empty)
-    # and what the issue names is among them
+    # and a name the codecs carry is among them
     anthropic_places = places_sent("anthropic")
     assert "system" in anthropic_places["message.role"]
     assert {"document", "tool_result", "server_tool_use"} <= set(anthropic_places["user.content"])

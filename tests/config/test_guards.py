@@ -1,6 +1,6 @@
 """Where the proxy may listen (config/guards.py): an address other machines reach needs
-admin keys of 24 characters or more that are not client keys, and named hosts
-(issue 31, point 7); loopback needs none of it."""
+admin keys of 24 characters or more that are not client keys, and named hosts;
+loopback needs none of it."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ LONG_ADMIN = "sk-admin-" + "q7" * 12
         ("::", {"admin_keys": ["sk-admin-x"]}, "[proxy] allowed_hosts first"),
         ("192.168.1.20", {"allowed_hosts": ["ss.lan"]}, "[proxy] admin_keys first"),
         ("0.0.0.0", {"admin_keys": [LONG_ADMIN], "allowed_hosts": ["ss.lan"]}, None),
-        # long enough, distinct from the client keys, and hosts named (issue 31, point 7)
+        # long enough, distinct from the client keys, and hosts named
         ("0.0.0.0", {"admin_keys": ["sk-admin-x"], "allowed_hosts": ["ss.lan"]}, "shorter than 24"),
         (
             "10.0.0.2",

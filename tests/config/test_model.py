@@ -46,7 +46,7 @@ api_key = "sk-upstream-secret-1234"
 """
 
 
-def test_the_issue_example_parses() -> None:
+def test_the_example_config_parses() -> None:
     config = parse_config(EXAMPLE)
     up = config.upstreams[0]
     assert (up.name, up.protocol, up.answers_in, up.base_url) == (
@@ -194,7 +194,7 @@ def test_the_default_demo_outlasts_a_long_keepalive_too() -> None:
 
 
 def test_capture_defaults_keep_2000_flows_and_500_mib() -> None:
-    # Issue 6: retention by count and by size, 2,000 flows and 500 MiB unless configured.
+    # Retention by count and by size, 2,000 flows and 500 MiB unless configured.
     capture = parse_config("", "empty config").capture
     assert capture.enabled is True
     assert (capture.max_flows, capture.max_megabytes) == (2000, 500)
@@ -223,7 +223,7 @@ def test_an_older_configs_kind_reads_as_its_protocol(kind: str, protocol: str) -
 @pytest.mark.parametrize("key", ["", "x", "sk-1234"])
 @pytest.mark.parametrize("field", ["api_keys", "admin_keys"])
 def test_an_empty_or_short_key_is_refused(field: str, key: str) -> None:
-    """(issue 31, point 8) and the file's error line does not repeat the key."""
+    """Refused as too short, and the file's error line does not repeat the key."""
     text = f'[proxy]\n{field} = ["sk-local-long-enough", "{key}"]\n'
     with pytest.raises(ConfigError, match="shorter than 8 characters") as refused:
         parse_config(text, "config.toml")

@@ -1,4 +1,4 @@
-"""Replays through the proxy (issue 5): ``replay/<name>`` plays a shipped recording.
+"""Replays through the proxy: ``replay/<name>`` plays a shipped recording.
 
 - repair mode: every shipped recording reaches every SDK client protocol translated, and
   the SDK assembles what the recording says (``expected()`` of tests/translation/sdk_expect.py,

@@ -1,5 +1,5 @@
-"""With ``n`` choices, each choice streams at the configured rate (issue 5: "a steady
-configurable rate"): the choices run side by side, so ``n = 2`` takes as long as one
+"""With ``n`` choices, each choice streams at the configured rate (a steady,
+configurable rate): the choices run side by side, so ``n = 2`` takes as long as one
 choice, not twice as long, and no choice is slowed to ``rate / n``."""
 
 from __future__ import annotations

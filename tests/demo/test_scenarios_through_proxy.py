@@ -1,8 +1,8 @@
-"""Every demo scenario through every SDK client protocol, streaming and not (issue 5).
+"""Every demo scenario through every SDK client protocol, streaming and not.
 
 The proxy runs on a real port with the embedded demo upstream (fast timing); the official
 ``openai`` and ``anthropic`` SDKs are the clients. What each scenario must say is written
-here from the issue (the quote, the tools' schemas, the budget), not read from the demo.
+here independently (the quote, the tools' schemas, the budget), not read from the demo.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Demo accounts with faults drive the account pool without a provider; the default
 configuration (no upstreams configured) is the demo with a healthy and an exhausted
-account, and lists the scenarios and the replay catalogue (issue 5)."""
+account, and lists the scenarios and the replay catalogue."""
 
 from __future__ import annotations
 

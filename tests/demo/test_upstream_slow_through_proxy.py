@@ -1,6 +1,6 @@
 """demo-slow through the proxy when the keepalive interval is as long as its silence or
-longer (issue 5: "a long silence before the first token (longer than the keepalive
-interval)"): the silence grows to the interval + 1 s, so the client still sees a
+longer (a long silence before the first token, longer than the keepalive
+interval): the silence grows to the interval + 1 s, so the client still sees a
 keepalive before the first token."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 against real sockets: a free port, no address of this machine, another program on the
 port (which is never sent the local key), and a StreamScope proxy already listening:
 told by what its ``/health`` answers, so that asking is no refusal in its window, and
-what doctor asks it says doctor sent it (issue 30, point 9)."""
+what doctor asks it says doctor sent it."""
 
 from __future__ import annotations
 

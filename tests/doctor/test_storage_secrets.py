@@ -1,4 +1,4 @@
-"""doctor.storage: a database URL's ``?password=`` is never printed (issue 31, point 5),
+"""doctor.storage: a database URL's ``?password=`` is never printed,
 reachable or not; the userinfo's never was."""
 
 from __future__ import annotations

@@ -93,7 +93,7 @@ def _lines(dialog: AttachDialog) -> int:
 async def test_plain_http_to_another_machine_is_attached_only_when_asked_again(
     url: str, asks: bool
 ) -> None:
-    """(issue 31, point 6) once per URL: the second press is the user's yes."""
+    """Once per URL: the second press is the user's yes."""
     asked: list[str] = []
 
     async def attach(url: str, key: str) -> str | None:

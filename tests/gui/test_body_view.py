@@ -1,4 +1,4 @@
-"""A whole-body answer has a view (issue 30, point 7): a non-streamed answer or an error
+"""A whole-body answer has a view: a non-streamed answer or an error
 answer replayed into a leg view shows its status, headers and body (pretty JSON, the
 raw bytes on a toggle) where the frames would be, and a stream after it shows frames
 again (app/streamscope/gui/body_view.py, wired in gui/leg_view.py)."""

@@ -1,4 +1,4 @@
-"""Check an upstream… (issue 32, point 2) in the real window, against its own embedded
+"""Check an upstream… in the real window, against its own embedded
 proxy over the demo backend: the battery runs live on the window's loop (rows fill before
 the audit ends), a broken recording relayed in passthrough shows red "breaks" cells with
 the rule, a cell opens its flow, the report exports as HTML and as a folder with no key

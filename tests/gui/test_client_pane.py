@@ -1,4 +1,4 @@
-"""The client pane in the real window, offscreen (issue 7): send to the embedded demo
+"""The client pane in the real window, offscreen: send to the embedded demo
 backend and see frames, the decoded answer, tool calls, timing and lint findings."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The client pane in Gemini, in the real window offscreen (issue 29): Gemini is offered,
+"""The client pane in Gemini, in the real window offscreen: Gemini is offered,
 a stream from the embedded demo shows its frames, answer, timing and verdict; a tool call
 is reassembled and its exchange followed up with a functionResponse; the model box lists
 /v1beta/models; another URL given with /v1beta reaches the same endpoint; an unknown

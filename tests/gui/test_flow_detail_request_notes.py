@@ -1,5 +1,5 @@
-"""An opened flow says what its request translation dropped (gui/flow_detail.py; issue
-27, point 5): a flow captured by a real proxy that translated an Anthropic client's
+"""An opened flow says what its request translation dropped (gui/flow_detail.py), as
+nothing is dropped silently: a flow captured by a real proxy that translated an Anthropic client's
 request for an OpenAI Chat upstream (a server tool, a ``container`` and a document
 block, which Chat has no place for), read back from the capture file, shows the count in
 its header, each note under it, and the notes in the client leg's Lint tab with the

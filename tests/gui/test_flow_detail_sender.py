@@ -1,4 +1,4 @@
-"""Issue 30: a flow opened from the traffic view leads with the client that sent it
+"""A flow opened from the traffic view leads with the client that sent it
 (gui/flow_detail.py, gui/leg_view.py, gui/client_answer.py). A stream whose frames are
 separated by a single newline, sent by openai-python (its User-Agent as it sends it):
 the verdict area opens with openai-python's verdict and says each cause once with every

@@ -1,4 +1,4 @@
-"""Issue 30, point 2: once "Run in real clients" has run a flow's client leg, the Answer
+"""Once "Run in real clients" has run a flow's client leg, the Answer
 pane's "What X assembles" says what the client that sent it really assembled in that run
 (its row: its text, its error, or nothing), "as run in" that client, in place of what
 its profile predicts ("as its profile says"); a run of the upstream leg, or of a leg the

@@ -1,4 +1,4 @@
-"""Every view of a leg names the same frame by the same number (issue 16, point 4).
+"""Every view of a leg names the same frame by the same number.
 
 One real stream (ant-py_basic-text.sse) captured as a client pane captures it: network
 reads that each carry several SSE frames, keepalive comments among them, and one long

@@ -1,4 +1,4 @@
-"""A leg view's tables at the window's default size (issue 30, points 8 and 9), as a flow's
+"""A leg view's tables at the window's default size, as a flow's
 detail lays out two legs side by side in 1360 px: an Anthropic leg's preview keeps room
 to read and its lint mark stays on screen; a lint with nothing to say says "No
 findings"; a new request does not carry the last one's selected frame. (The Lint tab's

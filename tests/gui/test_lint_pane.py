@@ -1,5 +1,5 @@
-"""The Lint tab (app/streamscope/gui/lint_pane.py) at the window's default size (issue 30,
-point 8): beside the other leg the message has the width (the rule, who it breaks and
+"""The Lint tab (app/streamscope/gui/lint_pane.py) at the window's default size:
+beside the other leg the message has the width (the rule, who it breaks and
 the fix on its tooltip); at the client pane's width the message, who-breaks and fix
 columns share the tab and wrap, none cut off past its edge. ("No findings":
 tests/gui/test_leg_view_layout.py.)"""

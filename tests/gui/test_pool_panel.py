@@ -1,4 +1,4 @@
-"""The window's account-pool panel against the real embedded proxy (issue 7): the default
+"""The window's account-pool panel against the real embedded proxy: the default
 demo's exhausted account turns to cooling in the pool panel, its failure counted by
 class, and the recent attempts show which rule fired on which account; the panel's
 Disable switches an account off in the pool itself."""

@@ -1,4 +1,4 @@
-"""The "Run in real clients" action in the window (issue 16, point 6): a captured leg's exact bytes
+"""The "Run in real clients" action in the window: a captured leg's exact bytes
 replayed into the installed real clients, one row per client with what it assembled
 beside the linter's prediction, ✓ where they agree and ✗ where they differ; a client that
 is not installed says how to install it. The flow is made by the client pane sending a

@@ -1,4 +1,4 @@
-"""The Real clients tab at the window's default size (issue 30, point 8): a new Send
+"""The Real clients tab at the window's default size: a new Send
 clears the previous Send's results, the Linter cell says its effect once (not
 ``ok: ok:``), and running the clients leaves the frames table as tall as it was."""
 

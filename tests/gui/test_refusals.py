@@ -1,4 +1,4 @@
-"""Refused requests in the window (issue 15): a request the proxy turns away (here: a
+"""Refused requests in the window: a request the proxy turns away (here: a
 wrong key, over a real socket) is counted in the status bar and listed under the
 traffic within a second, and never becomes a flow; new settings (a new proxy app, a new
 log) are followed."""

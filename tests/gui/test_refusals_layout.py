@@ -1,4 +1,4 @@
-"""Issue 30: the Refused requests pane at the window's default size (1360×860) has room
+"""The Refused requests pane at the window's default size (1360×860) has room
 for at least five rows once refusals unfold it (it showed about 2.5), and a refusal of
 ``streamscope doctor``'s own check reads as doctor's, not as a client's red refusal.
 Refusals sent over a real socket to the window's proxy."""

@@ -383,7 +383,7 @@ async def test_saving_leaves_the_implicit_demo_out_of_the_file_until_it_is_edite
 
 @pytest.mark.qasync
 async def test_the_upstream_form_explains_itself_and_durations_read_plainly() -> None:
-    """(issue 30) ``15.000 s``; no help for Mode, Strategy or Accounts tried; a Base URL
+    """Durations read ``15.000 s``; no help for Mode, Strategy or Accounts tried; a Base URL
     placeholder on the built-in demo, which has none."""
     config = Config.model_validate(
         {

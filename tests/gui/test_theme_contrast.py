@@ -1,5 +1,5 @@
 """Every colour pair the window sets meets WCAG AA contrast (4.5:1 for text), in the light
-and the dark theme (issue 30: a lint-flagged frame row was light text on pale pink).
+and the dark theme (it once drew a lint-flagged frame row as was light text on pale pink).
 
 Measured on what the window really draws: the palettes' own text/ground pairs (tables,
 the timing chart, tooltips, selection), a real leg view replaying a broken stream (each

@@ -210,7 +210,7 @@ def test_columns_split_sorted_times() -> None:
 
 
 def test_the_chart_numbers_waits_by_frame_as_the_timing_text_does(qtbot: QtBot) -> None:
-    """(issue 30) The chart said "chunk 7" where the text said "frame 9": a chunk that
+    """The chart said "chunk 7" where the text said "frame 9": a chunk that
     completes two frames shifts the numbering. Now both say the frame."""
     from streamscope.analysis.timing import timing_and_series
 

@@ -1,4 +1,4 @@
-"""The window's traffic view against the real embedded proxy (issue 7): a request from
+"""The window's traffic view against the real embedded proxy: a request from
 the official openai SDK appears as a flow, with its verdict, its status and which rule
 fired on which account, and the search box finds it by what the row shows.
 

@@ -1,4 +1,4 @@
-"""Issue 30, point 8: the Traffic list's Client column fits the names of the apps it
+"""The Traffic list's Client column fits the names of the apps it
 shows (it cut ``openai-pyth…`` at 92 px), and a short name leaves it as it was."""
 
 from __future__ import annotations

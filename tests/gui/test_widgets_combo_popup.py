@@ -1,4 +1,4 @@
-"""Issue 30, point 8: the client pane's model list at the window's default size shows
+"""The client pane's model list at the window's default size shows
 each model's whole name (it read ``replay/broken/r…-no-annotations``): the combo stays
 narrow, its popup is as wide as its longest name (gui/widgets.elide_combo)."""
 

@@ -1,4 +1,4 @@
-"""The window's shell (issue 7): the embedded proxy on the window's qasync loop, shown and
+"""The window's shell: the embedded proxy on the window's qasync loop, shown and
 controlled from the status bar — URL and key, copy, stop/start, and a taken port that
 is reported with a way to choose another, never a crash."""
 
@@ -36,7 +36,7 @@ async def test_the_window_runs_the_proxy_and_shows_how_to_reach_it() -> None:
             r = await client.get(url + "/v1/models", headers={"x-api-key": KEY})
         assert r.status_code == 200 and "demo-chat" in r.text
 
-        # Copy URL copies exactly what the bar shows (issue 30: it copied …/v1, which
+        # Copy URL copies exactly what the bar shows (it once copied …/v1, which
         # Cherry Studio's API host doubles), and beside it the bar says who wants /v1.
         window.proxy_bar.copy_url.click()
         copied = QGuiApplication.clipboard().text()

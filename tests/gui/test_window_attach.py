@@ -56,7 +56,7 @@ async def test_the_window_shows_and_opens_a_flow_another_proxy_served() -> None:
 
 @pytest.mark.qasync
 async def test_attached_the_window_names_the_shared_proxy_and_asks_before_a_switch() -> None:
-    """Issue 30, point 4: the pool tab and the status bar name the proxy shown; a Disable
+    """The pool tab and the status bar name the proxy shown; a Disable
     on its shared pool asks first, naming it; local and remote flow tabs never mix."""
     with proxied(shared_config(ADMIN, accounts=("remote-a",))) as remote:
         remote_pool = remote.server.app.pool
@@ -128,7 +128,7 @@ def _ask_local(url: str | None, key: str) -> str:
 
 @pytest.mark.qasync
 async def test_the_bar_says_when_the_attached_feed_drops() -> None:
-    """(issue 31, point 6) "live" only while it is: a proxy gone is "retrying", with why."""
+    """The bar says "live" only while it is: a proxy gone is "retrying", with why."""
     async with open_window(make_config([])) as window:
         bar = window.proxy_bar
         with proxied(shared_config(ADMIN, accounts=("remote-a",))) as remote:

@@ -1,5 +1,5 @@
-"""What the window shows at its default size, and errors that name their real cause
-(issue 15): the outcome and verdict seen without scrolling, long model names elided in
+"""What the window shows at its default size, and errors that name their real cause:
+the outcome and verdict seen without scrolling, long model names elided in
 the middle with the whole name on hover, lint messages whole on hover and wrapped, an
 answer of tool calls only that says so, a send with the proxy down that says why and
 offers Start, a taken port answered with a free one, and the generated key announced
@@ -211,7 +211,7 @@ async def test_the_frame_preview_is_on_screen_in_the_pane_and_in_both_legs() -> 
 async def test_the_generated_key_is_announced_when_the_port_is_taken_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """(issue 31, point 8) the key is saved whatever the port: said with the failure, once."""
+    """The key is saved whatever the port: said with the failure, once."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

@@ -1,4 +1,4 @@
-"""The window is an exit too (issue 17, point 1): a hostile upstream echoes its account
+"""The window is an exit too: a hostile upstream echoes its account
 key in a whole body, in two stream deltas, in response headers and in an error message,
 through the window's embedded proxy. Then everything the window shows — every label,
 text box, table cell and tooltip of the traffic list, each flow opened, the pool panel —

@@ -75,7 +75,7 @@ def test_sample_yields_its_rule_and_names_the_client(name: str) -> None:
         assert RULES[rule_id].severity == "warning"
 
 
-def test_item_id_verdict_reads_as_the_issue_says() -> None:
+def test_item_id_verdict_names_the_client_and_the_cause() -> None:
     verdict = lint_file(BROKEN / "responses-no-item-id.sse").verdict("cherry-responses")
     assert verdict == (
         "would fail in Cherry Studio (OpenAI-Response type, @ai-sdk/openai) because "

@@ -1,4 +1,4 @@
-"""What an answer says, and verdicts for what the client asked (issue 16): a stream that
+"""What an answer says, and verdicts for what the client asked: a stream that
 ends in the upstream's error is an outcome (the provider's doing, apart from the findings)
 quoting it, and says what each client shows; a
 whole body answering a request for no stream is read against its protocol's non-stream

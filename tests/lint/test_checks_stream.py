@@ -94,7 +94,7 @@ def test_no_arguments_are_an_object_in_anthropic_but_empty_json_in_openai() -> N
 
 def test_a_freeform_tools_input_is_text_not_json() -> None:
     # A custom tool's call (Chat's `custom`, Responses' custom_tool_call) has raw text for
-    # input, empty or not: neither is a cut or empty JSON (issue 27).
+    # input, empty or not: neither is a cut or empty JSON.
     first = {"index": 0, "id": "call_c", "type": "custom", "custom": {"name": "run", "input": ""}}
     head = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m"}
 

@@ -93,7 +93,7 @@ def test_the_code_table_has_no_stale_entries() -> None:
 def test_what_the_sdk_defines_is_no_unknown_type_finding() -> None:
     """A decoder carries what it does not map: only names the pinned SDK does not define
     either (the codec's vocabulary) are "unknown", so the lint's unknown-type rules, red
-    for what clients break on, never fire on the API's own vocabulary (issue 27)."""
+    for what clients break on, never fire on the API's own vocabulary."""
     from streamscope.lint import lint_bytes
     from tests.lint.streams import RESP_TEXT, payloads, rules, typed
 

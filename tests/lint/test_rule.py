@@ -4,10 +4,13 @@ copies of what it was given."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from streamscope.lint.profiles import ALL_PROTOCOLS
-from streamscope.lint.rule import BREAKING, EFFECTS, Break, Effect, rule
+from streamscope.lint.rule import BREAKING, BROKEN, EFFECTS, RECORDINGS, Break, Effect, rule
+from streamscope.lint.rules import RULES
 
 
 def test_the_protocols_follow_from_the_prefix_unless_given() -> None:
@@ -69,3 +72,14 @@ def test_an_old_shared_profile_stands_for_its_members_of_the_rules_protocols() -
 def test_effects_worst_first_and_which_break() -> None:
     assert EFFECTS[0] == "empty" and EFFECTS[-1] == "degraded"
     assert BREAKING == set(EFFECTS) - {"degraded"}  # degraded: works, not cleanly
+
+
+def test_the_notes_a_rule_cites_are_in_the_repository() -> None:
+    """``BROKEN`` and ``RECORDINGS`` are paths from the repository's root, and every rule
+    that cites a note of the repository names it by that path."""
+    root = Path(__file__).resolve().parents[2]
+    assert (root / BROKEN).is_file() and (root / RECORDINGS).is_file()
+    for r in RULES.values():
+        for note in ("README.md", "SOURCES.md"):
+            if note in r.source:
+                assert BROKEN in r.source or RECORDINGS in r.source, (r.id, r.source)

@@ -1,4 +1,4 @@
-"""Every stream encoder handles every canonical event class.
+"""Every stream encoder, and the assembler, handles every canonical event class.
 
 Each encoder dispatches with a ``match`` that ends in ``assert_never``: mypy refuses an
 encoder that misses a class, and at run time a missed one raises instead of being dropped
@@ -13,11 +13,13 @@ import typing
 import pytest
 
 from streamscope.codecs import PROTOCOLS, get_codec
+from streamscope.model.assemble import Assembler, to_events
 from streamscope.model.events import (
     Citation,
     End,
     Error,
     Event,
+    EventType,
     Finish,
     MessageStart,
     Opaque,
@@ -33,6 +35,7 @@ from streamscope.model.events import (
     ToolCallEnd,
     ToolCallStart,
     Usage,
+    event_type,
 )
 
 SAMPLES: dict[type, Event] = {
@@ -69,3 +72,20 @@ def test_every_encoder_handles_every_event_class(protocol: str, kind: type) -> N
     out = encoder.encode(SAMPLES[kind])  # an unhandled class fails its assert_never here
     assert isinstance(out, list) and all(isinstance(chunk, bytes) for chunk in out)
     assert all(isinstance(chunk, bytes) for chunk in encoder.finish())
+
+
+def test_every_class_has_its_tag_in_event_type() -> None:
+    """``EventType`` is the tags the hot path's sets are built from: one per class."""
+    tags = [event_type(ev) for ev in SAMPLES.values()]
+    assert len(set(tags)) == len(SAMPLES)
+    assert set(tags) == set(typing.get_args(EventType))
+
+
+@pytest.mark.parametrize("kind", list(SAMPLES), ids=lambda k: k.__name__)
+def test_the_assembler_takes_every_event_class(kind: type) -> None:
+    assembler = Assembler()
+    assembler.feed(SAMPLES[MessageStart])
+    assembler.feed(SAMPLES[kind])  # an unhandled class fails its assert_never here
+    response = assembler.response
+    assert (response.id, response.model) == ("msg_1", "m")
+    assert to_events(response)[0] == SAMPLES[MessageStart]

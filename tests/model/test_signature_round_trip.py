@@ -1,5 +1,5 @@
-"""Reasoning signed by one protocol's provider, through a client of another and back
-(issue 27, point 2), with the official SDKs as the clients (model/signature.py's envelope,
+"""Reasoning signed by one protocol's provider, through a client of another and back,
+with the official SDKs as the clients (model/signature.py's envelope,
 end to end).
 
 Each direction runs the real path: the upstream's recorded stream through the stream

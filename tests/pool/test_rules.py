@@ -387,7 +387,7 @@ def test_classify_never_raises_and_answers_from_the_table(
 
 
 def expected_class(status: int, lower: str) -> str:
-    """The issue's table, written independently of the rules."""
+    """The README's table (the account pool), written independently of the rules."""
     if status == 413 or (status == 403 and "estimated cost" in lower):
         return "too_large"
     if status == 403 and any(p in lower for p in PHRASES[1:]):
@@ -405,7 +405,7 @@ def expected_class(status: int, lower: str) -> str:
     parts=st.lists(st.one_of(st.sampled_from(PHRASES), st.text(max_size=12)), max_size=4),
     data=st.data(),
 )
-def test_classify_agrees_with_the_issue_table(
+def test_classify_agrees_with_the_readme_table(
     status: int, parts: list[str], data: st.DataObject
 ) -> None:
     text = " ".join(parts)

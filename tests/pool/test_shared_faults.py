@@ -1,4 +1,4 @@
-"""pool.shared under faults (issue 31, point 3), on a real PostgreSQL: a round of the
+"""pool.shared under faults, on a real PostgreSQL: a round of the
 task that fails with an error of no storage class restarts the task (said once, with
 its traceback) and counts nothing twice or never; an error of no known class from the
 driver is an outage, not a dead task; the close waits a little for a database away, and

@@ -138,7 +138,7 @@ async def test_a_change_notifies_and_nothing_new_does_not(pg_url: str) -> None:
 
 
 async def test_fingerprints_are_salted_per_database(db: Database, postgres_server: Any) -> None:
-    """(issue 31, point 8) the same key is another fingerprint in another database, and
+    """The same key is another fingerprint in another database, and
     never the bare hash of the key; a row is still known again by its key."""
     from streamscope.pool.store import fingerprint
 

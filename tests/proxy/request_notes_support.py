@@ -1,5 +1,5 @@
-"""Support for the tests of what a flow says its request translation dropped (issue 27,
-point 5): an Anthropic body with a server tool, a ``container`` and a document block,
+"""Support for the tests of what a flow says its request translation dropped (nothing is
+dropped silently): an Anthropic body with a server tool, a ``container`` and a document block,
 which an OpenAI Chat upstream has no place for, and a real proxy capturing to a file in
 front of a scripted OpenAI Chat upstream (:class:`~tests.upstream_server.UpstreamServer`).
 

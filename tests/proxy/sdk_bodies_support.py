@@ -7,7 +7,7 @@ bodies the official SDKs build, sent through a real proxy to a scripted upstream
   :data:`UPSTREAMS`, and a proxy in front. So a 4xx is the proxy's own.
 - :func:`call`: the SDK's own request for some ``create()`` arguments, posted to the proxy
   with the local key; what the client got and what the upstream got.
-- :func:`own_error_for_a_reference`: the one refusal the issue asks for (an id of an
+- :func:`own_error_for_a_reference`: the one refusal allowed (an id of an
   earlier answer the proxy cannot resolve gets the Responses API's own error).
 - :func:`unreported`: the fields of a translated body that the client codec's vocabulary
   does not map and the flow's request notes do not name.
@@ -188,8 +188,8 @@ def call(env: Env, protocol: str, kwargs: dict[str, Any]) -> Call:
 
 def own_error_for_a_reference(c: Call) -> bool:
     """A Responses request naming an earlier answer (``previous_response_id``) or item
-    (``item_reference``) the proxy cannot resolve gets the Responses API's own error, as
-    the issue asks: 400 ``previous_response_not_found``, or 404 ``Item with id … not
+    (``item_reference``) the proxy cannot resolve gets the Responses API's own error:
+    400 ``previous_response_not_found``, or 404 ``Item with id … not
     found`` (``param: input``). Random ids are unknown, so this refusal is the right one."""
     body = c.sent.json
     error = c.error

@@ -1,4 +1,4 @@
-"""Lone surrogate escapes and deep nesting, over real sockets (issue 17, point 7).
+"""Lone surrogate escapes and deep nesting, over real sockets.
 
 Python's ``json`` accepts ``"\\ud800"``, but such a string cannot be encoded again (for
 the upstream, the capture, an export): it used to surface as a 500 with a traceback.

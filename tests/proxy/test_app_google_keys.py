@@ -1,4 +1,4 @@
-"""Google API keys masked everywhere a user can look (issue 29), over real sockets: the
+"""Google API keys masked everywhere a user can look, over real sockets: the
 real proxy (``streamscope.proxy.app``) with its capture in a SQLite file, a scripted
 upstream on its own port, a client sending Google-style.
 

@@ -1,5 +1,5 @@
-"""Requests that fail before any stream starts, over real sockets (issue 3, "Errors before
-the stream", "Local auth").
+"""Requests that fail before any stream starts, over real sockets: errors
+before the stream, and local auth.
 
 Every failure must reach the client as the envelope of the protocol its endpoint speaks,
 with the right HTTP status, ``Content-Type: application/json`` and an ``X-Request-ID``:

@@ -1,4 +1,4 @@
-"""Nothing dropped silently (issue 27, point 5), through a real proxy (app/streamscope/
+"""Nothing dropped silently, through a real proxy (app/streamscope/
 proxy/app.py hands the translation's notes to the flow): an Anthropic client's server
 tool, ``container`` and document block, sent to an OpenAI Chat upstream, are each named
 as dropped in ``GET /admin/flows/{id}``, counted in the flow's summary, left out of what

@@ -1,4 +1,4 @@
-"""Issue 30, point 9: an attempt whose stream broke after the proxy committed to its
+"""An attempt whose stream broke after the proxy committed to its
 account says so (proxy/attempts.py ``finish``). The pool counts that as a ``stream``
 failure of the account; the flow's attempt and the pool's list of attempts said ``ok``
 beside it. Over real sockets: the upstream sends two chunks and drops the connection."""

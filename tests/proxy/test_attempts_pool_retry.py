@@ -1,4 +1,4 @@
-"""The account pool through the proxy, over real sockets (issue 4, "Must show").
+"""The account pool through the proxy, over real sockets.
 
 The upstream (``tests.upstream_server``) answers each account's key its own way; what it
 recorded says which accounts the proxy tried and in which order, and ``/admin/pool``

@@ -1,4 +1,4 @@
-"""A silent upstream never leaves a client silent (issue 17, point 6).
+"""A silent upstream never leaves a client silent.
 
 Over real sockets: the scriptable upstream accepts each request and never sends its
 headers. ``first_byte_timeout_seconds`` is one budget per request, shared by all the

@@ -85,7 +85,7 @@ async def test_a_stopped_proxy_has_written_its_flows_and_pool_state(tmp_path: Pa
 
 
 def test_at_shutdown_the_refusals_not_yet_said_are_said(caplog: pytest.LogCaptureFixture) -> None:
-    """(issue 31, point 1) the log says the first refusals of a window one by one and the
+    """The log says the first refusals of a window one by one and the
     rest when it ends; a proxy stopped before it ends says them as it stops."""
     caplog.set_level(logging.INFO, logger="streamscope.proxy")
     with proxied(_config()) as running:

@@ -1,4 +1,4 @@
-"""POST /v1/messages/count_tokens (issue 27, point 4): interactive Claude Code asks it,
+"""POST /v1/messages/count_tokens: interactive Claude Code asks it,
 and it was a 404. The count is the Anthropic upstream's own answer where there is one
 (asked with an account's key, never the local key), an estimate marked as such for every
 other upstream and the demo; a body that is no Messages request gets Anthropic's error

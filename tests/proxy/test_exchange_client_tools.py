@@ -1,5 +1,5 @@
 """A Responses client's freeform (``custom``) and namespaced tools, through the proxy over
-upstreams of other protocols and back (issue 27, point 1), with real sockets: the front
+upstreams of other protocols and back, with real sockets: the front
 proxy translates the request (a custom tool becomes a function taking ``{"input": ...}``
 for Anthropic; a namespace's functions become ``<namespace>__<name>``) and the upstream's
 calls come back to openai-python as the client declared its tools."""

@@ -1,4 +1,4 @@
-"""Honest usage (issue 18, point 3): an upstream that sends no usage gets none invented.
+"""Honest usage: an upstream that sends no usage gets none invented.
 
 The upstream: a real Chat recording (tests/fixtures/openai-chat/oai-py_text_usage_done.sse)
 with its usage chunk taken out, as a provider that ignores ``stream_options`` sends it.

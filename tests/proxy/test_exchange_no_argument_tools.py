@@ -1,4 +1,4 @@
-"""A tool called with no arguments (issue 18, point 1), through every translation, as the
+"""A tool called with no arguments, through every translation, as the
 strict tool helpers of the official SDKs read it.
 
 The upstream is a real recording: Claude calling ``updateIssueList`` with no arguments,

@@ -1,4 +1,4 @@
-"""Issue 3, "Must show" 1: every client protocol x every upstream kind, streaming and not,
+"""Every client protocol x every upstream kind, streaming and not,
 over real sockets, driven by the official SDKs.
 
 Clients: ``openai`` ``chat.completions.stream()``/``create()``, ``anthropic``
@@ -64,7 +64,7 @@ UPSTREAMS = {
 ACCOUNT_KEY = {name: f"sk-upstream-{name}-0123456789" for name in UPSTREAMS}
 ALIASES = {
     "reasoner": "oa/deepseek-reasoner",
-    "claude-sonnet-4-6": "an/claude-thinking",  # the issue's own example of an alias
+    "claude-sonnet-4-6": "an/claude-thinking",  # the README's example of an alias
     "codex": "rs/resp-reasoning-summary",
     "local-thinker": "lm/local-thinking",
 }

@@ -1,4 +1,4 @@
-"""No Gemini key leaves unmasked from Gemini's own endpoints (issue 29), over real sockets.
+"""No Gemini key leaves unmasked from Gemini's own endpoints, over real sockets.
 
 A client calls the proxy's Gemini endpoints with its key as ``?key=`` (the way Google's
 REST examples do) and as ``x-goog-api-key``: the SSE stream, the JSON-array stream, the

@@ -1,5 +1,5 @@
 """The local key where Google's clients put it (``streamscope.proxy.keys``), over real
-sockets (issue 29).
+sockets.
 
 Gemini CLI, google-genai, @google/genai and @ai-sdk/google send their key as
 ``x-goog-api-key`` or as a ``?key=`` query parameter. Covers: the proxy's local key sent

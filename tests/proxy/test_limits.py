@@ -1,4 +1,4 @@
-"""Limits against local exhaustion, over real sockets (issue 17, point 5): a head larger
+"""Limits against local exhaustion, over real sockets: a head larger
 than the limit gets 431 without being buffered, a connection that never completes a head
 is closed at the deadline, and at the connection bound idle connections make room while
 busy ones get a 503 envelope. The idle/slowloris figures: tests/bench/bench_slowloris.py.
@@ -212,7 +212,7 @@ def test_a_large_body_sent_with_its_head_is_not_a_large_head(proxy: Running) -> 
 def test_garbage_from_many_connections_is_one_log_line(
     proxy: Running, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """(issue 31, point 1) uvicorn says "Invalid HTTP request received." for every bad
+    """Uvicorn says "Invalid HTTP request received." for every bad
     connection: 200 of them were 200 lines; now one per interval, each still answered."""
     from streamscope.proxy import limits
 

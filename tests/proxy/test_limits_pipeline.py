@@ -1,4 +1,4 @@
-"""Pipelined requests are bounded, over real sockets (issue 31, point 1).
+"""Pipelined requests are bounded, over real sockets.
 
 One connection that writes ~1,400 ``GET /v1/models`` in one 61 KB write (under the head
 limit) used to have every one of them parsed and queued. Here: a keyless pipeline gets

@@ -1,4 +1,4 @@
-"""Issue 27, point 1: bodies the official SDKs' types allow, through the real proxy.
+"""Bodies the official SDKs' types allow, through the real proxy.
 
 Each body is built by hypothesis from the SDK's own request TypedDicts
 (:mod:`tests.codecs.sdk_strategies`), then by the SDK itself (``create()`` into a mock
@@ -8,8 +8,8 @@ real proxy on loopback. Behind it one scripted upstream plays every upstream pro
 in passthrough mode, answering 200 with a short valid answer of its protocol
 (:mod:`tests.proxy.sdk_bodies_support`), so any 4xx is the proxy's own. Checked:
 
-(a) the proxy answers 2xx: no refusal, no 5xx. The one refusal allowed is the one the
-    issue asks for: a Responses reference (``previous_response_id``, ``item_reference``)
+(a) the proxy answers 2xx: no refusal, no 5xx. The one refusal allowed is for
+    a Responses reference (``previous_response_id``, ``item_reference``)
     to an answer the proxy cannot resolve gets the Responses API's own error;
 (b) on a same-protocol route, in both modes, the upstream gets the client's body field for
     field with only ``model`` replaced (``up/m`` -> ``m``);

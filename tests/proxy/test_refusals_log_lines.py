@@ -1,5 +1,5 @@
-"""A flood of refusals is said in a bounded number of log lines, with exact counts
-(issue 31, point 1): :meth:`RefusalLog.log` writes the first ``log_burst`` refused
+"""A flood of refusals is said in a bounded number of log lines, with exact counts:
+:meth:`RefusalLog.log` writes the first ``log_burst`` refused
 requests of each window one by one and the rest in one line when the window ends, on an
 event loop or (without one) with the first refusal after it. The counters and the
 list count every refusal whatever the log says. Over real sockets, under a flood:

@@ -1,4 +1,4 @@
-"""Frames flow as they come (issue 18, point 2): a paced upstream's first frame reaches
+"""Frames flow as they come: a paced upstream's first frame reaches
 the client within one pace interval, through every translation and in passthrough, and
 the captured client leg's time to first byte is that real one.
 

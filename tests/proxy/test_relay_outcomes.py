@@ -1,4 +1,4 @@
-"""Every flow's outcome says what happened, and the capture keeps every byte (issue 16).
+"""Every flow's outcome says what happened, and the capture keeps every byte.
 
 Over real sockets (the scriptable upstream of ``tests.upstream_server``, the proxy on its
 own port): each outcome is recorded on the flow (``/admin/flows`` lists and filters it,

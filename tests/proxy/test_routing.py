@@ -1,4 +1,4 @@
-"""Routing (issue 3, "Upstreams and routing"; rules in streamscope/proxy/routing.py):
+"""Routing (rules in streamscope/proxy/routing.py):
 
 1. an alias from ``[aliases]``; 2. ``upstream/model`` only when the first segment names an
 upstream (the upstream gets the model without the prefix); 3. a bare model in an upstream's

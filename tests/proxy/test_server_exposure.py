@@ -1,4 +1,4 @@
-"""The proxy on an address other machines reach (issue 31, point 7): it refuses to start
+"""The proxy on an address other machines reach: it refuses to start
 with an admin key shorter than 24 characters, an admin key that is also a client key, or
 ``allowed_hosts = ["*"]``, and once started it says, once, that the address is plain
 HTTP. On loopback none of this applies and nothing is said."""

@@ -1,4 +1,4 @@
-"""Oversized or hostile upstream answers (issue 31, point 2): each ends in a 502 in the
+"""Oversized or hostile upstream answers: each ends in a 502 in the
 client protocol's envelope, or, once the client's stream has begun, in its error frame
 and terminator; the flow's outcome and detail say the answer went over the proxy's
 limit (``upstream_too_large``), never ``complete``; and the proxy's memory stays bounded.

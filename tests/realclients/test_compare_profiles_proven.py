@@ -1,4 +1,4 @@
-"""Issue 16 point 5: every client profile's claim, proven by the clients themselves.
+"""Every client profile's claim, proven by the clients themselves.
 
 Each stream of tests/realclients/support.py (one example per lint rule, every stream in
 ``resources/replay``) is served from a loopback socket to every real client of its

@@ -2,7 +2,7 @@
 whose model searched the web six times (``web_search_call`` items), every client reads no
 function call to answer — the AI SDK too, which reports those searches as tool-call parts
 marked ``providerExecuted`` — so the comparison with the intended answer agrees and an
-audit does not call the relay broken (it did: issue 32's defect relay met it)."""
+audit does not call the relay broken (it did, on the audit's defect relay)."""
 
 from __future__ import annotations
 

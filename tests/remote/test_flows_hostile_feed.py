@@ -1,4 +1,4 @@
-"""A live feed that misbehaves (issue 31, point 6), from a real server on its own port:
+"""A live feed that misbehaves, from a real server on its own port:
 an event that cannot be read is skipped and counted, and the follower goes on; a feed
 that ends or sends a line over the bound is asked again, and the status says so (never
 "live" while it is not); the line bound holds memory to it."""

@@ -1,4 +1,4 @@
-"""Replicas under load while their database goes away ten times (issue 31, point 3):
+"""Replicas under load while their database goes away ten times:
 every request is answered, every pool counts every request exactly, every flow is
 listed; then SIGTERM, and the database itself holds every count and every flow (the
 benchmark with figures: tests/bench/bench_outages.py).

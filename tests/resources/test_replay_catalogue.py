@@ -269,8 +269,8 @@ def passthrough(name: str) -> Callable[[Callable[[str], None]], Callable[[str], 
 
 @passthrough("responses-no-item-id.sse")
 def _no_item_id(name: str) -> None:
-    """Breaks the AI SDK (Cherry Studio), not openai-python. docs/wire-contract.md
-    (Responses): the AI SDK drops a text delta that has no `item_id` without a word, so
+    """Breaks the AI SDK (Cherry Studio), not openai-python. docs/wire-contract.md#openai-responses:
+    the AI SDK drops a text delta that has no `item_id` without a word, so
     nothing renders and nothing is reported. openai-python places deltas by
     output_index/content_index: its delta events carry ``item_id=None`` and it assembles the
     full text."""
@@ -285,8 +285,8 @@ def _no_item_id(name: str) -> None:
 
 @passthrough("responses-no-sequence-number.sse")
 def _no_sequence_number(name: str) -> None:
-    """Breaks the AI SDK, not openai-python. docs/wire-contract.md
-    (Responses): every event has a `sequence_number` and the AI SDK insists on it for
+    """Breaks the AI SDK, not openai-python. docs/wire-contract.md#openai-responses:
+    every event has a `sequence_number` and the AI SDK insists on it for
     `error` and `response.failed` —
     exactly the frames of this early failure, so Cherry Studio shows a schema error instead
     of the provider's message. openai-python yields the lifecycle events with
@@ -306,8 +306,8 @@ def _no_sequence_number(name: str) -> None:
 @passthrough("responses-no-in-progress.sse")
 def _no_in_progress(name: str) -> None:
     """docs/wire-contract.md records no client that needs `response.in_progress` (its rule is
-    "`response.created` first"); the issue lists it among the classic causes (clients that
-    expect OpenAI's exact event order). openai-python does not break: it yields the same
+    "`response.created` first"); it is shipped as a classic suspect (clients that expect
+    OpenAI's exact event order). openai-python does not break: it yields the same
     events minus `response.in_progress` and assembles the full text and usage."""
     body = sample_bytes(name)
     events, raised = responses_events(body)
@@ -319,7 +319,7 @@ def _no_in_progress(name: str) -> None:
 
 @passthrough("responses-no-annotations.sse")
 def _no_annotations(name: str) -> None:
-    """Strict Responses clients. docs/wire-contract.md (Responses):
+    """Strict Responses clients. docs/wire-contract.md#openai-responses:
     every `output_text` part has `annotations: []`. openai-python assembles the full text, but
     its final ``output_text`` part has ``annotations = None`` where the original has ``[]``:
     code that iterates ``part.annotations`` (citations) raises TypeError."""
@@ -337,8 +337,8 @@ def _no_annotations(name: str) -> None:
 
 @passthrough("anthropic-no-event-lines.sse")
 def _no_event_lines(name: str) -> None:
-    """Breaks anthropic-python (and the Node SDK). docs/wire-contract.md
-    (Anthropic): every frame has an `event:` line equal to the payload's `type`; both
+    """Breaks anthropic-python (and the Node SDK). docs/wire-contract.md#anthropic-messages:
+    every frame has an `event:` line equal to the payload's `type`; both
     official SDKs ignore frames without one, so a data-only stream reads as nothing. It
     fails with a bare AssertionError."""
     client = anthropic.Anthropic(
@@ -364,7 +364,7 @@ def _no_event_lines(name: str) -> None:
 
 @passthrough("chat-usage-chunk-without-choices.sse")
 def _usage_without_choices(name: str) -> None:
-    """Breaks openai-python and the AI SDK. docs/wire-contract.md (Chat):
+    """Breaks openai-python and the AI SDK. docs/wire-contract.md#openai-chat-completions:
     a final chunk of usage alone still needs `"choices": []`; without the key the AI SDK
     fails validation and openai-python raises a `TypeError`. openai-python streams the whole
     text first, then raises at the usage chunk, so ``get_final_completion()`` never returns."""
@@ -379,8 +379,8 @@ def _usage_without_choices(name: str) -> None:
 
 @passthrough("chat-single-newline.sse")
 def _single_newline(name: str) -> None:
-    """Breaks every spec-following SSE client. docs/wire-contract.md
-    (Transport): each frame ends with a blank line.
+    """Breaks every spec-following SSE client. docs/wire-contract.md#transport-every-protocol:
+    each frame ends with a blank line.
     A single line break does not end an SSE event, so the 34 `data:` lines become one
     event whose data is not JSON: openai-python raises ``json.JSONDecodeError`` ("Extra
     data") before yielding anything."""
@@ -392,7 +392,7 @@ def _single_newline(name: str) -> None:
 
 @passthrough("chat-missing-done.sse")
 def _missing_done(name: str) -> None:
-    """docs/wire-contract.md (Chat): the last content chunk sets
+    """docs/wire-contract.md#openai-chat-completions: the last content chunk sets
     `finish_reason` and `data: [DONE]` follows. It records no client that breaks without
     `[DONE]`, and openai-python does not: it reads to the end of the body and assembles the same
     text, finish and usage as the original. (StreamScope's own proxy is stricter: see
@@ -402,8 +402,8 @@ def _missing_done(name: str) -> None:
 
 @passthrough("chat-tool-call-without-name.sse")
 def _tool_call_without_name(name: str) -> None:
-    """Breaks the AI SDK, not openai-python. docs/wire-contract.md
-    (Chat): a tool call's first delta carries its `id`, `type` and `function.name`, and a
+    """Breaks the AI SDK, not openai-python. docs/wire-contract.md#openai-chat-completions:
+    a tool call's first delta carries its `id`, `type` and `function.name`, and a
     new call that arrives without a name ends the AI SDK's whole stream.
     openai-python merges the name that arrives one delta later and assembles both calls."""
     assert outcome("openai-chat", sample_bytes(name)) == original(name)
@@ -412,8 +412,8 @@ def _tool_call_without_name(name: str) -> None:
 
 @passthrough("chat-non-sse-body.json")
 def _non_sse_body(name: str) -> None:
-    """Breaks openai-python. docs/wire-contract.md
-    (Transport): streams are sent as `Content-Type: text/event-stream`. A plain
+    """Breaks openai-python. docs/wire-contract.md#transport-every-protocol:
+    streams are sent as `Content-Type: text/event-stream`. A plain
     ``chat.completion`` body (200, application/json) to a stream request: ``create(stream=
     True)`` yields no chunk at all (a silent empty answer) and the stream helper's
     ``get_final_completion()`` raises AssertionError."""

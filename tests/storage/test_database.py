@@ -164,7 +164,7 @@ def test_a_connection_caught_mid_operation_at_shutdown_is_an_outage(pg_url: str)
 def test_a_running_replica_stops_writing_when_a_newer_one_migrates(
     pg_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """(issue 31, point 8) a newer StreamScope migrates the database while this one runs:
+    """A newer StreamScope migrates the database while this one runs:
     within a few seconds this one stops using it, in one line, and stays stopped (an
     outage and its end must not start it writing again)."""
     import time

@@ -1,4 +1,4 @@
-"""storage.database under faults (issue 31, point 3): every error an operation can end
+"""storage.database under faults: every error an operation can end
 in is a query's error or an outage (StorageError or StorageUnavailable, which every
 caller handles), never one that escapes and ends a background task; the listening
 connection survives an error of no known class and tells its reconnection."""

@@ -1,5 +1,5 @@
 """storage.database: the outage line and the start error name the database without a
-password given as ``?password=`` (issue 31, point 5)."""
+password given as ``?password=``."""
 
 from __future__ import annotations
 

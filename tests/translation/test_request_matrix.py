@@ -1,4 +1,4 @@
-"""Issue 27, point 2: what has a meaning on the other side is translated, for every
+"""What has a meaning on the other side is translated, for every
 client protocol against every upstream protocol; what has none is left out and said.
 
 Each case is a client body in its own protocol, decoded, translated for each upstream

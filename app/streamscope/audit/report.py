@@ -206,7 +206,7 @@ class AuditReport:
 
     def client_summary(self, client: ClientInfo) -> str:
         """One line for a client: how many of the answers break it, and the causes
-        (most frequent first), as the issue's example:
+        (most frequent first), as in:
         ``Cherry Studio (OpenAI provider type): 2 of 14 requests break: usage-only
         chunk without `choices```."""
         cells = [r.cells[client.id] for r in self.results if client.id in r.cells]

@@ -128,7 +128,7 @@ async def audit(
     *,
     clients: Sequence[str] | None = None,
     on_result: ResultCallback | None = None,
-    on_flow: Callable[[Flow], None] | None = None,  # issue 32 (window): a row's flow, live
+    on_flow: Callable[[Flow], None] | None = None,  # the window: a row's flow, live
     run_clients: bool = True,
     concurrency: int = 1,
     limits: Limits = Limits(),

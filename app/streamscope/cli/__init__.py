@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from streamscope import __version__
-from streamscope.cli import audit as audit_cli  # issue 32: streamscope audit
+from streamscope.cli import audit as audit_cli  # streamscope audit
 from streamscope.cli import clients as realclients_cli
 from streamscope.cli import doctor as doctor_cli
 from streamscope.cli import lint as lint_cli
@@ -100,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     lint_cli.add_parser(sub)
     realclients_cli.add_parser(sub)
     probe_cli.add_parser(sub)
-    audit_cli.add_parser(sub)  # issue 32
+    audit_cli.add_parser(sub)
     _proxy_options(doctor_cli.add_parser(sub))
     return parser
 
@@ -344,7 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return lint_cli.run_har(args) if har_lint.is_har(args.file) else lint_cli.run(args)
         if args.command == "probe":
             return probe_cli.run(args)
-        if args.command == "audit":  # issue 32
+        if args.command == "audit":
             return audit_cli.run(args)
         if args.command == "doctor":
             return doctor_cli.run(args)

@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterable
 
 from streamscope.analysis.decode import FrameReader
 from streamscope.client.parts import PartsTracker
-from streamscope.client.tools import Key, ToolCallTracker
+from streamscope.client.tools import TRACKED, Key, ToolCallTracker
 from streamscope.model.assemble import Assembler
-from streamscope.model.events import Error, Event, ToolCallDelta, ToolCallEnd, ToolCallStart
+from streamscope.model.events import Error, Event
 from streamscope.wire import SSEDecoder
 from streamscope.wire.frame import Frame
 
@@ -39,8 +39,6 @@ EventsCallback = Callable[[list[tuple[int, Event]]], None]
 """``on_events(batch)``: ``(frame index, event)``."""
 ToolsCallback = Callable[[list[Key]], None]
 """``on_tools(keys)``: the tool-call entries the batch changed."""
-
-_TOOL_EVENTS = (ToolCallStart, ToolCallDelta, ToolCallEnd)
 
 
 class StreamFeed:
@@ -113,7 +111,7 @@ class StreamFeed:
         self.parts.feed(index, ev)
         self.event_count += 1
         self._events.append((index, ev))
-        if isinstance(ev, _TOOL_EVENTS):
+        if ev.type in TRACKED:
             self._tool_items.append((index, t_ms, ev))
         elif isinstance(ev, Error) and self.error is None:
             self.error = ev

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, assert_never
 
-from streamscope.model.events import Event, ReasoningDelta, RefusalDelta, TextDelta
+from streamscope.model.events import Event
 
 Part = Literal["reasoning", "text", "refusal"]
 PARTS: tuple[Part, ...] = ("reasoning", "text", "refusal")
@@ -60,14 +60,37 @@ class PartsTracker:
         self._parts: dict[Part, _PartText] = {p: _PartText() for p in PARTS}
 
     def feed(self, frame: int, event: Event) -> None:
-        if isinstance(event, TextDelta):
-            part: Part = "text"
-        elif isinstance(event, ReasoningDelta):
-            part = "reasoning"
-        elif isinstance(event, RefusalDelta):
-            part = "refusal"
-        else:
-            return
+        # Every event type has its case (mypy checks: assert_never): a new kind of text is
+        # given a part here, or passed over on purpose. (Matched by tag: a match over the
+        # classes cost 1 to 1.5 µs more an event, on the GUI's thread.)
+        part: Part
+        match event.type:
+            case "text_delta":
+                part = "text"
+            case "reasoning_delta":
+                part = "reasoning"
+            case "refusal_delta":
+                part = "refusal"
+            case (
+                "tool_call_delta"
+                | "usage"
+                | "message_start"
+                | "reasoning_signature"
+                | "redacted_reasoning"
+                | "tool_call_start"
+                | "tool_call_end"
+                | "server_tool"
+                | "opaque"
+                | "citation"
+                | "finish"
+                | "progress"
+                | "error"
+                | "part_end"
+                | "end"
+            ):
+                return  # no text of a part (tool calls: client.tools)
+            case _:
+                assert_never(event.type)
         if event.choice == self.choice and event.text:
             self._parts[part].add(frame, event.text)
 

@@ -22,9 +22,30 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never, get_args
 
-from streamscope.model.events import Event, ToolCallDelta, ToolCallEnd, ToolCallStart
+from streamscope.model.events import (
+    Citation,
+    End,
+    Error,
+    Event,
+    EventType,
+    Finish,
+    MessageStart,
+    Opaque,
+    PartEnd,
+    Progress,
+    ReasoningDelta,
+    ReasoningSignature,
+    RedactedReasoning,
+    RefusalDelta,
+    ServerTool,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+)
 
 Key = tuple[int, int]
 """(choice, index) of a tool call, as the stream numbered it."""
@@ -136,6 +157,38 @@ class ToolCallEntry:
         self.parsed, self.value = True, value
 
 
+def _tracked(tag: EventType) -> bool:
+    """Whether the tracker takes events of this type (every tag has its case: mypy checks,
+    assert_never); :data:`TRACKED` is what a feed hands it."""
+    match tag:
+        case "tool_call_start" | "tool_call_delta" | "tool_call_end":
+            return True
+        case (
+            "message_start"
+            | "text_delta"
+            | "reasoning_delta"
+            | "reasoning_signature"
+            | "redacted_reasoning"
+            | "refusal_delta"
+            | "server_tool"
+            | "opaque"
+            | "citation"
+            | "usage"
+            | "finish"
+            | "progress"
+            | "error"
+            | "part_end"
+            | "end"
+        ):
+            return False
+        case _:
+            assert_never(tag)
+
+
+TRACKED = frozenset(tag for tag in get_args(EventType) if _tracked(tag))
+"""The event types :meth:`ToolCallTracker.feed` keeps something of."""
+
+
 class ToolCallTracker:
     """Tool-call entries kept from canonical events (see the module docstring)."""
 
@@ -163,24 +216,45 @@ class ToolCallTracker:
         events are ignored); the keys of the entries that changed, in order."""
         changed: dict[Key, None] = {}
         for frame, t_ms, ev in items:
-            if isinstance(ev, ToolCallDelta):
-                entry = self._entry(ev.choice, ev.index, frame)
-                entry._add(frame, t_ms, ev.arguments)
-            elif isinstance(ev, ToolCallStart):
-                old = self.entries.get((ev.choice, ev.index))
-                if old is None or old.fragments or old.ended:  # a new call
-                    self.entries.pop((ev.choice, ev.index), None)
+            # Every event class has its case (mypy checks: assert_never), so a new kind
+            # of call event is tracked here or passed over on purpose.
+            match ev:
+                case ToolCallDelta():
                     entry = self._entry(ev.choice, ev.index, frame)
-                else:
-                    entry = old
-                entry.id, entry.name, entry.custom = ev.id, ev.name, ev.custom
-            elif isinstance(ev, ToolCallEnd):
-                entry = self._entry(ev.choice, ev.index, frame)
-                entry.ended = True
-            else:
-                continue
+                    entry._add(frame, t_ms, ev.arguments)
+                case ToolCallStart():
+                    old = self.entries.get((ev.choice, ev.index))
+                    if old is None or old.fragments or old.ended:  # a new call
+                        self.entries.pop((ev.choice, ev.index), None)
+                        entry = self._entry(ev.choice, ev.index, frame)
+                    else:
+                        entry = old
+                    entry.id, entry.name, entry.custom = ev.id, ev.name, ev.custom
+                case ToolCallEnd():
+                    entry = self._entry(ev.choice, ev.index, frame)
+                    entry.ended = True
+                case (
+                    MessageStart()
+                    | TextDelta()
+                    | ReasoningDelta()
+                    | ReasoningSignature()
+                    | RedactedReasoning()
+                    | RefusalDelta()
+                    | ServerTool()
+                    | Opaque()
+                    | Citation()
+                    | Usage()
+                    | Finish()
+                    | Progress()
+                    | Error()
+                    | PartEnd()
+                    | End()
+                ):
+                    continue  # no call's (a server tool runs upstream: not the client's)
+                case _:
+                    assert_never(ev)
             changed[entry.key] = None
         return list(changed)
 
 
-__all__ = ["Fragment", "Key", "ToolCallEntry", "ToolCallTracker"]
+__all__ = ["TRACKED", "Fragment", "Key", "ToolCallEntry", "ToolCallTracker"]

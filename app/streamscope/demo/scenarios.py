@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from streamscope.codecs import get_codec
 from streamscope.demo.harmless import harmless
 from streamscope.demo.schema_args import call_arguments
+from streamscope.model.estimate import DELTAS
 from streamscope.model.events import (
     End,
     Error,
@@ -283,9 +284,6 @@ SCENARIOS: dict[str, Scenario] = {
 # -- the driver ------------------------------------------------------------------------------
 
 
-CONTENT = (TextDelta, ReasoningDelta, RefusalDelta, ToolCallDelta)
-
-
 def _input_tokens(request: Request) -> int:
     text = request.system_text + " " + " ".join(m.text for m in request.messages)
     tools_size = sum(len(json.dumps(t.parameters)) // 4 for t in request.tools)
@@ -322,14 +320,15 @@ def _lane(
     finish = said.finish
     for ev in said.events:
         # A spent budget also stops a tool call from starting with no arguments.
-        if isinstance(ev, (*CONTENT, ToolCallStart)):
+        token = ev.type in DELTAS  # one output token each (model.estimate)
+        if token or isinstance(ev, ToolCallStart):
             if budget is not None and spent >= budget:
                 finish = "length"
                 break
-            if isinstance(ev, CONTENT):
+            if token:
                 spent += 1
                 totals.reasoning += isinstance(ev, ReasoningDelta)
-        if isinstance(ev, CONTENT) or (ticks == 0 and isinstance(ev, ToolCallStart)):
+        if token or (ticks == 0 and isinstance(ev, ToolCallStart)):
             at = first_delay + ticks * per_token
             ticks += 1
         yield at, row, choice, ev

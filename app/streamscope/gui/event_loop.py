@@ -9,8 +9,9 @@ and a real upstream's stream read by the embedded proxy does the same. Qt keeps 
 thread's timers in a list that ``startTimer``/``killTimer`` walk, so every later timer
 (``asyncio.sleep``, each ``call_soon``) got slower: measured with
 tests/bench/bench_window.py, three 20,000-frame streams in a row fell from 3,100 to
-1,700 frames/s while the loop's timers grew to 60,000 (qasync issue #35; its PR #58,
-a pool of QTimers, was closed unmerged). Here a timer with a delay is a
+1,700 frames/s while the loop's timers grew to 60,000 (qasync's tracker:
+github.com/CabbageDevelopment/qasync/issues/35; its pull request 58, a pool of QTimers,
+was closed unmerged). Here a timer with a delay is a
 :class:`asyncio.TimerHandle` whose ``cancel()`` kills its Qt timer at once; ``call_soon``
 (no delay: fired on the next turn anyway) stays qasync's.
 

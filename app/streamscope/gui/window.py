@@ -280,7 +280,7 @@ class MainWindow(QMainWindow):
         self.detach_action.triggered.connect(lambda: asyncio.ensure_future(self.detach()))
         file.addAction(self.settings_action)
         file.addAction(self.connect_action)
-        # issue 32: the audit's battery, live, in a closable tab
+        # the audit's battery, live, in a closable tab
         self.check_action = QAction("Check an &upstream…", self)
         self.check_action.triggered.connect(self.open_check_upstream)
         file.addAction(self.check_action)
@@ -315,7 +315,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def open_check_upstream(self) -> CheckUpstreamView:
-        """Check an upstream…: a tab that audits a relay (issue 32)."""
+        """Check an upstream…: a tab that audits a relay."""
         view = CheckUpstreamView(self.control, self.analyser)
         view.replay_requested.connect(self.replay_into_client)
         open_tab(self.tabs, view)
@@ -458,7 +458,7 @@ class MainWindow(QMainWindow):
         await self.traffic.start()
         self.show()
         await self._closed
-        close_tabs(self.tabs)  # issue 32: their audits stop
+        close_tabs(self.tabs)  # their audits stop
         self.client.close_pane()
         await self.detach()
         self.traffic.stop()

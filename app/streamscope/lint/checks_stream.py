@@ -5,25 +5,52 @@ no JSON at all: ``""``), a tool call that never got a name."""
 from __future__ import annotations
 
 import json
+from typing import Literal, assert_never
 
 from streamscope.lint.stream import Hit, Observed
 from streamscope.model.events import (
     Error,
+    Event,
     Finish,
-    ReasoningDelta,
-    RedactedReasoning,
-    RefusalDelta,
-    ServerTool,
-    TextDelta,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
 )
 
-_ANSWER = (RefusalDelta, ToolCallStart, ServerTool)
 # Protocols whose calls carry their arguments as a string of JSON ("{}" when there are
 # none); Anthropic's ``input`` starts as an object, and LM Studio's ends as one.
 NO_ARGS_AS_OBJECT = frozenset({"openai-chat", "responses"})
+
+
+def _shows(ev: Event) -> Literal["answer", "reasoning"] | None:
+    """What the user is shown of an event: part of an answer, reasoning, or nothing of
+    either (every type has its case: mypy checks, assert_never)."""
+    match ev.type:
+        case "text_delta":
+            return "answer" if ev.text else None
+        case "refusal_delta" | "tool_call_start" | "server_tool":
+            return "answer"
+        case "reasoning_delta":
+            return "reasoning" if ev.text else None
+        case "redacted_reasoning":
+            return "reasoning"
+        case (
+            "message_start"
+            | "reasoning_signature"
+            | "tool_call_delta"
+            | "tool_call_end"
+            | "opaque"
+            | "citation"
+            | "usage"
+            | "finish"
+            | "progress"
+            | "error"
+            | "part_end"
+            | "end"
+        ):
+            return None
+        case _:
+            assert_never(ev.type)
 
 
 def content(obs: Observed) -> list[Hit]:
@@ -31,11 +58,8 @@ def content(obs: Observed) -> list[Hit]:
     events = [e for _, e in obs.events]
     if any(isinstance(e, Error) for e in events):
         return []
-    answer = any(isinstance(e, _ANSWER) or (isinstance(e, TextDelta) and e.text) for e in events)
-    reasoning = any(
-        isinstance(e, RedactedReasoning) or (isinstance(e, ReasoningDelta) and e.text)
-        for e in events
-    )
+    answer = any(_shows(e) == "answer" for e in events)
+    reasoning = any(_shows(e) == "reasoning" for e in events)
     if answer:
         return []
     finish = next((e.native or e.reason for e in events if isinstance(e, Finish)), None)

@@ -9,9 +9,10 @@ contract is broken but clients cope (or no client is known to break); ``info`` f
 is worth knowing.
 
 The facts in ``breaks`` come from ``docs/wire-contract.md``, the broken replay samples'
-README and ``tests/fixtures/SOURCES.md`` (each measured against the real clients), from
-the SSE specification for the strict profile, or were measured against the Python SDKs
-(``source`` says which). Where a client's behaviour is not known, it is not listed.
+notes (:data:`BROKEN`) and the recordings' (:data:`RECORDINGS`), each measured against
+the real clients, from the SSE specification for the strict profile, or were measured
+against the Python SDKs (``source`` says which). Where a client's behaviour is not
+known, it is not listed.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from typing import Literal, TypeVar
 
 from streamscope.findings import Severity
 from streamscope.lint.profiles import ALL_PROTOCOLS, GROUPS, members
+
+BROKEN = "resources/replay/broken/README.md"
+"""The broken replay samples' notes: what each breaks, as measured (a rule's ``source``)."""
+RECORDINGS = "tests/fixtures/SOURCES.md"
+"""The recorded streams' notes: where each came from and its quirks (a rule's ``source``)."""
 
 Effect = Literal["empty", "error", "hidden", "partial", "garbled", "degraded"]
 """What a client makes of the stream:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from streamscope.lint.rule import Rule, rule
+from streamscope.lint.rule import BROKEN, Rule, rule
 from streamscope.lint.rules_framing import CLAUDE_CODE_AGAIN, CLAUDE_CODE_NOTHING
 
 _CC = "agent CLIs (tests/realclients)"
-
+# the section of the wire contract these rules come from
+_CONTRACT = "docs/wire-contract.md#anthropic-messages"
 RULES: list[Rule] = [
     rule(
         "anthropic.missing-event-line",
@@ -30,8 +31,7 @@ RULES: list[Rule] = [
                 f"drops frames without an `event:` line, reads no event and {CLAUDE_CODE_AGAIN}",
             ),
         },
-        source="docs/wire-contract.md; broken/README.md (measured: AssertionError); real clients "
-        f"and {_CC}",
+        source=f"{_CONTRACT}; {BROKEN} (measured: AssertionError); real clients and {_CC}",
     ),
     rule(
         "anthropic.frames-without-event-line",
@@ -51,7 +51,7 @@ RULES: list[Rule] = [
                 + CLAUDE_CODE_NOTHING,
             ),
         },
-        source=f"docs/wire-contract.md; {_CC}",
+        source=f"{_CONTRACT}; {_CC}",
     ),
     rule(
         "anthropic.missing-message-start",
@@ -75,7 +75,7 @@ RULES: list[Rule] = [
                 f"cannot read a stream that starts no message, so it {CLAUDE_CODE_AGAIN}",
             ),
         },
-        source=f"docs/wire-contract.md; measured (anthropic-python); real clients and {_CC}",
+        source=f"{_CONTRACT}; measured (anthropic-python); real clients and {_CC}",
     ),
     rule(
         "anthropic.start-without-usage",
@@ -95,8 +95,7 @@ RULES: list[Rule] = [
                 "properties of undefined (setting 'output_tokens')\")",
             ),
         },
-        source="docs/wire-contract.md; measured (anthropic-python); "
-        "real clients (tests/realclients)",
+        source=f"{_CONTRACT}; measured (anthropic-python); real clients (tests/realclients)",
     ),
     rule(
         "anthropic.delta-without-usage",
@@ -120,8 +119,7 @@ RULES: list[Rule] = [
                 "becomes `other`",
             ),
         },
-        source="docs/wire-contract.md; measured (anthropic-python); "
-        "real clients (tests/realclients)",
+        source=f"{_CONTRACT}; measured (anthropic-python); real clients (tests/realclients)",
     ),
     rule(
         "anthropic.usage-fields",
@@ -137,7 +135,7 @@ RULES: list[Rule] = [
                 "stream with APICallError: no text",
             )
         },
-        source="docs/wire-contract.md; real clients (tests/realclients)",
+        source=f"{_CONTRACT}; real clients (tests/realclients)",
     ),
     rule(
         "anthropic.delta-before-start",
@@ -161,8 +159,7 @@ RULES: list[Rule] = [
                 'reports an error part ("text part 0 not found"), though it shows the text',
             ),
         },
-        source="docs/wire-contract.md; measured (anthropic-python); "
-        "real clients (tests/realclients)",
+        source=f"{_CONTRACT}; measured (anthropic-python); real clients (tests/realclients)",
     ),
     rule(
         "anthropic.missing-index",
@@ -181,8 +178,7 @@ RULES: list[Rule] = [
                 "rejects the block events with its schema: error parts and no text",
             ),
         },
-        source="docs/wire-contract.md; measured (anthropic-python); "
-        "real clients (tests/realclients)",
+        source=f"{_CONTRACT}; measured (anthropic-python); real clients (tests/realclients)",
     ),
     rule(
         "anthropic.unknown-event-type",
@@ -207,7 +203,7 @@ RULES: list[Rule] = [
                 "ignores the delta: its content is lost" + CLAUDE_CODE_NOTHING,
             ),
         },
-        source=f"docs/wire-contract.md; measured (anthropic-python); real clients and {_CC}",
+        source=f"{_CONTRACT}; measured (anthropic-python); real clients and {_CC}",
     ),
     rule(
         "anthropic.error-framing",
@@ -228,8 +224,7 @@ RULES: list[Rule] = [
                 "provider's error is not shown",
             ),
         },
-        source="docs/wire-contract.md; measured (anthropic-python); "
-        "real clients (tests/realclients)",
+        source=f"{_CONTRACT}; measured (anthropic-python); real clients (tests/realclients)",
     ),
     rule(
         "anthropic.malformed-event",
@@ -254,7 +249,7 @@ RULES: list[Rule] = [
                 f"fails at the event (a malformed event) and {CLAUDE_CODE_AGAIN}",
             ),
         },
-        source=f"docs/wire-contract.md; measured (anthropic-python); real clients and {_CC}",
+        source=f"{_CONTRACT}; measured (anthropic-python); real clients and {_CC}",
     ),
     rule(
         "anthropic.missing-field",
@@ -269,7 +264,7 @@ RULES: list[Rule] = [
                 "rejects the block start with its schema: an error part, and the tool call is lost",
             )
         },
-        source="docs/wire-contract.md; real clients (tests/realclients)",
+        source=f"{_CONTRACT}; real clients (tests/realclients)",
     ),
     rule(
         "anthropic.missing-message-stop",
@@ -286,7 +281,7 @@ RULES: list[Rule] = [
                 'raises "stream ended without producing a Message with role=assistant"',
             ),
         },
-        source="docs/wire-contract.md; real clients (tests/realclients)",
+        source=f"{_CONTRACT}; real clients (tests/realclients)",
     ),
     rule(
         "anthropic.message-order",
@@ -310,7 +305,7 @@ RULES: list[Rule] = [
                 'it fails with "Connection lost mid-response"',
             )
         },
-        source=f"docs/wire-contract.md; {_CC}",
+        source=f"{_CONTRACT}; {_CC}",
     ),
     rule(
         "anthropic.thinking-shape",
@@ -345,7 +340,7 @@ RULES: list[Rule] = [
                 "puts the content of `message_start` before the streamed text",
             ),
         },
-        source="docs/wire-contract.md; real clients (tests/realclients)",
+        source=f"{_CONTRACT}; real clients (tests/realclients)",
     ),
     rule(
         "anthropic.unknown-stop-reason",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from streamscope.lint.rule import Rule, rule
+from streamscope.lint.rule import BROKEN, Rule, rule
 from streamscope.lint.rules_framing import QWEN_AGAIN
 
 _QWEN = "agent CLIs (tests/realclients)"
+# the section of the wire contract these rules come from
+_CONTRACT = "docs/wire-contract.md#openai-chat-completions"
 
 SCHEMA = "rejects the chunk with its schema: an error part, and that chunk's text is lost"
 
@@ -25,8 +27,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "chunk.choices is not iterable" at the usage chunk'),
         },
-        source="docs/wire-contract.md; broken/README.md (measured); "
-        "real clients (tests/realclients)",
+        source=f"{_CONTRACT}; {BROKEN} (measured); real clients (tests/realclients)",
     ),
     rule(
         "chat.unexpected-object",
@@ -60,7 +61,7 @@ RULES: list[Rule] = [
                 'raises "Chat completion stream contains an invalid choice index"',
             ),
         },
-        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
+        source=f"{_CONTRACT}; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "chat.malformed-chunk",
@@ -79,7 +80,7 @@ RULES: list[Rule] = [
                 "as digits)",
             ),
         },
-        source="docs/wire-contract.md; real clients (tests/realclients)",
+        source=f"{_CONTRACT}; real clients (tests/realclients)",
     ),
     rule(
         "chat.tool-index-not-dense",
@@ -92,7 +93,7 @@ RULES: list[Rule] = [
             "openai-python": ("error", "raises IndexError while merging the tool call deltas"),
             "openai-node": ("error", "raises TypeError (reading 'id' of undefined)"),
         },
-        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
+        source=f"{_CONTRACT}; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "chat.tool-call-missing-name",
@@ -110,7 +111,7 @@ RULES: list[Rule] = [
                 "throws on a new tool call without a name and ends the whole stream",
             )
         },
-        source="docs/wire-contract.md; broken/README.md; real clients (tests/realclients)",
+        source=f"{_CONTRACT}; {BROKEN}; real clients (tests/realclients)",
     ),
     rule(
         "chat.tool-call-missing-id",
@@ -135,7 +136,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "tool call snapshot missing `type`"'),
         },
-        source="docs/wire-contract.md; measured (openai-python assembles the call); "
+        source=f"{_CONTRACT}; measured (openai-python assembles the call); "
         "@ai-sdk/openai-compatible source (its chunk schema does not read `type`); "
         "real clients (tests/realclients)",
     ),
@@ -166,7 +167,7 @@ RULES: list[Rule] = [
                 "shows no call",
             ),
         },
-        source=f"docs/wire-contract.md; real clients (tests/realclients); {_QWEN}",
+        source=f"{_CONTRACT}; real clients (tests/realclients); {_QWEN}",
     ),
     rule(
         "chat.tool-index-reused",
@@ -182,7 +183,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("garbled", "merges both calls into one"),
         },
-        source="docs/wire-contract.md; real clients (tests/realclients)",
+        source=f"{_CONTRACT}; real clients (tests/realclients)",
     ),
     rule(
         "chat.missing-finish-reason",
@@ -208,7 +209,7 @@ RULES: list[Rule] = [
                 '"Model stream ended without a finish reason"',
             ),
         },
-        source="docs/wire-contract.md; measured (openai-python); real clients and agent CLIs "
+        source=f"{_CONTRACT}; measured (openai-python); real clients and agent CLIs "
         "(tests/realclients)",
     ),
     rule(
@@ -217,7 +218,7 @@ RULES: list[Rule] = [
         "the stream does not end with `data: [DONE]`",
         "An OpenAI Chat stream ends with `data: [DONE]` after the last chunk.",
         "Send `data: [DONE]` as the last frame.",
-        source="broken/README.md (no client measured to break)",
+        source=f"{BROKEN} (no client measured to break)",
     ),
     rule(
         "chat.error-framing",
@@ -233,7 +234,7 @@ RULES: list[Rule] = [
                 "without an `error` key): the provider's message never reaches the caller",
             )
         },
-        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
+        source=f"{_CONTRACT}; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "chat.text-in-unexpected-field",
@@ -287,7 +288,7 @@ RULES: list[Rule] = [
         "A choice's `finish_reason` must come with its last content chunk.",
         "Send `finish_reason` only on the last chunk of the choice.",
         {"qwen-code": ("partial", "stops reading at the first `finish_reason`: the rest is lost")},
-        source=f"docs/wire-contract.md; {_QWEN}",
+        source=f"{_CONTRACT}; {_QWEN}",
     ),
     rule(
         "chat.usage-fields",

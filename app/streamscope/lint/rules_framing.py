@@ -3,7 +3,10 @@ says as a whole is in :mod:`streamscope.lint.rules_stream`."""
 
 from __future__ import annotations
 
-from streamscope.lint.rule import Rule, rule
+from streamscope.lint.rule import BROKEN, Rule, rule
+
+# the section of the wire contract most framing rules come from
+_TRANSPORT = "docs/wire-contract.md#transport-every-protocol"
 
 _NO_EVENT = "gets no event, and get_final_message() raises AssertionError"
 _NO_EVENT_NODE = 'gets no event and raises "request ended without sending any chunks"'
@@ -92,7 +95,7 @@ RULES: list[Rule] = [
                 'fails at once: "Streaming request received a non-SSE response"',
             ),
         },
-        source="broken/README.md (measured); SSE spec; real clients (tests/realclients)",
+        source=f"{BROKEN} (measured); SSE spec; real clients (tests/realclients)",
     ),
     rule(
         "framing.http-error",
@@ -129,7 +132,7 @@ RULES: list[Rule] = [
                 "`application/json`)",
             ),
         },
-        source="docs/wire-contract.md; SSE spec (EventSource); agent CLIs (tests/realclients)",
+        source=f"{_TRANSPORT}; SSE spec (EventSource); agent CLIs (tests/realclients)",
     ),
     rule(
         "framing.single-newline",
@@ -171,7 +174,7 @@ RULES: list[Rule] = [
                 f"or, when it read no chunk at all, {QWEN_AGAIN}, then fails with {_NO_FINISH}",
             ),
         },
-        source="broken/README.md (measured); real clients (tests/realclients)",
+        source=f"{BROKEN} (measured); real clients (tests/realclients)",
     ),
     rule(
         "framing.no-final-blank-line",
@@ -198,7 +201,7 @@ RULES: list[Rule] = [
             ),
             "strict": ("degraded", "discards the last event, which no blank line ended"),
         },
-        source="docs/wire-contract.md; real clients (tests/realclients)",
+        source=f"{_TRANSPORT}; real clients (tests/realclients)",
     ),
     rule(
         "framing.last-frame-lost",
@@ -214,7 +217,7 @@ RULES: list[Rule] = [
             },
             "strict": ("partial", "discards the last event, which no blank line ended"),
         },
-        source="docs/wire-contract.md; real clients (tests/realclients)",
+        source=f"{_TRANSPORT}; real clients (tests/realclients)",
     ),
     rule(
         "framing.invalid-json",
@@ -245,7 +248,7 @@ RULES: list[Rule] = [
             "claude-code": ("error", f"fails at that frame (SyntaxError) and {CLAUDE_CODE_AGAIN}"),
             "qwen-code": ("error", _JSON_FAILS),
         },
-        source="docs/wire-contract.md; measured (Python SDKs); real clients (tests/realclients)",
+        source=f"{_TRANSPORT}; measured (Python SDKs); real clients (tests/realclients)",
     ),
     rule(
         "framing.comment-as-data",
@@ -261,7 +264,8 @@ RULES: list[Rule] = [
             "openai-node": ("error", 'raises "malformed server-sent event JSON" and shows nothing'),
             "qwen-code": ("error", _JSON_FAILS),
         },
-        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
+        source="docs/wire-contract.md#openai-chat-completions; measured (openai-python); "
+        "real clients (tests/realclients)",
     ),
     rule(
         "framing.multiline-data",
@@ -286,7 +290,7 @@ RULES: list[Rule] = [
         "A typed-event payload lacks its `type` field and can only be read by its `event:` name.",
         "Put the event's `type` in every payload.",
         {"cherry-anthropic": ("error", "rejects the payload with its schema: an error part")},
-        source="docs/wire-contract.md; real clients (tests/realclients)",
+        source="docs/wire-contract.md#anthropic-messages; real clients (tests/realclients)",
     ),
     rule(
         "framing.data-after-terminator",

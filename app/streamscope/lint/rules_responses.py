@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from streamscope.lint.rule import Rule, rule
+from streamscope.lint.rule import BROKEN, RECORDINGS, Rule, rule
 
+# the section of the wire contract these rules come from
+_CONTRACT = "docs/wire-contract.md#openai-responses"
 _CUT = 'fails with "stream disconnected before completion: stream closed before response.completed"'
 
 RULES: list[Rule] = [
@@ -47,7 +49,7 @@ RULES: list[Rule] = [
         "Every content event (parts, text done, reasoning) names its item with `item_id`.",
         "Send the item's `id` as `item_id` on every content event.",
         {"openai-node": ("error", 'raises "expected a non-empty item_id for …"')},
-        source="docs/wire-contract.md; real clients (tests/realclients)",
+        source=f"{_CONTRACT}; real clients (tests/realclients)",
     ),
     rule(
         "responses.error-without-sequence-number",
@@ -62,7 +64,7 @@ RULES: list[Rule] = [
                 "validation error part instead of the provider's message",
             )
         },
-        source="docs/wire-contract.md; broken/README.md",
+        source=f"{_CONTRACT}; {BROKEN}",
     ),
     rule(
         "responses.missing-sequence-number",
@@ -98,7 +100,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "Lifecycle response identity changed."'),
         },
-        source="docs/wire-contract.md; SOURCES.md (GitHub Copilot recording); measured; "
+        source=f"{_CONTRACT}; {RECORDINGS} (GitHub Copilot recording); measured; "
         "real clients (tests/realclients)",
     ),
     rule(
@@ -115,7 +117,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "expected item_id …, got …"'),
         },
-        source="SOURCES.md (GitHub Copilot recording, @ai-sdk/openai 3.0.141); "
+        source=f"{RECORDINGS} (GitHub Copilot recording, @ai-sdk/openai 3.0.141); "
         "real clients (tests/realclients)",
     ),
     rule(
@@ -131,7 +133,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", "raises: it expects `response.created` first"),
         },
-        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
+        source=f"{_CONTRACT}; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "responses.missing-in-progress",
@@ -140,7 +142,7 @@ RULES: list[Rule] = [
         "OpenAI sends `response.in_progress` right after `response.created`; no measured "
         "client needs it, but clients written against OpenAI's exact order may.",
         "Send `response.in_progress` after `response.created`.",
-        source="broken/README.md (no client measured to break)",
+        source=f"{BROKEN} (no client measured to break)",
     ),
     rule(
         "responses.lifecycle-fields",
@@ -155,7 +157,7 @@ RULES: list[Rule] = [
                 "rejects the event with its schema: an error part, and the finish becomes `error`",
             )
         },
-        source="docs/wire-contract.md; real clients (tests/realclients)",
+        source=f"{_CONTRACT}; real clients (tests/realclients)",
     ),
     rule(
         "responses.content-before-item",
@@ -175,7 +177,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "missing output at index 0"'),
         },
-        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
+        source=f"{_CONTRACT}; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "responses.delta-before-content-part",
@@ -188,7 +190,7 @@ RULES: list[Rule] = [
             "openai-python": ("error", "raises IndexError: the part does not exist yet"),
             "openai-node": ("error", 'raises "missing content at index 0"'),
         },
-        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
+        source=f"{_CONTRACT}; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "responses.delta-without-index",
@@ -215,7 +217,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "missing content at index undefined"'),
         },
-        source="docs/wire-contract.md; measured (openai-python); "
+        source=f"{_CONTRACT}; measured (openai-python); "
         "@ai-sdk/openai source (its Responses chunk schema); "
         "real clients (tests/realclients)",
     ),
@@ -234,7 +236,7 @@ RULES: list[Rule] = [
                 "is None: code iterating it raises TypeError",
             ),
         },
-        source="docs/wire-contract.md; broken/README.md (measured)",
+        source=f"{_CONTRACT}; {BROKEN} (measured)",
     ),
     rule(
         "responses.partial-response-object",
@@ -266,7 +268,7 @@ RULES: list[Rule] = [
             ),
             "openai-node": ("error", 'raises "expected a non-empty output item call_id …"'),
         },
-        source="docs/wire-contract.md; measured (openai-python); real clients (tests/realclients)",
+        source=f"{_CONTRACT}; measured (openai-python); real clients (tests/realclients)",
     ),
     rule(
         "responses.item-not-done",
@@ -282,7 +284,7 @@ RULES: list[Rule] = [
             "openai-node": ("error", 'raises "Cannot complete response with unfinished …"'),
             "codex": ("partial", "takes each item from its `output_item.done`: others are lost"),
         },
-        source="docs/wire-contract.md; measured (openai-python); real clients, agent CLIs",
+        source=f"{_CONTRACT}; measured (openai-python); real clients, agent CLIs",
     ),
     rule(
         "responses.duplicate-output-index",
@@ -303,7 +305,7 @@ RULES: list[Rule] = [
         "Items are added (`output_item.added`) before they are done.",
         "Send `output_item.added` before the item's other events.",
         {"openai-node": ("error", 'raises "missing output at index 0"')},
-        source="docs/wire-contract.md; real clients (tests/realclients)",
+        source=f"{_CONTRACT}; real clients (tests/realclients)",
     ),
     rule(
         "responses.missing-terminal",
@@ -321,7 +323,7 @@ RULES: list[Rule] = [
             ),
             "codex": ("error", f"shows the items that were done, then {_CUT}"),
         },
-        source="docs/wire-contract.md; measured (openai-python); agent CLIs (tests/realclients)",
+        source=f"{_CONTRACT}; measured (openai-python); agent CLIs (tests/realclients)",
     ),
     rule(
         "responses.usage-fields",
@@ -345,7 +347,7 @@ RULES: list[Rule] = [
             ),
             "strict": ("error", "rejects the event"),
         },
-        source="docs/wire-contract.md; measured (openai-python)",
+        source=f"{_CONTRACT}; measured (openai-python)",
     ),
     rule(
         "responses.error-framing",
@@ -377,7 +379,7 @@ RULES: list[Rule] = [
         "Clients ignore event types they do not know, with whatever they carry.",
         "Send only documented event types.",
         {"openai-node": ("error", 'raises "Unhandled response stream event"')},
-        source="docs/wire-contract.md; real clients (tests/realclients)",
+        source=f"{_CONTRACT}; real clients (tests/realclients)",
     ),
     rule(
         "responses.done-mismatch",

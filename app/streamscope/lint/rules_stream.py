@@ -157,7 +157,7 @@ RULES: list[Rule] = [
             ),
         },
         protocols=frozenset({"openai-chat", "responses"}),
-        source="issue 18; tests/proxy/test_exchange_no_argument_tools.py runs both helpers",
+        source="real clients: tests/proxy/test_exchange_no_argument_tools.py runs both helpers",
     ),
 ]
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from streamscope.lint.rule import Rule, rule
 
+# the section of the wire contract these rules come from
+_CONTRACT = "docs/wire-contract.md#transport-every-protocol"
+
 RULES: list[Rule] = [
     rule(
         "framing.buffering-headers",
@@ -17,7 +20,7 @@ RULES: list[Rule] = [
         "late and in bursts.",
         "Send `Cache-Control: no-cache` and `X-Accel-Buffering: no` (with `Content-Type: "
         "text/event-stream`) on every streamed answer.",
-        source="docs/wire-contract.md; nginx documentation (proxy_buffering, X-Accel-Buffering)",
+        source=f"{_CONTRACT}; nginx documentation (proxy_buffering, X-Accel-Buffering)",
     ),
     rule(
         "framing.long-silence",
@@ -30,7 +33,7 @@ RULES: list[Rule] = [
         "off.",
         "While the upstream is silent (a reasoning model thinking), send an SSE comment "
         "such as `: keepalive` every 15 s or so.",
-        source="docs/wire-contract.md; nginx, AWS ALB and Cloudflare documentation",
+        source=f"{_CONTRACT}; nginx, AWS ALB and Cloudflare documentation",
     ),
     rule(
         "framing.error-envelope",
@@ -59,7 +62,7 @@ RULES: list[Rule] = [
             ),
             "strict": ("error", "cannot read the error's message"),
         },
-        source="docs/wire-contract.md; measured (Python SDKs); @ai-sdk/provider-utils source "
+        source=f"{_CONTRACT}; measured (Python SDKs); @ai-sdk/provider-utils source "
         "(createJsonErrorResponseHandler)",
     ),
     rule(

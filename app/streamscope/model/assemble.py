@@ -2,14 +2,15 @@
 replay a :class:`Response` as events.
 
 The :class:`Assembler` is the one reassembly state of the project: the ``translate``
-command uses it for non-streaming output, the tests use it to compare streams across
-protocols, and the GUI's tool-call view (a later issue) shows its snapshot.
+command uses it for non-streaming output, the proxy's pipeline and the client pane keep
+one per stream, and the tests use it to compare streams across protocols.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import assert_never
 
 from streamscope.model.events import (
     JSON,
@@ -113,6 +114,8 @@ class Assembler:
 
     def feed(self, ev: Event) -> None:
         r = self._response
+        # Every event class has its case (mypy checks: assert_never), so a new one is
+        # placed or passed over on purpose, never dropped unseen.
         match ev:
             case MessageStart():
                 r.id, r.model, r.created = ev.id, ev.model, ev.created
@@ -191,6 +194,8 @@ class Assembler:
                 self._open[ev.choice] = None
             case End():
                 pass
+            case _:
+                assert_never(ev)
 
 
 def _extend(part: TextOut | RefusalOut, logprobs: list[JSON]) -> None:
@@ -233,6 +238,8 @@ def _part_events(part: OutputPart, choice: int, tool_index: int) -> list[Event]:
             return out
         case ServerToolOut():
             return [ServerTool(part.protocol, part.payload, choice)]
+        case _:
+            assert_never(part)
 
 
 def to_events(response: Response) -> list[Event]:

@@ -223,7 +223,7 @@ class ProxyApp:
             self._drop_recorder(exchange)
             self._refused(scope, exc)
             exchange.refused = exc.reason
-            # issue 31: a request without a good key ends its connection, and with it
+            # a request without a good key ends its connection, and with it
             # whatever it pipelined behind it (proxy/limits.py)
             close = [(b"connection", b"close")] if exc.status in (401, 403) else None
             await send_json(tracked, exc.status, exc.codec.encode_error(exc.error), close)
@@ -253,7 +253,7 @@ class ProxyApp:
             if scope["method"] != "OPTIONS" and scope["path"] != HEALTH:
                 if exchange.refused is None:
                     log.info("%s", exchange.line())
-                else:  # issue 31: a flood of refusals is said in few lines (refusals.py)
+                else:  # a flood of refusals is said in few lines (refusals.py)
                     self.refusals.log(exchange.line(), exchange.refused)
             rec = exchange.recorder
             if rec is not None and self.flows is not None:

@@ -1,4 +1,4 @@
-"""Limits against local exhaustion, in uvicorn's httptools protocol (issue 17, point 5).
+"""Limits against local exhaustion, in uvicorn's httptools protocol.
 
 Any local program can connect to the proxy without a key, so what a connection may hold
 before its request head is complete is bounded here, below the ASGI app:
@@ -22,7 +22,7 @@ before its request head is complete is bounded here, below the ASGI app:
 - **Pipelined requests** (:data:`MAX_PIPELINED`): httptools parses a whole read at once
   and uvicorn queues a request cycle for every head in it, so one 61 KB write of
   ``GET /v1/models`` lines queued 1,400 requests, and 990 such connections took 2 GB and
-  two minutes of the loop (issue 31, point 1). Once a connection has this many requests
+  two minutes of the loop. Once a connection has this many requests
   waiting behind the one being served, parsing stops (the rest of the read and anything
   sent after is dropped unread) and the last queued request is answered with
   ``connection: close``: RFC 9112 (9.3.2, 9.6) lets a server close a connection after

@@ -11,7 +11,7 @@ masked suffix of the key it sent. It never keeps a body.
 Each refused request's log line goes through :meth:`RefusalLog.log`, which writes the
 first :data:`LOG_BURST` of every :data:`LOG_INTERVAL` seconds in full and counts the
 rest, saying them in one line per interval with their exact number by reason: a flood
-of keyless requests once grew the log by 554,000 lines in two minutes (issue 31). The
+of keyless requests once grew the log by 554,000 lines in two minutes. The
 counters themselves (:attr:`RefusalLog.counts`, ``/admin/refusals``) count every one.
 
 Listeners (the window, through a Qt signal) are called on the proxy's event loop with

@@ -19,12 +19,12 @@ cleanly instead (``on_incomplete="close"``), and the decoder's finding says so.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, assert_never, get_args
 
 from streamscope.codecs import Codec, EncodeOptions, StreamEncoder
 from streamscope.findings import Finding
 from streamscope.model.assemble import Assembler, merge_usage
-from streamscope.model.events import Error, Event, Usage
+from streamscope.model.events import Error, Event, EventType, Usage
 from streamscope.wire import decode_all
 from streamscope.wire.frame import Frame
 
@@ -212,11 +212,40 @@ class StreamPipeline:
         return self.decoder.findings + encoder
 
 
+def _content(tag: EventType) -> bool:
+    """Whether an event of this type is content, for time to first token (every tag has
+    its case: mypy checks, assert_never)."""
+    match tag:
+        case (
+            "text_delta"
+            | "reasoning_delta"
+            | "refusal_delta"
+            | "tool_call_start"
+            | "tool_call_delta"
+        ):
+            return True
+        case (
+            "message_start"
+            | "reasoning_signature"
+            | "redacted_reasoning"
+            | "tool_call_end"
+            | "server_tool"
+            | "opaque"
+            | "citation"
+            | "usage"
+            | "finish"
+            | "progress"
+            | "error"
+            | "part_end"
+            | "end"
+        ):
+            return False
+        case _:
+            assert_never(tag)
+
+
+_CONTENT = frozenset(tag for tag in get_args(EventType) if _content(tag))
+
+
 def _is_content(ev: Event) -> bool:
-    return ev.type in (
-        "text_delta",
-        "reasoning_delta",
-        "refusal_delta",
-        "tool_call_start",
-        "tool_call_delta",
-    )
+    return ev.type in _CONTENT

@@ -86,8 +86,8 @@ def roundtrip(events: list[Event]) -> Response:
 
 
 def check_wire(body: bytes) -> list[dict[str, Any]]:
-    """Assert every docs/wire-contract.md rule for Anthropic on an encoded stream; return
-    payloads."""
+    """Assert every rule of docs/wire-contract.md#anthropic-messages on an encoded
+    stream; return payloads."""
     sse = SSEDecoder()
     frames = sse.feed(body, 0) + sse.flush(0)
     assert sse.findings == [], sse.findings  # incl. the blank line after the last frame

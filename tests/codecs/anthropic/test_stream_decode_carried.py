@@ -1,4 +1,4 @@
-"""What the Anthropic decoder carries without a canonical slot (issue 27, point 3), and
+"""What the Anthropic decoder carries without a canonical slot, and
 how the Anthropic encoder gives it back: a same-protocol relay in repair mode loses
 nothing, and nothing well-formed is reported as an error."""
 

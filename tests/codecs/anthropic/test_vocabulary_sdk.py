@@ -1,4 +1,4 @@
-"""Issue 27, point 1: the anthropic codec's vocabulary (codec.vocabulary) against the pinned
+"""The anthropic codec's vocabulary (codec.vocabulary) against the pinned
 official SDK's request and stream types: every name the SDK defines at every place is
 mapped, carried or dropped (tests/codecs/sdk_vocabulary.py says how; the terminal summary
 prints the table of what is mapped, carried and dropped)."""

@@ -1,6 +1,6 @@
 """Test helpers for the OpenAI Chat codec: run the codec over bytes/frames, read fixture
 payloads with plain json (independently of the decoder), and check encoder output
-against every docs/wire-contract.md rule for OpenAI Chat Completions."""
+against every rule of docs/wire-contract.md#openai-chat-completions."""
 
 from __future__ import annotations
 

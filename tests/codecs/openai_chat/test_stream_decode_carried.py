@@ -1,4 +1,4 @@
-"""The OpenAI Chat decoder on what issue 27 added: ``custom`` tool calls, and the chunk,
+"""The OpenAI Chat decoder on ``custom`` tool calls, and the chunk,
 choice and delta fields with no canonical slot, carried where they came so that the
 OpenAI Chat encoder gives them back (a same-protocol relay in repair mode loses nothing)
 and never reported as errors."""

@@ -1,5 +1,5 @@
 """Encoder strictness: whatever canonical events come in, the bytes keep every
-docs/wire-contract.md rule of OpenAI Chat Completions (checked on re-parsed SSE), and the
+rule of docs/wire-contract.md#openai-chat-completions (checked on re-parsed SSE), and the
 official SDK assembles them."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The encoder's calls through the official openai SDK, in the forms a Chat client
-declared its tools (issue 27): a freeform tool's ``custom`` call, a namespaced tool's
+declared its tools: a freeform tool's ``custom`` call, a namespaced tool's
 ``<namespace>__<name>``; and a whole body the same way.
 
 openai-python 3.57's chunk types know only function calls (``ChoiceDeltaToolCall.type``

@@ -1,4 +1,4 @@
-"""The Responses decoder on what issue 27 added: custom tool calls, namespaced calls,
+"""The Responses decoder on custom tool calls, namespaced calls,
 signatures with their origin, and everything with no canonical slot carried (events,
 item fields, server-side items with their events) for the Responses encoder to give back:
 a same-protocol relay in repair mode loses nothing."""

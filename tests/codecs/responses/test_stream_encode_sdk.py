@@ -153,7 +153,7 @@ def test_recording_reencoded_assembles_in_the_sdk(path: Path) -> None:
     assert got["usage"] == ((u.input_tokens, u.output_tokens) if u else (0, deltas))
 
 
-# -- calls and signatures as the client declared and needs them (issue 27) -------------
+# -- calls and signatures as the client declared and needs them -------------
 
 CLIENT = Request(
     "m",

@@ -123,7 +123,7 @@ def check_full_object(resp: JSON, status: str) -> None:
 
 
 def check_contract(data: bytes) -> list[JSON]:
-    """Assert every docs/wire-contract.md rule for OpenAI Responses; return the payloads."""
+    """Assert every rule of docs/wire-contract.md#openai-responses; return the payloads."""
     frames = parse(data)
     events = [p for _, p in frames]
     for i, (name, p) in enumerate(frames):

@@ -1,4 +1,4 @@
-"""Issue 30, point 3: searching the Traffic list for a client finds every flow whose
+"""Searching the Traffic list for a client finds every flow whose
 verdict names it, on any of its lines: the stored verdict is led by the first client it
 breaks, and openai-python is named only in the cause's line below."""
 

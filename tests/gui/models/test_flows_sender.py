@@ -1,4 +1,4 @@
-"""The flow list's Client column names the app that sent the request (issue 30, point 8):
+"""The flow list's Client column names the app that sent the request:
 the sender told from its User-Agent (lint/sender.py), its protocol when no client is
 known; a flow recorded through the proxy by the openai SDK says openai-python."""
 

@@ -1,4 +1,4 @@
-"""Issue 30, point 9: the Account pool tab's list of attempts says what the pool
+"""The Account pool tab's list of attempts says what the pool
 counted. An attempt the proxy committed to, whose stream then broke, reads ``stream`` in
 place of its ``ok`` row (pool.note_failure amends it; gui/models/pool.AttemptsModel
 replaces the row rather than adding a second one for the same try)."""

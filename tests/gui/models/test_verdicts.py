@@ -1,4 +1,4 @@
-"""Issue 30: the Traffic list finds the flows that matter (gui/models/verdicts.py and
+"""The Traffic list finds the flows that matter (gui/models/verdicts.py and
 its filter in gui/models/flows.py, the choices of gui/traffic.py). Flows linted as the
 store lints them (analysis.view.summarize): "a client would break on it" lists every
 such flow and only those, "ok" means ok, a search finds every client a verdict names, a

@@ -1,4 +1,4 @@
-"""Issue 30, point 9: a flow whose stream ends in the upstream's error says so once. The
+"""A flow whose stream ends in the upstream's error says so once. The
 Status cell says "upstream error"; the Verdict cell beside it says what the client that
 sent the request got of it (gui/models/verdicts.py), not "upstream error" again. Flows
 linted as the store lints them (analysis.view.summarize)."""

@@ -12,6 +12,7 @@ provider's signature in its envelope).
 from __future__ import annotations
 
 import json
+from typing import assert_never
 
 from streamscope.codecs.anthropic.common import (
     PROTOCOL,
@@ -92,38 +93,42 @@ def decode_response(body: JSON) -> Response:
 
 
 def _block(part: OutputPart, options: EncodeOptions) -> JSON | None:
-    if isinstance(part, TextOut | RefusalOut):
-        block: JSON = {"type": "text", "text": part.text}
-        if isinstance(part, TextOut):
-            cites = [c for proto, c in part.citations if proto == PROTOCOL]
-            if cites:
-                block["citations"] = cites
-        return block
-    if isinstance(part, ReasoningOut):
-        if part.redacted is not None:
-            return {"type": "redacted_thinking", "data": part.redacted}
-        sig = part.signature or ""
-        if sig and part.origin is not None:  # another provider's: in its envelope
-            sig = signature.for_client(signature.Signed(part.origin, sig, part.item_id), PROTOCOL)
-        return {"type": "thinking", "thinking": part.text, "signature": sig}
-    if isinstance(part, ToolCallOut):
-        form = shape(
-            part.name,
-            part.namespace,
-            part.custom,
-            options.request,
-            namespaces=False,
-            freeform=False,
-        )
-        text = wrapped_input(part.arguments) if form.wrap else part.arguments
-        try:
-            args = json.loads(text) if text.strip() else {}
-        except ValueError:
-            args = {"arguments": text}  # truncated JSON: keep the text visible
-        return {"type": "tool_use", "id": part.id, "name": form.name, "input": args}
-    if part.protocol == PROTOCOL:
-        return dict(part.payload)
-    return None
+    # Every part class has its case (mypy checks: assert_never).
+    match part:
+        case TextOut() | RefusalOut():
+            block: JSON = {"type": "text", "text": part.text}
+            if isinstance(part, TextOut):
+                cites = [c for proto, c in part.citations if proto == PROTOCOL]
+                if cites:
+                    block["citations"] = cites
+            return block
+        case ReasoningOut():
+            if part.redacted is not None:
+                return {"type": "redacted_thinking", "data": part.redacted}
+            sig = part.signature or ""
+            if sig and part.origin is not None:  # another provider's: in its envelope
+                signed = signature.Signed(part.origin, sig, part.item_id)
+                sig = signature.for_client(signed, PROTOCOL)
+            return {"type": "thinking", "thinking": part.text, "signature": sig}
+        case ToolCallOut():
+            form = shape(
+                part.name,
+                part.namespace,
+                part.custom,
+                options.request,
+                namespaces=False,
+                freeform=False,
+            )
+            text = wrapped_input(part.arguments) if form.wrap else part.arguments
+            try:
+                args = json.loads(text) if text.strip() else {}
+            except ValueError:
+                args = {"arguments": text}  # truncated JSON: keep the text visible
+            return {"type": "tool_use", "id": part.id, "name": form.name, "input": args}
+        case ServerToolOut():
+            return dict(part.payload) if part.protocol == PROTOCOL else None
+        case _:
+            assert_never(part)
 
 
 def encode_response(response: Response, options: EncodeOptions | None = None) -> JSON:

@@ -1,4 +1,5 @@
-"""Canonical events -> Anthropic Messages stream frames (strict, docs/wire-contract.md "Anthropic").
+"""Canonical events -> Anthropic Messages stream frames (strict:
+docs/wire-contract.md#anthropic-messages).
 
 Every frame carries ``event:`` equal to its data type; ``message_start`` (with usage)
 comes first, then a ``ping``; blocks get dense indexes from 0 and never overlap; thinking

@@ -13,6 +13,7 @@ status}}``.
 from __future__ import annotations
 
 import json
+from typing import assert_never
 
 from streamscope.codecs.base import EncodeOptions
 from streamscope.codecs.gemini.common import (
@@ -143,6 +144,8 @@ def _parts(choice: Choice, options: EncodeOptions) -> list[JSON]:
             case ServerToolOut():
                 if part.protocol == PROTOCOL:
                     add(dict(part.payload))
+            case _:
+                assert_never(part)
     if pending is not None:
         add({"text": ""})
     return out

@@ -11,7 +11,7 @@ no canonical slot travel in ``Response.meta["lmstudio_stats"]``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
 
 from streamscope.codecs.base import EncodeOptions
 from streamscope.codecs.lmstudio.common import (
@@ -104,27 +104,38 @@ def _output(parts: list[OutputPart], request: Request | None) -> list[JSON]:
                 message = True
             continue
         message = False
-        if isinstance(part, ReasoningOut):
-            if part.text:  # signatures and redacted reasoning have no LM Studio form
-                out.append({"type": "reasoning", "content": part.text})
-        elif isinstance(part, ToolCallOut):
-            form = shape(
-                part.name, part.namespace, part.custom, request, namespaces=False, freeform=False
-            )
-            text = wrapped_input(part.arguments) if form.wrap else part.arguments
-            arguments, _ = parse_arguments(text)
-            out.append(
-                {
-                    "type": "tool_call",
-                    "tool": form.name,
-                    "arguments": arguments,
-                    "output": "",
-                    "provider_info": CLIENT_PROVIDER,
-                }
-            )
-        elif part.protocol == PROTOCOL and "failure" not in part.payload:
-            out.append(dict(part.payload))
-        # Other protocols' server tools, and failed calls (no documented item), are dropped.
+        # Every other part class has its case (mypy checks: assert_never).
+        match part:
+            case ReasoningOut():
+                if part.text:  # signatures and redacted reasoning have no LM Studio form
+                    out.append({"type": "reasoning", "content": part.text})
+            case ToolCallOut():
+                form = shape(
+                    part.name,
+                    part.namespace,
+                    part.custom,
+                    request,
+                    namespaces=False,
+                    freeform=False,
+                )
+                text = wrapped_input(part.arguments) if form.wrap else part.arguments
+                arguments, _ = parse_arguments(text)
+                out.append(
+                    {
+                        "type": "tool_call",
+                        "tool": form.name,
+                        "arguments": arguments,
+                        "output": "",
+                        "provider_info": CLIENT_PROVIDER,
+                    }
+                )
+            case ServerToolOut():
+                # Other protocols' server tools, and failed calls (no documented item),
+                # are dropped.
+                if part.protocol == PROTOCOL and "failure" not in part.payload:
+                    out.append(dict(part.payload))
+            case _:
+                assert_never(part)
     return out
 
 

@@ -1,6 +1,6 @@
 """Canonical events -> an OpenAI Chat Completions stream that strict clients accept.
 
-Keeps every rule of docs/wire-contract.md "OpenAI Chat Completions": each chunk carries id,
+Keeps every rule of docs/wire-contract.md#openai-chat-completions: each chunk carries id,
 ``object: chat.completion.chunk``, created, model and choices with integer indexes; the
 first chunk of a choice opens it with ``role: assistant`` and ``content: ""``; tool calls
 are renumbered densely from 0 per choice and open with id, type, name and empty

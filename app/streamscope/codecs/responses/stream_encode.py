@@ -1,5 +1,5 @@
-"""Canonical events -> an OpenAI Responses stream (strict; docs/wire-contract.md,
-"OpenAI Responses"):
+"""Canonical events -> an OpenAI Responses stream (strict;
+docs/wire-contract.md#openai-responses):
 the lifecycle half.
 
 Every frame has ``event:`` = its type and a ``sequence_number`` counting from 0;
