@@ -4,7 +4,8 @@ A stream of a recorded fixture is relayed (``StreamRelay``, in passthrough) from
 answer that hands its frames over in several batches, as network reads do, to a client
 ``send`` that keeps what it is sent. A tap that takes every batch is told each one with
 the chunks it became; :class:`NullTap` is told the first and never again, and the
-client's bytes are the same either way.
+client's bytes are the same either way; through a real proxy too, with capture on (the
+recorder is the tap) or off (no store: the null tap).
 """
 
 from __future__ import annotations
@@ -13,14 +14,19 @@ import asyncio
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any
 
+import httpx
+import pytest
+
 from streamscope.codecs import get_codec
-from streamscope.config import ProxyConfig
+from streamscope.config import Config, ProxyConfig
 from streamscope.proxy.relay import Exchange, StreamRelay
 from streamscope.proxy.tap import NULL_TAP, FlowTap, NullTap
 from streamscope.translation.pipeline import StreamPipeline
 from streamscope.wire import decode_all
 from streamscope.wire.frame import Frame
+from tests.proxy.harness import KEY, proxied
 from tests.support import FIXTURES
+from tests.upstream_server import fast_stream_script, run_in_thread
 
 STREAM = FIXTURES / "openai-chat" / "oai-py_finish-length.sse"
 
@@ -150,3 +156,41 @@ def test_the_null_tap_takes_nothing() -> None:
     assert NULL_TAP.log_batch(frames, [b"x"], [1]) is False
     assert NULL_TAP.check() is False
     assert Exchange("r", "POST", "/").tap is NULL_TAP  # a request nobody captures
+
+
+@pytest.mark.parametrize("capture", [True, False])
+def test_a_stream_through_the_proxy_is_the_same_with_capture_on_or_off(capture: bool) -> None:
+    script = fast_stream_script(50)
+    with run_in_thread() as up:
+        up.route("POST", "/v1/chat/completions", script)
+        config = Config.model_validate(
+            {
+                "proxy": {"host": "127.0.0.1", "port": 0, "api_keys": [KEY]},
+                "upstreams": [
+                    {
+                        "name": "pt",
+                        "protocol": "openai-chat",
+                        "base_url": f"{up.url}/v1",
+                        "mode": "passthrough",
+                        "models": ["m"],
+                    }
+                ],
+                "capture": {"enabled": capture},
+            }
+        )
+        with proxied(config) as running:
+            body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
+            auth = {"authorization": f"Bearer {KEY}"}
+            with httpx.stream(
+                "POST", running.v1 + "/chat/completions", json=body, headers=auth, timeout=10
+            ) as answer:
+                got = b"".join(answer.iter_raw())
+            core = running.server.app.core
+            assert (core.flows is not None) is capture
+            if core.flows is not None:
+                core.flows.settle()  # (the writer thread has the flow)
+            flows = core.flows.summaries(0, 10)[1] if core.flows is not None else 0
+    sent = b"".join(chunk for chunk in script.chunks if isinstance(chunk, bytes))
+    assert got == sent  # passthrough: the upstream's bytes, whoever listens
+    assert core.in_flight == 0  # the capture opened for the flow was closed
+    assert flows == (1 if capture else 0)

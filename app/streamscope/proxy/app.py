@@ -238,13 +238,14 @@ class ProxyApp:
         """Take the capture's recorder off ``exchange`` and, with ``keep``, hand its flow
         to the store. (The app opens and closes capture; nothing else asks whether a
         flow is captured: it only calls its tap.)"""
-        tap, exchange.tap = exchange.tap, NULL_TAP
-        flows = self.flows
-        if isinstance(tap, FlowRecorder) and flows is not None:
-            self.core.in_flight -= 1
-            if keep:
-                tap.done()
-                flows.submit(tap, _flow_info(exchange))
+        rec, exchange.tap = exchange.tap, NULL_TAP
+        if not isinstance(rec, FlowRecorder):  # (not captured: refused early, or no store)
+            return
+        self.core.in_flight -= 1
+        flows = self.flows  # (there is one: _open_capture made the recorder for it)
+        if keep and flows:
+            rec.done()
+            flows.submit(rec, _flow_info(exchange))
 
     def _refused(self, scope: Scope, exc: Refused) -> None:
         self.refusals.add(
