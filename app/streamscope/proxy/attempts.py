@@ -1,9 +1,12 @@
 """Trying an upstream's accounts until one answers: the one retry loop of every path.
 
 Every request (three client protocols, streaming or not, repair or passthrough) opens its
-upstream through :meth:`Attempts.open`. Each attempt picks an account from the pool (each
-account at most once per request, at most the upstream's ``max_retries``), and the pool's
-rules classify a failure:
+upstream through :meth:`Attempts.open`, with its :class:`~streamscope.proxy.plan.Plan`.
+Each attempt picks an account from the pool (each account at most once per request, at
+most the upstream's ``max_retries``); how it ended goes to
+:func:`~streamscope.proxy.decide.decide`, a pure function of the result, the pool's state
+and its rules, and the loop does what that says (use the account, try the next, return
+the failure, or give up). The pool's rules classify a failure:
 
 - an HTTP error status is read and classified by status and body; ``return`` sends it to
   the client (:class:`UpstreamRejected`), ``next``/``disable`` go on to the next account;
