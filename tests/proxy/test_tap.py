@@ -11,12 +11,14 @@ recorder is the tap) or off (no store: the null tap).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any
 
 import httpx
 import pytest
 
+from streamscope.capture.store import FlowStore
 from streamscope.codecs import get_codec
 from streamscope.config import Config, ProxyConfig
 from streamscope.proxy.relay import Exchange, StreamRelay
@@ -158,6 +160,18 @@ def test_the_null_tap_takes_nothing() -> None:
     assert Exchange("r", "POST", "/").tap is NULL_TAP  # a request nobody captures
 
 
+def _stored(store: FlowStore) -> int:
+    """The flows stored, once the one under way is (the app hands it over after the
+    client's last byte went out: the test may read before that)."""
+    deadline = time.monotonic() + 10
+    while True:
+        store.settle()  # (what was handed over is written)
+        total = store.summaries(0, 10)[1]
+        if total or time.monotonic() > deadline:
+            return total
+        time.sleep(0.02)
+
+
 @pytest.mark.parametrize("capture", [True, False])
 def test_a_stream_through_the_proxy_is_the_same_with_capture_on_or_off(capture: bool) -> None:
     script = fast_stream_script(50)
@@ -187,9 +201,7 @@ def test_a_stream_through_the_proxy_is_the_same_with_capture_on_or_off(capture: 
                 got = b"".join(answer.iter_raw())
             core = running.server.app.core
             assert (core.flows is not None) is capture
-            if core.flows is not None:
-                core.flows.settle()  # (the writer thread has the flow)
-            flows = core.flows.summaries(0, 10)[1] if core.flows is not None else 0
+            flows = _stored(core.flows) if core.flows is not None else 0
     sent = b"".join(chunk for chunk in script.chunks if isinstance(chunk, bytes))
     assert got == sent  # passthrough: the upstream's bytes, whoever listens
     assert core.in_flight == 0  # the capture opened for the flow was closed
