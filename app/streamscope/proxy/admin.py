@@ -131,25 +131,7 @@ async def _flows(flows: FlowStore, scope: Scope, receive: Receive, send: Send) -
     params = parse_qs(scope.get("query_string", b"").decode("latin-1"))
     rest = path.removeprefix("/admin/flows").strip("/")
     if not rest:
-        if method == "DELETE":
-            deleted = await asyncio.to_thread(flows.clear)
-            await send_json(send, 200, {"deleted": deleted})
-            return
-        _method(method, "GET", path)
-        offset = _int(params, "offset", 0, 10**9)
-        limit = _int(params, "limit", 100, 1000)
-        outcomes = _outcomes(params)
-        items, total = await asyncio.to_thread(flows.summaries, offset, limit, outcomes)
-        await send_json(
-            send,
-            200,
-            {
-                "flows": [s.to_json() for s in items],
-                "total": total,
-                "offset": offset,
-                "limit": limit,
-            },
-        )
+        await _flow_list(flows, method, path, params, send)
         return
     if rest == ".har":
         _method(method, "GET", path)
@@ -161,6 +143,36 @@ async def _flows(flows: FlowStore, scope: Scope, receive: Receive, send: Send) -
         await _import(flows, scope, receive, params, send)
         return
     _method(method, "GET", path)
+    await _one_flow(flows, rest, send)
+
+
+async def _flow_list(
+    flows: FlowStore, method: str, path: str, params: dict[str, list[str]], send: Send
+) -> None:
+    """``/admin/flows``: a page of the flows' summaries (GET), or every flow deleted."""
+    if method == "DELETE":
+        deleted = await asyncio.to_thread(flows.clear)
+        await send_json(send, 200, {"deleted": deleted})
+        return
+    _method(method, "GET", path)
+    offset = _int(params, "offset", 0, 10**9)
+    limit = _int(params, "limit", 100, 1000)
+    outcomes = _outcomes(params)
+    items, total = await asyncio.to_thread(flows.summaries, offset, limit, outcomes)
+    await send_json(
+        send,
+        200,
+        {
+            "flows": [s.to_json() for s in items],
+            "total": total,
+            "offset": offset,
+            "limit": limit,
+        },
+    )
+
+
+async def _one_flow(flows: FlowStore, rest: str, send: Send) -> None:
+    """``/admin/flows/{id}``: its view, ``.har``, ``/summary`` or one leg's SSE or timing."""
     flow_id, _, leg_file = rest.partition("/")
     if leg_file == "summary":  # (linted now, if it was not yet)
         summary = await asyncio.to_thread(flows.summary, flow_id)

@@ -37,7 +37,6 @@ an unexpected exception is logged and answered with a 500 envelope, never a trac
 
 from __future__ import annotations
 
-import hmac
 import logging
 import uuid
 from pathlib import Path
@@ -60,13 +59,24 @@ from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send
 from streamscope.proxy.attempts import Attempts
 from streamscope.proxy.core import Core
 from streamscope.proxy.count_tokens import count_tokens, named_model
-from streamscope.proxy.exchange import handle_exchange
-from streamscope.proxy.keys import HOW_TO_SEND, sent_key
-from streamscope.proxy.paths import COUNT_TOKENS, HEALTH, MODELS, endpoint, endpoint_codec, miss
+from streamscope.proxy.door import Door, Refused, from_browser, is_admin
+from streamscope.proxy.exchange import error_outcome, handle_exchange
+from streamscope.proxy.keys import sent_key
+from streamscope.proxy.outbound import answer_headers, client_send
+from streamscope.proxy.paths import (
+    COUNT_TOKENS,
+    HEALTH,
+    MODELS,
+    GeminiCall,
+    endpoint,
+    endpoint_codec,
+    miss,
+)
 from streamscope.proxy.plan import make_plan
-from streamscope.proxy.refusals import Reason, RefusalLog
+from streamscope.proxy.refusals import RefusalLog
 from streamscope.proxy.relay import Exchange, until_disconnect
 from streamscope.proxy.routing import ModelCatalog, Router
+from streamscope.proxy.tap import NULL_TAP
 from streamscope.proxy.upstream import Upstream
 from streamscope.proxy.upstreams import UpstreamClients, make_upstreams
 from streamscope.redact import RedactingFilter, Redactor
@@ -87,26 +97,7 @@ LOGGERS = (
     "httpcore.proxy",
 )
 
-LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 CORS_METHODS = b"GET, POST, OPTIONS"
-
-
-class Refused(ProxyError):
-    """A request turned away before it became a flow (:mod:`~streamscope.proxy.refusals`):
-    answered in ``codec``'s envelope and counted under ``reason``."""
-
-    def __init__(self, reason: Reason, codec: Codec, error: ProxyError) -> None:
-        super().__init__(error.status, str(error), error.error.error_type, error.error.code)
-        self.error = error.error
-        self.headers = error.headers
-        self.reason = reason
-        self.codec = codec
-
-
-def _host_name(host: str) -> str:
-    if host.startswith("["):  # [::1]:8787
-        return host[1 : host.find("]")]
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
 class ProxyApp:
@@ -137,9 +128,7 @@ class ProxyApp:
         self._filtered = list(logging.getLogger().handlers)
         for handler in self._filtered:
             handler.addFilter(self._log_filter)
-        self._keys = [k.get_secret_value().encode() for k in self.config.proxy.api_keys]
-        self._admin_keys = [k.get_secret_value().encode() for k in self.config.proxy.admin_keys]
-        self._allowed_hosts = {h.lower() for h in self.config.proxy.allowed_hosts}
+        self.door = Door(self.config.proxy)
 
     # The core's stores, as the app's own (the proxy's code and the tests read them here).
     @property
@@ -186,68 +175,12 @@ class ProxyApp:
         if scope["type"] != "http":
             return
         exchange = Exchange(uuid.uuid4().hex, scope["method"], scope["path"])
-        started = False
-        origin = header(scope, b"origin")
-        extra: list[tuple[bytes, bytes]] = [(b"x-request-id", exchange.request_id.encode())]
-        if origin is not None and not _is_admin(scope["path"]):  # /admin: no CORS at all
-            extra += [
-                (b"access-control-allow-origin", origin.encode("latin-1")),
-                (b"access-control-expose-headers", b"x-request-id"),
-                (b"vary", b"origin"),
-            ]
-        path = endpoint(scope["path"])
-        codec = endpoint_codec(path)  # where the request's protocol is first known
-        red = self.redactor.same_length
-        masker = self.redactor.stream()  # (this response's chunks, masked across them)
-
-        async def tracked(message: Any) -> None:
-            nonlocal started
-            messages = [message]
-            if message["type"] == "http.response.start":
-                started = True
-                exchange.status = message["status"]
-                message["headers"] = [(k, red(v)) for k, v in message.get("headers", [])] + extra
-            else:  # every byte for the client leaves masked, keys across chunks too
-                messages = masker.messages(message)
-                if not message.get("more_body", False):
-                    exchange.answered = True  # the response is complete
-            for message in messages:
-                if exchange.recorder is not None:
-                    exchange.recorder.client_message(message)
-                await send(message)
-
+        # /admin answers no CORS at all
+        origin = None if is_admin(scope["path"]) else header(scope, b"origin")
+        extra = answer_headers(exchange.request_id, origin)
+        tracked = client_send(send, exchange, self.redactor, extra)
         try:
-            await self._dispatch(scope, receive, tracked, exchange)
-        except Refused as exc:
-            # Not a flow: the recorder (if the request got that far) is dropped unsent.
-            self._drop_recorder(exchange)
-            self._refused(scope, exc)
-            exchange.refused = exc.reason
-            # a request without a good key ends its connection, and with it
-            # whatever it pipelined behind it (proxy/limits.py)
-            close = [(b"connection", b"close")] if exc.status in (401, 403) else None
-            await send_json(tracked, exc.status, exc.codec.encode_error(exc.error), close)
-        except ProxyError as exc:
-            if not started:
-                body = codec.encode_error(exc.error)
-                await send_json(tracked, exc.status, body, exc.headers)
-            if exchange.outcome is None:
-                code = exc.error.code or exc.error.error_type
-                timeout = code == "upstream_timeout"  # the proxy gave up waiting
-                exchange.outcome = Outcome.PROXY_TIMEOUT if timeout else Outcome.ERROR_ANSWER
-                exchange.outcome_detail = f"{exc.status} {code}: {exc.error.message}"
-        except ConnectionResetError:
-            exchange.outcome = Outcome.CLIENT_CANCELLED
-            exchange.outcome_detail = "the client's connection was reset"
-        except Exception:
-            log.exception("internal error on %s %s", scope["method"], scope["path"])
-            exchange.outcome = Outcome.ERROR_ANSWER
-            exchange.outcome_detail = "internal proxy error (see the proxy log)"
-            if not started:
-                err = ProxyError(500, "internal proxy error (see the proxy log)", "api_error")
-                await send_json(tracked, 500, codec.encode_error(err.error))
-            else:
-                await tracked({"type": "http.response.body", "body": b"", "more_body": False})
+            await self._serve(scope, receive, tracked, exchange)
         finally:
             exchange.outcome_detail = short_detail(self.redactor.text(exchange.outcome_detail))
             if scope["method"] != "OPTIONS" and scope["path"] != HEALTH:
@@ -255,27 +188,64 @@ class ProxyApp:
                     log.info("%s", exchange.line())
                 else:  # a flood of refusals is said in few lines (refusals.py)
                     self.refusals.log(exchange.line(), exchange.refused)
-            rec = exchange.recorder
-            if rec is not None and self.flows is not None:
-                self._drop_recorder(exchange)
-                rec.done()
-                self.flows.submit(rec, _flow_info(exchange))
+            self._close_capture(exchange, keep=True)
 
-    def _open_recorder(self, exchange: Exchange, protocol: str) -> None:
+    async def _serve(self, scope: Scope, receive: Receive, send: Send, exchange: Exchange) -> None:
+        """The request, answered: every failure becomes an answer in the client protocol's
+        envelope (or the end of a response already begun) and the exchange's outcome."""
+        codec = endpoint_codec(endpoint(scope["path"]))  # where the protocol is first known
+        try:
+            await self._dispatch(scope, receive, send, exchange)
+        except Refused as exc:
+            # Not a flow: the recorder (if the request got that far) is dropped unsent.
+            self._close_capture(exchange, keep=False)
+            self._refused(scope, exc)
+            exchange.refused = exc.reason
+            # a request without a good key ends its connection, and with it
+            # whatever it pipelined behind it (proxy/limits.py)
+            close = [(b"connection", b"close")] if exc.status in (401, 403) else None
+            await send_json(send, exc.status, exc.codec.encode_error(exc.error), close)
+        except ProxyError as exc:
+            if not exchange.status:  # the response has not started
+                await send_json(send, exc.status, codec.encode_error(exc.error), exc.headers)
+            if exchange.outcome is None:
+                exchange.outcome, exchange.outcome_detail = error_outcome(exc)
+        except ConnectionResetError:
+            exchange.outcome = Outcome.CLIENT_CANCELLED
+            exchange.outcome_detail = "the client's connection was reset"
+        except Exception:
+            log.exception("internal error on %s %s", scope["method"], scope["path"])
+            exchange.outcome = Outcome.ERROR_ANSWER
+            exchange.outcome_detail = "internal proxy error (see the proxy log)"
+            if not exchange.status:
+                err = ProxyError(500, "internal proxy error (see the proxy log)", "api_error")
+                await send_json(send, 500, codec.encode_error(err.error))
+            else:
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    def _open_capture(self, exchange: Exchange, protocol: str) -> None:
         """Start capturing ``exchange`` as a flow (once it is known not to be refused)."""
         if self.flows is None:
             return
         rec = FlowRecorder(exchange.request_id, protocol, self.core.flow_limit)
-        # Every client send is masked in __call__'s tracked() before it is recorded, with
+        # Every client send is masked (outbound.client_send) before it is recorded, with
         # the redactor the store masks with: the capture need not scan those bytes again.
         rec.client_masked = self.flows.redactor is self.redactor
-        exchange.recorder = rec
+        exchange.tap = rec
         self.core.in_flight += 1
 
-    def _drop_recorder(self, exchange: Exchange) -> None:
-        if exchange.recorder is not None:
-            exchange.recorder = None
-            self.core.in_flight -= 1
+    def _close_capture(self, exchange: Exchange, keep: bool) -> None:
+        """Take the capture's recorder off ``exchange`` and, with ``keep``, hand its flow
+        to the store. (The app opens and closes capture; nothing else asks whether a
+        flow is captured: it only calls its tap.)"""
+        rec, exchange.tap = exchange.tap, NULL_TAP
+        if not isinstance(rec, FlowRecorder):  # (not captured: refused early, or no store)
+            return
+        self.core.in_flight -= 1
+        flows = self.flows  # (there is one: _open_capture made the recorder for it)
+        if keep and flows:
+            rec.done()
+            flows.submit(rec, _flow_info(exchange))
 
     def _refused(self, scope: Scope, exc: Refused) -> None:
         self.refusals.add(
@@ -286,7 +256,7 @@ class ProxyApp:
             self.redactor.text(exc.error.message),
             origin=header(scope, b"origin"),
             user_agent=header(scope, b"user-agent"),
-            key=sent_key(scope, query=not _is_admin(scope["path"])),
+            key=sent_key(scope, query=not is_admin(scope["path"])),
             host=header(scope, b"host"),
         )
 
@@ -300,56 +270,6 @@ class ProxyApp:
                 await self.aclose()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
-
-    # -- request checks -------------------------------------------------------------------
-
-    def _check_host(self, scope: Scope, codec: Codec) -> None:
-        host = header(scope, b"host")
-        if host is None:
-            raise Refused("host", codec, errors.forbidden("requests need a Host header"))
-        name = _host_name(host).lower()
-        allowed = self._allowed_hosts
-        if name in LOOPBACK or name.endswith(".localhost") or name in allowed or "*" in allowed:
-            return
-        # A web page on a rebinding domain reaches 127.0.0.1 with its own Host.
-        raise Refused(
-            "host",
-            codec,
-            errors.forbidden(
-                f"Host {name!r} is not a loopback name; add it to [proxy] allowed_hosts to allow it"
-            ),
-        )
-
-    def _check_key(self, scope: Scope, codec: Codec, admin: bool = False) -> None:
-        """The key a request sent: one of ``[proxy] admin_keys`` on /admin when any is
-        set, else one of the local keys (``api_keys``)."""
-        given = sent_key(scope, query=not admin)
-        only_admin = admin and bool(self._admin_keys)
-        if not given:
-            which = "[proxy] admin_keys" if only_admin else "the proxy's local keys"
-            raise Refused(
-                "no-key",
-                codec,
-                errors.unauthorized(f"no API key: send one of {which} as {HOW_TO_SEND}"),
-            )
-        key = given.encode()
-        if only_admin:
-            if any(hmac.compare_digest(key, k) for k in self._admin_keys):
-                return
-            if any(hmac.compare_digest(key, k) for k in self._keys):
-                message = "this key is a client key; /admin needs one of [proxy] admin_keys"
-                raise Refused("client-key", codec, errors.forbidden(message))
-            message = "this API key is not one of the proxy's [proxy] admin_keys"
-            raise Refused("wrong-key", codec, errors.unauthorized(message))
-        if not any(hmac.compare_digest(key, k) for k in self._keys):
-            raise Refused(
-                "wrong-key",
-                codec,
-                errors.unauthorized(
-                    "this API key is not one of the proxy's local keys "
-                    "(an upstream's key belongs in the config's accounts, not in the client)"
-                ),
-            )
 
     async def _preflight(self, scope: Scope, send: Send) -> None:
         requested = header(scope, b"access-control-request-headers") or ""
@@ -367,18 +287,18 @@ class ProxyApp:
         method, raw_path = scope["method"], scope["path"]
         path = endpoint(raw_path)
         codec = endpoint_codec(path)
-        self._check_host(scope, codec)
+        self.door.check_host(scope, codec)
         if raw_path == HEALTH and method == "GET":  # a load balancer's check: no key
             await send_json(send, 200, self.core.health())
             return
-        admin = _is_admin(raw_path)
-        if admin and _from_browser(scope):  # a web page (or its preflight): never /admin
+        admin = is_admin(raw_path)
+        if admin and from_browser(scope):  # a web page (or its preflight): never /admin
             message = "/admin answers no browser request (this one came from a web page)"
             raise Refused("admin-origin", codec, errors.forbidden(message))
         if method == "OPTIONS" and header(scope, b"origin") is not None:
             await self._preflight(scope, send)  # preflights carry no credentials (SOP)
             return
-        self._check_key(scope, codec, admin)
+        self.door.check_key(scope, codec, admin)
         if admin:
             await handle_admin(self.core, scope, receive, send)
             return
@@ -402,14 +322,25 @@ class ProxyApp:
             ex.upstream, ex.model = "estimate", call.model
             await gemini.count_tokens((await self._json_body(scope, receive, codec))[1], call, send)
             return
-        send = gemini.framed(scope, call, send)  # (a stream without ?alt=sse: a JSON array)
-        self._open_recorder(ex, codec.name)
+        await self._flow(scope, receive, gemini.framed(scope, call, send), ex, codec, call)
+
+    async def _flow(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        ex: Exchange,
+        codec: Codec,
+        call: GeminiCall | None,
+    ) -> None:
+        """A request that is a flow: captured, decoded, routed, planned, then exchanged
+        until it is answered or the client goes away."""
+        method, raw_path = scope["method"], scope["path"]
+        self._open_capture(ex, codec.name)
         raw, body = await self._json_body(scope, receive, codec)
         body = gemini.with_model(call, body)
-        if ex.recorder is not None:  # raw header pairs: decoded by the writer
-            ex.recorder.request(
-                method, raw_path, scope["headers"], raw, scope.get("query_string", b"")
-            )
+        # (raw header pairs: a recorder decodes them in the store's writer)
+        ex.tap.request(method, raw_path, scope["headers"], raw, scope.get("query_string", b""))
         ex.model = named_model(body)  # kept if the body is refused
         # Responses conversation state: earlier answers' ids resolved for the route.
         conversations = self.core.conversations
@@ -462,17 +393,6 @@ class ProxyApp:
         protocol = gemini.models_protocol(scope, path)
         body = get_codec(protocol).models_body(await self.router.all_models())
         await send_json(send, 200, body)
-
-
-def _is_admin(path: str) -> bool:
-    return path == "/admin" or path.startswith("/admin/")
-
-
-def _from_browser(scope: Scope) -> bool:
-    """A request a web page made: browsers send ``Origin`` on every cross-origin request
-    and preflight, and ``Sec-Fetch-Site`` (other than ``none``, the address bar) on all."""
-    site = (header(scope, b"sec-fetch-site") or "none").lower()
-    return header(scope, b"origin") is not None or site != "none"
 
 
 def _not_allowed(method: str, path: str, allowed: str) -> ProxyError:

@@ -1,9 +1,12 @@
 """Trying an upstream's accounts until one answers: the one retry loop of every path.
 
 Every request (three client protocols, streaming or not, repair or passthrough) opens its
-upstream through :meth:`Attempts.open`. Each attempt picks an account from the pool (each
-account at most once per request, at most the upstream's ``max_retries``), and the pool's
-rules classify a failure:
+upstream through :meth:`Attempts.open`, with its :class:`~streamscope.proxy.plan.Plan`.
+Each attempt picks an account from the pool (each account at most once per request, at
+most the upstream's ``max_retries``); how it ended goes to
+:func:`~streamscope.proxy.decide.decide`, a pure function of the result, the pool's state
+and its rules, and the loop does what that says (use the account, try the next, return
+the failure, or give up). The pool's rules classify a failure:
 
 - an HTTP error status is read and classified by status and body; ``return`` sends it to
   the client (:class:`UpstreamRejected`), ``next``/``disable`` go on to the next account;
@@ -33,9 +36,9 @@ import asyncio
 import dataclasses
 import math
 from contextlib import AsyncExitStack
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, assert_never
 
-from streamscope.codecs import Codec
 from streamscope.config import AccountConfig
 from streamscope.model.errors import (
     ProxyError,
@@ -43,7 +46,7 @@ from streamscope.model.errors import (
     UpstreamUnreadable,
 )
 from streamscope.pool.pool import AccountPool
-from streamscope.pool.rules import NETWORK_STATUS, Verdict, classify
+from streamscope.pool.rules import NETWORK_STATUS
 from streamscope.pool.state import Attempt
 from streamscope.proxy.commit import (
     BudgetSpent,
@@ -54,8 +57,24 @@ from streamscope.proxy.commit import (
     prefetch,
     within,
 )
+from streamscope.proxy.decide import (
+    Accepted,
+    AttemptResult,
+    Exhausted,
+    Failed,
+    OutOfTime,
+    PoolState,
+    Rejected,
+    Retry,
+    Return,
+    Unanswered,
+    Unreadable,
+    Use,
+    decide,
+)
+from streamscope.proxy.plan import Plan
 from streamscope.proxy.relay import Exchange
-from streamscope.proxy.upstream import MAX_ERROR_BODY, Upstream, UpstreamResponse
+from streamscope.proxy.upstream import Upstream, UpstreamResponse
 from streamscope.redact import Redactor
 
 JSON = dict[str, Any]
@@ -72,11 +91,23 @@ class UpstreamRejected(Exception):
         self.body = body
 
 
+@dataclass(slots=True)
+class _Tried:
+    """How one attempt ended: its result for :func:`decide`, the error a client would
+    get for it (a :class:`Return`), what the flow's attempt records, and an accepted
+    attempt's answer."""
+
+    result: AttemptResult
+    error: Exception | None = None
+    message: str = ""
+    response: UpstreamResponse | None = None
+
+
 class Attempts:
     """The account loop of one request (see the module docstring): tries the upstream
     with one account after another, as the pool picks them and its rules decide, until an
     answer is accepted (:meth:`open`), the rules return the error to the client, or the
-    first-byte budget is spent. Tells the pool and the flow's recorder about each attempt."""
+    first-byte budget is spent. Tells the pool and the flow's tap about each attempt."""
 
     def __init__(
         self, pool: AccountPool, upstream: Upstream, exchange: Exchange, redactor: Redactor
@@ -90,60 +121,40 @@ class Attempts:
         self._budget: float | None = None  # the first-byte budget of the running open()
 
     async def open(
-        self,
-        stack: AsyncExitStack,
-        body: JSON,
-        *,
-        codec: Codec,
-        stream: bool,
-        forward: dict[str, str],
-        buffered: bool = False,
-        read_limit: int = MAX_ERROR_BODY,
-        early: EarlyStart | None = None,
-        first_frame: float | None = None,
+        self, stack: AsyncExitStack, plan: Plan, early: EarlyStart | None = None
     ) -> UpstreamResponse:
-        """The response of the first account the upstream accepts, entered on ``stack``.
+        """The response of the first account the upstream accepts for ``plan``, entered
+        on ``stack``.
 
-        ``buffered``: the body (up to ``read_limit`` bytes) is read whole before success is
-        declared (a non-streaming passthrough answer). ``early``: starts the client's
-        stream if the upstream's first frames are slow; once it has, the account is
-        committed to (a failure after that is the stream's error, not a retry).
-        ``first_frame``: the first-byte budget, seconds for the whole loop (every
+        A non-streaming passthrough answer is read whole (up to the plan's
+        ``read_limit``) before success is declared. ``early``: starts the client's stream
+        if the upstream's first frames are slow; once it has, the account is committed
+        to (a failure after that is the stream's error, not a retry). The plan's
+        ``first_frame`` is the first-byte budget, seconds for the whole loop (every
         account's headers and a stream's first frame, shared: each attempt gets what is
         left); spent, it is a 504 ``upstream_timeout`` (once committed, the stream's
         timeout). ``early`` is armed for the whole loop, so a streaming client hears a
         keepalive also while an upstream keeps its headers back.
         """
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + first_frame if first_frame is not None else None
-        self._budget = first_frame
+        self._budget = plan.first_frame
+        deadline = asyncio.get_running_loop().time() + plan.first_frame
         timer = early.arm() if early is not None else None
         try:
-            return await self._open(
-                stack, body, codec, stream, forward, buffered, read_limit, early, deadline
-            )
+            return await self._loop(stack, plan, early, deadline)
         finally:
             if early is not None and timer is not None:
                 await early.stop(timer)
 
-    async def _open(
-        self,
-        stack: AsyncExitStack,
-        body: JSON,
-        codec: Codec,
-        stream: bool,
-        forward: dict[str, str],
-        buffered: bool,
-        read_limit: int,
-        early: EarlyStart | None,
-        deadline: float | None,
+    async def _loop(
+        self, stack: AsyncExitStack, plan: Plan, early: EarlyStart | None, deadline: float
     ) -> UpstreamResponse:
+        """One attempt after another, each doing what :func:`decide` says of the last."""
         pooled = self.pool.has_accounts(self.name)
         limit = self.upstream.config.max_retries if pooled else 1
         tried: list[Attempt] = []
         loop = asyncio.get_running_loop()
         while len(tried) < limit:
-            if deadline is not None and loop.time() >= deadline:
+            if loop.time() >= deadline:
                 raise self._budget_spent(tried)
             account = None
             if pooled:
@@ -151,72 +162,104 @@ class Attempts:
                 if account is None:
                     break
             self.exchange.account = account.name if account is not None else None
-            rec = self.exchange.recorder
-            if rec is not None:
-                rec.upstream_attempt(codec.name)
             attempt_stack = AsyncExitStack()
             try:
-                async with within(deadline, self._budget):
-                    response = await attempt_stack.enter_async_context(
-                        self.upstream.open(
-                            body,
-                            stream=stream,
-                            account=account,
-                            forward=forward,
-                            codec=codec,
-                            sent=rec.upstream_sent if rec is not None else None,
-                        )
-                    )
-                    if rec is not None:
-                        rec.upstream_response(response.status, response.headers.items())
-                    raw = await error_body(response) if response.status >= 400 else b""
-                if response.status >= 400:
-                    if rec is not None:
-                        rec.upstream_body_whole(raw)
+                done = await self._attempt(attempt_stack, plan, early, deadline, account)
+                if not isinstance(done.result, Accepted):
                     await attempt_stack.aclose()
-                    verdict = classify(
-                        self.pool.rules, response.status, raw, response.headers, self.pool.clock()
-                    )
-                    masked = self.redactor.data(raw)  # before anything cuts it
-                    message = codec.decode_error_body(masked).message
-                    self._fail(account, verdict, response.status, message)
-                    if verdict.action == "return" or not pooled:
-                        raise UpstreamRejected(response, masked)
-                    tried.append(self.exchange.attempts[-1])
-                    continue
-                whole = buffered or "json" in response.content_type.lower()
-                response = await (
-                    buffer_whole(response, read_limit)
-                    if whole
-                    else prefetch(response, early, left(deadline), self._budget)
-                )
-            except UpstreamUnreadable as exc:  # the server's doing: no account blamed
-                await attempt_stack.aclose()
-                exc.error.message = self.redactor.text(exc.error.message)
-                unread = Verdict("unreadable", "return", None)
-                self._fail(account, unread, response.status, exc.error.message)
-                raise
-            except UpstreamUnreachable as exc:
-                await attempt_stack.aclose()
-                verdict = classify(self.pool.rules, NETWORK_STATUS)
-                self._fail(account, verdict, NETWORK_STATUS, exc.error.message)
-                if isinstance(exc, BudgetSpent):
-                    tried.append(self.exchange.attempts[-1])
-                    raise self._budget_spent(tried, exc.error.message) from None
-                if verdict.action == "return" or not pooled:
-                    exc.error.message = self.redactor.text(exc.error.message)
-                    raise
-                tried.append(self.exchange.attempts[-1])
-                continue
             except BaseException:
                 await attempt_stack.aclose()
                 self._release(account)
                 raise
-            self._use(account, response.status)
-            stack.push_async_callback(attempt_stack.aclose)
-            self.account = account
-            return response
+            state = PoolState(pooled, len(tried), limit, self.pool.clock())
+            match decide(done.result, state, self.pool.rules):
+                case Use(status):
+                    assert done.response is not None  # (accepted: its answer)
+                    self._use(account, status)
+                    stack.push_async_callback(attempt_stack.aclose)
+                    self.account = account
+                    return done.response
+                case Retry() as failed:
+                    tried.append(self._fail(account, failed, done.message))
+                case Exhausted() as failed:
+                    tried.append(self._fail(account, failed, done.message))
+                    break
+                case OutOfTime() as failed:
+                    tried.append(self._fail(account, failed, done.message))
+                    raise self._budget_spent(tried, done.message) from None
+                case Return() as failed:
+                    self._fail(account, failed, done.message)
+                    raise self._for_client(done.error) from None
+                case unknown:
+                    assert_never(unknown)
         raise self._none_left(tried)
+
+    async def _attempt(
+        self,
+        stack: AsyncExitStack,
+        plan: Plan,
+        early: EarlyStart | None,
+        deadline: float,
+        account: AccountConfig | None,
+    ) -> _Tried:
+        """One attempt with ``account``, entered on ``stack``: how it ended, for
+        :func:`decide` (a failure the rules do not know, or a cancel, is raised)."""
+        tap = self.exchange.tap
+        tap.upstream_attempt(plan.upstream.name)
+        status = NETWORK_STATUS  # (until the upstream answers)
+        try:
+            async with within(deadline, self._budget):
+                response = await stack.enter_async_context(
+                    self.upstream.open(
+                        plan.body,
+                        stream=plan.stream,
+                        account=account,
+                        forward=plan.forward,
+                        codec=plan.upstream,
+                        sent=tap.upstream_sent,
+                    )
+                )
+                status = response.status
+                tap.upstream_response(status, response.headers.items())
+                raw = await error_body(response) if status >= 400 else b""
+            if status >= 400:
+                tap.upstream_body_whole(raw)
+                masked = self.redactor.data(raw)  # before anything cuts it
+                message = plan.upstream.decode_error_body(masked).message
+                rejected = UpstreamRejected(response, masked)
+                return _Tried(Rejected(status, raw, response.headers), rejected, message)
+            whole = (
+                plan.passthrough and not plan.stream
+            ) or "json" in response.content_type.lower()
+            response = await (
+                buffer_whole(response, plan.read_limit)
+                if whole
+                else prefetch(response, early, left(deadline), self._budget)
+            )
+            return _Tried(Accepted(response.status), response=response)
+        except UpstreamUnreadable as exc:  # the server's doing: no account blamed
+            return _Tried(Unreadable(status), exc, exc.error.message)
+        except UpstreamUnreachable as exc:
+            return _Tried(Unanswered(isinstance(exc, BudgetSpent)), exc, exc.error.message)
+
+    def _for_client(self, error: Exception | None) -> Exception:
+        """The failure a :class:`Return` sends the client: the upstream's rejection, or
+        the proxy's error with its message masked (a new exception: the one raised,
+        which the upstream's message may have put a key in, is left as it was)."""
+        if not isinstance(error, ProxyError):
+            assert error is not None  # (every failure carries the error it would return)
+            return error
+        masked = ProxyError.__new__(type(error))  # (its own class: BudgetSpent's __init__
+        ProxyError.__init__(  # takes only a message)
+            masked,
+            error.status,
+            self.redactor.text(error.error.message),
+            error.error.error_type,
+            error.error.code,
+            error.error.param,
+            error.headers,
+        )
+        return masked
 
     def finish(self, tokens: int, broken: str | None = None) -> None:
         """The request is over: count its tokens (and a stream broken after commit)."""
@@ -261,15 +304,16 @@ class Attempts:
         self.exchange.attempts.append(attempt)
         return attempt
 
-    def _fail(
-        self, account: AccountConfig | None, verdict: Verdict, status: int, message: str
-    ) -> None:
-        action: str = verdict.action
-        if verdict.disables and verdict.cooldown is not None:  # off for a while, not for good
-            action = f"cool {math.ceil(verdict.cooldown)} s"
-        attempt = self._record(account, verdict.failure_class, action, status, message)
+    def _fail(self, account: AccountConfig | None, failed: Failed, message: str) -> Attempt:
+        """A failed attempt, recorded (the flow's attempts, the pool's counts); its
+        account released."""
+        verdict = failed.verdict
+        attempt = self._record(
+            account, verdict.failure_class, failed.action, failed.status, message
+        )
         self.pool.record(attempt, verdict)
         self._release(account)
+        return attempt
 
     def _use(self, account: AccountConfig | None, status: int) -> None:
         self.pool.record(self._record(account, "ok", "use", status, ""))

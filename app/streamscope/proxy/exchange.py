@@ -61,6 +61,17 @@ async def _upstream_error(rejected: UpstreamRejected, upstream: str, plan: Plan,
     return detail
 
 
+def error_outcome(exc: ProxyError) -> tuple[Outcome, str]:
+    """The outcome of a request the proxy answered with ``exc`` (as a status or as a
+    stream's error frame), and its detail: ``proxy-timeout`` when the proxy gave up
+    waiting (``upstream_timeout``), else ``error-answer``."""
+    error = exc.error
+    code = error.code or error.error_type
+    timeout = code == "upstream_timeout"
+    outcome = Outcome.PROXY_TIMEOUT if timeout else Outcome.ERROR_ANSWER
+    return outcome, f"{exc.status} {code}: {error.message}"
+
+
 def _tokens(usage: Usage | None) -> int:
     if usage is None:
         return 0
@@ -105,9 +116,7 @@ async def _stream_error(
         detail = f"upstream {exchange.upstream} answered {exc.status}: {error_text(error)}"
     else:
         error = exc.error
-        timeout = (error.code or error.error_type) == "upstream_timeout"
-        outcome = Outcome.PROXY_TIMEOUT if timeout else Outcome.ERROR_ANSWER
-        detail = f"{exc.status} {error.code or error.error_type}: {error.message}"
+        outcome, detail = error_outcome(exc)
     pipeline = StreamPipeline(plan.client, plan.client, options=plan.options)
     body = b"".join(pipeline.fail(error))
     exchange.outcome, exchange.outcome_detail = outcome, detail
@@ -139,17 +148,7 @@ async def _exchange(
     relay: StreamRelay | None = None
     async with contextlib.AsyncExitStack() as stack:
         try:
-            response = await attempts.open(
-                stack,
-                plan.body,
-                codec=plan.upstream,
-                stream=plan.stream,
-                forward=plan.forward,
-                buffered=plan.passthrough and not plan.stream,
-                read_limit=plan.read_limit,
-                early=early,
-                first_frame=plan.first_frame,
-            )
+            response = await attempts.open(stack, plan, early)
         except UpstreamRejected as rejected:
             if early is not None and early.started:
                 raise  # the stream's error frame (handle_exchange)
@@ -200,8 +199,7 @@ async def _body_path(
     before any byte of a stream went out), else decoded and answered in the client's
     protocol, as a body or as a stream."""
     raw = await response.read(plan.read_limit)
-    if exchange.recorder is not None:
-        exchange.recorder.upstream_body_whole(raw)
+    exchange.tap.upstream_body_whole(raw)
     body = plan.upstream.read_body(raw)
     usage = body.response.usage if body.response is not None else None
     counted.tokens, counted.output = _tokens(usage), usage.output_tokens if usage else None

@@ -44,13 +44,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from streamscope.capture.outcome import Outcome
-from streamscope.capture.recorder import FlowRecorder
 from streamscope.config import ProxyConfig
 from streamscope.model.events import Error
 from streamscope.model.request import RequestNote
 from streamscope.net.errors import AnswerTooLarge, NetError
 from streamscope.pool.state import Attempt
 from streamscope.proxy.asgi import Receive, Send
+from streamscope.proxy.tap import NULL_TAP, FlowTap
 from streamscope.proxy.upstream import UpstreamResponse
 from streamscope.translation.pipeline import StreamPipeline
 from streamscope.wire import FrameTooLarge
@@ -64,9 +64,9 @@ End = Literal["ended", "eof", "broken", "idle"]  # how the pump stopped
 class Exchange:
     """One request as the proxy serves it: what its log line says (never a key), what
     its flow's info is made of when it ends (model, route, account, attempts, outcome,
-    time to first token, tokens), and the capture recorder it carries (None with
-    capture off). Made by the app per request; the exchange, the account loop and the
-    relay fill it in."""
+    time to first token, tokens), and the tap it tells each moment of the flow
+    (:mod:`~streamscope.proxy.tap`: the capture's recorder, or no one). Made by the app
+    per request; the exchange, the account loop and the relay fill it in."""
 
     request_id: str
     method: str
@@ -84,7 +84,7 @@ class Exchange:
     attempts: list[Attempt] = field(default_factory=list)  # one per account tried
     mode: str | None = None  # repair | passthrough
     tokens: int | None = None  # output tokens, as the upstream's usage counted them
-    recorder: FlowRecorder | None = None  # capture's hooks, when capture is on
+    tap: FlowTap = NULL_TAP  # told each moment of the flow (capture's recorder, or no one)
     request_notes: list[RequestNote] = field(default_factory=list)  # what translation did
 
     def line(self) -> str:
@@ -135,7 +135,7 @@ class StreamRelay:
         self._end: End = "eof"
         self._batches: AsyncIterator[list[Frame]] | None = None
         self._next: asyncio.Future[list[Frame]] | None = None  # a tail read under way
-        self._logging = exchange.recorder is not None  # capture is keeping this flow's frames
+        self._logging = True  # the tap takes this flow's frames (until log_batch says no)
         self._keepalive = pipeline.target.keepalive_frame()  # (the client protocol's)
 
     async def run(self, send: Send | None, keepalive: bool) -> Outcome:
@@ -172,22 +172,23 @@ class StreamRelay:
         client's response ends, so that the connection is back in the pool for the
         client's next request), and the rest on a call without ``wait`` (after it ended),
         within the idle timeout and while the flow is within the capture's size limit.
-        Without capture (or beyond its limit) it only drains the connection for reuse."""
+        When the tap takes no more frames (no capture, or beyond its limit) it only
+        drains the connection for reuse."""
         batches = self._batches
         if batches is None:
             return
-        if self._end != "ended" or self.exchange.recorder is None or not self._logging:
+        if self._end != "ended" or not self._logging:
             await self.close()
             if self._end == "ended":
                 await self.response.drain()
             return
         budget = self.config.idle_timeout_seconds if wait is None else wait
         deadline = asyncio.get_running_loop().time() + budget
-        if await self._tail(batches, self.exchange.recorder, deadline) or wait is None:
+        if await self._tail(batches, self.exchange.tap, deadline) or wait is None:
             await self.close()
 
     async def _tail(
-        self, batches: AsyncIterator[list[Frame]], rec: FlowRecorder, deadline: float
+        self, batches: AsyncIterator[list[Frame]], tap: FlowTap, deadline: float
     ) -> bool:
         """Upstream frames into the capture until the upstream ends (True) or ``deadline``
         (False: the read in progress is kept for the next call)."""
@@ -203,8 +204,8 @@ class StreamRelay:
                 batch = read.result()
             except (StopAsyncIteration, NetError, FrameTooLarge):
                 return True
-            rec.log_batch(batch, [], [])  # upstream frames, nothing for the client
-            if not rec.check():  # too big to keep all of: the flow is kept truncated
+            tap.log_batch(batch, [], [])  # upstream frames, nothing for the client
+            if not tap.check():  # too big to keep all of: the flow is kept truncated
                 self._logging = False
                 return True
 
@@ -258,8 +259,8 @@ class StreamRelay:
     async def _pump(self, write: Write, streaming: bool) -> End:
         pipeline = self.pipeline
         feed = pipeline.feed
-        rec = self.exchange.recorder
-        log = rec.log_batch if rec is not None else None  # capture
+        log = self.exchange.tap.log_batch
+        taking = self._logging  # the tap takes frames (False after it once said no)
         batches = self._batches
         assert batches is not None
         end: End = "eof"
@@ -275,7 +276,7 @@ class StreamRelay:
                 sent = 0  # of out, already written (the first content, early)
                 for frame in batch:
                     out += feed(frame)
-                    if log is not None:
+                    if taking:
                         marks.append(len(out))
                     if pipeline.closed:
                         break
@@ -283,9 +284,8 @@ class StreamRelay:
                         first = False  # the first content goes out before the rest
                         await write(out[:])
                         sent = len(out)
-                if log is not None and not log(batch, out, marks):  # too big to keep all
-                    log = None
-                    self._logging = False
+                if taking and not log(batch, out, marks):  # no capture, or too big
+                    taking = self._logging = False
                 out = out[sent:] if sent else out
                 if out:
                     await write(out)
@@ -308,8 +308,8 @@ class StreamRelay:
 
     def _own(self, chunks: list[bytes]) -> list[bytes]:
         """Chunks the proxy writes of its own (closing frames, keepalives): no source."""
-        if self.exchange.recorder is not None and chunks:
-            self.exchange.recorder.client_chunks(chunks)
+        if chunks:
+            self.exchange.tap.client_chunks(chunks)
         return chunks
 
     async def _watchdog(self, write: Write | None, pump: asyncio.Task[End]) -> None:

@@ -68,9 +68,13 @@ MAX_ERROR_BODY = 1024 * 1024
 
 # (url, header pairs as sent, body bytes as sent)
 RequestSent = Callable[[str, list[tuple[bytes, bytes]], bytes], None]
-"""The hook that records each request an HTTP upstream sends: the capture's
-(:meth:`~streamscope.capture.recorder.FlowRecorder.upstream_sent`), passed to
-:meth:`Upstream.open` by the account loop when the flow is captured."""
+"""The hook that is told each request an HTTP upstream sends: the flow's tap's
+(:meth:`~streamscope.proxy.tap.FlowTap.upstream_sent`), passed to :meth:`Upstream.open`
+by the account loop."""
+
+
+def unheard(url: str, pairs: list[tuple[bytes, bytes]], body: bytes) -> None:
+    """The ``sent`` hook of a caller that keeps no record of the request."""
 
 
 class FrameBatches(Protocol):
@@ -131,7 +135,7 @@ class Upstream(Protocol):
         account: AccountConfig | None,
         forward: dict[str, str],
         codec: Codec | None = None,
-        sent: RequestSent | None = None,
+        sent: RequestSent = ...,
     ) -> AbstractAsyncContextManager[UpstreamResponse]:
         """The upstream's answer to ``body``. ``codec``: the protocol to answer in (the
         demo answers in any; an HTTP upstream speaks its own). ``sent``: told the request
@@ -314,7 +318,7 @@ class HttpUpstream:
         account: AccountConfig | None,
         forward: dict[str, str],
         codec: Codec | None = None,
-        sent: RequestSent | None = None,
+        sent: RequestSent = unheard,
     ) -> AsyncIterator[_HttpResponse]:
         headers = self._headers(stream=stream, account=account, forward=forward)
         path, body = self.codec.call(body, stream)  # (Gemini's path names model and mode)
@@ -323,8 +327,7 @@ class HttpUpstream:
         name = self.config.name
         try:
             head, pairs = Http1Client.request_head("POST", url, list(headers.items()), data)
-            if sent is not None:
-                sent(url, pairs, data)
+            sent(url, pairs, data)
             response = await self.wire.send(url, head, data)
         except NetError as exc:
             raise net_failure(exc, f"upstream {name} at {url}") from None
