@@ -13,7 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.outcome import Outcome
 from streamscope.model.request import RequestNote
+from streamscope.pool.state import Attempt
 from tests.support import FIXTURES, load
 
 CHAT = load(FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse").frames
@@ -66,11 +68,23 @@ flows = st.builds(
     upstream_name=st.none() | text,
     account=st.none() | text,
     mode=st.sampled_from([None, "repair", "passthrough"]),
-    outcome=text,
+    outcome=st.none() | st.sampled_from(Outcome),
     outcome_detail=text,
     request=requests,
     upstream_request=st.none() | requests,
-    attempts=st.lists(st.fixed_dictionaries({"account": text, "status": st.integers(0, 599)})),
+    attempts=st.lists(
+        st.builds(
+            Attempt,
+            text,
+            text,
+            st.none() | text,
+            text,
+            text,
+            st.integers(0, 599),
+            st.floats(0, 2e9),
+            text,
+        )
+    ),
     upstream=legs,
     client=legs,
     duration_ns=nanos,
@@ -130,7 +144,7 @@ def test_a_sparse_object_reads_with_the_defaults() -> None:
     # What a foreign tool or an older version may write: only an id (a number, even).
     sparse: dict[str, Any] = {"id": 7, "legs": {"client": {"frames": [{"raw_b64": "eA=="}]}}}
     flow = Flow.from_json(sparse)
-    assert (flow.id, flow.started, flow.outcome, flow.imported) == ("7", 0.0, "", False)
+    assert (flow.id, flow.started, flow.outcome, flow.imported) == ("7", 0.0, None, False)
     assert flow.request == RequestRecord("POST", "", [], b"")
     assert flow.upstream_request is None and flow.attempts == []
     assert flow.upstream == Leg() and flow.upstream.streamed

@@ -24,7 +24,9 @@ import pytest
 from streamscope.analysis.timing import leg_timing
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har, to_har
+from streamscope.capture.outcome import Outcome
 from streamscope.model.request import RequestNote
+from streamscope.pool.state import Attempt
 from tests.support import FIXTURES, load
 
 MS = 1_000_000
@@ -234,7 +236,7 @@ def translated_flow() -> Flow:
         upstream_name="up",
         account="main",
         mode="repair",
-        outcome="ok",
+        outcome=Outcome.COMPLETE,
         request=RequestRecord(
             "POST",
             "/v1/messages?beta=true&x=1",
@@ -251,7 +253,10 @@ def translated_flow() -> Flow:
             [("authorization", "Bearer …wxyz")],
             b'{"model": "gpt-x", "stream": true}',
         ),
-        attempts=[{"account": "other", "status": 429, "rule": "rate-limit"}, {"account": "main"}],
+        attempts=[
+            Attempt("r", "up", "other", "rate-limited", "next", 429, 1_715_000_000.2),
+            Attempt("r", "up", "main", "ok", "use", 200, 1_715_000_000.3),
+        ],
         upstream=upstream,
         client=client,
         duration_ns=130 * MS + 1,
@@ -274,7 +279,8 @@ def body_flow() -> Flow:
         started=1_715_000_001.5,
         started_ns=0,
         client_protocol="openai-chat",
-        outcome="body-instead-of-stream",
+        outcome=Outcome.COMPLETE,
+        outcome_detail="the upstream sent a whole body for a stream request",
         request=RequestRecord("POST", "/v1/chat/completions", [], b"{}"),
         upstream_request=RequestRecord("POST", "http://up/v1/chat/completions", [], b"{}"),
         upstream=upstream,
@@ -285,7 +291,7 @@ def body_flow() -> Flow:
 def local_flow() -> Flow:
     """Refused by the proxy itself: no upstream exchange at all."""
     client = Leg("openai-chat", 401, [("content-type", "application/json")], body=b"{}")
-    return Flow(id="f-3", started=0.0, started_ns=0, outcome="unauthorized", client=client)
+    return Flow(id="f-3", started=0.0, started_ns=0, outcome=Outcome.ERROR_ANSWER, client=client)
 
 
 def binary_flow() -> Flow:
@@ -672,10 +678,11 @@ def test_a_devtools_har_imports_one_flow_per_entry() -> None:
     assert chat.client.raw() == leg.raw() and chat.client is not leg
     assert chat.client.frames[0] is not leg.frames[0]
     assert chat.started == datetime(2025, 3, 14, 9, 26, 53, 412000, tzinfo=UTC).timestamp()
-    assert (chat.model, chat.client_protocol, chat.outcome) == (
+    assert (chat.model, chat.client_protocol, chat.outcome, chat.imported) == (
         "gpt-4o-mini",
         "openai-chat",
-        "imported",
+        None,
+        True,
     )
     assert chat.request.url == "https://api.openai.com/v1/chat/completions"
     assert ("authorization", "Bearer sk-proj-…") in chat.request.headers

@@ -20,6 +20,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from streamscope.capture.flow import Flow, Leg, RequestRecord
+from streamscope.capture.outcome import Outcome
 from streamscope.capture.sse import import_sse
 from streamscope.capture.summary import FlowSummary
 from streamscope.client import replay_session
@@ -32,6 +33,7 @@ from streamscope.gui.flow_detail import (
 )
 from streamscope.gui.models.flows import FlowsModel
 from streamscope.gui.window import MainWindow
+from streamscope.pool.state import Attempt
 from tests.gui.support import open_window, wait_until
 from tests.proxy.harness import KEY, make_config
 
@@ -198,7 +200,8 @@ def _no_account_flow() -> Flow:
         client_protocol="openai-chat",
         model="demo-chat",
         upstream_name="demo",
-        outcome="error=no_account_available",
+        outcome=Outcome.ERROR_ANSWER,
+        outcome_detail="503 no_account_available: no account",
         request=RequestRecord(
             "POST",
             "/v1/chat/completions",
@@ -230,7 +233,7 @@ async def test_a_missing_upstream_leg_shows_a_clear_empty_state() -> None:
         assert "(no request was sent upstream)" in detail.upstream_request.toPlainText()
         assert not detail.export_upstream_button.isEnabled()
         assert detail.export_client_button.isEnabled()
-        assert "status 503 (error=no_account_available)" in detail.header.text()
+        assert "status 503 (error-answer)" in detail.header.text()
         assert detail.attempts.rowCount() == 0
     finally:
         detail.stop()
@@ -270,7 +273,5 @@ def test_the_pure_parts() -> None:
     text = header_text(flow, FlowSummary("f", verdict="ok"))
     assert text.startswith("POST /v1/chat/completions  ·  openai-chat → demo")
     assert "TTFT —" in text and "2 ms" in text
-    flow.attempts = [
-        {"account": None, "failure_class": "network", "action": "next", "status": 0, "at": 1.7e9}
-    ]
+    flow.attempts = [Attempt("f", "demo", None, "network", "next", 0, 1.7e9)]
     assert attempt_rows(flow)[0][:5] == ["1", "(no account)", "network", "next", "no answer"]

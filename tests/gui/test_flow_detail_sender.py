@@ -14,6 +14,7 @@ import time
 import pytest
 
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.outcome import Outcome
 from streamscope.gui.client_answer import TOLERANT
 from streamscope.gui.flow_detail import FlowDetail
 from streamscope.lint.profiles import PROFILES
@@ -36,7 +37,7 @@ def flow_of(leg: Leg) -> Flow:
         time.time(),
         0,
         "openai-chat",
-        outcome="complete",
+        outcome=Outcome.COMPLETE,
         request=request,
         client=leg,
         upstream=leg,

@@ -45,6 +45,7 @@ from streamscope.audit.report import (
     ProbeResult,
 )
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.outcome import Outcome as FlowOutcome
 from streamscope.capture.recorder import mask_headers
 from streamscope.client.outcome import ClientResult
 from streamscope.client.session import ClientSession, SessionLimits
@@ -314,15 +315,15 @@ def _outcome(probe: Probe, result: ClientResult, hung: str) -> tuple[Outcome, st
     return "answered", note or ""
 
 
-def _flow_outcome(outcome: Outcome, result: ClientResult) -> str:
-    """The flow's outcome word (capture.outcome's)."""
+def _flow_outcome(outcome: Outcome, result: ClientResult) -> FlowOutcome:
+    """The flow's outcome (capture.outcome's) of a probe's."""
     if outcome == "hung" or result.cancelled:
-        return "client-cancelled"
+        return FlowOutcome.CLIENT_CANCELLED
     if (result.leg.status or 0) >= 400:
-        return "error-answer"
+        return FlowOutcome.ERROR_ANSWER
     if outcome == "unreachable":
-        return "upstream-cut"
-    return "complete"
+        return FlowOutcome.UPSTREAM_CUT
+    return FlowOutcome.COMPLETE
 
 
 def _stop_reason(done: _Sent, first: bool = False) -> str:

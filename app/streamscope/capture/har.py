@@ -29,7 +29,7 @@ What HAR has no field for is in a custom field (HAR allows names starting with `
         "request_recorded": true,       # upstream entry only; false: no upstream request
         "flow": {"started": 1715000000.123, "client_protocol": …, "model": …, "upstream": …,
                  "account": …, "mode": …, "outcome": …, "outcome_detail": …, "capture_note": …,
-                 "duration_ns": …},  # client entry only
+                 "duration_ns": …, "imported": …},  # client entry only
         "attempts": [...],              # client entry only
         "request_notes": [{"field": …, "action": "dropped" | "changed", "why": …,
                            "instead": … | None}, …],  # client entry only: what
@@ -80,6 +80,7 @@ _FLOW_FIELDS = (
     "outcome_detail",
     "capture_note",
     "duration_ns",
+    "imported",  # (a flow read from a file names no outcome of ours: this says why)
 )
 _LEG_FIELDS = ("status", "sent_ns", "headers_ns", "ended_ns", "truncated")
 
@@ -137,8 +138,12 @@ def _entry(flow: Flow, which: str) -> JSON:
     }
     if client:
         # named as Flow.to_json names them, so that Flow.from_json reads them back
-        ext["flow"] = {k: getattr(flow, k) for k in _FLOW_FIELDS} | {"upstream": flow.upstream_name}
-        ext["attempts"] = flow.attempts
+        outcome = flow.outcome.value if flow.outcome is not None else None
+        ext["flow"] = {k: getattr(flow, k) for k in _FLOW_FIELDS} | {
+            "upstream": flow.upstream_name,
+            "outcome": outcome,
+        }
+        ext["attempts"] = [a.to_json() for a in flow.attempts]
         ext["request_notes"] = [note.to_json() for note in flow.request_notes]
     else:
         ext["request_recorded"] = flow.upstream_request is not None
@@ -399,7 +404,7 @@ def _generic(entry: JSON) -> Flow:
         started_ns=0,
         client_protocol=leg.protocol,
         model=_model(request.body),
-        outcome="imported",
+        imported=True,
         request=request,
         upstream_request=dataclasses.replace(request, headers=list(request.headers)),
         upstream=leg,

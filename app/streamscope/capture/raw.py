@@ -22,7 +22,6 @@ from streamscope.capture.flow import (
     Headers,
     Leg,
     RequestRecord,
-    read_notes,
 )
 from streamscope.capture.info import FlowInfo
 from streamscope.wire import SSEDecoder
@@ -245,17 +244,17 @@ def to_flow(raw: RawFlow) -> Flow:
         upstream_name=info.upstream,
         account=info.account,
         mode=info.mode,
-        outcome=info.outcome or "",
+        outcome=info.outcome,
         outcome_detail=info.outcome_detail,
         capture_note=info.capture_note,
         request=raw.request,
         upstream_request=raw.upstream_request,
-        attempts=info.attempts_json(),
+        attempts=list(info.attempts),
         upstream=upstream,
         client=client,
         duration_ns=raw.duration_ns,
         imported=info.imported,
-        request_notes=read_notes(info.notes_json()),
+        request_notes=list(info.request_notes),
     )
 
 
@@ -344,12 +343,12 @@ def from_flow(flow: Flow, *, imported: bool = False) -> RawFlow:
         upstream=flow.upstream_name,
         account=flow.account,
         mode=flow.mode,
-        outcome=flow.outcome or None,
+        outcome=flow.outcome,
         outcome_detail=flow.outcome_detail,
         capture_note=flow.capture_note,
         attempts=list(flow.attempts),
         imported=imported or flow.imported,
-        request_notes=[note.to_json() for note in flow.request_notes],
+        request_notes=list(flow.request_notes),
     )
     upstream_request = flow.upstream_request
     return RawFlow(

@@ -35,11 +35,11 @@ from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import RawFlow, RawLeg
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.config import mask
+from streamscope.model.request import RequestNote
 from streamscope.redact import Redactor, credential_name
 from streamscope.wire.frame import Frame
 from streamscope.wire.jsonarray import is_array_stream
 
-JSON = dict[str, Any]
 _RAW = attrgetter("raw")
 _ARRIVAL = attrgetter("arrival_ns")
 CHECK_EVERY = 1024  # relay batches between two runs of the memory guard
@@ -92,14 +92,18 @@ def mask_query(url: str) -> str:
     return f"{path}?{'&'.join(parts)}"
 
 
-def mask_notes(notes: list[Any], redactor: Redactor) -> list[JSON]:
-    """Request notes (JSON objects, ``FlowInfo.notes_json``) with every text masked: a
-    note quotes what the client sent (a field's or a tool's name), which may hold a
-    secret as any stored text may."""
+def mask_notes(notes: list[RequestNote], redactor: Redactor) -> list[RequestNote]:
+    """Request notes with every text masked: a note quotes what the client sent (a
+    field's or a tool's name), which may hold a secret as any stored text may."""
+    text = redactor.text
     return [
-        {key: redactor.text(value) if isinstance(value, str) else value for key, value in n.items()}
+        replace(
+            n,
+            field=text(n.field),
+            why=text(n.why),
+            instead=text(n.instead) if n.instead is not None else None,
+        )
         for n in notes
-        if isinstance(n, dict)
     ]
 
 
@@ -115,7 +119,7 @@ def mask_flow(raw: RawFlow, redactor: Redactor) -> None:
     for leg in (raw.upstream, raw.client):
         leg.headers = mask_headers(leg.headers, redactor)
         leg.data = red(leg.data)
-    raw.info.request_notes = mask_notes(raw.info.notes_json(), redactor)
+    raw.info.request_notes = mask_notes(raw.info.request_notes, redactor)
 
 
 class FlowRecorder:
@@ -366,9 +370,8 @@ class FlowRecorder:
             )
         info = replace(
             info,
-            attempts=info.attempts_json(),
             capture_note=self.shed_reason or info.capture_note,
-            request_notes=mask_notes(info.notes_json(), redactor),
+            request_notes=mask_notes(info.request_notes, redactor),
         )
         return RawFlow(
             id=self.flow_id,

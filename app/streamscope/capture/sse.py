@@ -202,7 +202,7 @@ def _flow(leg: Leg) -> Flow:
         started=time.time(),
         started_ns=0,
         client_protocol=leg.protocol,
-        outcome="imported",
+        imported=True,
         upstream=leg,
         client=copy_leg(leg),
         duration_ns=leg.ended_ns,

@@ -129,20 +129,17 @@ def attempt_rows(flow: Flow) -> list[list[str]]:
     status, when (ms after the flow started, wall clock), message."""
     rows = []
     for i, a in enumerate(flow.attempts, 1):
-        at = a.get("at")
-        when = ""
-        if isinstance(at, int | float):
-            when = f"+{(at - flow.started) * 1000:,.0f} ms  ({clock_text(at)})"
-        status = a.get("status")
+        # (0: not recorded, as in an attempt read from a list's brief of it)
+        when = f"+{(a.at - flow.started) * 1000:,.0f} ms  ({clock_text(a.at)})" if a.at else ""
         rows.append(
             [
                 str(i),
-                str(a.get("account") or "(no account)"),
-                str(a.get("failure_class") or ""),
-                str(a.get("action") or ""),
-                "no answer" if status == 0 else str(status if status is not None else ""),
+                a.account or "(no account)",
+                a.failure_class,
+                a.action,
+                "no answer" if a.status == 0 else str(a.status),
                 when,
-                str(a.get("message") or ""),
+                a.message,
             ]
         )
     return rows

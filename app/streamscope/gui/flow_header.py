@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
 from streamscope.capture.flow import Flow
+from streamscope.capture.outcome import Outcome
 from streamscope.capture.summary import FlowSummary
 from streamscope.gui.theme import tint
 from streamscope.model.request import RequestNote
@@ -60,7 +61,7 @@ def header_text(flow: Flow, summary: FlowSummary) -> str:
         f"account {flow.account or '—'}",
         f"status {status if status is not None else 'none'}",
     ]
-    if flow.outcome and flow.outcome not in ("done", "complete"):
+    if flow.outcome is not None and flow.outcome != Outcome.COMPLETE:
         parts[-1] += f" ({flow.outcome})"
     ttft = summary.ttft_ms
     parts.append(f"TTFT {ttft:,.0f} ms" if isinstance(ttft, int | float) else "TTFT —")

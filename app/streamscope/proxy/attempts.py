@@ -54,7 +54,7 @@ from streamscope.proxy.commit import (
     prefetch,
     within,
 )
-from streamscope.proxy.relay import Exchange
+from streamscope.proxy.exchange_record import Exchange
 from streamscope.proxy.upstream import MAX_ERROR_BODY, Upstream, UpstreamResponse
 from streamscope.redact import Redactor
 
@@ -150,7 +150,7 @@ class Attempts:
                 account = self.pool.select(self.name, {a.account for a in tried if a.account})
                 if account is None:
                     break
-            self.exchange.account = account.name if account is not None else None
+            self.exchange.info.account = account.name if account is not None else None
             rec = self.exchange.recorder
             if rec is not None:
                 rec.upstream_attempt(codec.name)
@@ -182,7 +182,7 @@ class Attempts:
                     self._fail(account, verdict, response.status, message)
                     if verdict.action == "return" or not pooled:
                         raise UpstreamRejected(response, masked)
-                    tried.append(self.exchange.attempts[-1])
+                    tried.append(self.exchange.info.attempts[-1])
                     continue
                 whole = buffered or "json" in response.content_type.lower()
                 response = await (
@@ -201,12 +201,12 @@ class Attempts:
                 verdict = classify(self.pool.rules, NETWORK_STATUS)
                 self._fail(account, verdict, NETWORK_STATUS, exc.error.message)
                 if isinstance(exc, BudgetSpent):
-                    tried.append(self.exchange.attempts[-1])
+                    tried.append(self.exchange.info.attempts[-1])
                     raise self._budget_spent(tried, exc.error.message) from None
                 if verdict.action == "return" or not pooled:
                     exc.error.message = self.redactor.text(exc.error.message)
                     raise
-                tried.append(self.exchange.attempts[-1])
+                tried.append(self.exchange.info.attempts[-1])
                 continue
             except BaseException:
                 await attempt_stack.aclose()
@@ -233,7 +233,7 @@ class Attempts:
     def _broke(self, why: str) -> Attempt | None:
         """The committed attempt, now a ``stream`` failure (it read ``ok``): the flow's
         attempts say what the pool counts. None when no such attempt was recorded."""
-        attempts = self.exchange.attempts
+        attempts = self.exchange.info.attempts
         for i in range(len(attempts) - 1, -1, -1):
             if attempts[i].failure_class == "ok":
                 message = self.redactor.cut(why, MESSAGE_LIMIT)
@@ -258,7 +258,7 @@ class Attempts:
             self.pool.clock(),
             self.redactor.cut(message, MESSAGE_LIMIT),
         )
-        self.exchange.attempts.append(attempt)
+        self.exchange.info.attempts.append(attempt)
         return attempt
 
     def _fail(
