@@ -42,8 +42,8 @@ def flow(flow_id: str, data: bytes, outcome: Outcome = Outcome.COMPLETE) -> Flow
         outcome=outcome,
         request=request,
         upstream_request=request,
-        upstream=stream_leg(data),
-        client=stream_leg(data),
+        upstream_leg=stream_leg(data),
+        client_leg=stream_leg(data),
     )
 
 

@@ -37,8 +37,8 @@ def flow(upstream: Leg, client: Leg, outcome: Outcome = Outcome.COMPLETE) -> Flo
         outcome=outcome,
         request=request(True),
         upstream_request=request(True),
-        upstream=upstream,
-        client=client,
+        upstream_leg=upstream,
+        client_leg=client,
     )
 
 

@@ -31,7 +31,7 @@ def cut_flow() -> Flow:
     frames = [CapturedFrame(f.raw, (10 + n) * MS) for n, f in enumerate(decode_all(raw))]
     leg = Leg("anthropic", 200, HEADERS, sent_ns=0, headers_ns=5 * MS, frames=frames)
     return Flow(
-        "f", time.time(), 0, "anthropic", outcome=Outcome.COMPLETE, client=leg, upstream=leg
+        "f", time.time(), 0, "anthropic", outcome=Outcome.COMPLETE, client_leg=leg, upstream_leg=leg
     )
 
 

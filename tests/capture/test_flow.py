@@ -65,7 +65,7 @@ flows = st.builds(
     started_ns=st.just(0),
     client_protocol=text,
     model=st.none() | text,
-    upstream_name=st.none() | text,
+    upstream=st.none() | text,
     account=st.none() | text,
     mode=st.sampled_from([None, "repair", "passthrough"]),
     outcome=st.none() | st.sampled_from(Outcome),
@@ -85,8 +85,8 @@ flows = st.builds(
             text,
         )
     ),
-    upstream=legs,
-    client=legs,
+    upstream_leg=legs,
+    client_leg=legs,
     duration_ns=nanos,
     imported=st.booleans(),
     capture_note=text,
@@ -114,10 +114,10 @@ def test_a_flow_survives_its_json_form_exactly(flow: Flow) -> None:
 
 
 def test_started_ns_is_not_carried() -> None:
-    flow = Flow("f", 1.5, started_ns=123_456_789, client=Leg(frames=[CapturedFrame(b"x", 7)]))
+    flow = Flow("f", 1.5, started_ns=123_456_789, client_leg=Leg(frames=[CapturedFrame(b"x", 7)]))
     back = _through_json_text(flow)
     assert back.started_ns == 0 and back.started == 1.5
-    assert back.client.frames == [CapturedFrame(b"x", 7)]  # offsets, not clock readings
+    assert back.client_leg.frames == [CapturedFrame(b"x", 7)]  # offsets, not clock readings
 
 
 def test_bytes_are_base64_in_the_json_form() -> None:
@@ -126,8 +126,8 @@ def test_bytes_are_base64_in_the_json_form() -> None:
         0.0,
         0,
         request=RequestRecord("POST", "/v1/x", [("a", "b")], b"\xff\x00 not utf-8"),
-        upstream=Leg(body=b"\x80"),
-        client=Leg(frames=[CapturedFrame(b"data: caf\xe9\n\n", 3, (0,))]),
+        upstream_leg=Leg(body=b"\x80"),
+        client_leg=Leg(frames=[CapturedFrame(b"data: caf\xe9\n\n", 3, (0,))]),
     )
     data = flow.to_json()
     json.dumps(data)  # plain JSON: no bytes left in it
@@ -147,8 +147,8 @@ def test_a_sparse_object_reads_with_the_defaults() -> None:
     assert (flow.id, flow.started, flow.outcome, flow.imported) == ("7", 0.0, None, False)
     assert flow.request == RequestRecord("POST", "", [], b"")
     assert flow.upstream_request is None and flow.attempts == []
-    assert flow.upstream == Leg() and flow.upstream.streamed
-    assert flow.client.frames == [CapturedFrame(b"x", 0, ())]
+    assert flow.upstream_leg == Leg() and flow.upstream_leg.streamed
+    assert flow.client_leg.frames == [CapturedFrame(b"x", 0, ())]
     assert flow.request_notes == []
 
 

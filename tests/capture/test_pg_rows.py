@@ -100,10 +100,10 @@ def test_a_flow_stored_by_one_replica_is_the_others_too(replicas: Replicas) -> N
     assert b.ids() == ["f1"]
     raw = b.get_raw("f1")
     assert raw is not None and raw.request.body == expected.request.body  # exact bytes
-    assert raw.client.data == expected.client.data and len(raw.client.data) > 100
-    assert list(raw.client.sizes) == list(expected.client.sizes)  # each frame as it was
+    assert raw.client_leg.data == expected.client_leg.data and len(raw.client_leg.data) > 100
+    assert list(raw.client_leg.sizes) == list(expected.client_leg.sizes)  # each frame as it was
     flow = b.get("f1")
-    assert flow is not None and flow.client.raw() == expected.client.data
+    assert flow is not None and flow.client_leg.raw() == expected.client_leg.data
     # B computes the verdict (as the window does) and keeps it: A reads it as kept.
     stored = b.stored_summary("f1")
     assert stored is not None and stored[1] is not None and stored[0].verdict is None

@@ -125,7 +125,7 @@ def test_the_backlog_is_bounded_in_bytes_and_what_is_shed_is_said(
             assert flow.request.body == b""  # the 300 KiB prompt went
             assert "request body (300 KiB)" in flow.capture_note
             assert "still being written" in flow.capture_note
-            assert flow.client.frames  # the small stream stayed
+            assert flow.client_leg.frames  # the small stream stayed
         # A shed flow's verdict judges what was kept: its stream is whole, so ok.
         for s in summaries:
             assert s.verdict == "ok", s

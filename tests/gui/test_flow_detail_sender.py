@@ -39,8 +39,8 @@ def flow_of(leg: Leg) -> Flow:
         "openai-chat",
         outcome=Outcome.COMPLETE,
         request=request,
-        client=leg,
-        upstream=leg,
+        client_leg=leg,
+        upstream_leg=leg,
     )
 
 

@@ -78,7 +78,7 @@ async def test_every_view_names_the_longest_silence_by_its_table_row(qapp: QAppl
     assert texts == [(5, "Hello"), (7, " there"), (8, "!")]
     # /admin/flows/{id}: the same numbers
     flow = Flow(
-        "f", time.time(), 0, "anthropic", outcome=Outcome.COMPLETE, client=leg, upstream=leg
+        "f", time.time(), 0, "anthropic", outcome=Outcome.COMPLETE, client_leg=leg, upstream_leg=leg
     )
     data = flow_view(flow)
     for name in ("client", "upstream"):

@@ -218,7 +218,7 @@ async def _send(n: int, probe: Probe, target: Target, limits: Limits, mask: Reda
             [(k, mask.text(v)) for k, v in session.request_headers.items()],
             mask.data(_json_bytes(session.request_body)),
         ),
-        client=leg,
+        client_leg=leg,
         duration_ns=leg.ended_ns,
     )
     outcome, detail = _outcome(probe, result, hung)
@@ -377,7 +377,7 @@ def _lint_cells(done: _Sent, ids: list[str], mask: Redactor) -> None:
         r.findings.append(Finding("audit.expected", "warning", mask.text(problem)))
     r.cells = {c: judge.lint_cell(c, report) for c in ids}
     if probe.stream:  # how it was delivered (audit.delivery): known to an audit only
-        leg, protocol = done.flow.client, done.flow.client_protocol
+        leg, protocol = done.flow.client_leg, done.flow.client_protocol
         said = [delivery.buffered(leg), delivery.no_ping(leg, protocol)]
         r.findings += [f for f in said if f is not None]
         _delivered(r)
@@ -391,7 +391,7 @@ def _delivered(r: ProbeResult) -> None:
 
 
 def _error_problem(done: _Sent) -> str:
-    leg = done.flow.client
+    leg = done.flow.client_leg
     codec = get_codec(done.flow.client_protocol)
     parsed = codec.read_body(leg.raw(), leg.status or 200).json
     return judge.envelope_problem(
@@ -419,7 +419,7 @@ async def _run_clients(
     if not chosen:
         return
     streams = [
-        StreamInput(s.flow.client.raw(), protocol, s.flow.client.status or 200, _headers(s))
+        StreamInput(s.flow.client_leg.raw(), protocol, s.flow.client_leg.status or 200, _headers(s))
         for s in chosen
     ]
     runs = await run_many(streams, clients=ids, timeout=timeout, data_dir=data_dir)
@@ -442,7 +442,7 @@ async def _run_clients(
 
 def _headers(done: _Sent) -> list[tuple[str, str]]:
     """The answer's content type (what the clients read it by), or SSE's."""
-    for name, value in done.flow.client.headers:
+    for name, value in done.flow.client_leg.headers:
         if name.lower() == "content-type":
             return [("content-type", value)]
     return [("content-type", "text/event-stream" if done.probe.stream else "application/json")]

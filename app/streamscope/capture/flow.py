@@ -6,9 +6,9 @@
       attempts       one per account tried (which rule fired on which account)
       request_notes  what translating the request for the upstream changed or dropped
                      (a field, why, what went instead; masked as captured)
-      upstream       Leg: the upstream's answer — status, headers, every frame's exact
+      upstream_leg   Leg: the upstream's answer — status, headers, every frame's exact
                      bytes and arrival time (or a whole body)
-      client         Leg: what the client got — every frame as written and its send
+      client_leg     Leg: what the client got — every frame as written and its send
                      time, each linked to the upstream frame(s) it came from
 
 Times are nanoseconds since the flow started (``Flow.started_ns``, a monotonic clock),
@@ -78,7 +78,7 @@ class Flow:
     started_ns: int  # monotonic ns the offsets count from
     client_protocol: str = ""
     model: str | None = None
-    upstream_name: str | None = None
+    upstream: str | None = None  # the route's upstream, by name
     account: str | None = None
     mode: str | None = None  # repair | passthrough
     outcome: Outcome | None = None  # None: an imported flow's (it names none of ours)
@@ -86,8 +86,8 @@ class Flow:
     request: RequestRecord = field(default_factory=RequestRecord)
     upstream_request: RequestRecord | None = None
     attempts: list[Attempt] = field(default_factory=list)
-    upstream: Leg = field(default_factory=Leg)
-    client: Leg = field(default_factory=Leg)
+    upstream_leg: Leg = field(default_factory=Leg)
+    client_leg: Leg = field(default_factory=Leg)
     duration_ns: int | None = None
     imported: bool = False  # read from a file (HAR, .sse), not captured by this proxy
     capture_note: str = ""  # what the capture did not keep of it, and why
@@ -101,7 +101,7 @@ class Flow:
             "started": self.started,
             "client_protocol": self.client_protocol,
             "model": self.model,
-            "upstream": self.upstream_name,
+            "upstream": self.upstream,
             "account": self.account,
             "mode": self.mode,
             "outcome": self.outcome.value if self.outcome is not None else None,
@@ -115,7 +115,11 @@ class Flow:
             ),
             "attempts": [a.to_json() for a in self.attempts],
             "request_notes": [note.to_json() for note in self.request_notes],
-            "legs": {"upstream": _leg_json(self.upstream), "client": _leg_json(self.client)},
+            # (the legs keep their stored names: the admin API's and older files' keys)
+            "legs": {
+                "upstream": _leg_json(self.upstream_leg),
+                "client": _leg_json(self.client_leg),
+            },
         }
 
     @classmethod
@@ -128,7 +132,7 @@ class Flow:
             started_ns=0,
             client_protocol=str(data.get("client_protocol") or ""),
             model=data.get("model"),
-            upstream_name=data.get("upstream"),
+            upstream=data.get("upstream"),
             account=data.get("account"),
             mode=data.get("mode"),
             outcome=parse_outcome(data.get("outcome")),
@@ -138,8 +142,8 @@ class Flow:
             request=_request_from(data.get("request") or {}),
             upstream_request=_request_from(upstream_request) if upstream_request else None,
             attempts=read_attempts(data.get("attempts")),
-            upstream=_leg_from(legs.get("upstream") or {}),
-            client=_leg_from(legs.get("client") or {}),
+            upstream_leg=_leg_from(legs.get("upstream") or {}),
+            client_leg=_leg_from(legs.get("client") or {}),
             imported=bool(data.get("imported")),
             request_notes=read_notes(data.get("request_notes")),
         )

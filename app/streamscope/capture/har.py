@@ -97,7 +97,7 @@ def to_har(flows: list[Flow]) -> JSON:
     entries: list[JSON] = []
     for flow in flows:
         entries.append(_entry(flow, "client"))
-        if flow.upstream_request is not None or not _empty(flow.upstream):
+        if flow.upstream_request is not None or not _empty(flow.upstream_leg):
             entries.append(_entry(flow, "upstream"))
     creator = {"name": "StreamScope", "version": __version__}
     return {"log": {"version": "1.2", "creator": creator, "entries": entries}}
@@ -113,7 +113,7 @@ def _ms(ns: int) -> float:
 
 def _entry(flow: Flow, which: str) -> JSON:
     client = which == "client"
-    leg = flow.client if client else flow.upstream
+    leg = flow.client_leg if client else flow.upstream_leg
     request = flow.request if client else (flow.upstream_request or RequestRecord())
     start = 0 if client else (leg.sent_ns or 0)
     end = leg.ended_ns
@@ -140,7 +140,7 @@ def _entry(flow: Flow, which: str) -> JSON:
         # named as Flow.to_json names them, so that Flow.from_json reads them back
         outcome = flow.outcome.value if flow.outcome is not None else None
         ext["flow"] = {k: getattr(flow, k) for k in _FLOW_FIELDS} | {
-            "upstream": flow.upstream_name,
+            "upstream": flow.upstream,
             "outcome": outcome,
         }
         ext["attempts"] = [a.to_json() for a in flow.attempts]
@@ -281,13 +281,13 @@ def _our_flow(flow_id: str, legs: dict[str, tuple[JSON, JSON]]) -> Flow:
     )
     if client is not None:
         flow.request = _request(client[0].get("request"), client[1].get("url"))
-        flow.client = _our_leg(*client)
+        flow.client_leg = _our_leg(*client)
     upstream = legs.get("upstream")
     if upstream is not None:
         entry, ext = upstream
         if ext.get("request_recorded", True):
             flow.upstream_request = _request(entry.get("request"), ext.get("url"))
-        flow.upstream = _our_leg(entry, ext)
+        flow.upstream_leg = _our_leg(entry, ext)
     return flow
 
 
@@ -407,8 +407,8 @@ def _generic(entry: JSON) -> Flow:
         imported=True,
         request=request,
         upstream_request=dataclasses.replace(request, headers=list(request.headers)),
-        upstream=leg,
-        client=copy_leg(leg),
+        upstream_leg=leg,
+        client_leg=copy_leg(leg),
         duration_ns=ended_ns,
     )
 

@@ -116,7 +116,7 @@ def mask_flow(raw: RawFlow, redactor: Redactor) -> None:
             r.url = mask_query(redactor.url(r.url))
             r.headers = mask_headers(r.headers, redactor)
             r.body = red(r.body)
-    for leg in (raw.upstream, raw.client):
+    for leg in (raw.upstream_leg, raw.client_leg):
         leg.headers = mask_headers(leg.headers, redactor)
         leg.data = red(leg.data)
     raw.info.request_notes = mask_notes(raw.info.request_notes, redactor)
@@ -384,8 +384,8 @@ class FlowRecorder:
                 red(self.request_body),
             ),
             upstream_request=upstream_request,
-            upstream=upstream,
-            client=client,
+            upstream_leg=upstream,
+            client_leg=client,
             duration_ns=rel(self.ended_ns),
         )
 

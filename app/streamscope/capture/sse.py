@@ -203,8 +203,8 @@ def _flow(leg: Leg) -> Flow:
         started_ns=0,
         client_protocol=leg.protocol,
         imported=True,
-        upstream=leg,
-        client=copy_leg(leg),
+        upstream_leg=leg,
+        client_leg=copy_leg(leg),
         duration_ns=leg.ended_ns,
     )
 

@@ -79,11 +79,11 @@ class FlowSummary:
         return cls(
             id=raw.id,
             started=raw.started,
-            client_protocol=raw.client.protocol,
+            client_protocol=raw.client_leg.protocol,
             model=info.model,
             upstream=info.upstream,
             account=info.account,
-            status=raw.client.status,
+            status=raw.client_leg.status,
             ttft_ms=info.ttft_ms,
             tokens=info.tokens,
             duration_ms=raw.duration_ns / 1e6 if raw.duration_ns is not None else None,

@@ -373,10 +373,10 @@ class FlowDetail(QWidget):
         self.upstream_request.setPlainText(request_text(flow.upstream_request))
         self.export_har_button.setEnabled(True)
         legs: list[tuple[str, Leg, LegPane, RequestRecord | None, QPushButton]] = [
-            ("client", flow.client, self.client_pane, flow.request, self.export_client_button),
+            ("client", flow.client_leg, self.client_pane, flow.request, self.export_client_button),
             (
                 "upstream",
-                flow.upstream,
+                flow.upstream_leg,
                 self.upstream_pane,
                 flow.upstream_request,
                 self.export_upstream_button,
@@ -393,8 +393,8 @@ class FlowDetail(QWidget):
                 if which == "client":  # its verdict leads with the client that sent it
                     pane.view.judging = (flow_sender(flow), error_answer(leg))
                 replays.append(pane.replay(leg, request_body(record), self.analyser, notes))
-        self.replay_button.setEnabled(missing_reason(flow.client, "client") is None)
-        self.run_clients_button.set_legs(flow.client, flow.upstream)
+        self.replay_button.setEnabled(missing_reason(flow.client_leg, "client") is None)
+        self.run_clients_button.set_legs(flow.client_leg, flow.upstream_leg)
         await asyncio.gather(*replays)
         self.loaded.emit()
 
@@ -418,7 +418,7 @@ class FlowDetail(QWidget):
         if which not in LEGS:
             raise ValueError(f"no leg {which!r}: client or upstream")
         flow = self._flow()
-        return flow.client if which == "client" else flow.upstream
+        return flow.client_leg if which == "client" else flow.upstream_leg
 
     def export_har(self, path: Path | str) -> Path:
         """Write the flow as HAR 1.2 (both exchanges) to ``path``."""
@@ -459,7 +459,7 @@ class FlowDetail(QWidget):
     def request_replay(self) -> None:
         """Hand the client leg and its request body to whoever replays it."""
         flow = self._flow()
-        self.replay_requested.emit(flow.client, request_body(flow.request))
+        self.replay_requested.emit(flow.client_leg, request_body(flow.request))
 
     def _ask_leg_path(self, which: str) -> None:
         leg = self.leg(which)

@@ -73,8 +73,8 @@ def summaries() -> list[FlowSummary]:
             "openai-chat",
             outcome=Outcome(outcome),
             request=request,
-            client=leg,
-            upstream=leg,
+            client_leg=leg,
+            upstream_leg=leg,
         )
         raw_flow = from_flow(flow)
         out.append(summarize(raw_flow, FlowSummary.of_flow(raw_flow)))

@@ -35,7 +35,7 @@ def errored(name: str, agent: str) -> FlowSummary:
     flow = Flow(
         name, time.time(), 0, "openai-chat", outcome=Outcome.UPSTREAM_ERROR, request=request
     )
-    flow.client = flow.upstream = leg
+    flow.client_leg = flow.upstream_leg = leg
     raw_flow = from_flow(flow)
     return summarize(raw_flow, FlowSummary.of_flow(raw_flow))
 
