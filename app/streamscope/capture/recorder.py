@@ -310,56 +310,7 @@ class FlowRecorder:
     def build(self, info: FlowInfo, redactor: Redactor) -> RawFlow:
         """The compact flow (in the store's writer thread): bytes joined, arrays packed,
         secrets masked in headers and in every byte kept (same length: sizes stay true)."""
-        t0 = self.started_ns
         red = redactor.same_length
-
-        def rel(ns: int | None) -> int | None:
-            return ns - t0 if ns is not None else None
-
-        upstream = RawLeg(
-            protocol=self.upstream_protocol,
-            status=self.upstream_status,
-            headers=mask_headers(self.upstream_response_headers, redactor),
-            sent_ns=rel(self.upstream_sent_ns),
-            headers_ns=rel(self.upstream_headers_ns),
-            truncated=self.truncated,
-        )
-        # Only C-level passes over the frames here: this thread competes with the event
-        # loop for the interpreter, and a long stream has tens of thousands of frames.
-        frames = self.frames
-        if self.upstream_whole is not None:
-            upstream.streamed = False
-            upstream.data = red(self.upstream_whole)
-        else:
-            raws = list(map(_RAW, frames))
-            upstream.data = red(b"".join(raws))
-            upstream.sizes = list(map(len, raws))
-            upstream.times = list(map(_ARRIVAL, frames))
-            upstream.base_ns = t0
-            upstream.ended_ns = upstream.times[-1] - t0 if frames else None
-        client = RawLeg(
-            protocol=self.client_protocol,
-            status=self.client_status,
-            headers=mask_headers(self.client_headers, redactor),
-            headers_ns=rel(self.client_headers_ns),
-            ended_ns=rel(self.ended_ns),
-            truncated=self.truncated,
-            base_ns=t0,
-        )
-        content_type = dict((k.lower(), v) for k, v in self.client_headers).get("content-type", "")
-        client.streamed = "event-stream" in content_type or self._array_stream(content_type)
-        bodies = [body for body, _ in self.client_sends]
-        client.data = b"".join(bodies)
-        if not self.client_masked:
-            client.data = red(client.data)
-        client.sizes = list(map(len, bodies))
-        client.times = [t for _, t in self.client_sends]
-        if client.streamed:
-            client.entry_frames = self.entry_frames.tolist()
-            client.entry_chunks = self.entry_chunks.tolist()
-            client.entry_marks = self.entry_marks.tolist()
-            client.chunk_sizes = list(map(len, self.outs))
-            client.marks = list(self.marks)
         upstream_request = None
         if self.upstream_url is not None:
             upstream_request = RequestRecord(
@@ -384,10 +335,69 @@ class FlowRecorder:
                 red(self.request_body),
             ),
             upstream_request=upstream_request,
-            upstream_leg=upstream,
-            client_leg=client,
-            duration_ns=rel(self.ended_ns),
+            upstream_leg=self._upstream_leg(redactor),
+            client_leg=self._client_leg(redactor),
+            duration_ns=self._rel(self.ended_ns),
         )
+
+    def _rel(self, ns: int | None) -> int | None:
+        """A monotonic time as ns since the flow started."""
+        return ns - self.started_ns if ns is not None else None
+
+    def _upstream_leg(self, redactor: Redactor) -> RawLeg:
+        """The upstream leg, compact: its frames' bytes joined, their sizes and times."""
+        rel, t0 = self._rel, self.started_ns
+        upstream = RawLeg(
+            protocol=self.upstream_protocol,
+            status=self.upstream_status,
+            headers=mask_headers(self.upstream_response_headers, redactor),
+            sent_ns=rel(self.upstream_sent_ns),
+            headers_ns=rel(self.upstream_headers_ns),
+            truncated=self.truncated,
+        )
+        # Only C-level passes over the frames here: this thread competes with the event
+        # loop for the interpreter, and a long stream has tens of thousands of frames.
+        frames = self.frames
+        if self.upstream_whole is not None:
+            upstream.streamed = False
+            upstream.data = redactor.same_length(self.upstream_whole)
+        else:
+            raws = list(map(_RAW, frames))
+            upstream.data = redactor.same_length(b"".join(raws))
+            upstream.sizes = list(map(len, raws))
+            upstream.times = list(map(_ARRIVAL, frames))
+            upstream.base_ns = t0
+            upstream.ended_ns = upstream.times[-1] - t0 if frames else None
+        return upstream
+
+    def _client_leg(self, redactor: Redactor) -> RawLeg:
+        """The client leg, compact: its sends joined, their sizes and times, and (a
+        stream) the relay's log that links its chunks to the upstream's frames."""
+        rel = self._rel
+        client = RawLeg(
+            protocol=self.client_protocol,
+            status=self.client_status,
+            headers=mask_headers(self.client_headers, redactor),
+            headers_ns=rel(self.client_headers_ns),
+            ended_ns=rel(self.ended_ns),
+            truncated=self.truncated,
+            base_ns=self.started_ns,
+        )
+        content_type = dict((k.lower(), v) for k, v in self.client_headers).get("content-type", "")
+        client.streamed = "event-stream" in content_type or self._array_stream(content_type)
+        bodies = [body for body, _ in self.client_sends]
+        client.data = b"".join(bodies)
+        if not self.client_masked:
+            client.data = redactor.same_length(client.data)
+        client.sizes = list(map(len, bodies))
+        client.times = [t for _, t in self.client_sends]
+        if client.streamed:
+            client.entry_frames = self.entry_frames.tolist()
+            client.entry_chunks = self.entry_chunks.tolist()
+            client.entry_marks = self.entry_marks.tolist()
+            client.chunk_sizes = list(map(len, self.outs))
+            client.marks = list(self.marks)
+        return client
 
     def _array_stream(self, content_type: str) -> bool:
         """Whether the client's answer is a stream sent as one JSON array: a 200 JSON
