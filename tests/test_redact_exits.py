@@ -256,14 +256,19 @@ def test_an_imported_sse_recording_is_masked_and_its_export_too(tmp_path: Path) 
     sse = _delta(f"key {LONG}") + _delta(LONG[:half]) + _delta(LONG[half:]) + b"data: [DONE]\n\n"
     with run_in_thread() as up, _proxy(_config(up.url, "repair", LONG), capture) as server:
         flow = _imported(server, sse, "text/event-stream")
-        assert len(flow.client.frames) == 4
+        assert len(flow.client_leg.frames) == 4
         auth = {"authorization": f"Bearer {KEY}"}
         exported = b"".join(
             httpx.get(f"{server.url}/admin/flows/{flow.id}/{leg}.sse", headers=auth).content
             for leg in ("client", "upstream")
         )
-        assert len(flow.client.raw()) == len(sse)  # masked in place: sizes stay true
-        seen = [flow.client.raw(), exported, _joined_deltas(flow.client.raw()), _disk(capture)]
+        assert len(flow.client_leg.raw()) == len(sse)  # masked in place: sizes stay true
+        seen = [
+            flow.client_leg.raw(),
+            exported,
+            _joined_deltas(flow.client_leg.raw()),
+            _disk(capture),
+        ]
     for data in seen:
         assert LONG.encode() not in data
         assert LONG[: half - 1].encode() not in data and LONG[half + 1 :].encode() not in data

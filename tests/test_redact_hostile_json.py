@@ -105,7 +105,7 @@ def _stored(server: ProxyServer, request_id: str) -> tuple[bytes, bytes, bytes]:
     flow = flows.get(request_id)
     assert flow is not None
     har = json.dumps(to_har([flow])).encode()
-    return flow.upstream.raw(), flow.client.raw(), har
+    return flow.upstream_leg.raw(), flow.client_leg.raw(), har
 
 
 CASES = ["escaped"] + [f"pieces-{n}" for n in range(1, 8)] + ["pieces-3-one", "pieces-7-one"]

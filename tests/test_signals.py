@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from streamscope.capture.info import FlowInfo
+from streamscope.capture.outcome import Outcome
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowAdded, FlowEvent, FlowStore
 from streamscope.redact import Redactor
@@ -126,11 +127,15 @@ def test_the_flow_store_delivers_on_each_listeners_loop(tmp_path: Path) -> None:
         with loop_in_thread("view-a") as a, loop_in_thread("view-b") as b:
             store.subscribe(listener("a"), a)
             unsubscribe_b = store.subscribe(listener("b"), b)
-            store.submit(FlowRecorder("f1", "openai-chat", 1 << 20), FlowInfo(outcome="complete"))
+            store.submit(
+                FlowRecorder("f1", "openai-chat", 1 << 20), FlowInfo(outcome=Outcome.COMPLETE)
+            )
             store.flush()
             assert added["a"]["f1"].wait(5) and added["b"]["f1"].wait(5)
             unsubscribe_b()
-            store.submit(FlowRecorder("f2", "openai-chat", 1 << 20), FlowInfo(outcome="complete"))
+            store.submit(
+                FlowRecorder("f2", "openai-chat", 1 << 20), FlowInfo(outcome=Outcome.COMPLETE)
+            )
             store.flush()
             assert added["a"]["f2"].wait(5)
     finally:

@@ -13,6 +13,7 @@ import pytest
 from streamscope.analysis.har_lint import is_har, lint_har
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.har import to_har
+from streamscope.capture.outcome import Outcome
 from streamscope.wire import decode_all
 from tests.lint.streams import BROKEN, CHAT_TEXT, native
 
@@ -29,7 +30,7 @@ def stream_leg(data: bytes) -> Leg:
     return Leg("openai-chat", 200, list(SSE_HEADERS), headers_ns=900_000, frames=frames)
 
 
-def flow(flow_id: str, data: bytes, outcome: str = "done") -> Flow:
+def flow(flow_id: str, data: bytes, outcome: Outcome = Outcome.COMPLETE) -> Flow:
     request = RequestRecord(
         url="http://127.0.0.1/v1/chat/completions", body=json.dumps(ASK).encode()
     )
@@ -41,8 +42,8 @@ def flow(flow_id: str, data: bytes, outcome: str = "done") -> Flow:
         outcome=outcome,
         request=request,
         upstream_request=request,
-        upstream=stream_leg(data),
-        client=stream_leg(data),
+        upstream_leg=stream_leg(data),
+        client_leg=stream_leg(data),
     )
 
 
@@ -81,7 +82,7 @@ def test_each_leg_of_an_export_is_an_entry_linted_on_its_own() -> None:
 
 def test_a_cancelled_flows_legs_are_not_blamed_for_their_end() -> None:
     half = b"".join(f.raw for f in decode_all(native(CHAT_TEXT))[:10])
-    (_, client), (_, upstream) = lint_har(har_bytes(flow("gone", half, "client-cancelled")))
+    (_, client), (_, upstream) = lint_har(har_bytes(flow("gone", half, Outcome.CLIENT_CANCELLED)))
     assert client is not None and upstream is not None
     assert client.cancelled and upstream.cancelled  # the upstream entry, by its flow id
     assert client.errors == [] and client.headline().startswith("cancelled by the client")

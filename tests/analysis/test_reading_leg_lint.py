@@ -43,7 +43,7 @@ def test_leg_lint_passes_the_headers_a_captured_leg_has() -> None:
     proxied = leg_lint(_leg(1_000, quick, PROXY_HEADERS))
     assert proxied is not None and rules(proxied) == set()
     # An imported .sse file has a stand-in Content-Type and no headers time: not checked.
-    imported = leg_lint(import_sse(native(CHAT_TEXT)).upstream)
+    imported = leg_lint(import_sse(native(CHAT_TEXT)).upstream_leg)
     assert imported is not None and rules(imported) == set()
 
 

@@ -226,7 +226,7 @@ def test_to_json_is_plain_json() -> None:
 
 
 def _flow(upstream: Leg, client: Leg) -> Flow:
-    return Flow(id="f", started=0.0, started_ns=0, upstream=upstream, client=client)
+    return Flow(id="f", started=0.0, started_ns=0, upstream_leg=upstream, client_leg=client)
 
 
 def test_proxy_overhead_is_first_data_client_minus_upstream() -> None:

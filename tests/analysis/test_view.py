@@ -8,6 +8,7 @@ import json
 
 from streamscope.analysis.view import flow_leg_lint, flow_verdict, flow_view, leg_events, verdict
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.outcome import Outcome
 from streamscope.wire import decode_all
 from tests.lint.answers import whole_body
 from tests.lint.streams import CHAT_TEXT, native
@@ -28,7 +29,7 @@ def request(stream: bool) -> RequestRecord:
     return RequestRecord(body=json.dumps({**ASK, "stream": stream}).encode())
 
 
-def flow(upstream: Leg, client: Leg, outcome: str = "done") -> Flow:
+def flow(upstream: Leg, client: Leg, outcome: Outcome = Outcome.COMPLETE) -> Flow:
     return Flow(
         "f1",
         started=0.0,
@@ -36,8 +37,8 @@ def flow(upstream: Leg, client: Leg, outcome: str = "done") -> Flow:
         outcome=outcome,
         request=request(True),
         upstream_request=request(True),
-        upstream=upstream,
-        client=client,
+        upstream_leg=upstream,
+        client_leg=client,
     )
 
 
@@ -74,7 +75,7 @@ def test_each_leg_is_read_for_what_its_own_request_asked() -> None:
 
 def test_the_verdict_of_a_flow_the_client_cancelled() -> None:
     half = b"".join(f.raw for f in decode_all(native(CHAT_TEXT))[:10])
-    cut = flow(stream_leg(0, half), stream_leg(1, half), outcome="client-gone")
+    cut = flow(stream_leg(0, half), stream_leg(1, half), outcome=Outcome.CLIENT_CANCELLED)
     assert flow_verdict(cut).startswith("cancelled by the client")
     cut.outcome = "done"
     assert flow_verdict(cut).startswith("would ")  # then its missing end breaks clients

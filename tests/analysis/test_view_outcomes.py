@@ -10,6 +10,7 @@ import time
 
 from streamscope.analysis.view import flow_verdict, flow_view, summarize
 from streamscope.capture.flow import CapturedFrame, Flow, Leg
+from streamscope.capture.outcome import Outcome
 from streamscope.capture.raw import from_flow
 from streamscope.capture.summary import FlowSummary
 from streamscope.lint.checks_provider import CUT_LEAD
@@ -29,7 +30,9 @@ def cut_flow() -> Flow:
     raw = native(ANT_CUT_CALL).rstrip(b"\n") + b"\n\n"  # as the API sent it
     frames = [CapturedFrame(f.raw, (10 + n) * MS) for n, f in enumerate(decode_all(raw))]
     leg = Leg("anthropic", 200, HEADERS, sent_ns=0, headers_ns=5 * MS, frames=frames)
-    return Flow("f", time.time(), 0, "anthropic", outcome="complete", client=leg, upstream=leg)
+    return Flow(
+        "f", time.time(), 0, "anthropic", outcome=Outcome.COMPLETE, client_leg=leg, upstream_leg=leg
+    )
 
 
 def test_the_admin_json_has_the_cut_as_an_outcome_not_a_finding() -> None:

@@ -67,7 +67,7 @@ def stream_flow(
         frames=reads,
         ended_ns=round((t + 2) * MS),
     )
-    return Flow(flow_id, 1_700_000_000.0, 0, "openai-chat", request=_request(), client=leg)
+    return Flow(flow_id, 1_700_000_000.0, 0, "openai-chat", request=_request(), client_leg=leg)
 
 
 def body_flow(flow_id: str, status: int, body: dict[str, object]) -> Flow:
@@ -79,7 +79,7 @@ def body_flow(flow_id: str, status: int, body: dict[str, object]) -> Flow:
         body=json.dumps(body).encode(),
         ended_ns=210 * MS,
     )
-    return Flow(flow_id, 1_700_000_000.0, 0, "openai-chat", request=_request(), client=leg)
+    return Flow(flow_id, 1_700_000_000.0, 0, "openai-chat", request=_request(), client_leg=leg)
 
 
 def _cells(grades: dict[str, Cell] | None = None) -> dict[str, Cell]:

@@ -58,7 +58,7 @@ def test_the_page_names_no_other_resource() -> None:
 
 def test_no_key_and_no_header_reaches_the_page() -> None:
     report, flows = sample()
-    assert any(KEY in v for f in flows.values() for _, v in f.client.headers)  # it was there
+    assert any(KEY in v for f in flows.values() for _, v in f.client_leg.headers)  # it was there
     html = render(report, flows, previous=report)
     assert KEY not in html and KEY[:12] not in html
     for header in ("authorization", "x-api-key", "bearer", "content-type"):
@@ -85,7 +85,7 @@ def test_every_string_is_escaped(
     first.findings = [replace(first.findings[0], message=message)]
     cherry = first.cells["cherry-openai"]
     first.cells["cherry-openai"] = replace(cherry, detail=detail)
-    leg = flows["f0"].client
+    leg = flows["f0"].client_leg
     leg.frames[31].raw = b"data: " + raw + b"\n\n"  # frame 31: beside the finding's 32
     page = parse(render(report, flows))  # fails on markup the strings would have opened
     assert {n.tag for n in page.iter()} <= ALLOWED_TAGS

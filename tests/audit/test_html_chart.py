@@ -44,7 +44,9 @@ def x_of(t: float, t1: float) -> float:
 
 
 def test_the_longest_gap_and_the_ttft_are_drawn_at_their_times() -> None:
-    leg = stream_flow("f", CHAT / "oai-py_json-object-long.sse", per_read=3, stall_before=20).client
+    leg = stream_flow(
+        "f", CHAT / "oai-py_json-object-long.sse", per_read=3, stall_before=20
+    ).client_leg
     page, t1 = drawn(leg, ttft=150.0)
     stall_at = leg.frames[20].t_ns / 1e6  # the read after the 900 ms stall
     assert leg.frames[20].t_ns - leg.frames[19].t_ns == 900 * MS

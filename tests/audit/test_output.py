@@ -45,10 +45,10 @@ def _audit() -> Audit:
     )
     flows = {
         "01-text-short": Flow(
-            "01-text-short", 1.0e9, 0, "openai-chat", "m", request=request, client=leg
+            "01-text-short", 1.0e9, 0, "openai-chat", "m", request=request, client_leg=leg
         ),
         "13-bad-key": Flow(
-            "13-bad-key", 1.0e9, 0, "openai-chat", "m", request=request, client=body
+            "13-bad-key", 1.0e9, 0, "openai-chat", "m", request=request, client_leg=body
         ),
     }
     cell = Cell("openai-python-chat", "breaks", "chat.missing-choices", "why", 1, "ran")
@@ -92,9 +92,9 @@ def test_written_and_read_back_whole(tmp_path: Path) -> None:
     assert set(back.flows) == set(audit.flows)
     for flow_id, flow in audit.flows.items():
         got = back.flows[flow_id]
-        assert got.client.raw() == flow.client.raw()
-        assert [f.t_ns for f in got.client.frames] == [f.t_ns for f in flow.client.frames]
-        assert got.client.status == flow.client.status
+        assert got.client_leg.raw() == flow.client_leg.raw()
+        assert [f.t_ns for f in got.client_leg.frames] == [f.t_ns for f in flow.client_leg.frames]
+        assert got.client_leg.status == flow.client_leg.status
         assert got.request.body == flow.request.body
 
 

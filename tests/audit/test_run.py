@@ -49,7 +49,7 @@ def everything(done: Audit) -> bytes:
     """Every byte the audit keeps: the report, and each flow whole."""
     parts = [json.dumps(done.report.to_json()).encode()]
     parts += [json.dumps(f.to_json()).encode() for f in done.flows.values()]
-    parts += [f.client.raw() + f.request.body for f in done.flows.values()]
+    parts += [f.client_leg.raw() + f.request.body for f in done.flows.values()]
     return b"\n".join(parts)
 
 
@@ -80,9 +80,9 @@ def test_the_demo_in_repair_mode_audits_clean() -> None:
     # demo-tools calls the tools it is given: the tool probes' answers hold their calls
     assert not [f for f in by_id["tool-forced"].findings if f.rule == "audit.expected"]
     flow = done.flows[stream.flow]
-    assert flow.client.frames and flow.client.status == 200
+    assert flow.client_leg.frames and flow.client_leg.status == 200
     assert json.loads(flow.request.body)["max_tokens"] == 600
-    assert flow.client.raw().endswith(b"data: [DONE]\n\n")
+    assert flow.client_leg.raw().endswith(b"data: [DONE]\n\n")
 
 
 def _lint(path: Path) -> LintReport:
@@ -254,7 +254,7 @@ def test_the_key_is_masked_in_everything_kept_even_when_the_relay_echoes_it(spli
 
     done = asyncio.run(_against(echo, key=key))
     if split:  # (the answer was kept as two reads, the key cut between them)
-        first_leg = done.flows[done.report.results[0].flow].client
+        first_leg = done.flows[done.report.results[0].flow].client_leg
         assert len(first_leg.frames) >= 2
         assert key[:7].encode() not in first_leg.raw()
     assert len(done.report.results) == 14
@@ -263,7 +263,7 @@ def test_the_key_is_masked_in_everything_kept_even_when_the_relay_echoes_it(spli
     assert BAD_KEY.encode() in kept  # (the wrong key is no secret: it is shown)
     assert b"****" in kept  # masked where it stood, at the same length
     first = done.flows[done.report.results[0].flow]
-    assert len(first.client.raw()) == len(_stream_len_probe(key))
+    assert len(first.client_leg.raw()) == len(_stream_len_probe(key))
     assert dict(first.request.headers)["authorization"] != f"Bearer {key}"
 
 

@@ -13,7 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.outcome import Outcome
 from streamscope.model.request import RequestNote
+from streamscope.pool.state import Attempt
 from tests.support import FIXTURES, load
 
 CHAT = load(FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse").frames
@@ -63,16 +65,28 @@ flows = st.builds(
     started_ns=st.just(0),
     client_protocol=text,
     model=st.none() | text,
-    upstream_name=st.none() | text,
+    upstream=st.none() | text,
     account=st.none() | text,
     mode=st.sampled_from([None, "repair", "passthrough"]),
-    outcome=text,
+    outcome=st.none() | st.sampled_from(Outcome),
     outcome_detail=text,
     request=requests,
     upstream_request=st.none() | requests,
-    attempts=st.lists(st.fixed_dictionaries({"account": text, "status": st.integers(0, 599)})),
-    upstream=legs,
-    client=legs,
+    attempts=st.lists(
+        st.builds(
+            Attempt,
+            text,
+            text,
+            st.none() | text,
+            text,
+            text,
+            st.integers(0, 599),
+            st.floats(0, 2e9),
+            text,
+        )
+    ),
+    upstream_leg=legs,
+    client_leg=legs,
     duration_ns=nanos,
     imported=st.booleans(),
     capture_note=text,
@@ -100,10 +114,10 @@ def test_a_flow_survives_its_json_form_exactly(flow: Flow) -> None:
 
 
 def test_started_ns_is_not_carried() -> None:
-    flow = Flow("f", 1.5, started_ns=123_456_789, client=Leg(frames=[CapturedFrame(b"x", 7)]))
+    flow = Flow("f", 1.5, started_ns=123_456_789, client_leg=Leg(frames=[CapturedFrame(b"x", 7)]))
     back = _through_json_text(flow)
     assert back.started_ns == 0 and back.started == 1.5
-    assert back.client.frames == [CapturedFrame(b"x", 7)]  # offsets, not clock readings
+    assert back.client_leg.frames == [CapturedFrame(b"x", 7)]  # offsets, not clock readings
 
 
 def test_bytes_are_base64_in_the_json_form() -> None:
@@ -112,8 +126,8 @@ def test_bytes_are_base64_in_the_json_form() -> None:
         0.0,
         0,
         request=RequestRecord("POST", "/v1/x", [("a", "b")], b"\xff\x00 not utf-8"),
-        upstream=Leg(body=b"\x80"),
-        client=Leg(frames=[CapturedFrame(b"data: caf\xe9\n\n", 3, (0,))]),
+        upstream_leg=Leg(body=b"\x80"),
+        client_leg=Leg(frames=[CapturedFrame(b"data: caf\xe9\n\n", 3, (0,))]),
     )
     data = flow.to_json()
     json.dumps(data)  # plain JSON: no bytes left in it
@@ -130,11 +144,11 @@ def test_a_sparse_object_reads_with_the_defaults() -> None:
     # What a foreign tool or an older version may write: only an id (a number, even).
     sparse: dict[str, Any] = {"id": 7, "legs": {"client": {"frames": [{"raw_b64": "eA=="}]}}}
     flow = Flow.from_json(sparse)
-    assert (flow.id, flow.started, flow.outcome, flow.imported) == ("7", 0.0, "", False)
+    assert (flow.id, flow.started, flow.outcome, flow.imported) == ("7", 0.0, None, False)
     assert flow.request == RequestRecord("POST", "", [], b"")
     assert flow.upstream_request is None and flow.attempts == []
-    assert flow.upstream == Leg() and flow.upstream.streamed
-    assert flow.client.frames == [CapturedFrame(b"x", 0, ())]
+    assert flow.upstream_leg == Leg() and flow.upstream_leg.streamed
+    assert flow.client_leg.frames == [CapturedFrame(b"x", 0, ())]
     assert flow.request_notes == []
 
 

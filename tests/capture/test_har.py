@@ -24,7 +24,9 @@ import pytest
 from streamscope.analysis.timing import leg_timing
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har, to_har
+from streamscope.capture.outcome import Outcome
 from streamscope.model.request import RequestNote
+from streamscope.pool.state import Attempt
 from tests.support import FIXTURES, load
 
 MS = 1_000_000
@@ -231,10 +233,10 @@ def translated_flow() -> Flow:
         started_ns=987654321,
         client_protocol="anthropic",
         model="claude-x",
-        upstream_name="up",
+        upstream="up",
         account="main",
         mode="repair",
-        outcome="ok",
+        outcome=Outcome.COMPLETE,
         request=RequestRecord(
             "POST",
             "/v1/messages?beta=true&x=1",
@@ -251,9 +253,12 @@ def translated_flow() -> Flow:
             [("authorization", "Bearer …wxyz")],
             b'{"model": "gpt-x", "stream": true}',
         ),
-        attempts=[{"account": "other", "status": 429, "rule": "rate-limit"}, {"account": "main"}],
-        upstream=upstream,
-        client=client,
+        attempts=[
+            Attempt("r", "up", "other", "rate-limited", "next", 429, 1_715_000_000.2),
+            Attempt("r", "up", "main", "ok", "use", 200, 1_715_000_000.3),
+        ],
+        upstream_leg=upstream,
+        client_leg=client,
         duration_ns=130 * MS + 1,
         request_notes=[
             RequestNote("tools[0]", "dropped", "a server tool: OpenAI Chat has no place for it"),
@@ -274,18 +279,21 @@ def body_flow() -> Flow:
         started=1_715_000_001.5,
         started_ns=0,
         client_protocol="openai-chat",
-        outcome="body-instead-of-stream",
+        outcome=Outcome.COMPLETE,
+        outcome_detail="the upstream sent a whole body for a stream request",
         request=RequestRecord("POST", "/v1/chat/completions", [], b"{}"),
         upstream_request=RequestRecord("POST", "http://up/v1/chat/completions", [], b"{}"),
-        upstream=upstream,
-        client=client,
+        upstream_leg=upstream,
+        client_leg=client,
     )
 
 
 def local_flow() -> Flow:
     """Refused by the proxy itself: no upstream exchange at all."""
     client = Leg("openai-chat", 401, [("content-type", "application/json")], body=b"{}")
-    return Flow(id="f-3", started=0.0, started_ns=0, outcome="unauthorized", client=client)
+    return Flow(
+        id="f-3", started=0.0, started_ns=0, outcome=Outcome.ERROR_ANSWER, client_leg=client
+    )
 
 
 def binary_flow() -> Flow:
@@ -299,8 +307,8 @@ def binary_flow() -> Flow:
         started_ns=0,
         request=request,
         upstream_request=RequestRecord("POST", "http://u/x", [], b"\xc3"),
-        upstream=leg,
-        client=Leg("", 200, [], frames=[CapturedFrame(b"\xf0\x9f\x98\n\n", 9)]),
+        upstream_leg=leg,
+        client_leg=Leg("", 200, [], frames=[CapturedFrame(b"\xf0\x9f\x98\n\n", 9)]),
     )
 
 
@@ -402,8 +410,8 @@ def test_a_client_entry_says_what_the_client_saw() -> None:
     }
     assert request["bodySize"] == len(flow.request.body)
     assert (response["status"], response["statusText"]) == (200, "OK")
-    assert response["content"]["text"].encode() == flow.client.raw()
-    assert response["content"]["size"] == len(flow.client.raw())
+    assert response["content"]["text"].encode() == flow.client_leg.raw()
+    assert response["content"]["size"] == len(flow.client_leg.raw())
     assert response["content"]["mimeType"] == "text/event-stream"
     assert client["timings"] == {
         "send": 0.0,
@@ -417,7 +425,7 @@ def test_a_client_entry_says_what_the_client_saw() -> None:
         "claude-x",
         429,
     )
-    assert [f["size"] for f in ext["frames"]] == [len(f.raw) for f in flow.client.frames]
+    assert [f["size"] for f in ext["frames"]] == [len(f.raw) for f in flow.client_leg.frames]
     assert ext["frames"][0] == {"t_ns": 20 * MS, "t_ms": 20.0, "size": 13, "sources": []}
     assert ext["request_notes"] == [note.to_json() for note in flow.request_notes]
     assert "request_notes" not in upstream[EXTENSION]  # the flow's, said once
@@ -433,7 +441,7 @@ def test_bytes_that_are_not_utf8_are_base64() -> None:
     client, upstream = to_har([binary_flow()])["log"]["entries"]
     content = upstream["response"]["content"]
     assert content["encoding"] == "base64"
-    assert base64.b64decode(content["text"]) == binary_flow().upstream.raw()
+    assert base64.b64decode(content["text"]) == binary_flow().upstream_leg.raw()
     assert base64.b64decode(client["request"]["postData"]["text"]) == b"\x80\x81 not utf-8"
     assert client["request"]["postData"]["_encoding"] == "base64"
 
@@ -444,7 +452,7 @@ def test_har_round_trip_is_exact() -> None:
     assert _json(back) == _json(flows)
     # frames one by one, to be explicit about what "exact" means
     for before, after in zip(flows, back, strict=True):
-        for leg in ("upstream", "client"):
+        for leg in ("upstream_leg", "client_leg"):
             a, b = getattr(before, leg), getattr(after, leg)
             assert [(f.raw, f.t_ns, f.sources) for f in a.frames] == [
                 (f.raw, f.t_ns, f.sources) for f in b.frames
@@ -455,8 +463,8 @@ def test_har_round_trip_is_exact() -> None:
 def test_timing_is_the_same_after_a_round_trip() -> None:
     flow = translated_flow()
     (back,) = _round_trip([flow])
-    assert leg_timing(back.client) == leg_timing(flow.client)
-    assert leg_timing(back.upstream) == leg_timing(flow.upstream)
+    assert leg_timing(back.client_leg) == leg_timing(flow.client_leg)
+    assert leg_timing(back.upstream_leg) == leg_timing(flow.upstream_leg)
 
 
 def test_an_edited_text_is_read_as_it_is_now() -> None:
@@ -464,9 +472,9 @@ def test_an_edited_text_is_read_as_it_is_now() -> None:
     content = har["log"]["entries"][1]["response"]["content"]
     content["text"] = content["text"].replace("\n\n", "\r\n\r\n")  # a tool rewrote newlines
     (flow,) = from_har(har)
-    assert flow.upstream.raw() == content["text"].encode()
-    assert all(f.t_ns == 40 * MS for f in flow.upstream.frames)  # at the headers' time
-    assert len(flow.upstream.frames) == len(load(CHAT_TOOL).frames)
+    assert flow.upstream_leg.raw() == content["text"].encode()
+    assert all(f.t_ns == 40 * MS for f in flow.upstream_leg.frames)  # at the headers' time
+    assert len(flow.upstream_leg.frames) == len(load(CHAT_TOOL).frames)
 
 
 def test_an_upstream_entry_alone_still_imports() -> None:
@@ -474,9 +482,9 @@ def test_an_upstream_entry_alone_still_imports() -> None:
     har = json.loads(json.dumps(to_har([flow])))
     del har["log"]["entries"][0]  # the client entry, with the flow's metadata
     (back,) = from_har(har)
-    assert back.id == "f-1" and back.client.frames == [] and back.attempts == []
-    assert [(f.raw, f.t_ns) for f in back.upstream.frames] == [
-        (f.raw, f.t_ns) for f in flow.upstream.frames
+    assert back.id == "f-1" and back.client_leg.frames == [] and back.attempts == []
+    assert [(f.raw, f.t_ns) for f in back.upstream_leg.frames] == [
+        (f.raw, f.t_ns) for f in flow.upstream_leg.frames
     ]
     assert back.started == pytest.approx(flow.started + 0.002, abs=1e-3)
 
@@ -492,7 +500,7 @@ def test_request_notes_of_the_wrong_shape_import_as_none() -> None:
 def test_odd_foreign_entries_import_as_empty_flows() -> None:
     entries = [{"request": "x", "response": None}, {"response": {"content": [], "headers": 1}}]
     flows = from_har({"log": {"entries": entries}})
-    assert [(f.upstream.raw(), f.request.url, f.started) for f in flows] == [(b"", "", 0.0)] * 2
+    assert [(f.upstream_leg.raw(), f.request.url, f.started) for f in flows] == [(b"", "", 0.0)] * 2
 
 
 @pytest.mark.parametrize("bad", [[], {}, {"log": {}}, {"log": {"entries": [1]}}])
@@ -662,38 +670,39 @@ def test_a_devtools_har_imports_one_flow_per_entry() -> None:
     chat, models, claude = from_har(devtools_har())
     # The stream: its frames as the SSE decoder reads them, all at the headers' time.
     rec = load(CHAT_SSE)
-    leg = chat.upstream
+    leg = chat.upstream_leg
     assert [f.raw for f in leg.frames] == [f.raw for f in rec.frames]
     assert leg.raw() == CHAT_SSE.read_bytes()
     headers_ns = round((1.2 + 0.3 + 310.0) * MS)
     assert {f.t_ns for f in leg.frames} == {headers_ns}
     assert (leg.sent_ns, leg.headers_ns, leg.ended_ns) == (1_200_000, headers_ns, 812_500_000)
     assert (leg.protocol, leg.status, leg.streamed) == ("openai-chat", 200, True)
-    assert chat.client.raw() == leg.raw() and chat.client is not leg
-    assert chat.client.frames[0] is not leg.frames[0]
+    assert chat.client_leg.raw() == leg.raw() and chat.client_leg is not leg
+    assert chat.client_leg.frames[0] is not leg.frames[0]
     assert chat.started == datetime(2025, 3, 14, 9, 26, 53, 412000, tzinfo=UTC).timestamp()
-    assert (chat.model, chat.client_protocol, chat.outcome) == (
+    assert (chat.model, chat.client_protocol, chat.outcome, chat.imported) == (
         "gpt-4o-mini",
         "openai-chat",
-        "imported",
+        None,
+        True,
     )
     assert chat.request.url == "https://api.openai.com/v1/chat/completions"
     assert ("authorization", "Bearer sk-proj-…") in chat.request.headers
     assert json.loads(chat.request.body)["model"] == "gpt-4o-mini"
     assert chat.upstream_request is not None and chat.upstream_request.url == chat.request.url
-    timing = leg_timing(chat.upstream)
+    timing = leg_timing(chat.upstream_leg)
     assert timing.first_content_ms == 311.5 and timing.output_tokens == 30
     # A JSON answer is a whole body.
-    assert (models.upstream.body, models.upstream.streamed) == (
+    assert (models.upstream_leg.body, models.upstream_leg.streamed) == (
         b'{"object":"list","data":[]}',
         False,
     )
     assert models.request.method == "GET" and models.request.body == b""
-    assert models.upstream.headers_ns == 16 * MS and models.duration_ns == 20 * MS
+    assert models.upstream_leg.headers_ns == 16 * MS and models.duration_ns == 20 * MS
     # A base64 body is decoded; -1 times count as nothing.
-    assert claude.upstream.raw() == ANTHROPIC_TOOL_SENT
-    assert claude.upstream.protocol == "anthropic"
-    assert claude.upstream.headers_ns == 25 * MS and claude.upstream.sent_ns == 5 * MS
+    assert claude.upstream_leg.raw() == ANTHROPIC_TOOL_SENT
+    assert claude.upstream_leg.protocol == "anthropic"
+    assert claude.upstream_leg.headers_ns == 25 * MS and claude.upstream_leg.sent_ns == 5 * MS
     assert claude.started == chat.started + 1.588
     assert len({chat.id, models.id, claude.id}) == 3
 

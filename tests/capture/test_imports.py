@@ -36,10 +36,10 @@ def test_a_har_log_reads_as_its_flows(content_type: str | None) -> None:
 )
 def test_a_raw_stream_reads_as_one_imported_flow(content_type: str | None) -> None:
     (flow,) = read_flows(STREAM, content_type)
-    assert flow.outcome == "imported" and flow.client_protocol == "openai-chat"
-    assert flow.upstream.raw() == flow.client.raw() == STREAM
+    assert flow.imported and flow.outcome is None and flow.client_protocol == "openai-chat"
+    assert flow.upstream_leg.raw() == flow.client_leg.raw() == STREAM
     (lines,) = read_flows(RESPONSES_TEXT.read_bytes(), "application/x-ndjson")
-    assert lines.upstream.protocol == "responses"
+    assert lines.upstream_leg.protocol == "responses"
 
 
 def test_the_content_type_decides_over_the_bytes() -> None:
@@ -51,7 +51,7 @@ def test_the_content_type_decides_over_the_bytes() -> None:
         read_flows(STREAM, "application/har+json")
     # A protocol given for a raw stream is taken; an unknown one is refused.
     (flow,) = read_flows(b'data: {"x": 1}\n\n', protocol="anthropic")
-    assert flow.upstream.protocol == "anthropic"
+    assert flow.upstream_leg.protocol == "anthropic"
     with pytest.raises(UnreadableImport, match="unknown protocol 'bedrock'"):
         read_flows(b"data: {}\n\n", protocol="bedrock")
 
@@ -83,4 +83,4 @@ def test_a_lone_surrogate_in_text_is_refused_but_kept_in_bytes() -> None:
     har = json.loads(HAR)
     har["log"]["entries"][0]["response"]["content"]["text"] += "\ud800"
     (flow,) = read_flows(json.dumps(har).encode())
-    assert flow.client.raw().endswith(b"\xed\xa0\x80")
+    assert flow.client_leg.raw().endswith(b"\xed\xa0\x80")

@@ -18,6 +18,7 @@ import pytest
 from streamscope.analysis.view import summarize
 from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, FlowUpdated
 from streamscope.capture.info import FlowInfo
+from streamscope.capture.outcome import Outcome
 from streamscope.capture.rows import blob_hashes
 from streamscope.capture.store import FlowStore
 from streamscope.redact import Redactor
@@ -89,7 +90,7 @@ def test_a_flow_stored_by_one_replica_is_the_others_too(replicas: Replicas) -> N
     a, b = replicas(summarize=summarize)
     events, news = heard(b)
     expected = recorder("f1", prompt=5000).build(FlowInfo(), Redactor([]))
-    a.submit(recorder("f1", prompt=5000), FlowInfo(outcome="complete"))
+    a.submit(recorder("f1", prompt=5000), FlowInfo(outcome=Outcome.COMPLETE))
     started = time.monotonic()
     assert news.wait(1.5), "B was not told of A's flow"
     assert time.monotonic() - started < 1.5
@@ -99,10 +100,10 @@ def test_a_flow_stored_by_one_replica_is_the_others_too(replicas: Replicas) -> N
     assert b.ids() == ["f1"]
     raw = b.get_raw("f1")
     assert raw is not None and raw.request.body == expected.request.body  # exact bytes
-    assert raw.client.data == expected.client.data and len(raw.client.data) > 100
-    assert list(raw.client.sizes) == list(expected.client.sizes)  # each frame as it was
+    assert raw.client_leg.data == expected.client_leg.data and len(raw.client_leg.data) > 100
+    assert list(raw.client_leg.sizes) == list(expected.client_leg.sizes)  # each frame as it was
     flow = b.get("f1")
-    assert flow is not None and flow.client.raw() == expected.client.data
+    assert flow is not None and flow.client_leg.raw() == expected.client_leg.data
     # B computes the verdict (as the window does) and keeps it: A reads it as kept.
     stored = b.stored_summary("f1")
     assert stored is not None and stored[1] is not None and stored[0].verdict is None
@@ -148,7 +149,7 @@ def test_retention_holds_for_the_database_when_both_write(replicas: Replicas) ->
 def test_totals_filtered_by_outcome_are_counted(replicas: Replicas) -> None:
     a, b = replicas()
     for i, outcome in enumerate(["complete", "upstream-error", "complete", "complete"]):
-        a.submit(recorder(f"o{i}"), FlowInfo(outcome=outcome))
+        a.submit(recorder(f"o{i}"), FlowInfo(outcome=Outcome(outcome)))
     a.flush()
     assert b.summaries(limit=1)[1] == 4  # (the tally)
     assert b.summaries(limit=1, outcomes=["complete"])[1] == 3

@@ -54,8 +54,8 @@ def test_upstream_frames_keep_their_bytes_and_times() -> None:
         times=[1000 * i for i in range(len(CHAT))],
     )
     flow = to_flow(_flow(RawLeg(streamed=False), upstream))
-    assert [f.raw for f in flow.upstream.frames] == [f.raw for f in CHAT]
-    assert [f.t_ns for f in flow.upstream.frames] == upstream.times
+    assert [f.raw for f in flow.upstream_leg.frames] == [f.raw for f in CHAT]
+    assert [f.t_ns for f in flow.upstream_leg.frames] == upstream.times
 
 
 @settings(max_examples=60)
@@ -78,7 +78,7 @@ def test_client_frames_do_not_depend_on_how_the_bytes_were_sent(cuts: list[int])
         chunk_sizes=[len(f.raw) for f in CHAT],
         marks=list(range(1, len(CHAT) + 1)),
     )
-    frames = to_flow(_flow(client)).client.frames
+    frames = to_flow(_flow(client)).client_leg.frames
     assert [f.raw for f in frames] == [keepalive] + [f.raw for f in CHAT]
     assert frames[0].sources == ()  # not the relay's: no source
     assert [f.sources for f in frames[1:]] == [(i,) for i in range(len(CHAT))]
@@ -94,5 +94,5 @@ def test_client_frames_do_not_depend_on_how_the_bytes_were_sent(cuts: list[int])
 def test_a_body_leg_is_a_body() -> None:
     client = RawLeg(protocol="openai-chat", streamed=False, data=b'{"ok":1}', sizes=[8], times=[3])
     flow = to_flow(_flow(client))
-    assert flow.client.body == b'{"ok":1}' and flow.client.frames == []
-    assert SSEDecoder().feed(flow.client.raw(), 0) == []
+    assert flow.client_leg.body == b'{"ok":1}' and flow.client_leg.frames == []
+    assert SSEDecoder().feed(flow.client_leg.raw(), 0) == []

@@ -52,16 +52,16 @@ def test_an_array_stream_reads_back_as_a_stream_with_its_answer_and_times() -> N
             flow_id, got = _ask(running, model)
             flows.flush()
             flow = flows.get(flow_id)
-            assert flow is not None and flow.client.streamed and flow.client.body is None
-            assert flow.client.raw() == got  # the bytes the client got, as it got them
+            assert flow is not None and flow.client_leg.streamed and flow.client_leg.body is None
+            assert flow.client_leg.raw() == got  # the bytes the client got, as it got them
 
-            frames = [f for _, f in leg_frames(flow.client)]
+            frames = [f for _, f in leg_frames(flow.client_leg)]
             assert all(isinstance(f, ArrayElement) for f in frames)
             elements = [f for f in frames if f.data is not None]
             assert [json.loads(f.data) for f in elements] == json.loads(got)
             times = [f.arrival_ns for f in elements]
             assert times == sorted(times) and times[-1] - times[0] > 0.1e9  # paced, not one send
-            content = [f for f in flow.client.frames if f.sources]
+            content = [f for f in flow.client_leg.frames if f.sources]
             assert len(content) >= len(said.split())  # linked to the upstream's frames
 
             reading = flow_reading(flow)
@@ -82,8 +82,8 @@ def test_an_array_stream_reads_back_as_a_stream_with_its_answer_and_times() -> N
             assert len(timing) == len(frames)
             har = _admin(running, f"/admin/flows/{flow_id}.har").json()
             (back,) = from_har(har)
-            assert back.client.raw() == got
-            assert [f.data for _, f in leg_frames(back.client)] == [f.data for f in frames]
+            assert back.client_leg.raw() == got
+            assert [f.data for _, f in leg_frames(back.client_leg)] == [f.data for f in frames]
             if model == "demo-slow":  # silent past the keepalive interval before its text
                 first = next(i for i, f in enumerate(elements) if said.split()[0] in (f.data or ""))
                 keepalives = [f for f in elements[:first] if json.loads(f.data) == KEEPALIVE]

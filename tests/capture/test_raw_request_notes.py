@@ -1,6 +1,6 @@
 """The request notes through the compact capture form (capture/raw.py): the notes the
-proxy handed over (note objects, or their JSON once built) become the readable flow's
-:class:`RequestNote` list, and a readable flow's notes (an import) go back to JSON."""
+proxy handed over become the readable flow's :class:`RequestNote` list, and a readable
+flow's notes (an import) go back into its info."""
 
 from __future__ import annotations
 
@@ -20,12 +20,10 @@ def _raw(info: FlowInfo) -> RawFlow:
 
 
 def test_the_readable_flow_has_the_notes_as_notes() -> None:
-    # Objects while the proxy hands them over, JSON once built: the same flow either way.
     assert to_flow(_raw(FlowInfo(request_notes=list(NOTES)))).request_notes == NOTES
+    # As stored: JSON, read back into notes (one of the wrong shape is left out).
     stored = [n.to_json() for n in NOTES]
-    assert to_flow(_raw(FlowInfo(request_notes=stored))).request_notes == NOTES
-    # A stored note of the wrong shape is left out.
-    odd = FlowInfo(request_notes=[*stored, {"field": "x"}, "not a note"])
+    odd = FlowInfo.from_json({"request_notes": [*stored, {"field": "x"}, "not a note"]})
     assert to_flow(_raw(odd)).request_notes == NOTES
     assert to_flow(_raw(FlowInfo())).request_notes == []
 
@@ -33,6 +31,6 @@ def test_the_readable_flow_has_the_notes_as_notes() -> None:
 def test_an_imported_flow_keeps_its_notes() -> None:
     flow = Flow("f", 1.0, 0, client_protocol="anthropic", request_notes=list(NOTES))
     raw = from_flow(flow, imported=True)
-    assert raw.info.request_notes == [n.to_json() for n in NOTES]  # JSON, as stored
+    assert raw.info.request_notes == NOTES
     back = to_flow(raw)
     assert back.request_notes == NOTES and back.imported

@@ -118,20 +118,20 @@ def test_both_legs_of_a_translated_stream_are_captured_and_linked(upstream: Any)
 
     # The upstream leg: the exact bytes the upstream wrote, in order, timed.
     sent_upstream = b"".join(c for c in fast_stream_script(N).chunks if isinstance(c, bytes))
-    assert flow.upstream.raw() == sent_upstream
-    assert flow.upstream.protocol == "openai-chat" and flow.upstream.status == 200
-    times = [f.t_ns for f in flow.upstream.frames]
-    assert times == sorted(times) and times[0] >= (flow.upstream.sent_ns or 0) > 0
+    assert flow.upstream_leg.raw() == sent_upstream
+    assert flow.upstream_leg.protocol == "openai-chat" and flow.upstream_leg.status == 200
+    times = [f.t_ns for f in flow.upstream_leg.frames]
+    assert times == sorted(times) and times[0] >= (flow.upstream_leg.sent_ns or 0) > 0
     # The client leg: the exact bytes the client received, every frame with its send time.
-    assert flow.client.raw() == raw_client.content
-    assert flow.client.protocol == "anthropic" and flow.client.status == 200
-    assert all(f.t_ns >= times[0] for f in flow.client.frames)
+    assert flow.client_leg.raw() == raw_client.content
+    assert flow.client_leg.protocol == "anthropic" and flow.client_leg.status == 200
+    assert all(f.t_ns >= times[0] for f in flow.client_leg.frames)
     # Each text delta the client got is linked to the upstream frame that carried it.
-    up_events = leg_events(flow.upstream)
-    for event in leg_events(flow.client):
+    up_events = leg_events(flow.upstream_leg)
+    for event in leg_events(flow.client_leg):
         if event["type"] != "text_delta":
             continue
-        frame = flow.client.frames[event["frame"]]
+        frame = flow.client_leg.frames[event["frame"]]
         (source,) = frame.sources
         texts = [e["text"] for e in up_events if e["frame"] == source and e["type"] == "text_delta"]
         assert texts == [event["text"]]
@@ -142,7 +142,7 @@ def test_both_legs_of_a_translated_stream_are_captured_and_linked(upstream: Any)
     assert flow.upstream_request.url == upstream.url + "/v1/chat/completions"
     assert dict(flow.upstream_request.headers)["authorization"] == "Bearer …" + UPSTREAM_KEY[-4:]
     assert json.loads(flow.upstream_request.body)["messages"] == [{"role": "user", "content": "hi"}]
-    assert [a["failure_class"] for a in flow.attempts] == ["ok"]
+    assert [a.failure_class for a in flow.attempts] == ["ok"]
     assert running.url  # (the admin API is tested below)
 
 
@@ -152,9 +152,9 @@ def test_passthrough_legs_are_byte_identical(upstream: Any) -> None:
         r = httpx.post(server.url + "/v1/chat/completions", json=body, headers={"x-api-key": KEY})
         (summary,) = _flows(server)
         flow = _flow(server, summary["id"])
-    assert flow.client.raw() == flow.upstream.raw() == r.content
-    assert [f.sources for f in flow.client.frames] == [
-        (i,) for i in range(len(flow.upstream.frames))
+    assert flow.client_leg.raw() == flow.upstream_leg.raw() == r.content
+    assert [f.sources for f in flow.client_leg.frames] == [
+        (i,) for i in range(len(flow.upstream_leg.frames))
     ]
 
 
@@ -183,7 +183,7 @@ def test_non_streaming_requests_are_flows_and_refused_ones_are_not(upstream: Any
         bad_flow = server.app.flows.get(bad.headers["x-request-id"])
         refusals = server.app.refusals.recent()
     assert flows[ok.headers["x-request-id"]]["status"] == 200
-    assert body_flow.client.body == ok.content and body_flow.client.frames == []
+    assert body_flow.client_leg.body == ok.content and body_flow.client_leg.frames == []
     assert bad.status_code == 400 and bad_flow is None
     assert bad.headers["x-request-id"] not in flows and len(flows) == 1
     assert [(r.reason, r.status, r.path) for r in refusals] == [
@@ -239,7 +239,7 @@ def test_a_planted_key_is_in_no_stored_byte_and_no_export(tmp_path: Path) -> Non
             ]
             flow = _flow(server, summary["id"])
     masked = b"key=" + b"*" * (len(UPSTREAM_KEY) - 4) + b"zzzz"  # masked in place
-    assert masked in flow.upstream.raw()
+    assert masked in flow.upstream_leg.raw()
     for data in views:
         assert not _leak(data)
     stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())

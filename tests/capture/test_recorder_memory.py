@@ -57,11 +57,11 @@ def test_the_flat_log_builds_the_same_legs() -> None:
         recorder.client_message({"type": "http.response.body", "body": chunk, "more_body": True})
     recorder.done()
     raw = recorder.build(FlowInfo(), Redactor([]))
-    assert raw.upstream.data == b"".join(f.raw for f in frames[:at])
-    assert raw.client.data == b"".join(sent)
-    assert raw.client.entry_frames == [1, 3, 2, 5, 0]
-    assert raw.client.entry_chunks == [1, 2, 1, 3, 1]
-    sources = raw.client.chunk_sources()
+    assert raw.upstream_leg.data == b"".join(f.raw for f in frames[:at])
+    assert raw.client_leg.data == b"".join(sent)
+    assert raw.client_leg.entry_frames == [1, 3, 2, 5, 0]
+    assert raw.client_leg.entry_chunks == [1, 2, 1, 3, 1]
+    sources = raw.client_leg.chunk_sources()
     assert sources[:3] == [0, 1, 3]  # batch 2 (frames 1-3) made chunks from frames 1 and 3
     assert sources[-1] < 0  # the keepalive is the proxy's own
 

@@ -83,7 +83,7 @@ def test_timing_fits_however_the_bytes_were_chunked(cuts: list[int], seed: int) 
 
 
 def test_a_body_leg_exports_its_body_and_no_times() -> None:
-    leg = body_flow().upstream
+    leg = body_flow().upstream_leg
     assert export_sse(leg) == leg.body
     assert export_timing(leg) == b"[]"
 
@@ -91,23 +91,25 @@ def test_a_body_leg_exports_its_body_and_no_times() -> None:
 def test_import_reads_an_export_back() -> None:
     leg = _leg(CHAT_SSE, step_ms=2.5)
     flow = import_sse(export_sse(leg), export_timing(leg))
-    got_leg = flow.upstream
+    got_leg = flow.upstream_leg
     assert [f.raw for f in got_leg.frames] == [f.raw for f in leg.frames]
     assert [f.t_ns for f in got_leg.frames] == [f.t_ns - 7 * MS for f in leg.frames]
-    assert (got_leg.protocol, flow.client_protocol, flow.outcome) == ("openai-chat",) * 2 + (
-        "imported",
-    )
+    assert (got_leg.protocol, flow.client_protocol) == ("openai-chat",) * 2
+    assert flow.imported and flow.outcome is None
     assert flow.upstream_request is None
-    assert flow.client.raw() == got_leg.raw() and flow.client.frames[0] is not got_leg.frames[0]
+    assert (
+        flow.client_leg.raw() == got_leg.raw()
+        and flow.client_leg.frames[0] is not got_leg.frames[0]
+    )
     assert leg_timing(got_leg).tokens_per_second == leg_timing(leg).tokens_per_second
-    without_times = import_sse(export_sse(leg)).upstream
+    without_times = import_sse(export_sse(leg)).upstream_leg
     assert {f.t_ns for f in without_times.frames} == {0}
 
 
 def test_import_of_json_lines_and_of_a_whole_body() -> None:
     flow = import_sse(RESPONSES_TEXT.read_bytes())
-    assert flow.upstream.protocol == "responses"
-    assert flow.upstream.raw() == b"".join(f.raw for f in load(RESPONSES_TEXT).frames)
+    assert flow.upstream_leg.protocol == "responses"
+    assert flow.upstream_leg.raw() == b"".join(f.raw for f in load(RESPONSES_TEXT).frames)
     body = {
         "id": "chatcmpl-1",
         "object": "chat.completion",
@@ -116,7 +118,7 @@ def test_import_of_json_lines_and_of_a_whole_body() -> None:
         "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}}],
     }
     whole = import_sse(json.dumps(body, indent=2).encode())
-    assert (whole.upstream.body, whole.upstream.protocol) == (
+    assert (whole.upstream_leg.body, whole.upstream_leg.protocol) == (
         json.dumps(body, indent=2).encode(),
         "openai-chat",
     )
@@ -124,9 +126,9 @@ def test_import_of_json_lines_and_of_a_whole_body() -> None:
 
 def test_an_unknown_protocol_imports_with_none() -> None:
     flow = import_sse(b"data: hello\n\ndata: world\n\n", b"[0, 0.5]")
-    assert flow.upstream.protocol == ""
-    assert [f.t_ns for f in flow.upstream.frames] == [0, 500 * MS]
-    assert import_sse(b"data: {}\n\n", protocol="anthropic").upstream.protocol == "anthropic"
+    assert flow.upstream_leg.protocol == ""
+    assert [f.t_ns for f in flow.upstream_leg.frames] == [0, 500 * MS]
+    assert import_sse(b"data: {}\n\n", protocol="anthropic").upstream_leg.protocol == "anthropic"
 
 
 @pytest.mark.parametrize(

@@ -119,11 +119,11 @@ def test_a_captured_replay_exports_again(passthrough: Running, replay_dir: Path)
     flows.flush()
     flow = flows.get(response.headers["x-request-id"])
     assert flow is not None
-    assert export_sse(flow.upstream) == exported == export_sse(flow.client)
-    timing = leg_timing(flow.upstream)
+    assert export_sse(flow.upstream_leg) == exported == export_sse(flow.client_leg)
+    timing = leg_timing(flow.upstream_leg)
     assert timing.total_ms is not None and timing.first_byte_ms is not None
     assert timing.total_ms - timing.first_byte_ms >= SPAN_S * 1e3 * 0.9
-    assert len(json.loads(export_timing(flow.upstream))) == len(read_recording(exported).frames)
+    assert len(json.loads(export_timing(flow.upstream_leg))) == len(read_recording(exported).frames)
     assert _json(_round_trip([flow])) == _json([flow])
     assert har_problems(to_har([flow])) == []
     overhead = proxy_overhead_ms(flow)  # same clock: the proxy sends after it receives

@@ -17,6 +17,7 @@ import pytest
 
 from streamscope.analysis.view import summarize
 from streamscope.capture.info import FlowInfo
+from streamscope.capture.outcome import Outcome
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
 from streamscope.redact import Redactor
@@ -108,7 +109,7 @@ def test_the_backlog_is_bounded_in_bytes_and_what_is_shed_is_said(
             # was built in the loop on a loaded machine.
             recorders = [recorder(f"f{i}", BODY) for i in range(12)]
             for rec in recorders:
-                store.submit(rec, FlowInfo(outcome="complete"))
+                store.submit(rec, FlowInfo(outcome=Outcome.COMPLETE))
                 peak = max(peak, store.backlog_bytes)
             assert peak <= 4 * BODY  # the bound (one flow alone may pass it: none here)
             assert store.shed >= 6
@@ -124,7 +125,7 @@ def test_the_backlog_is_bounded_in_bytes_and_what_is_shed_is_said(
             assert flow.request.body == b""  # the 300 KiB prompt went
             assert "request body (300 KiB)" in flow.capture_note
             assert "still being written" in flow.capture_note
-            assert flow.client.frames  # the small stream stayed
+            assert flow.client_leg.frames  # the small stream stayed
         # A shed flow's verdict judges what was kept: its stream is whole, so ok.
         for s in summaries:
             assert s.verdict == "ok", s
@@ -240,14 +241,14 @@ def test_a_flow_kept_in_part_gets_no_false_verdict(tmp_path: Path) -> None:
     try:
         shed = recorder("shed")
         assert shed.shed(0, "a test said so") > 0  # every part goes, the stream too
-        store.submit(shed, FlowInfo(outcome="complete"))
+        store.submit(shed, FlowInfo(outcome=Outcome.COMPLETE))
         cut = recorder("cut")  # the size limit reached mid-stream: the end not kept
         cut.client_sends = cut.client_sends[:1]
         cut.truncated = True
-        store.submit(cut, FlowInfo(outcome="complete"))
+        store.submit(cut, FlowInfo(outcome=Outcome.COMPLETE))
         whole = recorder("whole")
         whole.client_sends = whole.client_sends[:1]  # the same bytes, kept whole: broken
-        store.submit(whole, FlowInfo(outcome="complete"))
+        store.submit(whole, FlowInfo(outcome=Outcome.COMPLETE))
         store.flush()
         verdicts = {s.id: s.verdict for s in store.summaries()[0]}
         assert verdicts["shed"].startswith("not judged whole: the capture kept only part")

@@ -9,8 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from streamscope.capture.info import FlowInfo
+from streamscope.capture.outcome import Outcome
 from streamscope.capture.recorder import FlowRecorder
-from streamscope.capture.summary import AttemptBrief, FlowSummary, LintCounts
+from streamscope.capture.summary import FlowSummary, LintCounts
 from streamscope.model.request import RequestNote
 from streamscope.pool.state import Attempt
 from streamscope.redact import Redactor
@@ -32,7 +33,7 @@ def test_a_captured_flow_is_summed_up_from_its_request_answer_and_info() -> None
             model="claude",
             upstream="anthropic",
             account="main",
-            outcome="error-answer",
+            outcome=Outcome.ERROR_ANSWER,
             outcome_detail="upstream anthropic answered 529",
             tokens=7,
             ttft_ms=12.5,
@@ -42,8 +43,8 @@ def test_a_captured_flow_is_summed_up_from_its_request_answer_and_info() -> None
     assert (summary.id, summary.client_protocol, summary.status) == ("f1", "anthropic", 529)
     assert (summary.method, summary.path) == ("POST", "/v1/messages")
     assert (summary.model, summary.upstream, summary.account) == ("claude", "anthropic", "main")
-    assert (summary.outcome, summary.tokens, summary.ttft_ms) == ("error-answer", 7, 12.5)
-    assert summary.attempts == (AttemptBrief("main", "overloaded", "next", 529),)
+    assert (summary.outcome, summary.tokens, summary.ttft_ms) == (Outcome.ERROR_ANSWER, 7, 12.5)
+    assert summary.attempts == (attempt,)
     assert summary.duration_ms is not None and summary.duration_ms >= 0
     assert not summary.linted and not summary.imported
 
@@ -67,23 +68,36 @@ def test_a_summary_stored_by_an_older_version_reads_with_defaults() -> None:
     older = {
         "id": "old",
         "status": 200,
-        "outcome": "done",  # a loose string of an older version: kept as it was
+        "outcome": "error=no_account",  # a loose string of an older version: read as one
         "attempts": [{"account": "a", "failure_class": "ok"}, "not an attempt"],
         "verdict": None,
         "tokens": True,  # a bool is no count
         "something_newer": 1,
     }
     summary = FlowSummary.from_json(older)
-    assert (summary.id, summary.status, summary.outcome) == ("old", 200, "done")
-    assert summary.attempts == (AttemptBrief("a", "ok", None, None),)
-    assert summary.tokens is None and summary.outcome_detail == "" and summary.lint is None
+    assert (summary.id, summary.status, summary.outcome) == ("old", 200, Outcome.ERROR_ANSWER)
+    assert summary.outcome_detail == "no_account"  # what the loose string carried
+    assert summary.attempts == (Attempt("", "", "a", "ok", "", 0, 0.0),)  # the rest: defaults
+    assert summary.tokens is None and summary.lint is None
     assert not summary.linted
 
 
 _text = st.none() | st.text(max_size=12)
 _count = st.none() | st.integers(0, 10**9)
+_word = st.text(max_size=12)
 _attempts = st.lists(
-    st.builds(AttemptBrief, _text, _text, _text, st.none() | st.integers(100, 599)), max_size=3
+    st.builds(
+        Attempt,
+        _word,
+        _word,
+        _text,
+        _word,
+        _word,
+        st.integers(0, 599),
+        st.floats(0, 2e9),
+        _word,
+    ),
+    max_size=3,
 ).map(tuple)
 
 
@@ -97,7 +111,7 @@ _attempts = st.lists(
         status=st.none() | st.integers(100, 599),
         ttft_ms=st.none() | st.floats(0, 1e6),
         tokens=_count,
-        outcome=_text,
+        outcome=st.none() | st.sampled_from(Outcome),
         outcome_detail=st.text(max_size=12),
         attempts=_attempts,
         imported=st.booleans(),

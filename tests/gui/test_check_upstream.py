@@ -134,7 +134,7 @@ async def test_a_broken_relay_fills_the_grid_live_in_red_and_opens_and_exports(
         assert detail.task is not None
         await detail.task
         assert detail.flow is view.audit.flows[flow_id]
-        sse_frames = decode_all(detail.flow.client.raw())
+        sse_frames = decode_all(detail.flow.client_leg.raw())
         assert detail.client_view.frames_model.rowCount() == len(sse_frames) > 2
         rules = {
             str(

@@ -20,6 +20,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from streamscope.capture.flow import Flow, Leg, RequestRecord
+from streamscope.capture.outcome import Outcome
 from streamscope.capture.sse import import_sse
 from streamscope.capture.summary import FlowSummary
 from streamscope.client import replay_session
@@ -32,6 +33,7 @@ from streamscope.gui.flow_detail import (
 )
 from streamscope.gui.models.flows import FlowsModel
 from streamscope.gui.window import MainWindow
+from streamscope.pool.state import Attempt
 from tests.gui.support import open_window, wait_until
 from tests.proxy.harness import KEY, make_config
 
@@ -111,8 +113,8 @@ async def test_a_flow_opens_with_both_legs_attempts_exports_and_replay(tmp_path:
         # Both legs, replayed from the capture: frames, and the same answer.
         client, upstream = detail.client_view, detail.upstream_view
         assert not detail.client_pane.is_empty and not detail.upstream_pane.is_empty
-        assert client.frames_model.rowCount() == len(flow.client.frames) > 2
-        assert upstream.frames_model.rowCount() == len(flow.upstream.frames) > 2
+        assert client.frames_model.rowCount() == len(flow.client_leg.frames) > 2
+        assert upstream.frames_model.rowCount() == len(flow.upstream_leg.frames) > 2
         answer = client.answer.toPlainText()
         assert answer.startswith('You said: "two"')
         assert upstream.answer.toPlainText() == answer
@@ -131,12 +133,12 @@ async def test_a_flow_opens_with_both_legs_attempts_exports_and_replay(tmp_path:
         entries = har["log"]["entries"]
         assert [e["_streamscope"]["leg"] for e in entries] == ["client", "upstream"]
         sse, timing = detail.export_leg("client", tmp_path / "client.sse")
-        assert sse.read_bytes() == flow.client.raw()
+        assert sse.read_bytes() == flow.client_leg.raw()
         assert timing.name == "client.sse.timing"
         offsets = json.loads(timing.read_text())
-        assert len(offsets) == len(flow.client.frames)
+        assert len(offsets) == len(flow.client_leg.frames)
         up_sse, _ = detail.export_leg("upstream", tmp_path / "upstream.sse")
-        assert up_sse.read_bytes() == flow.upstream.raw()
+        assert up_sse.read_bytes() == flow.upstream_leg.raw()
 
         # Replay into the client pane: the traffic view hands over the client leg.
         received: list[tuple[Any, Any]] = []
@@ -148,12 +150,12 @@ async def test_a_flow_opens_with_both_legs_attempts_exports_and_replay(tmp_path:
         assert isinstance(leg, Leg) and body is not None
         assert body["messages"] == [{"role": "user", "content": "two"}]
         replayed = await replay_session(leg, request_body=body).run()
-        assert replayed.frames == len(flow.client.frames) == client.frames_model.rowCount()
+        assert replayed.frames == len(flow.client_leg.frames) == client.frames_model.rowCount()
         # The window wires it to the client pane, which shows the replayed leg.
         pane = window.client
         assert window.tabs.currentWidget() is pane
         await wait_until(lambda: pane.result is not None)
-        assert pane.frames_model.rowCount() == len(flow.client.frames)
+        assert pane.frames_model.rowCount() == len(flow.client_leg.frames)
         assert pane.answer.toPlainText() == answer and pane.model.currentText() == "demo-chat"
         window.tabs.setCurrentWidget(traffic)
 
@@ -197,15 +199,16 @@ def _no_account_flow() -> Flow:
         started_ns=0,
         client_protocol="openai-chat",
         model="demo-chat",
-        upstream_name="demo",
-        outcome="error=no_account_available",
+        upstream="demo",
+        outcome=Outcome.ERROR_ANSWER,
+        outcome_detail="503 no_account_available: no account",
         request=RequestRecord(
             "POST",
             "/v1/chat/completions",
             [("authorization", "Bearer sk-l…0000")],
             b'{"model":"demo-chat","stream":true,"messages":[]}',
         ),
-        client=Leg(
+        client_leg=Leg(
             protocol="openai-chat",
             status=503,
             headers=[("content-type", "application/json")],
@@ -230,7 +233,7 @@ async def test_a_missing_upstream_leg_shows_a_clear_empty_state() -> None:
         assert "(no request was sent upstream)" in detail.upstream_request.toPlainText()
         assert not detail.export_upstream_button.isEnabled()
         assert detail.export_client_button.isEnabled()
-        assert "status 503 (error=no_account_available)" in detail.header.text()
+        assert "status 503 (error-answer)" in detail.header.text()
         assert detail.attempts.rowCount() == 0
     finally:
         detail.stop()
@@ -251,7 +254,7 @@ async def test_an_imported_stream_shows_on_both_sides() -> None:
         received: list[tuple[Any, Any]] = []
         detail.replay_requested.connect(lambda leg, body: received.append((leg, body)))
         detail.request_replay()
-        assert received == [(flow.client, None)]  # an import has no request body
+        assert received == [(flow.client_leg, None)]  # an import has no request body
     finally:
         detail.stop()
         detail.deleteLater()
@@ -259,8 +262,8 @@ async def test_an_imported_stream_shows_on_both_sides() -> None:
 
 def test_the_pure_parts() -> None:
     flow = _no_account_flow()
-    assert missing_reason(flow.upstream, "upstream") is not None
-    assert missing_reason(flow.client, "client") is None
+    assert missing_reason(flow.upstream_leg, "upstream") is not None
+    assert missing_reason(flow.client_leg, "client") is None
     odd = Leg(protocol="", status=200, body=b"hello")
     reason = missing_reason(odd, "upstream")
     assert reason is not None and "unknown" in reason
@@ -270,7 +273,5 @@ def test_the_pure_parts() -> None:
     text = header_text(flow, FlowSummary("f", verdict="ok"))
     assert text.startswith("POST /v1/chat/completions  ·  openai-chat → demo")
     assert "TTFT —" in text and "2 ms" in text
-    flow.attempts = [
-        {"account": None, "failure_class": "network", "action": "next", "status": 0, "at": 1.7e9}
-    ]
+    flow.attempts = [Attempt("f", "demo", None, "network", "next", 0, 1.7e9)]
     assert attempt_rows(flow)[0][:5] == ["1", "(no account)", "network", "next", "no answer"]

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.outcome import Outcome
 from streamscope.gui.client_answer import TOLERANT
 from streamscope.gui.flow_detail import FlowDetail
 from streamscope.lint.profiles import PROFILES
@@ -36,10 +37,10 @@ def flow_of(leg: Leg) -> Flow:
         time.time(),
         0,
         "openai-chat",
-        outcome="complete",
+        outcome=Outcome.COMPLETE,
         request=request,
-        client=leg,
-        upstream=leg,
+        client_leg=leg,
+        upstream_leg=leg,
     )
 
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 from streamscope.analysis.reading import LegReading
 from streamscope.analysis.view import flow_view
 from streamscope.capture.flow import CapturedFrame, Flow, Leg
+from streamscope.capture.outcome import Outcome
 from streamscope.client import SessionCallbacks, replay_session
 from streamscope.gui.leg_view import timing_text
 from streamscope.gui.models.frames import FramesModel
@@ -76,7 +77,9 @@ async def test_every_view_names_the_longest_silence_by_its_table_row(qapp: QAppl
     texts = [(n, ev.text) for n, ev in reading.events if isinstance(ev, TextDelta)]
     assert texts == [(5, "Hello"), (7, " there"), (8, "!")]
     # /admin/flows/{id}: the same numbers
-    flow = Flow("f", time.time(), 0, "anthropic", outcome="complete", client=leg, upstream=leg)
+    flow = Flow(
+        "f", time.time(), 0, "anthropic", outcome=Outcome.COMPLETE, client_leg=leg, upstream_leg=leg
+    )
     data = flow_view(flow)
     for name in ("client", "upstream"):
         view = data["legs"][name]

@@ -40,7 +40,7 @@ async def test_the_window_shows_and_opens_a_flow_another_proxy_served() -> None:
             await wait_until(lambda: model.summary_at(0).verdict == "ok", 5)  # the remote's
             detail = window.traffic.open_flow(flow_id)
             await wait_until(lambda: detail.flow is not None, 5)
-            assert detail.flow is not None and detail.flow.client.frames
+            assert detail.flow is not None and detail.flow.client_leg.frames
             assert "/v1/chat/completions" in detail.header.text()
             assert remote.url in window.windowTitle()
             assert (

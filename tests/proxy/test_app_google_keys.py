@@ -175,7 +175,7 @@ def test_x_goog_api_key_headers_are_masked_on_both_sides(seen: dict[str, Any]) -
     unread: Flow = seen["flows"][2]
     assert header(by_header.request.headers) == f"…{KEY[-4:]}"
     assert header(unread.request.headers) == f"…{OTHER[-4:]}"  # unread, still a credential
-    assert header(unread.upstream.headers) == f"…{ECHOED[-4:]}"  # the upstream's own
+    assert header(unread.upstream_leg.headers) == f"…{ECHOED[-4:]}"  # the upstream's own
     har_headers = seen["hars"][2]["log"]["entries"][0]["request"]["headers"]
     assert {"name": "x-goog-api-key", "value": f"…{OTHER[-4:]}"} in har_headers
 
@@ -185,9 +185,9 @@ def test_a_google_key_in_bodies_is_masked_in_place(seen: dict[str, Any]) -> None
     failed: Flow = seen["flows"][3]
     same_length = ("*" * 35 + GOOGLE[-4:]).encode()
     assert b"my key is " + same_length in by_header.request.body
-    assert b"you said my key is " + same_length in by_header.upstream.raw()
-    assert b"you said my key is " + same_length in by_header.client.raw()
-    assert same_length in failed.upstream.raw()
+    assert b"you said my key is " + same_length in by_header.upstream_leg.raw()
+    assert b"you said my key is " + same_length in by_header.client_leg.raw()
+    assert same_length in failed.upstream_leg.raw()
     # The client's stream was masked on its way out (the same length); the error the
     # proxy wrote from the upstream's quotes it as every message does (its last four).
     assert "you said my key is " + same_length.decode() in seen["client"][0]

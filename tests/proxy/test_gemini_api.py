@@ -287,7 +287,7 @@ def test_an_array_streams_flow_is_captured_and_read(front: Running) -> None:
     assert flows is not None
     flows.flush()
     flow = flows.get(answer.headers["x-request-id"])
-    assert flow is not None and flow.upstream.protocol == "openai-chat"
+    assert flow is not None and flow.upstream_leg.protocol == "openai-chat"
     assert flow_reading(flow, "upstream").timing is not None
     flow_reading(flow, "client")  # (the array the client got: read without an exception)
     shown = httpx.get(

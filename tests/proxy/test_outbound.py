@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 from streamscope.proxy.outbound import answer_headers, client_send
-from streamscope.proxy.relay import Exchange
+from streamscope.proxy.exchange_record import Exchange
 from streamscope.proxy.tap import NullTap
 from streamscope.redact import Redactor
 

@@ -112,8 +112,8 @@ def test_the_first_frame_arrives_within_one_pace(
     flow = flows.get(flow_id)
     assert flow is not None
     # The captured client leg: its first frame went out as the upstream's first came in.
-    up_first = flow.upstream.frames[0].t_ns
-    client_first = flow.client.frames[0].t_ns
+    up_first = flow.upstream_leg.frames[0].t_ns
+    client_first = flow.client_leg.frames[0].t_ns
     assert client_first - up_first < PACE * 1e9 / 2
 
 

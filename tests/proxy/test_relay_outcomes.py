@@ -98,16 +98,16 @@ def test_frames_after_an_upstream_error_are_captured_to_the_last_byte(
     assert got.status == 200
     flow = flow_of(proxy, got.headers["x-request-id"])
     sent = sent_bytes(script)
-    assert flow.upstream.raw() == sent  # the upstream leg: the upstream's bytes, exactly
-    assert b"".join(f.raw for f in flow.upstream.frames) == sent
-    assert [f.raw for f in flow.upstream.frames] == [
+    assert flow.upstream_leg.raw() == sent  # the upstream leg: the upstream's bytes, exactly
+    assert b"".join(f.raw for f in flow.upstream_leg.frames) == sent
+    assert [f.raw for f in flow.upstream_leg.frames] == [
         c for c in script.chunks if isinstance(c, bytes)
     ]
-    assert decode_all(flow.upstream.frames[-1].raw)[0].event == "response.failed"
-    assert not flow.upstream.truncated
+    assert decode_all(flow.upstream_leg.frames[-1].raw)[0].event == "response.failed"
+    assert not flow.upstream_leg.truncated
     # the client leg: exactly the bytes the client read off the socket
-    assert flow.client.raw() == got.body
-    assert b"".join(f.raw for f in flow.client.frames) == got.body
+    assert flow.client_leg.raw() == got.body
+    assert b"".join(f.raw for f in flow.client_leg.frames) == got.body
     assert flow.outcome == "upstream-error"
     assert "insufficient_quota" in flow.outcome_detail
 
@@ -127,8 +127,8 @@ def test_the_client_is_not_kept_waiting_for_the_upstreams_tail(
     assert got.t_end - req.received_at < 0.25  # not 0.3 s later, nor the idle timeout
     wait_cancelled(up, name, timeout=3.0)
     flow = flow_of(proxy, got.headers["x-request-id"])
-    assert flow.upstream.raw() == b"".join(head) + error + failed
-    assert flow.client.raw() == got.body
+    assert flow.upstream_leg.raw() == b"".join(head) + error + failed
+    assert flow.client_leg.raw() == got.body
     assert flow.outcome == "upstream-error" and BOOM in flow.outcome_detail
 
 
@@ -137,8 +137,8 @@ def test_a_whole_stream_is_complete_and_captured_exactly(proxy: Running, client:
     script = script_from_recording(ERROR_THEN_FAILED.parent / "vercel_openai-gpt41nano_text.jsonl")
     got = stream(proxy, client, f"responses/{scenario(script)}")
     flow = flow_of(proxy, got.headers["x-request-id"])
-    assert flow.upstream.raw() == sent_bytes(script)
-    assert flow.client.raw() == got.body
+    assert flow.upstream_leg.raw() == sent_bytes(script)
+    assert flow.client_leg.raw() == got.body
     assert (flow.outcome, flow.outcome_detail) == ("complete", "")
 
 

@@ -21,7 +21,8 @@ import pytest
 from streamscope.capture.store import FlowStore
 from streamscope.codecs import get_codec
 from streamscope.config import Config, ProxyConfig
-from streamscope.proxy.relay import Exchange, StreamRelay
+from streamscope.proxy.exchange_record import Exchange
+from streamscope.proxy.relay import StreamRelay
 from streamscope.proxy.tap import NULL_TAP, FlowTap, NullTap
 from streamscope.translation.pipeline import StreamPipeline
 from streamscope.wire import decode_all

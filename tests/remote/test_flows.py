@@ -79,7 +79,7 @@ async def test_new_flows_arrive_within_a_second_and_read_whole() -> None:
             listed, total = await remote.summaries()
             assert total == 2 and listed[0].model == "demo-chat"
             flow = await remote.get(flow_id)
-            assert flow is not None and flow.client.frames and flow.request.url
+            assert flow is not None and flow.client_leg.frames and flow.request.url
             assert await remote.get("no-such-flow") is None
 
 

@@ -28,7 +28,7 @@ async def test_the_remote_store_reads_as_the_local_one_does() -> None:
             stored = await asyncio.to_thread(store.stored_summary, flow_id)
             assert stored is not None and stored[1] is None and stored[0].verdict == "ok"
             flow = await asyncio.to_thread(store.get, flow_id)
-            assert flow is not None and flow.id == flow_id and flow.upstream.frames
+            assert flow is not None and flow.id == flow_id and flow.upstream_leg.frames
             assert await asyncio.to_thread(store.get, "nope") is None
             assert await asyncio.to_thread(store.summary, "nope") is None
         finally:

@@ -38,7 +38,7 @@ async def test_a_window_on_one_replica_shows_what_another_served(
             assert model.flow_id_at(0) == flow_id
             detail = window.traffic.open_flow(flow_id)
             await wait_until(lambda: detail.flow is not None, 5)
-            assert detail.flow is not None and detail.flow.client.frames
+            assert detail.flow is not None and detail.flow.client_leg.frames
             served_by = (
                 await asyncio.to_thread(a.admin, "GET", f"/admin/flows/{flow_id}/summary")
             )["replica"]

@@ -43,9 +43,9 @@ def entry_legs(har: Any) -> list[tuple[JSON, RequestRecord, Leg]]:
         (flow,) = from_har({"log": {"entries": [entry]}})
         ext = entry.get(EXTENSION)
         if isinstance(ext, dict) and ext.get("leg") == "client":
-            out.append((entry, flow.request, flow.client))
+            out.append((entry, flow.request, flow.client_leg))
         else:
-            out.append((entry, flow.upstream_request or flow.request, flow.upstream))
+            out.append((entry, flow.upstream_request or flow.request, flow.upstream_leg))
     return out
 
 

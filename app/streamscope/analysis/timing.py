@@ -366,7 +366,7 @@ def _body_timing(leg: Leg) -> LegTiming:
 def proxy_overhead_ms(flow: Flow) -> float | None:
     """What the proxy added before the first data frame: the client leg's first data
     frame minus the upstream leg's (None when either leg has none)."""
-    return overhead_ms(leg_timing(flow.upstream), leg_timing(flow.client))
+    return overhead_ms(leg_timing(flow.upstream_leg), leg_timing(flow.client_leg))
 
 
 def overhead_ms(upstream: LegTiming, client: LegTiming) -> float | None:

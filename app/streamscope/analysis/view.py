@@ -92,9 +92,9 @@ def flow_reading(flow: Flow, name: str = "client") -> LegReading:
     """A flow's leg (``client`` or ``upstream``) read once, for what its request asked
     and how the flow ended."""
     if name == "client":
-        leg, request = flow.client, flow.request
+        leg, request = flow.client_leg, flow.request
     else:
-        leg, request = flow.upstream, flow.upstream_request or flow.request
+        leg, request = flow.upstream_leg, flow.upstream_request or flow.request
     return LegReading(
         leg,
         stream_asked=asked_to_stream(request, leg.protocol),
@@ -149,7 +149,7 @@ def flow_judgement(flow: Flow, report: LintReport | None = None) -> FlowVerdict 
         report = flow_leg_lint(flow)
     if report is None:
         return None
-    return judge(report, flow_sender(flow), error_answer(flow.client))
+    return judge(report, flow_sender(flow), error_answer(flow.client_leg))
 
 
 def summarize(raw: RawFlow, summary: FlowSummary) -> FlowSummary:

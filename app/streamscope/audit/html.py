@@ -298,7 +298,7 @@ def _findings(report: AuditReport, flows: Mapping[str, Flow], clients: list[Clie
     any_said = False
     for i, r in enumerate(report.results):
         flow = flows.get(r.flow) if r.flow else None
-        leg = flow.client if flow is not None else None
+        leg = flow.client_leg if flow is not None else None
         frames = [f for _, f in leg_frames(leg)] if leg is not None else []
         shown: set[int] = set()
         blocks = []
@@ -394,7 +394,7 @@ def _charts(report: AuditReport, flows: Mapping[str, Flow]) -> str:
         if not r.stream:
             continue
         flow = flows.get(r.flow) if r.flow else None
-        leg = flow.client if flow is not None else None
+        leg = flow.client_leg if flow is not None else None
         out.append(f"<h3>{_e(r.title or r.probe)}</h3>")
         if leg is None or leg.body is not None or not leg.frames:
             why = (

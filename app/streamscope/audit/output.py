@@ -45,8 +45,8 @@ def write_out(audit: Audit, directory: Path) -> None:
     flows_dir = private_dir(directory / FLOWS)
     for flow_id, flow in audit.flows.items():
         name = _name(flow_id)
-        write_private(flows_dir / f"{name}.sse", export_sse(flow.client))
-        write_private(flows_dir / f"{name}.sse.timing", export_timing(flow.client))
+        write_private(flows_dir / f"{name}.sse", export_sse(flow.client_leg))
+        write_private(flows_dir / f"{name}.sse.timing", export_timing(flow.client_leg))
         har = json.dumps(to_har([flow]), ensure_ascii=False, indent=1)
         write_private(flows_dir / f"{name}.har", har)
     text = json.dumps(audit.report.to_json(), ensure_ascii=False, indent=2)

@@ -45,6 +45,7 @@ from streamscope.audit.report import (
     ProbeResult,
 )
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.outcome import Outcome as FlowOutcome
 from streamscope.capture.recorder import mask_headers
 from streamscope.client.outcome import ClientResult
 from streamscope.client.session import ClientSession, SessionLimits
@@ -217,7 +218,7 @@ async def _send(n: int, probe: Probe, target: Target, limits: Limits, mask: Reda
             [(k, mask.text(v)) for k, v in session.request_headers.items()],
             mask.data(_json_bytes(session.request_body)),
         ),
-        client=leg,
+        client_leg=leg,
         duration_ns=leg.ended_ns,
     )
     outcome, detail = _outcome(probe, result, hung)
@@ -314,15 +315,15 @@ def _outcome(probe: Probe, result: ClientResult, hung: str) -> tuple[Outcome, st
     return "answered", note or ""
 
 
-def _flow_outcome(outcome: Outcome, result: ClientResult) -> str:
-    """The flow's outcome word (capture.outcome's)."""
+def _flow_outcome(outcome: Outcome, result: ClientResult) -> FlowOutcome:
+    """The flow's outcome (capture.outcome's) of a probe's."""
     if outcome == "hung" or result.cancelled:
-        return "client-cancelled"
+        return FlowOutcome.CLIENT_CANCELLED
     if (result.leg.status or 0) >= 400:
-        return "error-answer"
+        return FlowOutcome.ERROR_ANSWER
     if outcome == "unreachable":
-        return "upstream-cut"
-    return "complete"
+        return FlowOutcome.UPSTREAM_CUT
+    return FlowOutcome.COMPLETE
 
 
 def _stop_reason(done: _Sent, first: bool = False) -> str:
@@ -376,7 +377,7 @@ def _lint_cells(done: _Sent, ids: list[str], mask: Redactor) -> None:
         r.findings.append(Finding("audit.expected", "warning", mask.text(problem)))
     r.cells = {c: judge.lint_cell(c, report) for c in ids}
     if probe.stream:  # how it was delivered (audit.delivery): known to an audit only
-        leg, protocol = done.flow.client, done.flow.client_protocol
+        leg, protocol = done.flow.client_leg, done.flow.client_protocol
         said = [delivery.buffered(leg), delivery.no_ping(leg, protocol)]
         r.findings += [f for f in said if f is not None]
         _delivered(r)
@@ -390,7 +391,7 @@ def _delivered(r: ProbeResult) -> None:
 
 
 def _error_problem(done: _Sent) -> str:
-    leg = done.flow.client
+    leg = done.flow.client_leg
     codec = get_codec(done.flow.client_protocol)
     parsed = codec.read_body(leg.raw(), leg.status or 200).json
     return judge.envelope_problem(
@@ -418,7 +419,7 @@ async def _run_clients(
     if not chosen:
         return
     streams = [
-        StreamInput(s.flow.client.raw(), protocol, s.flow.client.status or 200, _headers(s))
+        StreamInput(s.flow.client_leg.raw(), protocol, s.flow.client_leg.status or 200, _headers(s))
         for s in chosen
     ]
     runs = await run_many(streams, clients=ids, timeout=timeout, data_dir=data_dir)
@@ -441,7 +442,7 @@ async def _run_clients(
 
 def _headers(done: _Sent) -> list[tuple[str, str]]:
     """The answer's content type (what the clients read it by), or SSE's."""
-    for name, value in done.flow.client.headers:
+    for name, value in done.flow.client_leg.headers:
         if name.lower() == "content-type":
             return [("content-type", value)]
     return [("content-type", "text/event-stream" if done.probe.stream else "application/json")]

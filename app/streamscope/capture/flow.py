@@ -6,9 +6,9 @@
       attempts       one per account tried (which rule fired on which account)
       request_notes  what translating the request for the upstream changed or dropped
                      (a field, why, what went instead; masked as captured)
-      upstream       Leg: the upstream's answer — status, headers, every frame's exact
+      upstream_leg   Leg: the upstream's answer — status, headers, every frame's exact
                      bytes and arrival time (or a whole body)
-      client         Leg: what the client got — every frame as written and its send
+      client_leg     Leg: what the client got — every frame as written and its send
                      time, each linked to the upstream frame(s) it came from
 
 Times are nanoseconds since the flow started (``Flow.started_ns``, a monotonic clock),
@@ -22,7 +22,10 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
+from streamscope.capture.info import outcome_detail, read_attempts, read_notes
+from streamscope.capture.outcome import Outcome, parse_outcome
 from streamscope.model.request import RequestNote
+from streamscope.pool.state import Attempt
 
 JSON = dict[str, Any]
 Headers = list[tuple[str, str]]
@@ -75,16 +78,16 @@ class Flow:
     started_ns: int  # monotonic ns the offsets count from
     client_protocol: str = ""
     model: str | None = None
-    upstream_name: str | None = None
+    upstream: str | None = None  # the route's upstream, by name
     account: str | None = None
     mode: str | None = None  # repair | passthrough
-    outcome: str = ""  # an Outcome (capture/outcome.py); an imported flow's own word
+    outcome: Outcome | None = None  # None: an imported flow's (it names none of ours)
     outcome_detail: str = ""  # what is behind it: status, error code and message (masked)
     request: RequestRecord = field(default_factory=RequestRecord)
     upstream_request: RequestRecord | None = None
-    attempts: list[JSON] = field(default_factory=list)
-    upstream: Leg = field(default_factory=Leg)
-    client: Leg = field(default_factory=Leg)
+    attempts: list[Attempt] = field(default_factory=list)
+    upstream_leg: Leg = field(default_factory=Leg)
+    client_leg: Leg = field(default_factory=Leg)
     duration_ns: int | None = None
     imported: bool = False  # read from a file (HAR, .sse), not captured by this proxy
     capture_note: str = ""  # what the capture did not keep of it, and why
@@ -98,10 +101,10 @@ class Flow:
             "started": self.started,
             "client_protocol": self.client_protocol,
             "model": self.model,
-            "upstream": self.upstream_name,
+            "upstream": self.upstream,
             "account": self.account,
             "mode": self.mode,
-            "outcome": self.outcome,
+            "outcome": self.outcome.value if self.outcome is not None else None,
             "outcome_detail": self.outcome_detail,
             "duration_ns": self.duration_ns,
             "imported": self.imported,
@@ -110,9 +113,13 @@ class Flow:
             "upstream_request": (
                 _request_json(self.upstream_request) if self.upstream_request else None
             ),
-            "attempts": self.attempts,
+            "attempts": [a.to_json() for a in self.attempts],
             "request_notes": [note.to_json() for note in self.request_notes],
-            "legs": {"upstream": _leg_json(self.upstream), "client": _leg_json(self.client)},
+            # (the legs keep their stored names: the admin API's and older files' keys)
+            "legs": {
+                "upstream": _leg_json(self.upstream_leg),
+                "client": _leg_json(self.client_leg),
+            },
         }
 
     @classmethod
@@ -125,29 +132,21 @@ class Flow:
             started_ns=0,
             client_protocol=str(data.get("client_protocol") or ""),
             model=data.get("model"),
-            upstream_name=data.get("upstream"),
+            upstream=data.get("upstream"),
             account=data.get("account"),
             mode=data.get("mode"),
-            outcome=str(data.get("outcome") or ""),
-            outcome_detail=str(data.get("outcome_detail") or ""),
+            outcome=parse_outcome(data.get("outcome")),
+            outcome_detail=outcome_detail(data),
             capture_note=str(data.get("capture_note") or ""),
             duration_ns=data.get("duration_ns"),
             request=_request_from(data.get("request") or {}),
             upstream_request=_request_from(upstream_request) if upstream_request else None,
-            attempts=list(data.get("attempts") or []),
-            upstream=_leg_from(legs.get("upstream") or {}),
-            client=_leg_from(legs.get("client") or {}),
+            attempts=read_attempts(data.get("attempts")),
+            upstream_leg=_leg_from(legs.get("upstream") or {}),
+            client_leg=_leg_from(legs.get("client") or {}),
             imported=bool(data.get("imported")),
             request_notes=read_notes(data.get("request_notes")),
         )
-
-
-def read_notes(data: Any) -> list[RequestNote]:
-    """Request notes read back from JSON (a list of note objects), tolerantly: what is
-    not a note is left out, and anything but a list is none."""
-    if not isinstance(data, list):
-        return []
-    return [note for note in map(RequestNote.from_json, data) if note is not None]
 
 
 def _b64(data: bytes) -> str:
@@ -205,4 +204,4 @@ def _leg_from(d: JSON) -> Leg:
     )
 
 
-__all__ = ["CapturedFrame", "Flow", "Headers", "Leg", "RequestRecord", "read_notes"]
+__all__ = ["CapturedFrame", "Flow", "Headers", "Leg", "RequestRecord"]

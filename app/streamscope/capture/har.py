@@ -29,7 +29,7 @@ What HAR has no field for is in a custom field (HAR allows names starting with `
         "request_recorded": true,       # upstream entry only; false: no upstream request
         "flow": {"started": 1715000000.123, "client_protocol": …, "model": …, "upstream": …,
                  "account": …, "mode": …, "outcome": …, "outcome_detail": …, "capture_note": …,
-                 "duration_ns": …},  # client entry only
+                 "duration_ns": …, "imported": …},  # client entry only
         "attempts": [...],              # client entry only
         "request_notes": [{"field": …, "action": "dropped" | "changed", "why": …,
                            "instead": … | None}, …],  # client entry only: what
@@ -80,6 +80,7 @@ _FLOW_FIELDS = (
     "outcome_detail",
     "capture_note",
     "duration_ns",
+    "imported",  # (a flow read from a file names no outcome of ours: this says why)
 )
 _LEG_FIELDS = ("status", "sent_ns", "headers_ns", "ended_ns", "truncated")
 
@@ -96,7 +97,7 @@ def to_har(flows: list[Flow]) -> JSON:
     entries: list[JSON] = []
     for flow in flows:
         entries.append(_entry(flow, "client"))
-        if flow.upstream_request is not None or not _empty(flow.upstream):
+        if flow.upstream_request is not None or not _empty(flow.upstream_leg):
             entries.append(_entry(flow, "upstream"))
     creator = {"name": "StreamScope", "version": __version__}
     return {"log": {"version": "1.2", "creator": creator, "entries": entries}}
@@ -112,7 +113,7 @@ def _ms(ns: int) -> float:
 
 def _entry(flow: Flow, which: str) -> JSON:
     client = which == "client"
-    leg = flow.client if client else flow.upstream
+    leg = flow.client_leg if client else flow.upstream_leg
     request = flow.request if client else (flow.upstream_request or RequestRecord())
     start = 0 if client else (leg.sent_ns or 0)
     end = leg.ended_ns
@@ -137,8 +138,12 @@ def _entry(flow: Flow, which: str) -> JSON:
     }
     if client:
         # named as Flow.to_json names them, so that Flow.from_json reads them back
-        ext["flow"] = {k: getattr(flow, k) for k in _FLOW_FIELDS} | {"upstream": flow.upstream_name}
-        ext["attempts"] = flow.attempts
+        outcome = flow.outcome.value if flow.outcome is not None else None
+        ext["flow"] = {k: getattr(flow, k) for k in _FLOW_FIELDS} | {
+            "upstream": flow.upstream,
+            "outcome": outcome,
+        }
+        ext["attempts"] = [a.to_json() for a in flow.attempts]
         ext["request_notes"] = [note.to_json() for note in flow.request_notes]
     else:
         ext["request_recorded"] = flow.upstream_request is not None
@@ -276,13 +281,13 @@ def _our_flow(flow_id: str, legs: dict[str, tuple[JSON, JSON]]) -> Flow:
     )
     if client is not None:
         flow.request = _request(client[0].get("request"), client[1].get("url"))
-        flow.client = _our_leg(*client)
+        flow.client_leg = _our_leg(*client)
     upstream = legs.get("upstream")
     if upstream is not None:
         entry, ext = upstream
         if ext.get("request_recorded", True):
             flow.upstream_request = _request(entry.get("request"), ext.get("url"))
-        flow.upstream = _our_leg(entry, ext)
+        flow.upstream_leg = _our_leg(entry, ext)
     return flow
 
 
@@ -399,11 +404,11 @@ def _generic(entry: JSON) -> Flow:
         started_ns=0,
         client_protocol=leg.protocol,
         model=_model(request.body),
-        outcome="imported",
+        imported=True,
         request=request,
         upstream_request=dataclasses.replace(request, headers=list(request.headers)),
-        upstream=leg,
-        client=copy_leg(leg),
+        upstream_leg=leg,
+        client_leg=copy_leg(leg),
         duration_ns=ended_ns,
     )
 

@@ -22,7 +22,6 @@ from streamscope.capture.flow import (
     Headers,
     Leg,
     RequestRecord,
-    read_notes,
 )
 from streamscope.capture.info import FlowInfo
 from streamscope.wire import SSEDecoder
@@ -132,8 +131,8 @@ class RawFlow:
     info: FlowInfo
     request: RequestRecord
     upstream_request: RequestRecord | None
-    upstream: RawLeg
-    client: RawLeg
+    upstream_leg: RawLeg
+    client_leg: RawLeg
     duration_ns: int | None = None
 
 
@@ -230,32 +229,32 @@ def _array_frames(raw: RawLeg) -> list[CapturedFrame]:
 
 def to_flow(raw: RawFlow) -> Flow:
     """The readable flow: frames split and linked (the work deferred from capture)."""
-    upstream, client = _leg(raw.upstream), _leg(raw.client)
-    if raw.upstream.streamed:
-        upstream.frames = _upstream_frames(raw.upstream)
-    if raw.client.streamed:
-        client.frames = _client_frames(raw.client)
+    upstream, client = _leg(raw.upstream_leg), _leg(raw.client_leg)
+    if raw.upstream_leg.streamed:
+        upstream.frames = _upstream_frames(raw.upstream_leg)
+    if raw.client_leg.streamed:
+        client.frames = _client_frames(raw.client_leg)
     info = raw.info
     return Flow(
         id=raw.id,
         started=raw.started,
         started_ns=0,
-        client_protocol=raw.client.protocol,
+        client_protocol=raw.client_leg.protocol,
         model=info.model,
-        upstream_name=info.upstream,
+        upstream=info.upstream,
         account=info.account,
         mode=info.mode,
-        outcome=info.outcome or "",
+        outcome=info.outcome,
         outcome_detail=info.outcome_detail,
         capture_note=info.capture_note,
         request=raw.request,
         upstream_request=raw.upstream_request,
-        attempts=info.attempts_json(),
-        upstream=upstream,
-        client=client,
+        attempts=list(info.attempts),
+        upstream_leg=upstream,
+        client_leg=client,
         duration_ns=raw.duration_ns,
         imported=info.imported,
-        request_notes=read_notes(info.notes_json()),
+        request_notes=list(info.request_notes),
     )
 
 
@@ -336,20 +335,20 @@ def from_flow(flow: Flow, *, imported: bool = False) -> RawFlow:
     back — frames, times and each client frame's first source — as long as the client
     leg's frames are whole SSE frames (they are re-read as such). ``imported``: mark it
     so (else it is as imported as the flow says)."""
-    client = _raw_leg(flow.client)
+    client = _raw_leg(flow.client_leg)
     if client.streamed:
-        _relay_log(client, flow.client.frames, len(flow.upstream.frames))
+        _relay_log(client, flow.client_leg.frames, len(flow.upstream_leg.frames))
     info = FlowInfo(
         model=flow.model,
-        upstream=flow.upstream_name,
+        upstream=flow.upstream,
         account=flow.account,
         mode=flow.mode,
-        outcome=flow.outcome or None,
+        outcome=flow.outcome,
         outcome_detail=flow.outcome_detail,
         capture_note=flow.capture_note,
         attempts=list(flow.attempts),
         imported=imported or flow.imported,
-        request_notes=[note.to_json() for note in flow.request_notes],
+        request_notes=list(flow.request_notes),
     )
     upstream_request = flow.upstream_request
     return RawFlow(
@@ -358,8 +357,8 @@ def from_flow(flow: Flow, *, imported: bool = False) -> RawFlow:
         info=info,
         request=_copy_request(flow.request),
         upstream_request=_copy_request(upstream_request) if upstream_request else None,
-        upstream=_raw_leg(flow.upstream),
-        client=client,
+        upstream_leg=_raw_leg(flow.upstream_leg),
+        client_leg=client,
         duration_ns=flow.duration_ns,
     )
 

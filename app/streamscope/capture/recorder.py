@@ -35,11 +35,11 @@ from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import RawFlow, RawLeg
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.config import mask
+from streamscope.model.request import RequestNote
 from streamscope.redact import Redactor, credential_name
 from streamscope.wire.frame import Frame
 from streamscope.wire.jsonarray import is_array_stream
 
-JSON = dict[str, Any]
 _RAW = attrgetter("raw")
 _ARRIVAL = attrgetter("arrival_ns")
 CHECK_EVERY = 1024  # relay batches between two runs of the memory guard
@@ -92,14 +92,18 @@ def mask_query(url: str) -> str:
     return f"{path}?{'&'.join(parts)}"
 
 
-def mask_notes(notes: list[Any], redactor: Redactor) -> list[JSON]:
-    """Request notes (JSON objects, ``FlowInfo.notes_json``) with every text masked: a
-    note quotes what the client sent (a field's or a tool's name), which may hold a
-    secret as any stored text may."""
+def mask_notes(notes: list[RequestNote], redactor: Redactor) -> list[RequestNote]:
+    """Request notes with every text masked: a note quotes what the client sent (a
+    field's or a tool's name), which may hold a secret as any stored text may."""
+    text = redactor.text
     return [
-        {key: redactor.text(value) if isinstance(value, str) else value for key, value in n.items()}
+        replace(
+            n,
+            field=text(n.field),
+            why=text(n.why),
+            instead=text(n.instead) if n.instead is not None else None,
+        )
         for n in notes
-        if isinstance(n, dict)
     ]
 
 
@@ -112,10 +116,10 @@ def mask_flow(raw: RawFlow, redactor: Redactor) -> None:
             r.url = mask_query(redactor.url(r.url))
             r.headers = mask_headers(r.headers, redactor)
             r.body = red(r.body)
-    for leg in (raw.upstream, raw.client):
+    for leg in (raw.upstream_leg, raw.client_leg):
         leg.headers = mask_headers(leg.headers, redactor)
         leg.data = red(leg.data)
-    raw.info.request_notes = mask_notes(raw.info.notes_json(), redactor)
+    raw.info.request_notes = mask_notes(raw.info.request_notes, redactor)
 
 
 class FlowRecorder:
@@ -306,12 +310,43 @@ class FlowRecorder:
     def build(self, info: FlowInfo, redactor: Redactor) -> RawFlow:
         """The compact flow (in the store's writer thread): bytes joined, arrays packed,
         secrets masked in headers and in every byte kept (same length: sizes stay true)."""
-        t0 = self.started_ns
         red = redactor.same_length
+        upstream_request = None
+        if self.upstream_url is not None:
+            upstream_request = RequestRecord(
+                "POST",
+                mask_query(redactor.url(self.upstream_url)),
+                mask_headers(_text_pairs(self.upstream_headers), redactor),
+                red(self.upstream_body),
+            )
+        info = replace(
+            info,
+            capture_note=self.shed_reason or info.capture_note,
+            request_notes=mask_notes(info.request_notes, redactor),
+        )
+        return RawFlow(
+            id=self.flow_id,
+            started=self.started,
+            info=info,
+            request=RequestRecord(
+                self.method,
+                mask_query(redactor.url(self._url())),
+                mask_headers(_text_pairs(self.request_headers), redactor),
+                red(self.request_body),
+            ),
+            upstream_request=upstream_request,
+            upstream_leg=self._upstream_leg(redactor),
+            client_leg=self._client_leg(redactor),
+            duration_ns=self._rel(self.ended_ns),
+        )
 
-        def rel(ns: int | None) -> int | None:
-            return ns - t0 if ns is not None else None
+    def _rel(self, ns: int | None) -> int | None:
+        """A monotonic time as ns since the flow started."""
+        return ns - self.started_ns if ns is not None else None
 
+    def _upstream_leg(self, redactor: Redactor) -> RawLeg:
+        """The upstream leg, compact: its frames' bytes joined, their sizes and times."""
+        rel, t0 = self._rel, self.started_ns
         upstream = RawLeg(
             protocol=self.upstream_protocol,
             status=self.upstream_status,
@@ -325,14 +360,20 @@ class FlowRecorder:
         frames = self.frames
         if self.upstream_whole is not None:
             upstream.streamed = False
-            upstream.data = red(self.upstream_whole)
+            upstream.data = redactor.same_length(self.upstream_whole)
         else:
             raws = list(map(_RAW, frames))
-            upstream.data = red(b"".join(raws))
+            upstream.data = redactor.same_length(b"".join(raws))
             upstream.sizes = list(map(len, raws))
             upstream.times = list(map(_ARRIVAL, frames))
             upstream.base_ns = t0
             upstream.ended_ns = upstream.times[-1] - t0 if frames else None
+        return upstream
+
+    def _client_leg(self, redactor: Redactor) -> RawLeg:
+        """The client leg, compact: its sends joined, their sizes and times, and (a
+        stream) the relay's log that links its chunks to the upstream's frames."""
+        rel = self._rel
         client = RawLeg(
             protocol=self.client_protocol,
             status=self.client_status,
@@ -340,14 +381,14 @@ class FlowRecorder:
             headers_ns=rel(self.client_headers_ns),
             ended_ns=rel(self.ended_ns),
             truncated=self.truncated,
-            base_ns=t0,
+            base_ns=self.started_ns,
         )
         content_type = dict((k.lower(), v) for k, v in self.client_headers).get("content-type", "")
         client.streamed = "event-stream" in content_type or self._array_stream(content_type)
         bodies = [body for body, _ in self.client_sends]
         client.data = b"".join(bodies)
         if not self.client_masked:
-            client.data = red(client.data)
+            client.data = redactor.same_length(client.data)
         client.sizes = list(map(len, bodies))
         client.times = [t for _, t in self.client_sends]
         if client.streamed:
@@ -356,35 +397,7 @@ class FlowRecorder:
             client.entry_marks = self.entry_marks.tolist()
             client.chunk_sizes = list(map(len, self.outs))
             client.marks = list(self.marks)
-        upstream_request = None
-        if self.upstream_url is not None:
-            upstream_request = RequestRecord(
-                "POST",
-                mask_query(redactor.url(self.upstream_url)),
-                mask_headers(_text_pairs(self.upstream_headers), redactor),
-                red(self.upstream_body),
-            )
-        info = replace(
-            info,
-            attempts=info.attempts_json(),
-            capture_note=self.shed_reason or info.capture_note,
-            request_notes=mask_notes(info.notes_json(), redactor),
-        )
-        return RawFlow(
-            id=self.flow_id,
-            started=self.started,
-            info=info,
-            request=RequestRecord(
-                self.method,
-                mask_query(redactor.url(self._url())),
-                mask_headers(_text_pairs(self.request_headers), redactor),
-                red(self.request_body),
-            ),
-            upstream_request=upstream_request,
-            upstream=upstream,
-            client=client,
-            duration_ns=rel(self.ended_ns),
-        )
+        return client
 
     def _array_stream(self, content_type: str) -> bool:
         """Whether the client's answer is a stream sent as one JSON array: a 200 JSON

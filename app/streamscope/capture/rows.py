@@ -204,7 +204,7 @@ def stored_form(raw: RawFlow) -> tuple[JSON, dict[str, bytes]]:
         "upstream_request": request(raw.upstream_request),
         "legs": {
             name: {**leg.meta(), "data": put(leg.data), "arrays": put(leg.arrays())}
-            for name, leg in (("upstream", raw.upstream), ("client", raw.client))
+            for name, leg in (("upstream", raw.upstream_leg), ("client", raw.client_leg))
         },
     }
     return detail, blobs
@@ -233,8 +233,8 @@ def restore(detail: JSON, blobs: dict[str, bytes]) -> RawFlow:
         info=FlowInfo.from_json(detail["info"]),
         request=req,
         upstream_request=request(detail["upstream_request"]),
-        upstream=legs["upstream"],
-        client=legs["client"],
+        upstream_leg=legs["upstream"],
+        client_leg=legs["client"],
         duration_ns=detail["duration_ns"],
     )
 

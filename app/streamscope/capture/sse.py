@@ -202,9 +202,9 @@ def _flow(leg: Leg) -> Flow:
         started=time.time(),
         started_ns=0,
         client_protocol=leg.protocol,
-        outcome="imported",
-        upstream=leg,
-        client=copy_leg(leg),
+        imported=True,
+        upstream_leg=leg,
+        client_leg=copy_leg(leg),
         duration_ns=leg.ended_ns,
     )
 

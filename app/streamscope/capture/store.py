@@ -35,7 +35,9 @@ restarting, a lock released), then what is left is said. A batch that fails for 
 reason is written flow by flow: only a flow that fails alone is dropped, and said. The
 writer thread runs under :func:`~streamscope.storage.supervise.supervised`.
 
-A flow's row is a :class:`~streamscope.capture.summary.FlowSummary`, kept as JSON.
+The writer thread is ``store_writer.FlowWriter``, the reads ``store_reads.FlowReads``
+(both bases of :class:`FlowStore`). A flow's row is a
+:class:`~streamscope.capture.summary.FlowSummary`, kept as JSON.
 Change events (``capture.events``) go to listeners, on their ``loop`` when given.
 """
 
@@ -49,22 +51,21 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, FlowsDeleted, FlowUpdated
 from streamscope.capture.flow import Flow
 from streamscope.capture.info import FlowInfo
-from streamscope.capture.raw import RawFlow, from_flow
+from streamscope.capture.raw import from_flow
 from streamscope.capture.recorder import FlowRecorder, mask_flow
-from streamscope.capture.rows import FlowRows, stored_form
+from streamscope.capture.rows import FlowRows
 from streamscope.capture.sqlite_rows import SqliteRows
 from streamscope.capture.store_reads import FlowReads, Summarize
+from streamscope.capture.store_writer import MIB, STOP, Built, FlowWriter
 from streamscope.capture.summary import FlowSummary
 from streamscope.redact import Redactor
 from streamscope.signals import Signal
-from streamscope.storage.errors import StorageLocked, StorageUnavailable
 from streamscope.storage.supervise import supervised
 
 if TYPE_CHECKING:  # (the driver is loaded only for a shared database)
@@ -73,21 +74,14 @@ if TYPE_CHECKING:  # (the driver is loaded only for a shared database)
 log = logging.getLogger("streamscope.capture")
 
 MAX_DELAY = 0.5  # seconds a flow waits for a lull at most, before it is written anyway
-MIB = 1024 * 1024
 MAX_BACKLOG_BYTES = 64 * MIB  # the bytes of flows waiting to be written, at most
-QUIET = 0.05  # seconds without a request in flight that make a lull
-WATCH = 1.0  # seconds between two looks at the database file, when nothing is written
 SHED_WARN_EVERY = 10.0  # seconds between two warnings of flows stored without bytes
-CHUNK_BYTES = 4 * MIB  # flows' bytes per transaction, at most (one flow may be more)
 MAX_LAG = 0.75  # seconds the oldest unwritten flow may wait before new ones are shed
 SHED_KEEP = 64 * 1024  # with the backlog full, a flow's parts up to this size are kept
-RETRY = 1.0  # seconds between two tries to store flows held while the database is away
-CLOSE_WAIT = 5.0  # seconds the close gives flows still held to be stored
 Listener = Callable[[FlowEvent], None]
-Built = tuple[RawFlow, FlowSummary, int]  # a flow built, its summary, its bytes held
 
 
-class FlowStore(FlowReads):
+class FlowStore(FlowWriter, FlowReads):
     """Captured flows in SQLite, or in a PostgreSQL database shared by replicas (see the
     module docstring). The proxy's event loop only calls :meth:`submit` (a queue put); a
     writer thread builds, masks and stores the flows and tells listeners
@@ -151,11 +145,6 @@ class FlowStore(FlowReads):
         self._thread = threading.Thread(target=run, name="flow-store", daemon=True)
         self._thread.start()
 
-    @property
-    def backlog_bytes(self) -> int:
-        """Bytes handed over and not yet taken to be written, or held in an outage."""
-        return self._submitted - self._written + self._held_bytes
-
     # -- writing --------------------------------------------------------------------------
 
     def submit(self, recorder: FlowRecorder, info: FlowInfo) -> None:
@@ -211,19 +200,6 @@ class FlowStore(FlowReads):
             )
             self._shed_warned, self._shed_since_warning = now, 0
 
-    def _say_outage(self) -> None:
-        """One line per outage, when flows lose bytes (or the oldest waiting go) because
-        of it; the database itself says the outage and the recovery."""
-        if not self._outage_said:
-            self._outage_said = True
-            log.warning(
-                "capture: flows wait in memory for the shared database, up to %d MiB;"
-                " beyond, they are kept without their big bodies and streams, and beyond"
-                " %d flows the oldest waiting go",
-                self.max_backlog_bytes // MIB,
-                self.max_flows,
-            )
-
     def flush(self, timeout: float = 10.0) -> None:
         """Wait until every request under way has ended and its flow is stored (tests,
         shutdown). A client can have its last byte a moment before the proxy hands the
@@ -245,208 +221,6 @@ class FlowStore(FlowReads):
             done.wait(timeout)
         finally:
             self._hurry -= 1
-
-    def _work(self) -> None:
-        while True:
-            wait = WATCH  # (while flows are held: until the next try)
-            if self._held:
-                wait = min(max(self._next_try - time.monotonic(), 0.01), WATCH)
-            try:
-                first = self._queue.get(timeout=wait)
-            except queue.Empty:
-                if self._held:
-                    self._store([], 0)
-                else:
-                    self._watch_file()
-                continue
-            if isinstance(first, tuple):
-                self._wait_for_quiet(first[2] + self.max_delay)
-            batch = [first]
-            while True:  # everything handed over meanwhile goes in the same transaction
-                try:
-                    batch.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            if not self._write(batch):
-                return
-
-    def _write(self, batch: list[Any]) -> bool:
-        """Store the flows of ``batch``, a transaction per few MiB of them (built one by
-        one: the batch's compact forms are never all in memory at once), answering the
-        flushes in it after the flows before them; False at the stop."""
-        built: list[Built] = []
-        held = taken = 0
-        for i, item in enumerate(batch):
-            batch[i] = None  # the recorder's bytes go once its flow is built
-            if item is _STOP or isinstance(item, threading.Event):
-                self._store(built, taken, last=item is _STOP)
-                built, held, taken = [], 0, 0
-                if item is _STOP:
-                    self._last_tries()
-                    return False
-                item.set()
-                continue
-            recorder, info, _, size = item
-            self._written += size
-            taken += 1
-            try:
-                raw = recorder.build(info, self.redactor)
-                built.append((raw, self._summary_of(raw), size))
-            except Exception:  # one bad flow must not stop the capture
-                log.exception("cannot store flow %s", recorder.flow_id)
-            held += size
-            if held >= CHUNK_BYTES:
-                self._store(built, taken)
-                built, held, taken = [], 0, 0
-        self._store(built, taken)
-        return True
-
-    def _store(self, built: list[Built], taken: int, last: bool = False) -> None:
-        """Insert ``built`` (the flows of the ``taken`` handed over that could be built),
-        after those held while the shared database was away; held while it still is
-        (tried again every :data:`RETRY` seconds; ``last``, at the close: a last try)."""
-        try:
-            if self._held:
-                self._hold(built)
-                if time.monotonic() < self._next_try and not last:
-                    return
-                built, self._held, self._held_bytes = self._held, [], 0
-            self._store_chunks(built, last)
-        finally:
-            for _ in range(taken):
-                self._open.popleft()
-
-    def _store_chunks(self, built: list[Built], last: bool) -> None:
-        """Insert ``built``, a transaction per :data:`CHUNK_BYTES`; what the database
-        was not there for is held."""
-        start = size = 0
-        for end, (*_, bytes_) in enumerate(built, 1):
-            size += bytes_
-            if size < CHUNK_BYTES and end < len(built):
-                continue
-            chunk = built[start:end]
-            try:
-                self._watch_file()
-                self._insert(chunk)
-            except StorageUnavailable as exc:
-                self._hold(built[start:])
-                self._went_away(exc)
-                self.outage, self._next_try = True, time.monotonic() + RETRY
-                return
-            except Exception:  # (not the database's absence: the flows, maybe one of them)
-                stored = self._insert_alone(chunk) if len(chunk) > 1 else []
-                if not stored:
-                    log.exception("cannot store %d flow(s)", len(chunk))
-            else:
-                stored = chunk
-            if stored:
-                self._came_back(len(built))
-                for _, summary, _ in stored:
-                    self._emit(FlowAdded(summary))
-            start, size = end, 0
-
-    def _insert_alone(self, chunk: list[Built]) -> list[Built]:
-        """Store the flows of a batch that failed one by one; those stored. A flow that
-        fails alone is dropped and said; a database gone meanwhile raises as it is."""
-        stored = []
-        for one in chunk:
-            try:
-                self._insert([one])
-            except StorageUnavailable:
-                raise
-            except Exception:
-                log.exception("cannot store flow %s", one[0].id)
-            else:
-                stored.append(one)
-        return stored
-
-    def _went_away(self, exc: StorageUnavailable) -> None:
-        """The flows are held: a locked file is said here (once); an unreachable shared
-        database is said by the database."""
-        if not isinstance(exc, StorageLocked):
-            self._away = "the shared database was unreachable"
-            return
-        self._away = "the database file was locked by another program"
-        if not self._locked_said:
-            self._locked_said = True
-            log.warning(
-                "capture: the database %s is locked by another program (%s): flows wait in"
-                " memory, up to %d MiB, and are written when it lets go",
-                self.path,
-                exc,
-                self.max_backlog_bytes // MIB,
-            )
-
-    def _came_back(self, waited: int) -> None:
-        if self._locked_said:
-            log.warning(
-                "capture: the database %s can be written again; %d flow(s) that waited are written",
-                self.path,
-                waited,
-            )
-        self.outage = self._outage_said = self._locked_said = False
-
-    def _last_tries(self) -> None:
-        """At the close: flows still held get :data:`CLOSE_WAIT` seconds more; what is
-        left then is said."""
-        deadline = time.monotonic() + CLOSE_WAIT
-        while self._held and time.monotonic() < deadline:
-            time.sleep(min(0.25, max(deadline - time.monotonic(), 0)))
-            self._store([], 0, last=True)
-        if self._held:
-            log.warning(
-                "capture: %d flow(s) not stored: %s at the stop",
-                len(self._held),
-                self._away.replace(" was ", " still was "),
-            )
-
-    def _hold(self, built: list[Built]) -> None:
-        """Keep flows for the database's return: the newest ``max_flows`` of them (older
-        ones would go by retention as soon as they were stored)."""
-        self._held.extend(built)
-        self._held_bytes += sum(size for *_, size in built)
-        excess = len(self._held) - self.max_flows
-        if excess > 0:
-            self._held_bytes -= sum(size for *_, size in self._held[:excess])
-            del self._held[:excess]
-            self._say_outage()
-
-    def _watch_file(self) -> None:
-        """A database file deleted or replaced is opened again (the rows say it); the
-        flows shown go, as after a clear (they were in the old file)."""
-        if self._rows.reopen_if_moved():
-            self._emit(FlowsCleared())
-
-    def _wait_for_quiet(self, deadline: float) -> None:
-        """Wait for a lull (``QUIET`` seconds with no request in flight): this thread's
-        work competes with the event loop for the interpreter, and a request that ends is
-        often followed by the next at once (a tool loop, a retry). Bounded: ``max_delay``
-        seconds after the flow was submitted, or half the backlog's memory bound."""
-        busy = self.busy
-        if busy is None or self._hurry:
-            return
-        now = time.monotonic()
-        quiet_since = now
-        half = self.max_backlog_bytes // 2
-        while now < deadline and self.backlog_bytes < half and not self._hurry:
-            if busy():
-                quiet_since = now
-            elif now - quiet_since >= QUIET:
-                return
-            time.sleep(0.01)
-            now = time.monotonic()
-
-    def _insert(self, built: list[Built]) -> None:
-        """Store flows with their summaries, in one transaction; then the limits."""
-        rows = [(raw, summary.to_json(), *stored_form(raw)) for raw, summary, _ in built]
-        dropped = self._rows.insert(rows, self.max_flows, self.max_bytes)
-        if dropped:
-            self._emit(FlowsDeleted(tuple(dropped)))
-
-    def _summary_of(self, raw: RawFlow) -> FlowSummary:
-        """A new flow's row; on a shared database, naming this replica (which served it)."""
-        summary = FlowSummary.of_flow(raw)
-        return summary if self.replica is None else replace(summary, replica=self.replica)
 
     def add(self, flows: list[Flow]) -> list[FlowSummary]:
         """Store flows read from files (``imports.read_flows``) now, marked ``imported``,
@@ -480,12 +254,9 @@ class FlowStore(FlowReads):
         """Write what is queued (at once: no more waiting for lulls), then close."""
         self._hurry += 1
         self._stopping = True
-        self._queue.put(_STOP)
+        self._queue.put(STOP)
         self._thread.join(timeout=30)
         self._rows.close()
-
-
-_STOP: Any = object()
 
 
 __all__ = [

@@ -1,5 +1,4 @@
-"""What a flow list shows of a flow, typed: :class:`FlowSummary`, and its attempts in
-brief (:class:`AttemptBrief`).
+"""What a flow list shows of a flow, typed: :class:`FlowSummary`.
 
 The store builds a summary when it stores a flow (:meth:`FlowSummary.of_flow`) and keeps
 it as JSON beside the flow (:meth:`FlowSummary.to_json`, also what ``/admin/flows``
@@ -15,32 +14,18 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from streamscope.capture.info import int_or_none, number_or_none, text_or_none
+from streamscope.capture.info import (
+    int_or_none,
+    number_or_none,
+    outcome_detail,
+    read_attempts,
+    text_or_none,
+)
+from streamscope.capture.outcome import Outcome, parse_outcome
 from streamscope.capture.raw import RawFlow
+from streamscope.pool.state import Attempt
 
 JSON = dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class AttemptBrief:
-    """One attempt of a flow, as a list shows it: which rule (its failure class and
-    action) fired on which account, and the upstream's status."""
-
-    account: str | None = None
-    failure_class: str | None = None
-    action: str | None = None
-    status: int | None = None
-
-    @classmethod
-    def from_json(cls, data: Any) -> AttemptBrief | None:
-        if not isinstance(data, dict):
-            return None
-        return cls(
-            account=text_or_none(data.get("account")),
-            failure_class=text_or_none(data.get("failure_class")),
-            action=text_or_none(data.get("action")),
-            status=int_or_none(data.get("status")),
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,11 +51,11 @@ class FlowSummary:
     ttft_ms: float | None = None
     tokens: int | None = None
     duration_ms: float | None = None
-    outcome: str | None = None
+    outcome: Outcome | None = None
     outcome_detail: str = ""
     method: str | None = None
     path: str | None = None
-    attempts: tuple[AttemptBrief, ...] = ()
+    attempts: tuple[Attempt, ...] = ()  # which rule fired on which account, in order
     imported: bool = False
     verdict: str | None = None  # None: not linted yet
     upstream_verdict: str | None = None
@@ -94,11 +79,11 @@ class FlowSummary:
         return cls(
             id=raw.id,
             started=raw.started,
-            client_protocol=raw.client.protocol,
+            client_protocol=raw.client_leg.protocol,
             model=info.model,
             upstream=info.upstream,
             account=info.account,
-            status=raw.client.status,
+            status=raw.client_leg.status,
             ttft_ms=info.ttft_ms,
             tokens=info.tokens,
             duration_ms=raw.duration_ns / 1e6 if raw.duration_ns is not None else None,
@@ -106,9 +91,9 @@ class FlowSummary:
             outcome_detail=info.outcome_detail,
             method=raw.request.method,
             path=raw.request.url,
-            attempts=_attempts(info.attempts_json()),
+            attempts=tuple(info.attempts),
             imported=info.imported,
-            request_changes=len(info.notes_json()),
+            request_changes=len(info.request_notes),
         )
 
     @property
@@ -143,7 +128,9 @@ class FlowSummary:
         )
 
     def to_json(self) -> JSON:
-        return asdict(self)
+        data = asdict(self)
+        data["outcome"] = self.outcome.value if self.outcome is not None else None
+        return data
 
     @classmethod
     def from_json(cls, data: JSON) -> FlowSummary:
@@ -164,11 +151,11 @@ class FlowSummary:
             ttft_ms=number_or_none(data.get("ttft_ms")),
             tokens=int_or_none(data.get("tokens")),
             duration_ms=number_or_none(data.get("duration_ms")),
-            outcome=text_or_none(data.get("outcome")),
-            outcome_detail=text_or_none(data.get("outcome_detail")) or "",
+            outcome=parse_outcome(data.get("outcome")),
+            outcome_detail=outcome_detail(data),
             method=text_or_none(data.get("method")),
             path=text_or_none(data.get("path")),
-            attempts=_attempts(data.get("attempts")),
+            attempts=tuple(read_attempts(data.get("attempts"))),
             imported=bool(data.get("imported")),
             verdict=text_or_none(data.get("verdict")),
             upstream_verdict=text_or_none(data.get("upstream_verdict")),
@@ -182,10 +169,4 @@ class FlowSummary:
         )
 
 
-def _attempts(data: Any) -> tuple[AttemptBrief, ...]:
-    if not isinstance(data, list):
-        return ()
-    return tuple(a for a in map(AttemptBrief.from_json, data) if a is not None)
-
-
-__all__ = ["AttemptBrief", "FlowSummary", "LintCounts"]
+__all__ = ["FlowSummary", "LintCounts"]

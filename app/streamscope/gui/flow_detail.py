@@ -129,20 +129,17 @@ def attempt_rows(flow: Flow) -> list[list[str]]:
     status, when (ms after the flow started, wall clock), message."""
     rows = []
     for i, a in enumerate(flow.attempts, 1):
-        at = a.get("at")
-        when = ""
-        if isinstance(at, int | float):
-            when = f"+{(at - flow.started) * 1000:,.0f} ms  ({clock_text(at)})"
-        status = a.get("status")
+        # (0: not recorded, as in an attempt read from a list's brief of it)
+        when = f"+{(a.at - flow.started) * 1000:,.0f} ms  ({clock_text(a.at)})" if a.at else ""
         rows.append(
             [
                 str(i),
-                str(a.get("account") or "(no account)"),
-                str(a.get("failure_class") or ""),
-                str(a.get("action") or ""),
-                "no answer" if status == 0 else str(status if status is not None else ""),
+                a.account or "(no account)",
+                a.failure_class,
+                a.action,
+                "no answer" if a.status == 0 else str(a.status),
                 when,
-                str(a.get("message") or ""),
+                a.message,
             ]
         )
     return rows
@@ -376,10 +373,10 @@ class FlowDetail(QWidget):
         self.upstream_request.setPlainText(request_text(flow.upstream_request))
         self.export_har_button.setEnabled(True)
         legs: list[tuple[str, Leg, LegPane, RequestRecord | None, QPushButton]] = [
-            ("client", flow.client, self.client_pane, flow.request, self.export_client_button),
+            ("client", flow.client_leg, self.client_pane, flow.request, self.export_client_button),
             (
                 "upstream",
-                flow.upstream,
+                flow.upstream_leg,
                 self.upstream_pane,
                 flow.upstream_request,
                 self.export_upstream_button,
@@ -396,8 +393,8 @@ class FlowDetail(QWidget):
                 if which == "client":  # its verdict leads with the client that sent it
                     pane.view.judging = (flow_sender(flow), error_answer(leg))
                 replays.append(pane.replay(leg, request_body(record), self.analyser, notes))
-        self.replay_button.setEnabled(missing_reason(flow.client, "client") is None)
-        self.run_clients_button.set_legs(flow.client, flow.upstream)
+        self.replay_button.setEnabled(missing_reason(flow.client_leg, "client") is None)
+        self.run_clients_button.set_legs(flow.client_leg, flow.upstream_leg)
         await asyncio.gather(*replays)
         self.loaded.emit()
 
@@ -421,7 +418,7 @@ class FlowDetail(QWidget):
         if which not in LEGS:
             raise ValueError(f"no leg {which!r}: client or upstream")
         flow = self._flow()
-        return flow.client if which == "client" else flow.upstream
+        return flow.client_leg if which == "client" else flow.upstream_leg
 
     def export_har(self, path: Path | str) -> Path:
         """Write the flow as HAR 1.2 (both exchanges) to ``path``."""
@@ -462,7 +459,7 @@ class FlowDetail(QWidget):
     def request_replay(self) -> None:
         """Hand the client leg and its request body to whoever replays it."""
         flow = self._flow()
-        self.replay_requested.emit(flow.client, request_body(flow.request))
+        self.replay_requested.emit(flow.client_leg, request_body(flow.request))
 
     def _ask_leg_path(self, which: str) -> None:
         leg = self.leg(which)

@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
 from streamscope.capture.flow import Flow
+from streamscope.capture.outcome import Outcome
 from streamscope.capture.summary import FlowSummary
 from streamscope.gui.theme import tint
 from streamscope.model.request import RequestNote
@@ -47,20 +48,20 @@ def notes_text(notes: Sequence[RequestNote], limit: int = NOTES_LISTED) -> str:
 def header_text(flow: Flow, summary: FlowSummary) -> str:
     """The flow in one line: request, route, outcome, timing, verdict, request notes."""
     request = flow.request
-    upstream = flow.upstream_name or "no upstream"
-    if flow.upstream.protocol:
-        upstream += f" ({flow.upstream.protocol})"
+    upstream = flow.upstream or "no upstream"
+    if flow.upstream_leg.protocol:
+        upstream += f" ({flow.upstream_leg.protocol})"
     route = f"{flow.client_protocol or '?'} → {upstream}"
     if flow.mode:
         route += f" [{flow.mode}]"
-    status = flow.client.status
+    status = flow.client_leg.status
     parts = [
         f"{request.method} {request.url}" if request.url else "(no request recorded)",
         route,
         f"account {flow.account or '—'}",
         f"status {status if status is not None else 'none'}",
     ]
-    if flow.outcome and flow.outcome not in ("done", "complete"):
+    if flow.outcome is not None and flow.outcome != Outcome.COMPLETE:
         parts[-1] += f" ({flow.outcome})"
     ttft = summary.ttft_ms
     parts.append(f"TTFT {ttft:,.0f} ms" if isinstance(ttft, int | float) else "TTFT —")
@@ -73,7 +74,7 @@ def header_text(flow: Flow, summary: FlowSummary) -> str:
         parts.append(f"served by {summary.replica}")
     if flow.capture_note:
         parts.append(f"capture {flow.capture_note}")
-    elif flow.client.truncated or flow.upstream.truncated:
+    elif flow.client_leg.truncated or flow.upstream_leg.truncated:
         parts.append("truncated capture")
     return "  ·  ".join(parts)
 

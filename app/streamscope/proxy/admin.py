@@ -186,7 +186,7 @@ async def _one_flow(flows: FlowStore, rest: str, send: Send) -> None:
         raise errors.not_found(f"no flow {flow_id.removesuffix('.har')!r}", "flow_not_found")
     if leg_file:
         name, _, kind = leg_file.partition(".")
-        leg = {"client": flow.client, "upstream": flow.upstream}.get(name)
+        leg = {"client": flow.client_leg, "upstream": flow.upstream_leg}.get(name)
         if leg is None or kind not in ("sse", "sse.timing"):
             raise errors.not_found(
                 f"no {leg_file!r}: ask for client.sse or upstream.sse (or .sse.timing)"

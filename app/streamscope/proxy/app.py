@@ -42,7 +42,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome, short_detail
 from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
@@ -61,6 +60,7 @@ from streamscope.proxy.core import Core
 from streamscope.proxy.count_tokens import count_tokens, named_model
 from streamscope.proxy.door import Door, Refused, from_browser, is_admin
 from streamscope.proxy.exchange import error_outcome, handle_exchange
+from streamscope.proxy.exchange_record import Exchange
 from streamscope.proxy.keys import sent_key
 from streamscope.proxy.outbound import answer_headers, client_send
 from streamscope.proxy.paths import (
@@ -74,7 +74,7 @@ from streamscope.proxy.paths import (
 )
 from streamscope.proxy.plan import make_plan
 from streamscope.proxy.refusals import RefusalLog
-from streamscope.proxy.relay import Exchange, until_disconnect
+from streamscope.proxy.relay import until_disconnect
 from streamscope.proxy.routing import ModelCatalog, Router
 from streamscope.proxy.tap import NULL_TAP
 from streamscope.proxy.upstream import Upstream
@@ -182,7 +182,9 @@ class ProxyApp:
         try:
             await self._serve(scope, receive, tracked, exchange)
         finally:
-            exchange.outcome_detail = short_detail(self.redactor.text(exchange.outcome_detail))
+            exchange.info.outcome_detail = short_detail(
+                self.redactor.text(exchange.info.outcome_detail)
+            )
             if scope["method"] != "OPTIONS" and scope["path"] != HEALTH:
                 if exchange.refused is None:
                     log.info("%s", exchange.line())
@@ -208,15 +210,15 @@ class ProxyApp:
         except ProxyError as exc:
             if not exchange.status:  # the response has not started
                 await send_json(send, exc.status, codec.encode_error(exc.error), exc.headers)
-            if exchange.outcome is None:
-                exchange.outcome, exchange.outcome_detail = error_outcome(exc)
+            if exchange.info.outcome is None:
+                exchange.info.outcome, exchange.info.outcome_detail = error_outcome(exc)
         except ConnectionResetError:
-            exchange.outcome = Outcome.CLIENT_CANCELLED
-            exchange.outcome_detail = "the client's connection was reset"
+            exchange.info.outcome = Outcome.CLIENT_CANCELLED
+            exchange.info.outcome_detail = "the client's connection was reset"
         except Exception:
             log.exception("internal error on %s %s", scope["method"], scope["path"])
-            exchange.outcome = Outcome.ERROR_ANSWER
-            exchange.outcome_detail = "internal proxy error (see the proxy log)"
+            exchange.info.outcome = Outcome.ERROR_ANSWER
+            exchange.info.outcome_detail = "internal proxy error (see the proxy log)"
             if not exchange.status:
                 err = ProxyError(500, "internal proxy error (see the proxy log)", "api_error")
                 await send_json(send, 500, codec.encode_error(err.error))
@@ -245,7 +247,7 @@ class ProxyApp:
         flows = self.flows  # (there is one: _open_capture made the recorder for it)
         if keep and flows:
             rec.done()
-            flows.submit(rec, _flow_info(exchange))
+            flows.submit(rec, exchange.info)
 
     def _refused(self, scope: Scope, exc: Refused) -> None:
         self.refusals.add(
@@ -319,7 +321,7 @@ class ProxyApp:
             return
         call = gemini.call_at(raw_path)  # (Gemini's path names the model and the mode)
         if call is not None and call.counts:  # no flow either: an estimate
-            ex.upstream, ex.model = "estimate", call.model
+            ex.info.upstream, ex.info.model = "estimate", call.model
             await gemini.count_tokens((await self._json_body(scope, receive, codec))[1], call, send)
             return
         await self._flow(scope, receive, gemini.framed(scope, call, send), ex, codec, call)
@@ -341,7 +343,7 @@ class ProxyApp:
         body = gemini.with_model(call, body)
         # (raw header pairs: a recorder decodes them in the store's writer)
         ex.tap.request(method, raw_path, scope["headers"], raw, scope.get("query_string", b""))
-        ex.model = named_model(body)  # kept if the body is refused
+        ex.info.model = named_model(body)  # kept if the body is refused
         # Responses conversation state: earlier answers' ids resolved for the route.
         conversations = self.core.conversations
         turn = await begin_turn(conversations, codec.name, body, self.router, self.upstreams)
@@ -350,20 +352,20 @@ class ProxyApp:
         except RequestError as exc:
             raise errors.bad_request(exc.message, exc.param) from None
         request = gemini.with_mode(call, request)
-        ex.model = request.model
+        ex.info.model = request.model
         if not request.model.strip():
             raise errors.bad_request("model is required", "model")
         route = await self.router.resolve(request.model)
-        ex.upstream = route.upstream.name
+        ex.info.upstream = route.upstream.name
         attempts = Attempts(self.pool, self.upstreams[route.upstream.name], ex, self.redactor)
         proxy = self.config.proxy
         plan = make_plan(scope, codec, turn.body, request, route, attempts.upstream, proxy)
         send = turn.recording(send, route.upstream.name, plan.passthrough)  # keeps the answer
-        ex.request_notes = [*turn_notes(turn.notes), *plan.notes]
+        ex.info.request_notes = [*turn_notes(turn.notes), *plan.notes]
         work = handle_exchange(send, ex, plan, request, attempts, proxy)
         if await until_disconnect(receive, work, lambda: ex.answered):
-            ex.outcome = Outcome.CLIENT_CANCELLED
-            ex.outcome_detail = (
+            ex.info.outcome = Outcome.CLIENT_CANCELLED
+            ex.info.outcome_detail = (
                 "the client went away mid-answer"
                 if ex.status
                 else "the client went away before its answer began"
@@ -384,8 +386,8 @@ class ProxyApp:
         self, scope: Scope, receive: Receive, send: Send, ex: Exchange, codec: Codec
     ) -> None:
         _, body = await self._json_body(scope, receive, codec)
-        ex.model = named_model(body)
-        ex.upstream = await count_tokens(scope, body, self, send)
+        ex.info.model = named_model(body)
+        ex.info.upstream = await count_tokens(scope, body, self, send)
 
     async def _models(self, scope: Scope, send: Send, path: str) -> None:
         # Anthropic's SDK lists models with its version header, Google's clients with their
@@ -401,20 +403,4 @@ def _not_allowed(method: str, path: str, allowed: str) -> ProxyError:
         f"{method} is not allowed on {path} (use {allowed})",
         "invalid_request_error",
         headers=[(b"allow", allowed.encode())],
-    )
-
-
-def _flow_info(exchange: Exchange) -> FlowInfo:
-    """What the proxy knows of a finished request, for its flow."""
-    return FlowInfo(
-        model=exchange.model,
-        upstream=exchange.upstream,
-        account=exchange.account,
-        mode=exchange.mode,
-        outcome=str(exchange.outcome) if exchange.outcome is not None else None,
-        outcome_detail=exchange.outcome_detail,
-        attempts=list(exchange.attempts),  # Attempt objects: made JSON by the writer
-        ttft_ms=exchange.ttft * 1000 if exchange.ttft is not None else None,
-        tokens=exchange.tokens,
-        request_notes=list(exchange.request_notes),
     )

@@ -72,8 +72,8 @@ from streamscope.proxy.decide import (
     Use,
     decide,
 )
+from streamscope.proxy.exchange_record import Exchange
 from streamscope.proxy.plan import Plan
-from streamscope.proxy.relay import Exchange
 from streamscope.proxy.upstream import Upstream, UpstreamResponse
 from streamscope.redact import Redactor
 
@@ -161,7 +161,7 @@ class Attempts:
                 account = self.pool.select(self.name, {a.account for a in tried if a.account})
                 if account is None:
                     break
-            self.exchange.account = account.name if account is not None else None
+            self.exchange.info.account = account.name if account is not None else None
             attempt_stack = AsyncExitStack()
             try:
                 done = await self._attempt(attempt_stack, plan, early, deadline, account)
@@ -276,7 +276,7 @@ class Attempts:
     def _broke(self, why: str) -> Attempt | None:
         """The committed attempt, now a ``stream`` failure (it read ``ok``): the flow's
         attempts say what the pool counts. None when no such attempt was recorded."""
-        attempts = self.exchange.attempts
+        attempts = self.exchange.info.attempts
         for i in range(len(attempts) - 1, -1, -1):
             if attempts[i].failure_class == "ok":
                 message = self.redactor.cut(why, MESSAGE_LIMIT)
@@ -301,7 +301,7 @@ class Attempts:
             self.pool.clock(),
             self.redactor.cut(message, MESSAGE_LIMIT),
         )
-        self.exchange.attempts.append(attempt)
+        self.exchange.info.attempts.append(attempt)
         return attempt
 
     def _fail(self, account: AccountConfig | None, failed: Failed, message: str) -> Attempt:

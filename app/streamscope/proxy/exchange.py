@@ -32,8 +32,9 @@ from streamscope.model.request import Request
 from streamscope.proxy.asgi import Send, send_bytes, send_json, start_sse
 from streamscope.proxy.attempts import Attempts, UpstreamRejected
 from streamscope.proxy.commit import EarlyStart
+from streamscope.proxy.exchange_record import Exchange
 from streamscope.proxy.plan import Plan
-from streamscope.proxy.relay import Exchange, StreamRelay, error_text
+from streamscope.proxy.relay import StreamRelay, error_text
 from streamscope.proxy.upstream import UpstreamResponse
 from streamscope.redact import Redactor
 from streamscope.translation.pipeline import StreamPipeline
@@ -88,7 +89,7 @@ async def handle_exchange(
 ) -> None:
     """Run ``plan`` (:func:`~streamscope.proxy.plan.make_plan`): open the upstream through
     the account loop, then answer the client, streamed or whole."""
-    exchange.mode = plan.mode
+    exchange.info.mode = plan.mode
     keepalive = proxy.keepalive_seconds
     early = (
         EarlyStart(send, keepalive, plan.commit_window, plan.client.keepalive_frame())
@@ -111,15 +112,17 @@ async def _stream_error(
     terminator (the answer a failure mid-stream gets)."""
     if isinstance(exc, UpstreamRejected):
         error = plan.upstream.decode_error_body(exc.body)
-        error = dataclasses.replace(error, message=f"upstream {exchange.upstream}: {error.message}")
+        error = dataclasses.replace(
+            error, message=f"upstream {exchange.info.upstream}: {error.message}"
+        )
         outcome = Outcome.ERROR_ANSWER
-        detail = f"upstream {exchange.upstream} answered {exc.status}: {error_text(error)}"
+        detail = f"upstream {exchange.info.upstream} answered {exc.status}: {error_text(error)}"
     else:
         error = exc.error
         outcome, detail = error_outcome(exc)
     pipeline = StreamPipeline(plan.client, plan.client, options=plan.options)
     body = b"".join(pipeline.fail(error))
-    exchange.outcome, exchange.outcome_detail = outcome, detail
+    exchange.info.outcome, exchange.info.outcome_detail = outcome, detail
     await send({"type": "http.response.body", "body": body, "more_body": True})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
@@ -153,7 +156,7 @@ async def _exchange(
             if early is not None and early.started:
                 raise  # the stream's error frame (handle_exchange)
             detail = await _upstream_error(rejected, attempts.upstream.config.name, plan, send)
-            exchange.outcome, exchange.outcome_detail = Outcome.ERROR_ANSWER, detail
+            exchange.info.outcome, exchange.info.outcome_detail = Outcome.ERROR_ANSWER, detail
             return
         try:
             if not is_event_stream(response.content_type):
@@ -177,7 +180,7 @@ async def _exchange(
                 stack.push_async_callback(relay.close)
                 await _stream_path(relay, exchange, plan, request, send, early, counted)
         finally:
-            exchange.tokens = counted.output
+            exchange.info.tokens = counted.output
             attempts.finish(counted.tokens, counted.broken)  # the pool counts input and output
         # The client has its answer: the upstream's frames after the end of the client's
         # stream (after an error event, say) go on into the capture.
@@ -206,12 +209,12 @@ async def _body_path(
     started = early is not None and early.started
     if plan.passthrough and not started:  # the upstream's body, byte for byte
         await send_bytes(send, response.status, raw, response.content_type.encode())
-        exchange.outcome = Outcome.COMPLETE
+        exchange.info.outcome = Outcome.COMPLETE
         return
     await _body_as_answer(body, plan, request, send, started, redactor)
-    exchange.outcome = Outcome.COMPLETE
+    exchange.info.outcome = Outcome.COMPLETE
     if plan.stream:
-        exchange.outcome_detail = "the upstream sent a whole body for a stream request"
+        exchange.info.outcome_detail = "the upstream sent a whole body for a stream request"
 
 
 async def _stream_path(
@@ -260,7 +263,7 @@ async def _whole_answer(
         await send_json(send, 200, client.encode_response(result, options), flag)
         return
     err = result.error
-    status = 504 if exchange.outcome == Outcome.PROXY_TIMEOUT else 502
+    status = 504 if exchange.info.outcome == Outcome.PROXY_TIMEOUT else 502
     error = ProxyError(status, err.message, err.error_type, err.code or None, err.param)
     await send_json(send, status, client.encode_error(error.error))
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from streamscope.proxy.asgi import Send
-from streamscope.proxy.relay import Exchange
+from streamscope.proxy.exchange_record import Exchange
 from streamscope.redact import Redactor
 
 Headers = list[tuple[bytes, bytes]]

@@ -37,20 +37,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Literal
 
 from streamscope.capture.outcome import Outcome
 from streamscope.config import ProxyConfig
 from streamscope.model.events import Error
-from streamscope.model.request import RequestNote
 from streamscope.net.errors import AnswerTooLarge, NetError
-from streamscope.pool.state import Attempt
 from streamscope.proxy.asgi import Receive, Send
-from streamscope.proxy.tap import NULL_TAP, FlowTap
+from streamscope.proxy.exchange_record import Exchange
+from streamscope.proxy.tap import FlowTap
 from streamscope.proxy.upstream import UpstreamResponse
 from streamscope.translation.pipeline import StreamPipeline
 from streamscope.wire import FrameTooLarge
@@ -58,56 +55,6 @@ from streamscope.wire.frame import Frame
 
 Write = Callable[[list[bytes]], Awaitable[None]]
 End = Literal["ended", "eof", "broken", "idle"]  # how the pump stopped
-
-
-@dataclass(slots=True)
-class Exchange:
-    """One request as the proxy serves it: what its log line says (never a key), what
-    its flow's info is made of when it ends (model, route, account, attempts, outcome,
-    time to first token, tokens), and the tap it tells each moment of the flow
-    (:mod:`~streamscope.proxy.tap`: the capture's recorder, or no one). Made by the app
-    per request; the exchange, the account loop and the relay fill it in."""
-
-    request_id: str
-    method: str
-    path: str
-    started: float = field(default_factory=time.monotonic)
-    model: str | None = None
-    upstream: str | None = None
-    account: str | None = None
-    status: int = 0
-    ttft: float | None = None  # seconds to the first content frame sent to the client
-    outcome: Outcome | None = None  # None: not a flow's end (refused, admin, models)
-    outcome_detail: str = ""  # the status, code and message behind it (masked when logged)
-    refused: str | None = None  # turned away at the door (not a flow): the reason
-    answered: bool = False  # the client has its whole answer (stream terminated or body)
-    attempts: list[Attempt] = field(default_factory=list)  # one per account tried
-    mode: str | None = None  # repair | passthrough
-    tokens: int | None = None  # output tokens, as the upstream's usage counted them
-    tap: FlowTap = NULL_TAP  # told each moment of the flow (capture's recorder, or no one)
-    request_notes: list[RequestNote] = field(default_factory=list)  # what translation did
-
-    def line(self) -> str:
-        ttft = f"{self.ttft * 1000:.0f}ms" if self.ttft is not None else "-"
-        dur = (time.monotonic() - self.started) * 1000
-        parts = [
-            f"{self.method} {self.path}",
-            f"model={self.model or '-'}",
-            f"upstream={self.upstream or '-'}",
-            f"account={self.account or '-'}",
-            f"status={self.status}",
-            f"ttft={ttft}",
-            f"duration={dur:.0f}ms",
-        ]
-        if len(self.attempts) > 1 or any(a.failure_class != "ok" for a in self.attempts):
-            parts.append("attempts=" + ",".join(a.short() for a in self.attempts))
-        if self.refused is not None:
-            parts.append(f"refused={self.refused}")
-        if self.outcome is not None:
-            parts.append(f"outcome={self.outcome}")
-            if self.outcome_detail:
-                parts.append(f"detail={json.dumps(self.outcome_detail, ensure_ascii=False)}")
-        return " ".join(parts)
 
 
 class StreamRelay:
@@ -128,6 +75,7 @@ class StreamRelay:
         self.response = response
         self.config = config
         self.exchange = exchange
+        self._info = exchange.info  # (the flow's record: outcome, time to first token)
         self._lock = asyncio.Lock()
         self._last_write = time.monotonic()
         self._last_frame = time.monotonic()
@@ -140,7 +88,7 @@ class StreamRelay:
 
     async def run(self, send: Send | None, keepalive: bool) -> Outcome:
         """Relay until the client's stream is terminated; the stream's outcome (its
-        detail in ``exchange.outcome_detail``). ``send`` None: a client that waits for a
+        detail in ``exchange.info.outcome_detail``). ``send`` None: a client that waits for a
         whole body (the pipeline's assembler has it)."""
         writer = _BurstWriter(send, self) if send is not None else None
         write: Write = writer if writer is not None else _discard
@@ -151,7 +99,7 @@ class StreamRelay:
             if writer is not None:
                 await writer.close()
         outcome, detail = self._outcome()
-        self.exchange.outcome, self.exchange.outcome_detail = outcome, detail
+        self._info.outcome, self._info.outcome_detail = outcome, detail
         return outcome
 
     def _outcome(self) -> tuple[Outcome, str]:
@@ -253,8 +201,8 @@ class StreamRelay:
         async with self._lock:
             await send({"type": "http.response.body", "body": body, "more_body": True})
             self._last_write = time.monotonic()
-            if self.exchange.ttft is None and self.pipeline.first_content_ns is not None:
-                self.exchange.ttft = self._last_write - self.exchange.started
+            if self._info.ttft_ms is None and self.pipeline.first_content_ns is not None:
+                self._info.ttft_ms = (self._last_write - self.exchange.started) * 1000
 
     async def _pump(self, write: Write, streaming: bool) -> End:
         pipeline = self.pipeline

@@ -213,7 +213,8 @@ def test_outcome_helpers() -> None:
     assert outcome_text(flow(outcome="done")) == outcome_text(flow()) == ""
     assert outcome_text(flow(outcome="complete")) == ""
     assert outcome_text(flow(outcome="upstream-sent-a-body")) == ""  # older: a whole answer
-    assert outcome_text(flow(outcome="something-new")) == "something new"
+    assert outcome_text(flow(outcome="something-new")) == ""  # names no outcome
+    assert outcome_text(flow(imported=True)) == "imported"
     assert status_text(flow(status=429, outcome="upstream-status=429")) == "429 from upstream"
     assert is_ok(flow(status=200, outcome="upstream-sent-a-body"))  # repaired: an answer
     assert not is_ok(flow(status=200, outcome="error=upstream_disconnected"))

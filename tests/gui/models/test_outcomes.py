@@ -57,7 +57,7 @@ CASES: list[tuple[dict[str, Any], str, str]] = [  # summary, Status cell, class
     ({"status": 502, "outcome": "upstream-status=429"}, "✗ 502 upstream 429", "errors"),
     ({"status": 200, "outcome": "idle"}, "◷ timeout", "errors"),
     # an imported flow's own word: no outcome of the proxy, the status decides the mark
-    ({"status": 200, "outcome": "imported"}, "✓ 200 imported", "ok"),
+    ({"status": 200, "outcome": "imported", "imported": True}, "✓ 200 imported", "ok"),
 ]
 
 
@@ -85,6 +85,6 @@ def test_the_tooltip_says_what_the_client_got_the_outcome_and_its_detail() -> No
     assert outcome_of(older) == Outcome.ERROR_ANSWER
     assert detail_of(older) == "no_account_available"
     assert status_tooltip(older).endswith("\nno_account_available")
-    imported = status_tooltip(flow({"status": 200, "outcome": "imported"}))
+    imported = status_tooltip(flow({"status": 200, "imported": True}))
     assert imported == "The client got HTTP 200: a whole answer.\nOutcome recorded: imported"
     assert status_tooltip(flow({})) == "The client got no HTTP answer: no whole answer."

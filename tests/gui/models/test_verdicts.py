@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 
 from streamscope.analysis.view import summarize
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.outcome import Outcome
 from streamscope.capture.raw import from_flow
 from streamscope.capture.store import FlowAdded
 from streamscope.capture.summary import FlowSummary
@@ -70,10 +71,10 @@ def summaries() -> list[FlowSummary]:
             time.time() + n,
             0,
             "openai-chat",
-            outcome=outcome,
+            outcome=Outcome(outcome),
             request=request,
-            client=leg,
-            upstream=leg,
+            client_leg=leg,
+            upstream_leg=leg,
         )
         raw_flow = from_flow(flow)
         out.append(summarize(raw_flow, FlowSummary.of_flow(raw_flow)))

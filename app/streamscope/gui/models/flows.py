@@ -41,7 +41,7 @@ from streamscope.capture.store import (
     FlowsDeleted,
     FlowUpdated,
 )
-from streamscope.capture.summary import AttemptBrief, FlowSummary
+from streamscope.capture.summary import FlowSummary
 from streamscope.gui.models.batcher import DEFAULT_INTERVAL_MS, UiBatcher
 from streamscope.gui.models.common import (
     ALIGNMENT,
@@ -75,6 +75,7 @@ from streamscope.gui.models.verdicts import (
     verdict_tooltip,
 )
 from streamscope.lint.sender import sender_name
+from streamscope.pool.state import Attempt
 
 StatusClass = str  # all, ok, errors, breaks, unclean, or an outcome (capture/outcome.py)
 STATUS_CLASSES = ("all", "ok", "errors", "breaks", "unclean", *(str(o) for o in Outcome))
@@ -107,7 +108,7 @@ def upstream_tooltip(summary: FlowSummary) -> str | None:
     )
 
 
-def _attempt_text(attempt: AttemptBrief) -> str:
+def _attempt_text(attempt: Attempt) -> str:
     account = attempt.account or "(no account)"
     cls = attempt.failure_class or "?"
     if cls == "ok":
@@ -116,13 +117,13 @@ def _attempt_text(attempt: AttemptBrief) -> str:
     return f"{account}: {cls} {status}" if status else f"{account}: {cls}"
 
 
-def attempts_text(attempts: Sequence[AttemptBrief]) -> str:
+def attempts_text(attempts: Sequence[Attempt]) -> str:
     """Which rule fired on which account, in order: ``exhausted: exhausted 429 →
     healthy: ok`` ("" when the flow made no attempt, e.g. a request refused early)."""
     return " → ".join(_attempt_text(a) for a in attempts)
 
 
-def attempts_tooltip(attempts: Sequence[AttemptBrief]) -> str:
+def attempts_tooltip(attempts: Sequence[Attempt]) -> str:
     """One line per attempt, with what the rule did (``use``, ``next``, ``disable``,
     ``return``)."""
     return "\n".join(
@@ -130,7 +131,7 @@ def attempts_tooltip(attempts: Sequence[AttemptBrief]) -> str:
     )
 
 
-def _retried(attempts: Sequence[AttemptBrief]) -> bool:
+def _retried(attempts: Sequence[Attempt]) -> bool:
     return any(a.failure_class != "ok" for a in attempts)
 
 

@@ -14,8 +14,6 @@ from streamscope.capture.outcome import (
     MARKS,
     WORDS,
     Outcome,
-    legacy_detail,
-    parse_outcome,
 )
 from streamscope.capture.summary import FlowSummary
 
@@ -24,14 +22,14 @@ OK_MARK, FAIL_MARK = "✓", "✗"
 
 
 def outcome_of(summary: Summary) -> Outcome | None:
-    """The flow's outcome (also read from an older flow's loose string); None when it
+    """The flow's outcome (an older flow's loose string was read as one); None when it
     names none (an imported flow)."""
-    return parse_outcome(summary.outcome)
+    return summary.outcome
 
 
 def detail_of(summary: Summary) -> str:
     """What is behind the outcome: the status, error code and message."""
-    return str(summary.outcome_detail or "") or legacy_detail(summary.outcome)
+    return summary.outcome_detail
 
 
 def is_ok(summary: Summary) -> bool:
@@ -67,7 +65,7 @@ def outcome_text(summary: Summary) -> str:
     error answer its error code (or the upstream's status)."""
     outcome = outcome_of(summary)
     if outcome is None:
-        return str(summary.outcome or "").replace("-", " ")
+        return "imported" if summary.imported else ""
     if outcome == Outcome.COMPLETE:
         return ""
     if outcome == Outcome.ERROR_ANSWER:
@@ -109,11 +107,10 @@ def status_tooltip(summary: Summary) -> str:
     verdict = "a whole answer" if is_ok(summary) else "no whole answer"
     text = f"The client got {got}: {verdict}."
     outcome = outcome_of(summary)
-    recorded = str(summary.outcome or "")
     if outcome is not None:
         text += f"\nOutcome: {outcome} — {DESCRIPTIONS[outcome]}."
-    elif recorded:
-        text += f"\nOutcome recorded: {recorded}"
+    elif summary.imported:
+        text += "\nOutcome recorded: imported"
     detail = detail_of(summary)
     return f"{text}\n{detail}" if detail else text
 
