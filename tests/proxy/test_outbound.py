@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from streamscope.proxy.outbound import answer_headers, client_send
 from streamscope.proxy.exchange_record import Exchange
+from streamscope.proxy.outbound import answer_headers, client_send
 from streamscope.proxy.tap import NullTap
 from streamscope.redact import Redactor
 
