@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from streamscope.analysis.reading import LegReading
-from streamscope.analysis.timing import overhead_ms
+from streamscope.analysis.timing import LegTiming, overhead_ms
 from streamscope.capture.flow import Flow, Leg, RequestRecord
 from streamscope.capture.raw import RawFlow, to_flow
 from streamscope.capture.summary import FlowSummary, LintCounts
@@ -179,8 +179,16 @@ def summarize(raw: RawFlow, summary: FlowSummary) -> FlowSummary:
         lint=counts,
         tokens=tokens,
         tokens_estimated=bool(estimated and tokens is not None),
-        ttft_ms=summary.ttft_ms or timing.first_content_ms,
+        ttft_ms=flow_ttft_ms(timing, summary.ttft_ms),
     )
+
+
+def flow_ttft_ms(client: LegTiming, measured: float | None) -> float | None:
+    """A flow's TTFT, the one the flow list, the flow header and the Timing pane show:
+    its client leg's first token as captured (:attr:`LegTiming.first_token_ms`); for a
+    leg with no frames captured, ``measured``, the proxy's own measure of the same
+    (``model.events.is_token``, timed as it was sent)."""
+    return client.first_token_ms if client.streamed and client.frames else measured
 
 
 def flow_view(flow: Flow) -> JSON:
@@ -208,6 +216,7 @@ __all__ = [
     "error_answer",
     "flow_judgement",
     "flow_sender",
+    "flow_ttft_ms",
     "flow_leg_lint",
     "flow_reading",
     "flow_verdict",

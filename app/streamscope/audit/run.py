@@ -224,11 +224,6 @@ async def _send(n: int, probe: Probe, target: Target, limits: Limits, mask: Reda
     flow.outcome = _flow_outcome(outcome, result)
     flow.outcome_detail = mask.text(detail)
     timing = result.timing
-    firsts = [
-        t
-        for t in (timing.first_reasoning_ms, timing.first_content_ms, timing.first_tool_call_ms)
-        if t is not None
-    ]
     probe_result = ProbeResult(
         probe=probe.id,
         title=probe.title,
@@ -237,7 +232,7 @@ async def _send(n: int, probe: Probe, target: Target, limits: Limits, mask: Reda
         flow=flow.id,
         status=leg.status,
         detail=mask.text(detail),
-        ttft_ms=min(firsts) if firsts else timing.first_data_ms,
+        ttft_ms=timing.first_token_ms,
         tokens_per_second=timing.tokens_per_second,
         gap_max_ms=timing.gap_max_ms,
     )

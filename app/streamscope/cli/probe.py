@@ -135,7 +135,8 @@ def _summary(result: ClientResult, report: LintReport | None) -> None:
     )
     print(
         f"timing: headers {_ms(t.headers_ms)} · first byte {_ms(t.first_byte_ms)} · "
-        f"first content {_ms(t.first_content_ms)} · total {_ms(t.total_ms)} · {tokens} · "
+        f"TTFT {_ms(t.first_token_ms)} · first text {_ms(t.first_content_ms)} · "
+        f"total {_ms(t.total_ms)} · {tokens} · "
         f"{rate} · gaps p50 {_ms(t.gap_p50_ms)} / p90 {_ms(t.gap_p90_ms)} / max "
         f"{_ms(t.gap_max_ms)} · longest silence {_ms(t.longest_silence_ms)} · "
         f"keepalives {t.keepalives}"

@@ -58,6 +58,7 @@ from streamscope.analysis.view import (
     flow_judgement,
     flow_reading,
     flow_sender,
+    flow_ttft_ms,
 )
 from streamscope.capture.flow import Flow, Leg, RequestRecord
 from streamscope.capture.har import to_har
@@ -155,12 +156,12 @@ def _analyse(
     if flow is None and store is not None:
         flow = store.get(flow_id)
     summary = (store.summary(flow_id) if store is not None else None) or FlowSummary(flow_id)
-    if flow is not None and (summary.verdict is None or summary.ttft_ms is None):
+    if flow is not None and summary.verdict is None:  # not linted: TTFT as linting sets it
         client = flow_reading(flow, "client")  # one decoding for both
         summary = replace(
             summary,
-            verdict=_verdict(flow, client.lint) if summary.verdict is None else summary.verdict,
-            ttft_ms=client.timing.first_content_ms if summary.ttft_ms is None else summary.ttft_ms,
+            verdict=_verdict(flow, client.lint),
+            ttft_ms=flow_ttft_ms(client.timing, summary.ttft_ms),
         )
     return flow, summary
 

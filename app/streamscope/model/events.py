@@ -279,3 +279,21 @@ Event = (
     | End
 )
 """Any canonical stream event."""
+
+
+def is_token(event: Event) -> bool:
+    """Whether ``event`` brings output a client can show: non-empty text, refusal or
+    reasoning, a redacted reasoning block, a tool call's start or arguments.
+
+    This is what time to first token (TTFT) counts, everywhere StreamScope shows one:
+    the proxy (``translation.pipeline``), a captured leg's timing (``analysis.timing``),
+    the flow list, the flow header and the audit. Reasoning counts: someone hunting a
+    slow stream wants to know how long the model sat before it produced anything, and a
+    thinking model producing reasoning is working, not stalled (clients show it). An
+    empty delta does not count: a thinking block's start carries no text, and on a
+    thinking stream it comes long before the first token."""
+    if isinstance(event, TextDelta | RefusalDelta | ReasoningDelta):
+        return bool(event.text)
+    if isinstance(event, ToolCallDelta):
+        return bool(event.arguments)
+    return isinstance(event, RedactedReasoning | ToolCallStart)

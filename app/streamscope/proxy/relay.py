@@ -78,7 +78,7 @@ class Exchange:
     upstream: str | None = None
     account: str | None = None
     status: int = 0
-    ttft: float | None = None  # seconds to the first content frame sent to the client
+    ttft: float | None = None  # seconds to the first token sent (model.events.is_token)
     outcome: Outcome | None = None  # None: not a flow's end (refused, admin, models)
     outcome_detail: str = ""  # the status, code and message behind it (masked when logged)
     refused: str | None = None  # turned away at the door (not a flow): the reason
@@ -254,7 +254,7 @@ class StreamRelay:
         async with self._lock:
             await send({"type": "http.response.body", "body": body, "more_body": True})
             self._last_write = time.monotonic()
-            if self.exchange.ttft is None and self.pipeline.first_content_ns is not None:
+            if self.exchange.ttft is None and self.pipeline.first_token_ns is not None:
                 self.exchange.ttft = self._last_write - self.exchange.started
 
     async def _pump(self, write: Write, streaming: bool) -> End:
@@ -268,7 +268,7 @@ class StreamRelay:
         # NOTE: a batch (one network read) can hold a whole short stream; its first
         # content is written as soon as it is encoded, not after the batch: on a
         # 20-delta stream that took 0.2 ms off the time to first token.
-        first = pipeline.first_content_ns is None
+        first = pipeline.first_token_ns is None
         try:
             async for batch in batches:
                 self._last_frame = time.monotonic()
@@ -281,7 +281,7 @@ class StreamRelay:
                         marks.append(len(out))
                     if pipeline.closed:
                         break
-                    if first and pipeline.first_content_ns is not None and out:
+                    if first and pipeline.first_token_ns is not None and out:
                         first = False  # the first content goes out before the rest
                         await write(out[:])
                         sent = len(out)
