@@ -25,8 +25,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from streamscope.analysis.reading import LegReading
 from streamscope.analysis.decode import decode_leg
+from streamscope.analysis.reading import LegReading
 from streamscope.analysis.timing import series_of, timing_of
 from streamscope.analysis.view import leg_events, leg_lint
 from streamscope.capture.flow import CapturedFrame, Leg

@@ -45,6 +45,7 @@ from streamscope.client.feed import EventsCallback, FramesCallback, StreamFeed, 
 from streamscope.client.outcome import ClientResult, body_events
 from streamscope.client.parts import PartsTracker
 from streamscope.client.tools import ToolCallTracker
+from streamscope.codecs import stream_asked
 from streamscope.model.assemble import Assembler
 from streamscope.model.response import Response
 from streamscope.net.clients import session_http
@@ -291,12 +292,14 @@ class ClientSession:
                 leg.ended_ns = time.monotonic_ns() - t0
 
     def _stream_asked(self) -> bool:
-        """Whether the request asked for a stream (a replay: its body says, if given; a
-        body that has no say, as Gemini's whose path says it, by a leg of frames)."""
+        """Whether the request asked for a stream (a replay: its body says, if given, as
+        :func:`streamscope.codecs.stream_asked` reads it; a body that has no say, as
+        Gemini's whose path says it, by a leg of frames)."""
         if self.composition is not None:
             return self.composition.params.stream
-        if self.request_body is not None and "stream" in self.request_body:
-            return bool(self.request_body["stream"])
+        asked = stream_asked(self.request_body, self.protocol)
+        if asked is not None:
+            return asked
         leg = self._replay
         return leg is not None and leg.body is None and bool(leg.frames)
 

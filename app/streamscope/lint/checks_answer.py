@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from streamscope.codecs import all_codecs, get_codec
+from streamscope.codecs import body_protocol, get_codec
 from streamscope.lint.stream import Hit, Observed
 from streamscope.model.events import Error
 
@@ -62,7 +62,7 @@ def body(parsed: Any, protocol: str | None) -> tuple[str | None, list[Hit]]:
     """The protocol (detected when None) and the findings of a whole 200 body that
     answers a request for no stream."""
     if protocol is None:
-        protocol = next((c.name for c in all_codecs() if c.is_response(parsed)), None)
+        protocol = body_protocol(parsed)
     if not isinstance(parsed, dict):
         what = "a body that is not JSON" if parsed is None else "a JSON body that is no object"
         return protocol, [Hit("framing.body-not-a-response", None, what)]
