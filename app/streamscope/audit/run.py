@@ -46,7 +46,7 @@ from streamscope.audit.report import (
 )
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.recorder import mask_headers
-from streamscope.client.outcome import ClientResult
+from streamscope.client.result import ClientResult
 from streamscope.client.session import ClientSession, SessionLimits
 from streamscope.codecs import get_codec
 from streamscope.lint.clients import BY_ID, ClientSpec, clients_for

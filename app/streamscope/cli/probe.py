@@ -19,9 +19,9 @@ from typing import Any
 
 from streamscope.capture.sse import leg_frames
 from streamscope.cli.lint import finding_line
-from streamscope.client.outcome import ClientResult
 from streamscope.client.preview import frame_preview
 from streamscope.client.probe import probe
+from streamscope.client.result import ClientResult
 from streamscope.codecs import PROTOCOLS
 from streamscope.lint.report import LintReport
 from streamscope.wire.frame import Frame

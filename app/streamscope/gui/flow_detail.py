@@ -22,7 +22,7 @@ and the client's request body (a dict, or None when it was no JSON object).
 NOTE: reading a flow from the store is blocking SQLite and linting decodes every frame,
 so neither runs on the window's loop (qasync, the loop the embedded proxy serves on): the
 flow is read in a worker thread (``asyncio.to_thread``), and each replayed leg is timed
-and linted by the window's :class:`~streamscope.client.analysis.Analyser` (its worker
+and linted by the window's :class:`~streamscope.client.worker.Analyser` (its worker
 process), as the client pane's streams are.
 """
 
@@ -66,7 +66,7 @@ from streamscope.capture.sse import export_sse, export_timing
 from streamscope.capture.store import FlowStore
 from streamscope.capture.summary import FlowSummary
 from streamscope.client import replay_session
-from streamscope.client.analysis import Analyser
+from streamscope.client.worker import Analyser
 from streamscope.codecs import PROTOCOLS
 from streamscope.gui.flow_header import RequestNotesLabel, header_text
 from streamscope.gui.leg_view import LegView, monospace
@@ -425,7 +425,7 @@ class FlowDetail(QWidget):
         return flow.client if which == "client" else flow.upstream
 
     def export_har(self, path: Path | str) -> Path:
-        """Write the flow as HAR 1.2 (both exchanges) to ``path``."""
+        """Write the flow as HAR 1.2 (an entry for each side) to ``path``."""
         path = Path(path)
         data = json.dumps(to_har([self._flow()]), ensure_ascii=False, indent=1)
         write_private(path, data)  # 0600: it holds the prompts

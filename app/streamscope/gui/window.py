@@ -36,8 +36,8 @@ from PySide6.QtWidgets import (
 
 from streamscope.capture.flow import Leg
 from streamscope.client import sdk_base_url
-from streamscope.client.analysis import Analyser, shared_analyser
 from streamscope.client.cherry import api_host
+from streamscope.client.worker import Analyser, shared_analyser
 from streamscope.config import default_data_dir, mask
 from streamscope.gui.attach_dialog import AttachDialog
 from streamscope.gui.check_upstream import CheckUpstreamView, close_tabs, open_tab

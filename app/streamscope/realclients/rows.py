@@ -192,7 +192,7 @@ def predict(
 ) -> tuple[LintReport | None, Answer | None]:
     """The leg's lint report (when not given) and intended answer (worker thread: both
     decode every frame)."""
-    from streamscope.client.outcome import lint_leg
+    from streamscope.client.result import lint_leg
 
     if report is None:
         report = lint_leg(leg, leg.protocol, stream_asked)
