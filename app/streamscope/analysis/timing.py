@@ -46,7 +46,6 @@ both from it (and the lint and the events).
 from __future__ import annotations
 
 import dataclasses
-import json
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -331,12 +330,9 @@ def _first_frame(decoded: Decoded, chunk: int) -> int | None:
 def _body_timing(leg: Leg) -> LegTiming:
     tokens: int | None = None
     if leg.protocol in PROTOCOLS and leg.body:
-        try:
-            body = json.loads(leg.body)
-            codec = get_codec(leg.protocol)
-            usage = codec.decode_response(body).usage if isinstance(body, dict) else None
-        except (ValueError, TypeError, KeyError, AttributeError):
-            usage = None  # not this protocol's body: the tokens stay unknown
+        # not this protocol's response (an error, say): the tokens stay unknown
+        response = get_codec(leg.protocol).read_body(leg.body).response
+        usage = response.usage if response is not None else None
         tokens = usage.output_tokens if usage is not None else None
     return LegTiming(
         streamed=False,

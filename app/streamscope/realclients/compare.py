@@ -111,12 +111,9 @@ def intended_answer(
         return Answer(error=codec.decode_error_body(raw).message or f"HTTP {status}")
     ctype = _content_type(headers)
     if ctype not in (None, "text/event-stream") or raw.lstrip()[:1] == b"{":
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            body = None
-        if body is not None and codec.is_response(body):
-            return _answer(codec.decode_response(body))
+        whole = codec.read_body(raw)  # the protocol's response, when the body is one
+        if whole.response is not None:
+            return _answer(whole.response)
     try:
         frames = decode_all(raw)
     except UnicodeDecodeError:
