@@ -23,6 +23,7 @@ from streamscope.client.preview import frame_preview
 from streamscope.client.probe import probe
 from streamscope.client.result import ClientResult
 from streamscope.codecs import PROTOCOLS
+from streamscope.codecs.preview_text import short
 from streamscope.lint.report import LintReport
 from streamscope.wire.frame import Frame
 
@@ -55,7 +56,7 @@ def _preview(frame: Frame, protocol: str | None = None) -> str:
     short: :func:`~streamscope.client.preview.frame_preview`), on one line."""
     text = frame_preview(frame, protocol) or "(empty)"
     text = text.replace("\r", "\\r").replace("\n", "\\n")
-    return text if len(text) <= PREVIEW else text[: PREVIEW - 1] + "…"
+    return short(text, PREVIEW)
 
 
 def _n(value: object, none: str = "-") -> str:

@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from streamscope.codecs import body_protocol, get_codec
+from streamscope.codecs.preview_text import short
 from streamscope.lint.stream import Hit, Observed
 from streamscope.model.events import Error
 
@@ -29,8 +30,7 @@ def quote(error: Error) -> str:
     then its type and code."""
     text = " ".join(str(error.message or "").split()) or "(no message)"
     text = _SECRET.sub(lambda m: f"…{m.group(0)[-4:]}", text)
-    if len(text) > MAX_MESSAGE:
-        text = text[: MAX_MESSAGE - 1] + "…"
+    text = short(text, MAX_MESSAGE)
     kinds = [k for k in (error.error_type, error.code) if k and k != "api_error"]
     return f"{text} ({', '.join(dict.fromkeys(kinds))})" if kinds else text
 

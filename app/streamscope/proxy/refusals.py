@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from streamscope.codecs.preview_text import short
 from streamscope.signals import Signal
 
 Reason = Literal[
@@ -82,7 +83,7 @@ def key_suffix(key: str | None) -> str | None:
 def _clip(value: str | None) -> str | None:
     if value is None:
         return None
-    return value if len(value) <= FIELD_LIMIT else value[:FIELD_LIMIT] + "…"
+    return short(value, FIELD_LIMIT + 1)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from streamscope.codecs.preview_text import short
 from streamscope.lint.clients import PROFILE_OF
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ def _args(text: str) -> Any:
 
 
 def _short(text: str, n: int = 60) -> str:
-    return json.dumps(text if len(text) <= n else text[: n - 1] + "…", ensure_ascii=False)
+    return json.dumps(short(text, n), ensure_ascii=False)
 
 
 def differences(run: ClientRun, intended: Answer) -> list[str]:
