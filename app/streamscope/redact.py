@@ -45,7 +45,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import unquote, unquote_plus, urlsplit
 
-from streamscope.config import Config, ConfigError, mask
+from streamscope.config import Config, ConfigError
 from streamscope.redact_json import (
     Needles,
     StreamMasker,
@@ -57,6 +57,28 @@ from streamscope.redact_json import (
 
 MIN_SECRET = 8  # shorter secrets are masked only as whole tokens
 _WORD = "A-Za-z0-9_\\-"
+
+
+def mask(secret: str) -> str:
+    """A key as it may be shown: ``…`` and its last 4 characters (nothing of a key of 4
+    or fewer). Every masked key the app shows, stores or logs is this one's; a masked
+    key masks to itself (a HAR read back keeps its masks)."""
+    return f"…{secret[-4:]}" if len(secret) > 4 else "…"
+
+
+# What looks like a key in a text no Redactor has seen the secrets of (an upstream's
+# message quoted in a finding): a prefixed token, a bearer token, a long opaque run.
+_KEY_LIKE = re.compile(
+    r"\b(?:sk|pk|rk|ak|key|token)-[A-Za-z0-9_\-]{8,}|\bBearer\s+[A-Za-z0-9._\-]{8,}"
+    r"|\b[A-Za-z0-9_\-]{32,}\b"
+)
+
+
+def mask_key_like(text: str) -> str:
+    """``text`` with whatever is shaped like a key masked (:func:`mask`), configured or
+    not: for text from elsewhere (a provider's error message), where no list of secrets
+    tells which they are."""
+    return _KEY_LIKE.sub(lambda m: mask(m.group(0)), text)
 
 
 # The key's shape, as a token of its own (not inside a longer run of its characters).
@@ -426,7 +448,9 @@ __all__ = [
     "Redactor",
     "credential_name",
     "database_passwords",
+    "mask",
     "mask_database_url",
+    "mask_key_like",
     "mask_params",
     "mask_userinfo",
     "url_password",

@@ -30,12 +30,13 @@ from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from streamscope.config import AccountConfig, Config, UpstreamConfig, mask
+from streamscope.config import AccountConfig, Config, UpstreamConfig
 from streamscope.pool.merge import Kind
 from streamscope.pool.rules import DEFAULT_RULES, Rule, Verdict
 from streamscope.pool.state import MANUAL, AccountState, Attempt
 from streamscope.pool.store import PoolStore, fingerprint
 from streamscope.pool.strategies import Candidate, Strategy, make_strategy
+from streamscope.redact import mask
 from streamscope.signals import Signal
 
 if TYPE_CHECKING:

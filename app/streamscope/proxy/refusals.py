@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from streamscope.codecs.preview_text import short
+from streamscope.redact import MIN_SECRET, mask
 from streamscope.signals import Signal
 
 Reason = Literal[
@@ -77,7 +78,7 @@ def key_suffix(key: str | None) -> str | None:
     itself (four would be half of it)."""
     if not key:
         return None
-    return "…" + key[-4:] if len(key) > 8 else "…"
+    return mask(key) if len(key) > MIN_SECRET else mask("")
 
 
 def _clip(value: str | None) -> str | None:
