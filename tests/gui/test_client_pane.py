@@ -151,7 +151,7 @@ async def test_the_composed_request_carries_system_turns_and_parameters() -> Non
 
 
 @pytest.mark.qasync
-async def test_a_tool_exchange_joins_the_conversation_and_the_follow_up_is_answered() -> None:
+async def test_a_tool_turn_joins_the_conversation_and_the_follow_up_is_answered() -> None:
     async with _window() as window:
         pane = window.client
         await _send(window, "anthropic", "demo-tools", tools=True)

@@ -292,8 +292,10 @@ def is_token(event: Event) -> bool:
     thinking model producing reasoning is working, not stalled (clients show it). An
     empty delta does not count: a thinking block's start carries no text, and on a
     thinking stream it comes long before the first token."""
-    if isinstance(event, TextDelta | RefusalDelta | ReasoningDelta):
+    # (tuples: isinstance over a tuple is several times faster than over a union, and
+    # the proxy asks this of every event until the first token)
+    if isinstance(event, (TextDelta, RefusalDelta, ReasoningDelta)):
         return bool(event.text)
     if isinstance(event, ToolCallDelta):
         return bool(event.arguments)
-    return isinstance(event, RedactedReasoning | ToolCallStart)
+    return isinstance(event, (RedactedReasoning, ToolCallStart))
