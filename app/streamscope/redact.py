@@ -60,24 +60,17 @@ _WORD = "A-Za-z0-9_\\-"
 
 
 def mask(secret: str) -> str:
-    """A key as it may be shown: ``…`` and its last 4 characters (nothing of a key of 4
-    or fewer). Every masked key the app shows, stores or logs is this one's; a masked
-    key masks to itself (a HAR read back keeps its masks)."""
+    """A key as shown, stored or logged: ``…`` and its last 4 (none of a key of 4 or less)."""
     return f"…{secret[-4:]}" if len(secret) > 4 else "…"
 
 
-# What looks like a key in a text no Redactor has seen the secrets of (an upstream's
-# message quoted in a finding): a prefixed token, a bearer token, a long opaque run.
-_KEY_LIKE = re.compile(
-    r"\b(?:sk|pk|rk|ak|key|token)-[A-Za-z0-9_\-]{8,}|\bBearer\s+[A-Za-z0-9._\-]{8,}"
-    r"|\b[A-Za-z0-9_\-]{32,}\b"
+_KEY_LIKE = re.compile(  # a prefixed token, a bearer token, a long opaque run
+    rf"\b(?:sk|pk|rk|ak|key|token)-[{_WORD}]{{8,}}|\bBearer\s+[{_WORD}.]{{8,}}|\b[{_WORD}]{{32,}}\b"
 )
 
 
 def mask_key_like(text: str) -> str:
-    """``text`` with whatever is shaped like a key masked (:func:`mask`), configured or
-    not: for text from elsewhere (a provider's error message), where no list of secrets
-    tells which they are."""
+    """``text`` with what is shaped like a key masked (a provider's error quoted as is)."""
     return _KEY_LIKE.sub(lambda m: mask(m.group(0)), text)
 
 
