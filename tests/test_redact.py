@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from streamscope.config import parse_config
-from streamscope.redact import MIN_SECRET, RedactingFilter, Redactor
+from streamscope.redact import MIN_SECRET, RedactingFilter, Redactor, mask, mask_key_like
 
 LOCAL = "sk-local-Q9w8E7r6T5y4U3i2O1p0AsDfGhJkLzXc"
 ACCOUNT_A = "sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -268,3 +268,17 @@ def test_a_run_of_a_keys_characters_elsewhere_is_ordinary_text() -> None:
     # ... where a split leaves them, they are masked:
     assert redactor.same_length(b'{"t":"the upstream-key"}') == b'{"t":"the ************"}'
     assert redactor.same_length(b'{"t":"0000000000 at"}') == b'{"t":"********** at"}'
+
+
+def test_mask_shows_only_the_last_four() -> None:
+    assert mask("sk-abcdefgh1234") == "…1234"
+    assert mask("abc") == mask("abcd") == mask("") == "…"
+    assert mask(mask("sk-abcdefgh1234")) == "…1234"  # a mask masks to itself
+
+
+def test_what_looks_like_a_key_is_masked_in_text_from_elsewhere() -> None:
+    said = "Incorrect API key provided: sk-proj-abcdefgh1234. Not Bearer tok.en-5678abcd here"
+    assert mask_key_like(said) == "Incorrect API key provided: …1234. Not …abcd here"
+    opaque = "a" * 31 + "Z"  # a long opaque run (32 characters)
+    assert mask_key_like(f"id {opaque} here") == "id …aaaZ here"
+    assert mask_key_like("nothing secret, key-short") == "nothing secret, key-short"

@@ -206,7 +206,7 @@ class UpstreamServer:
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
-            while await self._one_exchange(conn):
+            while await self._one_request(conn):
                 pass
         except (_ClientGone, ConnectionError):
             self._client_closed()
@@ -218,7 +218,7 @@ class UpstreamServer:
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await writer.wait_closed()
 
-    async def _one_exchange(self, conn: _Conn) -> bool:
+    async def _one_request(self, conn: _Conn) -> bool:
         """Read one request and answer it; False when the connection must close."""
         try:
             req, close = await self._read_request(conn)

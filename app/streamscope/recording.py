@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamscope.codecs import all_codecs
+from streamscope.codecs import all_codecs, body_protocol
 from streamscope.findings import Finding
 from streamscope.wire import SSEDecoder, encode_done, encode_frame
 from streamscope.wire.frame import Frame
@@ -79,7 +79,7 @@ def response_protocol(data: bytes) -> str | None:
         body: Any = json.loads(data)
     except ValueError:
         return None
-    return next((c.name for c in all_codecs() if c.is_response(body)), None)
+    return body_protocol(body)
 
 
 def detect_protocol(frames: list[Frame]) -> str | None:

@@ -45,7 +45,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import unquote, unquote_plus, urlsplit
 
-from streamscope.config import Config, ConfigError, mask
+from streamscope.config import Config, ConfigError
 from streamscope.redact_json import (
     Needles,
     StreamMasker,
@@ -57,6 +57,21 @@ from streamscope.redact_json import (
 
 MIN_SECRET = 8  # shorter secrets are masked only as whole tokens
 _WORD = "A-Za-z0-9_\\-"
+
+
+def mask(secret: str) -> str:
+    """A key as shown, stored or logged: ``…`` and its last 4 (none of a key of 4 or less)."""
+    return f"…{secret[-4:]}" if len(secret) > 4 else "…"
+
+
+_KEY_LIKE = re.compile(  # a prefixed token, a bearer token, a long opaque run
+    rf"\b(?:sk|pk|rk|ak|key|token)-[{_WORD}]{{8,}}|\bBearer\s+[{_WORD}.]{{8,}}|\b[{_WORD}]{{32,}}\b"
+)
+
+
+def mask_key_like(text: str) -> str:
+    """``text`` with what is shaped like a key masked (a provider's error quoted as is)."""
+    return _KEY_LIKE.sub(lambda m: mask(m.group(0)), text)
 
 
 # The key's shape, as a token of its own (not inside a longer run of its characters).
@@ -426,7 +441,9 @@ __all__ = [
     "Redactor",
     "credential_name",
     "database_passwords",
+    "mask",
     "mask_database_url",
+    "mask_key_like",
     "mask_params",
     "mask_userinfo",
     "url_password",

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 
+from streamscope.analysis.decode import decode_leg
 from streamscope.analysis.reading import LegReading, read_leg
-from streamscope.analysis.timing import leg_series, leg_timing
+from streamscope.analysis.timing import series_of, timing_of
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.model.events import TextDelta
 from streamscope.model.response import Response, TextOut
@@ -65,7 +66,8 @@ def test_the_answer_of_a_stream_or_of_a_whole_body() -> None:
 def test_timing_and_series_agree_with_reading_them_alone() -> None:
     leg = stream_leg(native(CHAT_TEXT), headers_ns=500_000)
     reading = read_leg(leg)
-    assert reading.timing == leg_timing(leg) and reading.series == leg_series(leg)
+    decoded = decode_leg(leg)  # a decoding of its own, and each view scanning it alone
+    assert reading.timing == timing_of(leg, decoded) and reading.series == series_of(leg, decoded)
     assert reading.timing.frames == len(reading.decoded.frames)
 
 

@@ -1,6 +1,7 @@
 """Timing of a leg (app/streamscope/analysis/timing.py): legs built by hand from real recordings'
 frames at chosen times, so every expected value is known exactly. The chart series
-(``leg_series``) are checked the same way, and against ``leg_timing`` on every recording."""
+(``series``) are checked the same way, and against the timing on every recording; both
+are read through :class:`~streamscope.analysis.reading.LegReading`, the one API."""
 
 from __future__ import annotations
 
@@ -13,16 +14,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from streamscope.analysis.decode import decode_leg
+from streamscope.analysis.reading import LegReading
 from streamscope.analysis.timing import (
     LegSeries,
     LegTiming,
-    leg_series,
-    leg_timing,
+    overhead_ms,
     percentile,
-    proxy_overhead_ms,
-    timing_and_series,
+    series_of,
+    timing_of,
 )
-from streamscope.capture.flow import CapturedFrame, Flow, Leg
+from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.wire.frame import Frame
 from tests.support import FIXTURES, fixture_files, load
 
@@ -53,7 +55,7 @@ BASIC_TIMES = [10, 12, 13, 20, 30, 45, 46, 47, 48]
 
 def test_a_text_stream_at_known_times() -> None:
     leg = leg_at(ANTHROPIC_TEXT, BASIC_TIMES, headers_ns=5 * MS, ended_ns=50 * MS)
-    t = leg_timing(leg)
+    t = LegReading(leg).timing
     assert t.streamed and t.frames == 9
     assert (t.headers_ms, t.first_byte_ms, t.first_data_ms) == (5.0, 10.0, 10.0)
     assert (t.first_content_ms, t.first_reasoning_ms, t.first_tool_call_ms) == (20.0, None, None)
@@ -70,16 +72,16 @@ def test_a_text_stream_at_known_times() -> None:
 
 
 def test_without_an_end_time_the_total_is_the_last_frame() -> None:
-    assert leg_timing(leg_at(ANTHROPIC_TEXT, BASIC_TIMES)).total_ms == 48.0
+    assert LegReading(leg_at(ANTHROPIC_TEXT, BASIC_TIMES)).timing.total_ms == 48.0
 
 
 def test_the_wait_for_the_first_frame_is_a_silence_too() -> None:
     leg = leg_at(ANTHROPIC_TEXT, [400, *BASIC_TIMES[1:]], headers_ns=5 * MS)
     leg.frames[0].t_ns = 9 * MS  # 4 ms after the headers... then
     leg.headers_ns = 0  # ...9 ms after them: still shorter than the 15 ms gap
-    assert leg_timing(leg).longest_silence_frame == 5
+    assert LegReading(leg).timing.longest_silence_frame == 5
     leg.headers_ns = -30 * MS  # headers 39 ms before the first frame
-    t = leg_timing(leg)
+    t = LegReading(leg).timing
     assert (t.longest_silence_ms, t.longest_silence_frame) == (39.0, 0)
     assert t.gap_max_ms == 15.0  # gaps are between frames only
 
@@ -90,7 +92,7 @@ def test_keepalives_are_counted_and_are_not_data() -> None:
     raws = [KEEPALIVE, *[f.raw for f in frames[:4]], KEEPALIVE, retry, *[f.raw for f in frames[4:]]]
     times = [3, 10, 12, 13, 20, 25, 26, 30, 45, 46, 47, 48]
     leg = Leg(protocol, frames=[CapturedFrame(r, t * MS) for r, t in zip(raws, times, strict=True)])
-    t = leg_timing(leg)
+    t = LegReading(leg).timing
     assert t.keepalives == 2
     assert (t.first_byte_ms, t.first_data_ms, t.first_content_ms) == (3.0, 10.0, 20.0)
     assert t.output_tokens == 6
@@ -103,7 +105,7 @@ def test_a_frame_arrives_with_the_chunk_that_completes_it() -> None:
     raws = [f.raw for f in frames[:3]] + [hello[:20], hello[20:]] + [f.raw for f in frames[4:]]
     times = [10, 12, 13, 18, 20, 30, 45, 46, 47, 48]
     leg = Leg(protocol, frames=[CapturedFrame(r, t * MS) for r, t in zip(raws, times, strict=True)])
-    t = leg_timing(leg)
+    t = LegReading(leg).timing
     assert t.first_content_ms == 20.0
     assert t.first_byte_ms == 10.0
 
@@ -121,7 +123,7 @@ def test_without_usage_tokens_are_counted_from_the_deltas() -> None:
         for i, f in enumerate(frames)
         if f.data != "[DONE]" and json.loads(f.data or "{}")["choices"][0]["delta"].get("content")
     ]
-    t = leg_timing(leg)
+    t = LegReading(leg).timing
     assert (t.output_tokens, t.tokens_estimated) == (len(content), True)
     assert t.first_content_ms == float(content[0])
     assert t.generation_ms == float(content[-1] - content[0])
@@ -134,7 +136,7 @@ def test_with_usage_the_provider_count_wins() -> None:
     frames, protocol = frames_of(CHAT_USAGE)
     leg = Leg(protocol, frames=[CapturedFrame(f.raw, i * MS) for i, f in enumerate(frames)])
     usage = json.loads(next(f.data for f in frames if '"usage"' in (f.data or "")) or "")
-    t = leg_timing(leg)
+    t = LegReading(leg).timing
     assert (t.output_tokens, t.tokens_estimated) == (usage["usage"]["completion_tokens"], False)
 
 
@@ -151,7 +153,7 @@ def test_reasoning_then_a_tool_call() -> None:
                     return 10.0 * i
         raise AssertionError("not in the recording")
 
-    t = leg_timing(leg)
+    t = LegReading(leg).timing
     assert t.first_reasoning_ms == first(lambda d: d.get("reasoning_content"))
     assert t.first_tool_call_ms == first(lambda d: d.get("tool_calls"))
     assert t.first_content_ms is None  # the answer is only the call
@@ -163,16 +165,16 @@ def test_reasoning_then_a_tool_call() -> None:
 def test_too_few_tokens_or_no_window_gives_no_rate() -> None:
     frames, protocol = frames_of(ANTHROPIC_TEXT)
     same_time = Leg(protocol, frames=[CapturedFrame(f.raw, 7 * MS) for f in frames])
-    t = leg_timing(same_time)
+    t = LegReading(same_time).timing
     assert t.tokens_per_second is None and t.generation_ms == 0.0
     assert (t.gap_p50_ms, t.gap_p90_ms, t.gap_max_ms) == (0.0, 0.0, 0.0)
     one = Leg(protocol, frames=[CapturedFrame(f.raw, i * MS) for i, f in enumerate(frames[:4])])
-    t = leg_timing(one)  # one text delta; message_start's usage says output_tokens 1
+    t = LegReading(one).timing  # one text delta; message_start's usage says output_tokens 1
     assert (t.output_tokens, t.tokens_estimated, t.tokens_per_second) == (1, False, None)
 
 
 def test_a_leg_without_frames() -> None:
-    t = leg_timing(Leg("anthropic", headers_ns=3 * MS, ended_ns=4 * MS))
+    t = LegReading(Leg("anthropic", headers_ns=3 * MS, ended_ns=4 * MS)).timing
     assert (t.frames, t.headers_ms, t.total_ms, t.first_byte_ms) == (0, 3.0, 4.0, None)
     assert t.output_tokens is None and t.gap_max_ms is None and t.longest_silence_ms is None
 
@@ -180,7 +182,7 @@ def test_a_leg_without_frames() -> None:
 def test_an_unknown_protocol_still_has_frame_timing() -> None:
     frames, _ = frames_of(ANTHROPIC_TEXT)
     leg = Leg("", frames=[CapturedFrame(f.raw, i * MS) for i, f in enumerate(frames)])
-    t = leg_timing(leg)
+    t = LegReading(leg).timing
     assert (t.first_data_ms, t.first_content_ms, t.output_tokens) == (0.0, None, 0)
     assert t.gap_max_ms == 1.0
 
@@ -199,7 +201,7 @@ def test_a_whole_body_has_headers_total_and_its_usage() -> None:
     leg = Leg(
         "openai-chat", 200, body=json.dumps(body).encode(), headers_ns=8 * MS, ended_ns=9 * MS
     )
-    t = leg_timing(leg)
+    t = LegReading(leg).timing
     assert t == LegTiming(streamed=False, frames=0, headers_ms=8.0, total_ms=9.0, output_tokens=7)
     anthropic: dict[str, Any] = {
         "type": "message",
@@ -210,23 +212,33 @@ def test_a_whole_body_has_headers_total_and_its_usage() -> None:
     }
     anthropic["usage"] = {"input_tokens": 1, "output_tokens": 4}
     leg = Leg("anthropic", 200, body=json.dumps(anthropic).encode())
-    assert leg_timing(leg).output_tokens == 4
+    assert LegReading(leg).timing.output_tokens == 4
 
 
 @pytest.mark.parametrize("body", [b"", b"not json", b"[1, 2]", b'{"error": {"message": "x"}}'])
 def test_a_body_without_usage_has_unknown_tokens(body: bytes) -> None:
-    t = leg_timing(Leg("openai-chat", 500, body=body, headers_ns=MS, ended_ns=MS))
+    t = LegReading(Leg("openai-chat", 500, body=body, headers_ns=MS, ended_ns=MS)).timing
     assert (t.streamed, t.output_tokens, t.total_ms) == (False, None, 1.0)
 
 
 def test_to_json_is_plain_json() -> None:
-    data = leg_timing(leg_at(ANTHROPIC_TEXT, BASIC_TIMES, headers_ns=5 * MS)).to_json()
+    data = LegReading(leg_at(ANTHROPIC_TEXT, BASIC_TIMES, headers_ns=5 * MS)).timing.to_json()
     assert json.loads(json.dumps(data)) == data
     assert data["first_content_ms"] == 20.0 and data["output_tokens"] == 6
 
 
-def _flow(upstream: Leg, client: Leg) -> Flow:
-    return Flow(id="f", started=0.0, started_ns=0, upstream_leg=upstream, client_leg=client)
+THINKING = FIXTURES / "anthropic" / "vercel_thinking-signature_text.jsonl"
+
+
+def test_the_ttft_is_the_first_reasoning_text_not_the_empty_thinking_start() -> None:
+    """A thinking block opens empty: the first token is its first text."""
+    frames, _ = frames_of(THINKING)
+    first = next(i for i, f in enumerate(frames) if "thinking_delta" in (f.data or ""))
+    text = next(i for i, f in enumerate(frames) if "text_delta" in (f.data or ""))
+    times = [float(i) for i in range(len(frames))]
+    t = LegReading(leg_at(THINKING, times)).timing
+    assert (t.first_token_ms, t.first_reasoning_ms) == (float(first), float(first))
+    assert t.first_content_ms == float(text) > float(first)  # the answer's own figure
 
 
 def test_proxy_overhead_is_first_data_client_minus_upstream() -> None:
@@ -240,10 +252,11 @@ def test_proxy_overhead_is_first_data_client_minus_upstream() -> None:
             CapturedFrame(r, round(t * MS)) for r, t in zip(client_raws, client_times, strict=True)
         ],
     )
-    assert proxy_overhead_ms(_flow(upstream, client)) == pytest.approx(0.9)
+    up, down = LegReading(upstream).timing, LegReading(client).timing
+    assert overhead_ms(up, down) == pytest.approx(0.9)
     only_keepalive = Leg(protocol, frames=[CapturedFrame(KEEPALIVE, MS)])
-    assert proxy_overhead_ms(_flow(upstream, only_keepalive)) is None
-    assert proxy_overhead_ms(_flow(Leg(), client)) is None
+    assert overhead_ms(up, LegReading(only_keepalive).timing) is None
+    assert overhead_ms(LegReading(Leg()).timing, down) is None
 
 
 def test_percentile_interpolates_between_ranks() -> None:
@@ -272,7 +285,7 @@ def test_invariants_whatever_the_times(steps: list[int], keepalive_at: set[int])
         now += step
         times.append(now)
     leg = Leg(protocol, frames=[CapturedFrame(r, t) for r, t in zip(raws, times, strict=True)])
-    t = leg_timing(leg)
+    t = LegReading(leg).timing
     assert t.keepalives == len(keepalive_at)
     assert t.gap_p50_ms is not None and t.gap_p90_ms is not None and t.gap_max_ms is not None
     assert 0 <= t.gap_p50_ms <= t.gap_p90_ms <= t.gap_max_ms
@@ -293,18 +306,18 @@ def test_invariants_whatever_the_times(steps: list[int], keepalive_at: set[int])
 
 def test_series_of_a_text_stream_at_known_times() -> None:
     leg = leg_at(ANTHROPIC_TEXT, BASIC_TIMES, headers_ns=5 * MS, ended_ns=50 * MS)
-    s = leg_series(leg)
+    s = LegReading(leg).series
     assert s.tokens == [(20.0, 1), (30.0, 2), (45.0, 3)]  # "Hello", " there", "!"
     waits = [5.0, 2, 1, 7, 10, 15, 1, 1, 1]  # the first since the headers
     assert s.gaps == [(float(t), float(g)) for t, g in zip(BASIC_TIMES, waits, strict=True)]
     assert s.keepalives == [] and s.total_ms == 50.0
     assert s.longest_gap == 5 and not s.empty
-    t = leg_timing(leg)
+    t = LegReading(leg).timing
     assert s.gaps[5][1] == t.longest_silence_ms and t.longest_silence_frame == 5
 
 
 def test_series_without_a_headers_time_start_with_no_wait() -> None:
-    s = leg_series(leg_at(ANTHROPIC_TEXT, BASIC_TIMES))
+    s = LegReading(leg_at(ANTHROPIC_TEXT, BASIC_TIMES)).series
     assert s.gaps[0] == (10.0, 0.0) and s.total_ms == 48.0
 
 
@@ -313,9 +326,9 @@ def test_series_mark_keepalives_and_count_every_chunk() -> None:
     raws = [KEEPALIVE, *[f.raw for f in frames[:4]], KEEPALIVE, *[f.raw for f in frames[4:]]]
     times = [3, 10, 12, 13, 20, 25, 30, 45, 46, 47, 48]
     leg = Leg(protocol, frames=[CapturedFrame(r, t * MS) for r, t in zip(raws, times, strict=True)])
-    s = leg_series(leg)
+    s = LegReading(leg).series
     assert s.keepalives == [3.0, 25.0]
-    assert len(s.gaps) == leg_timing(leg).frames == 11
+    assert len(s.gaps) == LegReading(leg).timing.frames == 11
     assert s.tokens[-1] == (45.0, 3)
 
 
@@ -325,7 +338,7 @@ def test_a_frame_split_over_chunks_counts_when_it_is_complete() -> None:
     raws = [f.raw for f in frames[:3]] + [hello[:20], hello[20:]] + [f.raw for f in frames[4:]]
     times = [10, 12, 13, 18, 20, 30, 45, 46, 47, 48]
     leg = Leg(protocol, frames=[CapturedFrame(r, t * MS) for r, t in zip(raws, times, strict=True)])
-    s = leg_series(leg)
+    s = LegReading(leg).series
     assert s.tokens[0] == (20.0, 1)
     assert [t for t, _ in s.gaps] == [float(t) for t in times]
 
@@ -335,14 +348,14 @@ def test_several_deltas_in_one_chunk_are_one_point() -> None:
     raws = [f.raw for f in frames[:3]] + [b"".join(f.raw for f in frames[3:6])]
     raws += [f.raw for f in frames[6:]]
     leg = Leg(protocol, frames=[CapturedFrame(r, i * MS) for i, r in enumerate(raws)])
-    assert leg_series(leg).tokens == [(3.0, 3)]
+    assert LegReading(leg).series.tokens == [(3.0, 3)]
 
 
 def test_series_of_a_body_or_of_nothing_are_empty() -> None:
     body = Leg("openai-chat", 200, body=b"{}", headers_ns=MS, ended_ns=2 * MS)
-    assert leg_series(body) == LegSeries()
-    assert timing_and_series(body) == (leg_timing(body), LegSeries())
-    nothing = leg_series(Leg("anthropic", ended_ns=4 * MS))
+    assert LegReading(body).series == LegSeries()
+    assert LegReading(body).timing == timing_of(body, decode_leg(body))
+    nothing = LegReading(Leg("anthropic", ended_ns=4 * MS)).series
     assert nothing.empty and nothing.longest_gap is None and nothing.total_ms == 4.0
 
 
@@ -357,8 +370,10 @@ def test_series_agree_with_the_timing_on_every_recording(path: Path) -> None:
         times = [(i * i) % 7 + 3 * i for i in range(len(kept))]  # uneven, increasing
         captured = [CapturedFrame(f.raw, t * MS) for f, t in zip(kept, times, strict=True)]
         leg = Leg(protocol, frames=captured, headers_ns=0)
-        s, t = leg_series(leg), leg_timing(leg)
-        assert timing_and_series(leg) == (t, s)  # one reading gives both the same
+        reading = LegReading(leg)
+        s, t = reading.series, reading.timing
+        decoded = decode_leg(leg)  # each alone, scanning on its own: the same figures
+        assert (timing_of(leg, decoded), series_of(leg, decoded)) == (t, s)
         assert len(s.gaps) == t.frames == len(kept)
         assert len(s.keepalives) == t.keepalives
         assert s.longest_gap is not None
@@ -376,6 +391,6 @@ def test_series_agree_with_the_timing_on_every_recording(path: Path) -> None:
 def test_without_usage_the_series_end_at_the_estimate() -> None:
     frames, protocol = _without_usage(CHAT_USAGE)
     leg = Leg(protocol, frames=[CapturedFrame(f.raw, i * MS) for i, f in enumerate(frames)])
-    t = leg_timing(leg)
+    t = LegReading(leg).timing
     assert t.tokens_estimated and t.output_tokens is not None and t.output_tokens > 2
-    assert leg_series(leg).tokens[-1][1] == t.output_tokens
+    assert LegReading(leg).series.tokens[-1][1] == t.output_tokens

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamscope.analysis.timing import leg_series, leg_timing
+from streamscope.analysis.reading import LegReading
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.codecs import get_codec
 from streamscope.codecs.gemini.stream_encode import gemini_frame
@@ -31,10 +31,10 @@ def _leg(raws: list[bytes], times_ms: list[int], **fields: Any) -> Leg:
 
 def test_keepalive_chunks_are_counted_and_the_first_content_comes_after_them() -> None:
     leg = _leg([KEEP, KEEP, TEXT, KEEP, END], [100, 200, 300, 400, 500])
-    t = leg_timing(leg)
+    t = LegReading(leg).timing
     assert t.keepalives == 3
     assert t.first_content_ms == 300  # the text, not the first keepalive
-    assert leg_series(leg).keepalives == [100.0, 200.0, 400.0]
+    assert LegReading(leg).series.keepalives == [100.0, 200.0, 400.0]
 
 
 def test_an_empty_text_chunk_with_more_in_it_is_no_keepalive() -> None:
@@ -44,11 +44,11 @@ def test_an_empty_text_chunk_with_more_in_it_is_no_keepalive() -> None:
             "responseId": "r1",
         }
     )
-    assert leg_timing(_leg([opening, TEXT, END], [10, 20, 30])).keepalives == 0
+    assert LegReading(_leg([opening, TEXT, END], [10, 20, 30])).timing.keepalives == 0
 
 
 def test_an_sse_comment_on_a_gemini_leg_still_counts() -> None:
-    assert leg_timing(_leg([b": keepalive\n\n", TEXT, END], [10, 20, 30])).keepalives == 1
+    assert LegReading(_leg([b": keepalive\n\n", TEXT, END], [10, 20, 30])).timing.keepalives == 1
 
 
 def test_the_json_array_forms_keepalive_elements_count_too() -> None:
@@ -60,5 +60,5 @@ def test_the_json_array_forms_keepalive_elements_count_too() -> None:
         [10, 20, 30, 40, 50],
         headers=[("content-type", "application/json")],
     )
-    t = leg_timing(leg)
+    t = LegReading(leg).timing
     assert t.keepalives == 2 and t.first_content_ms == 20

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import json
 
-from streamscope.analysis.view import flow_leg_lint, flow_verdict, flow_view, leg_events, verdict
+from streamscope.analysis.timing import LegTiming
+from streamscope.analysis.view import (
+    flow_leg_lint,
+    flow_ttft_ms,
+    flow_verdict,
+    flow_view,
+    leg_events,
+    verdict,
+)
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.outcome import Outcome
 from streamscope.wire import decode_all
@@ -79,3 +87,13 @@ def test_the_verdict_of_a_flow_the_client_cancelled() -> None:
     assert flow_verdict(cut).startswith("cancelled by the client")
     cut.outcome = "done"
     assert flow_verdict(cut).startswith("would ")  # then its missing end breaks clients
+
+
+def test_a_flows_ttft_is_its_client_legs_as_captured() -> None:
+    """The flow list, the header and the Timing pane show one TTFT: the captured client
+    leg's first token; the proxy's own measure only when no frame was captured."""
+    streamed = LegTiming(streamed=True, frames=4, first_token_ms=600.0)
+    assert flow_ttft_ms(streamed, 599.7) == 600.0
+    assert flow_ttft_ms(LegTiming(streamed=True, frames=4), 12.0) is None  # no token
+    assert flow_ttft_ms(LegTiming(streamed=True, frames=0), 12.0) == 12.0
+    assert flow_ttft_ms(LegTiming(streamed=False, frames=0), None) is None

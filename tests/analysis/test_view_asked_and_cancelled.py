@@ -1,7 +1,7 @@
 """What the analysis makes of a leg for what its request asked and how its flow ended:
-``asked_to_stream`` reads the request as its codec does, and a stream the
-client cancelled is not blamed for its missing end (``leg_lint(cancelled=True)``,
-``was_cancelled``)."""
+``asked_to_stream`` reads the request as its codec does, and a stream the client
+cancelled is not blamed for its missing end (``leg_lint(cancelled=True)``; which outcomes
+are cancels: ``capture.outcome.is_cancelled``, tests/capture/test_outcome.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from streamscope.analysis.view import asked_to_stream, leg_lint, was_cancelled
+from streamscope.analysis.view import asked_to_stream, leg_lint
 from streamscope.capture.flow import CapturedFrame, Leg, RequestRecord
 from streamscope.lint.report import END_RULES
 from streamscope.recording import read_recording
@@ -67,10 +67,3 @@ def test_a_cancelled_stream_is_not_blamed_for_its_missing_end(source: str) -> No
         "anthropic.block-order",
         "anthropic.message-order",
     }
-
-
-def test_the_outcomes_of_a_client_going_away_are_cancels() -> None:
-    for outcome in ("client-cancelled", "client-gone", "client-disconnected", "cancelled"):
-        assert was_cancelled(outcome)
-    for outcome in ("", None, "done", "complete", "upstream-error", "upstream-cut", "idle"):
-        assert not was_cancelled(outcome)

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streamscope.analysis.timing import LegTiming, timing_and_series
+from streamscope.analysis.reading import LegReading
+from streamscope.analysis.timing import LegTiming
 from streamscope.audit.html_chart import (
     CHART_W,
     chart_svg,
@@ -32,7 +33,8 @@ DELTA = b'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n'
 
 def drawn(leg: Leg, ttft: float | None = None) -> tuple[Node, float]:
     """The chart of ``leg`` parsed, and its time axis' end (ms)."""
-    timing, series = timing_and_series(leg)
+    reading = LegReading(leg)
+    timing, series = reading.timing, reading.series
     times = [f.arrival_ns / 1e6 for _, f in leg_frames(leg)]
     page = parse(chart_svg("c", timing, series, times, ttft_marker(ttft, timing)))
     t1 = max(series.total_ms or 0.0, series.gaps[-1][0], series.tokens[-1][0])
@@ -103,16 +105,18 @@ def test_each_keepalive_is_marked_where_it_came() -> None:
     assert "2 keepalive(s)" in page.find_all("figcaption")[0].text()
 
 
-def test_the_ttft_marker_falls_back_to_the_first_output() -> None:
+def test_the_ttft_marker_falls_back_to_the_legs_one_ttft() -> None:
     base = LegTiming(streamed=True, frames=3)
     assert ttft_marker(12.0, base) == (12.0, "TTFT")
     assert ttft_marker(None, base) == (None, "")
-    tool = LegTiming(streamed=True, frames=3, first_tool_call_ms=40.0, first_reasoning_ms=20.0)
-    assert ttft_marker(None, tool) == (40.0, "first tool call")
-    assert ttft_marker(None, LegTiming(streamed=True, frames=1, first_reasoning_ms=20.0)) == (
-        20.0,
-        "first reasoning",
+    tool = LegTiming(
+        streamed=True,
+        frames=3,
+        first_token_ms=20.0,
+        first_tool_call_ms=40.0,
+        first_reasoning_ms=20.0,
     )
+    assert ttft_marker(None, tool) == (20.0, "TTFT")  # the reasoning came first: it counts
 
 
 @given(

@@ -9,8 +9,8 @@ tool call with streamed arguments, usage, finish; encoded by the protocol's own 
 one captured chunk per frame, 1 ms apart, with a keepalive comment every 500 frames) is
 read for what a flow view shows of it — its events, timing, chart series and lint:
 
-- **separately**, as before one reading: ``leg_events``, ``leg_timing``, ``leg_lint`` and
-  ``leg_series``, each decoding the leg on its own;
+- **separately**, as before one reading: ``leg_events``, the timing, ``leg_lint`` and the
+  series, each decoding the leg on its own;
 - **one reading**: one :class:`~streamscope.analysis.reading.LegReading`, whose events,
   timing, series and lint share one decoding.
 
@@ -25,8 +25,9 @@ import statistics
 import time
 from collections.abc import Callable
 
+from streamscope.analysis.decode import decode_leg
 from streamscope.analysis.reading import LegReading
-from streamscope.analysis.timing import leg_series, leg_timing
+from streamscope.analysis.timing import series_of, timing_of
 from streamscope.analysis.view import leg_events, leg_lint
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.codecs import PROTOCOLS
@@ -52,9 +53,9 @@ def big_leg(protocol: str, frames: int) -> Leg:
 
 def separately(leg: Leg) -> None:
     leg_events(leg)
-    leg_timing(leg)
+    timing_of(leg, decode_leg(leg))
     leg_lint(leg, stream_asked=True)
-    leg_series(leg)
+    series_of(leg, decode_leg(leg))
 
 
 def once(leg: Leg) -> None:

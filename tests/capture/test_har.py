@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import jsonschema
 import pytest
 
-from streamscope.analysis.timing import leg_timing
+from streamscope.analysis.reading import LegReading
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har, to_har
 from streamscope.capture.outcome import Outcome
@@ -463,8 +463,8 @@ def test_har_round_trip_is_exact() -> None:
 def test_timing_is_the_same_after_a_round_trip() -> None:
     flow = translated_flow()
     (back,) = _round_trip([flow])
-    assert leg_timing(back.client_leg) == leg_timing(flow.client_leg)
-    assert leg_timing(back.upstream_leg) == leg_timing(flow.upstream_leg)
+    assert LegReading(back.client_leg).timing == LegReading(flow.client_leg).timing
+    assert LegReading(back.upstream_leg).timing == LegReading(flow.upstream_leg).timing
 
 
 def test_an_edited_text_is_read_as_it_is_now() -> None:
@@ -690,7 +690,7 @@ def test_a_devtools_har_imports_one_flow_per_entry() -> None:
     assert ("authorization", "Bearer sk-proj-…") in chat.request.headers
     assert json.loads(chat.request.body)["model"] == "gpt-4o-mini"
     assert chat.upstream_request is not None and chat.upstream_request.url == chat.request.url
-    timing = leg_timing(chat.upstream_leg)
+    timing = LegReading(chat.upstream_leg).timing
     assert timing.first_content_ms == 311.5 and timing.output_tokens == 30
     # A JSON answer is a whole body.
     assert (models.upstream_leg.body, models.upstream_leg.streamed) == (

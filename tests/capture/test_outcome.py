@@ -13,6 +13,7 @@ from streamscope.capture.outcome import (
     MARKS,
     WORDS,
     Outcome,
+    is_cancelled,
     legacy_detail,
     parse_outcome,
     short_detail,
@@ -64,3 +65,10 @@ def test_a_detail_is_recorded_on_one_line_within_the_limit() -> None:
     assert long[:-1] == ("word " * 200)[: DETAIL_LIMIT - 1]
     exact = "x" * DETAIL_LIMIT
     assert short_detail(exact) == exact  # at the limit: kept whole
+
+
+def test_the_outcomes_of_a_client_going_away_are_cancels() -> None:
+    for outcome in ("client-cancelled", "client-gone", "client-disconnected", "cancelled"):
+        assert is_cancelled(outcome)
+    for outcome in ("", None, "done", "complete", "upstream-error", "upstream-cut", "idle"):
+        assert not is_cancelled(outcome)

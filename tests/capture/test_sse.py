@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamscope.analysis.timing import leg_timing
+from streamscope.analysis.reading import LegReading
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.capture.sse import export_sse, export_timing, import_sse, leg_frames
 from streamscope.recording import RecordingError, read_recording
@@ -101,7 +101,7 @@ def test_import_reads_an_export_back() -> None:
         flow.client_leg.raw() == got_leg.raw()
         and flow.client_leg.frames[0] is not got_leg.frames[0]
     )
-    assert leg_timing(got_leg).tokens_per_second == leg_timing(leg).tokens_per_second
+    assert LegReading(got_leg).timing.tokens_per_second == LegReading(leg).timing.tokens_per_second
     without_times = import_sse(export_sse(leg)).upstream_leg
     assert {f.t_ns for f in without_times.frames} == {0}
 

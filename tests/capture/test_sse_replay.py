@@ -13,7 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from streamscope.analysis.timing import leg_timing, proxy_overhead_ms
+from streamscope.analysis.reading import LegReading
+from streamscope.analysis.timing import overhead_ms
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.capture.har import to_har
 from streamscope.capture.sse import export_sse, export_timing
@@ -120,13 +121,15 @@ def test_a_captured_replay_exports_again(passthrough: Running, replay_dir: Path)
     flow = flows.get(response.headers["x-request-id"])
     assert flow is not None
     assert export_sse(flow.upstream_leg) == exported == export_sse(flow.client_leg)
-    timing = leg_timing(flow.upstream_leg)
+    timing = LegReading(flow.upstream_leg).timing
     assert timing.total_ms is not None and timing.first_byte_ms is not None
     assert timing.total_ms - timing.first_byte_ms >= SPAN_S * 1e3 * 0.9
     assert len(json.loads(export_timing(flow.upstream_leg))) == len(read_recording(exported).frames)
     assert _json(_round_trip([flow])) == _json([flow])
     assert har_problems(to_har([flow])) == []
-    overhead = proxy_overhead_ms(flow)  # same clock: the proxy sends after it receives
+    overhead = overhead_ms(
+        timing, LegReading(flow.client_leg).timing
+    )  # same clock: the proxy sends after it receives
     assert overhead is not None and 0 <= overhead < 1000
 
 

@@ -11,9 +11,8 @@ from pathlib import Path
 
 from streamscope.capture.info import FlowInfo
 from streamscope.capture.store import FlowStore
-from streamscope.config import mask
 from streamscope.model.request import RequestNote
-from streamscope.redact import Redactor
+from streamscope.redact import Redactor, mask
 from tests.capture.test_store_durability import recorder
 
 SECRET = "sk-upstream-secret-0123456789abcdef"

@@ -39,7 +39,7 @@ def test_probe_shows_frames_answer_timing_and_verdicts(
     lines = out.splitlines()
     assert lines[0].startswith("#0 ") and " ms " in lines[0]
     assert 'text: You said: "ping". This is the StreamScope demo backend.' in out
-    assert "timing: headers" in out and "first content" in out
+    assert "timing: headers" in out and "TTFT" in out and "first text" in out
     assert "ok: nothing in this stream is known to break" in out
 
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from streamscope.analysis.timing import leg_series
+from streamscope.analysis.reading import LegReading
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.capture.sse import leg_frames
 from streamscope.client import NO_FRAME, ClientSession, Replay, SessionCallbacks, replay_session
@@ -75,7 +75,7 @@ async def test_a_20000_frame_leg_is_reported_in_batches() -> None:
     assert result.timing.first_content_ms == 5.0 + 1.0  # the first delta's frame
     assert result.leg is leg and len(leg.frames) == len(frames)  # read, not changed
     # The chart's series come with the result (read with the timing, off the GUI thread).
-    assert result.series == leg_series(leg)
+    assert result.series == LegReading(leg).series
     assert result.series.tokens[-1] == (5.0 + COUNT, COUNT)  # the last delta's frame
     assert len(result.series.gaps) == len(leg.frames)
 

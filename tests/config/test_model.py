@@ -16,7 +16,6 @@ from streamscope.config import (
     default_config_path,
     generate_local_key,
     load_config,
-    mask,
     parse_config,
 )
 from streamscope.config.save import ensure_local_key, render_config
@@ -134,11 +133,6 @@ def test_config_path_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path:
     monkeypatch.delenv("STREAMSCOPE_CONFIG")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     assert default_config_path() == tmp_path / "streamscope" / "config.toml"
-
-
-def test_mask_shows_only_the_last_four() -> None:
-    assert mask("sk-abcdefgh1234") == "…1234"
-    assert mask("abc") == "…"
 
 
 def test_demo_defaults_a_steady_60_tokens_per_second_and_a_silence_past_the_keepalive() -> None:

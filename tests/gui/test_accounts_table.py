@@ -10,8 +10,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit, QStyleOptionViewItem
 
-from streamscope.config import mask
 from streamscope.gui.accounts_table import KEY, NAME, SECRET, AccountsTable, shown
+from streamscope.redact import mask
 
 MAIN = "sk-main-0123456789-abcd"
 SPARE = "sk-spare-9876543210-wxyz"

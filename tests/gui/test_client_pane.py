@@ -43,9 +43,9 @@ async def _send_and_see(window: MainWindow, protocol: str) -> None:
     await _send(window, protocol, "demo-chat")
     assert pane.frames_model.rowCount() >= 3
     assert 'You said: "ping". This is the StreamScope demo backend.' in pane.answer.toPlainText()
-    ttft = pane.result.timing.first_content_ms if pane.result else None
+    ttft = pane.result.timing.first_token_ms if pane.result else None
     lines = pane.timing.toPlainText().splitlines()
-    line = next(x for x in lines if x.startswith("First content token (TTFT)"))
+    line = next(x for x in lines if x.startswith("First token (TTFT)"))
     assert ttft is not None and line.endswith(f" {ttft:,.1f} ms")
     series = pane.view.chart.series
     # gaps are between network reads (chunks); frames count the table's rows
@@ -151,7 +151,7 @@ async def test_the_composed_request_carries_system_turns_and_parameters() -> Non
 
 
 @pytest.mark.qasync
-async def test_a_tool_exchange_joins_the_conversation_and_the_follow_up_is_answered() -> None:
+async def test_a_tool_turn_joins_the_conversation_and_the_follow_up_is_answered() -> None:
     async with _window() as window:
         pane = window.client
         await _send(window, "anthropic", "demo-tools", tools=True)

@@ -29,7 +29,7 @@ async def _send_ping(window: MainWindow) -> None:
     text = 'You said: "ping". This is the StreamScope demo backend.'
     assert pane.answer.toPlainText() == text
     lines = pane.timing.toPlainText().splitlines()
-    assert any(x.startswith("First content token (TTFT)") for x in lines)
+    assert any(x.startswith("First token (TTFT)") for x in lines)
     assert pane.verdict.text() == "No client is known to break on it."
     pane.frames.selectRow(0)
     raw = pane.raw.toPlainText()  # the first frame's exact bytes: a whole response

@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtGui import QGuiApplication
 
 from streamscope.client.cherry import BY_ID, MODEL, TYPES
-from streamscope.config import mask
 from streamscope.gui.connect_dialog import ConnectDialog
+from streamscope.redact import mask
 from tests.gui.support import open_window, wait_until
 from tests.gui.test_settings import DEMO, shows, texts
 from tests.proxy.harness import KEY, make_config

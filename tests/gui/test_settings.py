@@ -17,9 +17,10 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QLineEdit, QWidget
 
-from streamscope.config import Config, load_config, mask
+from streamscope.config import Config, load_config
 from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.settings import SettingsDialog
+from streamscope.redact import mask
 from tests.gui.support import open_window, wait_until
 from tests.proxy.harness import KEY, make_config
 

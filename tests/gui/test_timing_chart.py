@@ -12,7 +12,8 @@ import pytest
 from PySide6.QtGui import QColor, QImage, QPalette
 from pytestqt.qtbot import QtBot
 
-from streamscope.analysis.timing import LegSeries, leg_series
+from streamscope.analysis.reading import LegReading
+from streamscope.analysis.timing import LegSeries
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.gui.timing_chart import TimingChart, column_bounds, nice_ceiling, ticks
 from tests.support import FIXTURES, load
@@ -73,7 +74,7 @@ def columns_of(data: array[int], value: int) -> set[int]:
 
 def text_series() -> LegSeries:
     # ant-py_basic-text: 9 frames, the text deltas are frames 3-5; 40 ms silence before 5
-    return leg_series(leg_of(ANTHROPIC_TEXT, [10, 12, 13, 20, 30, 70, 71, 72, 73]))
+    return LegReading(leg_of(ANTHROPIC_TEXT, [10, 12, 13, 20, 30, 70, 71, 72, 73])).series
 
 
 def test_a_real_leg_is_drawn(qtbot: QtBot) -> None:
@@ -93,7 +94,7 @@ def test_two_series_draw_differently(qtbot: QtBot) -> None:
     widget.set_series(text_series())
     first = pixels(widget)
     frames = len(load(CHAT_LONG).frames)
-    widget.set_series(leg_series(leg_of(CHAT_LONG, steady(frames))))
+    widget.set_series(LegReading(leg_of(CHAT_LONG, steady(frames))).series)
     second = pixels(widget)
     assert first != second
     widget.set_series(text_series())
@@ -120,9 +121,13 @@ def test_the_longest_gap_is_marked_where_it_happened(qtbot: QtBot) -> None:
     widget = chart(qtbot)
     frames = len(load(CHAT_LONG).frames)
     link = colour(widget, QPalette.ColorRole.Link)
-    widget.set_series(leg_series(leg_of(CHAT_LONG, steady(frames, pause_at=40, pause_ms=200))))
+    widget.set_series(
+        LegReading(leg_of(CHAT_LONG, steady(frames, pause_at=40, pause_ms=200))).series
+    )
     early = columns_of(pixels(widget), link)
-    widget.set_series(leg_series(leg_of(CHAT_LONG, steady(frames, pause_at=140, pause_ms=200))))
+    widget.set_series(
+        LegReading(leg_of(CHAT_LONG, steady(frames, pause_at=140, pause_ms=200))).series
+    )
     late = columns_of(pixels(widget), link)
     # a 3-pixel bar (and its label, to the right of it)
     assert early and late and min(early) < min(late)
@@ -133,10 +138,10 @@ def test_keepalives_are_marked(qtbot: QtBot) -> None:
     widget = chart(qtbot)
     visited = colour(widget, QPalette.ColorRole.LinkVisited)
     frames = len(load(ANTHROPIC_TEXT).frames)
-    widget.set_series(leg_series(leg_of(ANTHROPIC_TEXT, steady(frames))))
+    widget.set_series(LegReading(leg_of(ANTHROPIC_TEXT, steady(frames))).series)
     assert not columns_of(pixels(widget), visited)
     leg = leg_of(ANTHROPIC_TEXT, steady(frames + 1), keepalive_at=4)
-    series = leg_series(leg)
+    series = LegReading(leg).series
     assert len(series.keepalives) == 1
     widget.set_series(series)
     assert columns_of(pixels(widget), visited)
@@ -166,7 +171,7 @@ def test_twenty_thousand_chunks_draw(qtbot: QtBot) -> None:
     raws = [rec.frames[0].raw] + [delta] * 20_000
     times = steady(len(raws), every_ms=0.05, pause_at=15_000, pause_ms=300)
     frames = [CapturedFrame(r, round(t * MS)) for r, t in zip(raws, times, strict=True)]
-    series = leg_series(Leg(rec.protocol, 200, frames=frames, headers_ns=0))
+    series = LegReading(Leg(rec.protocol, 200, frames=frames, headers_ns=0)).series
     assert series.tokens[-1][1] == 20_000 and len(series.gaps) == 20_001
     widget = chart(qtbot)
     widget.set_series(series)
@@ -212,15 +217,14 @@ def test_columns_split_sorted_times() -> None:
 def test_the_chart_numbers_waits_by_frame_as_the_timing_text_does(qtbot: QtBot) -> None:
     """The chart said "chunk 7" where the text said "frame 9": a chunk that
     completes two frames shifts the numbering. Now both say the frame."""
-    from streamscope.analysis.timing import timing_and_series
-
     one = b'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n'
     chunks = [one * 2, one, one, one + b"data: [DONE]\n\n"]  # the first carries 2 frames
     ms = 1_000_000
     times = [10, 20, 30, 900]  # the longest wait is before the last chunk
     frames = [CapturedFrame(c, t * ms) for c, t in zip(chunks, times, strict=True)]
     leg = Leg("openai-chat", 200, [], 0, 5 * ms, frames, ended_ns=901 * ms)
-    timing, series = timing_and_series(leg)
+    reading = LegReading(leg)
+    timing, series = reading.timing, reading.series
     assert timing.longest_silence_frame == 4  # frames 0-1 in chunk 0, 2, 3, then 4
     assert series.gap_frames == [0, 2, 3, 4]
     chart = TimingChart()

@@ -14,8 +14,7 @@ from pathlib import Path
 import httpx
 
 from streamscope.capture.store import FlowStore
-from streamscope.config import mask
-from streamscope.redact import Redactor
+from streamscope.redact import Redactor, mask
 from tests.proxy.harness import make_config, proxied
 from tests.proxy.request_notes_support import BODY, DROPPED, KEY, UPSTREAM_KEY, translating
 

@@ -16,7 +16,7 @@ from streamscope.proxy.asgi import (
     SSE_HEADERS,
     Message,
     header,
-    read_body,
+    receive_body,
     send_json,
     start_sse,
 )
@@ -61,34 +61,34 @@ async def test_a_body_in_any_chunks_is_read_whole(body: bytes, cuts: list[int]) 
     edges = sorted({0, len(body), *(min(c, len(body)) for c in cuts)})
     chunks = [body[a:b] for a, b in zip(edges, edges[1:], strict=False)] or [b""]
     receive, _ = receiver(*chunks)
-    assert await read_body(receive, limit=300, declared=None) == body
+    assert await receive_body(receive, limit=300, declared=None) == body
 
 
 async def test_a_body_over_the_limit_is_413_without_reading_the_rest() -> None:
     receive, calls = receiver(b"x" * 60, b"x" * 60, b"x" * 60)
     with pytest.raises(ProxyError) as refused:
-        await read_body(receive, limit=100, declared=None)
+        await receive_body(receive, limit=100, declared=None)
     assert refused.value.status == 413 and "100 bytes" in refused.value.error.message
     assert calls[0] == 2  # the third chunk is never asked for
     # Exactly the limit is fine.
     receive, _ = receiver(b"x" * 60, b"x" * 40)
-    assert len(await read_body(receive, limit=100, declared=None)) == 100
+    assert len(await receive_body(receive, limit=100, declared=None)) == 100
 
 
 async def test_a_declared_length_over_the_limit_is_413_before_any_read() -> None:
     receive, calls = receiver(b"{}")
     with pytest.raises(ProxyError) as refused:
-        await read_body(receive, limit=100, declared="101")
+        await receive_body(receive, limit=100, declared="101")
     assert refused.value.status == 413 and calls[0] == 0
     # A declared length that is no number is not trusted either way: the body is read.
     receive, _ = receiver(b"{}")
-    assert await read_body(receive, limit=100, declared="lots") == b"{}"
+    assert await receive_body(receive, limit=100, declared="lots") == b"{}"
 
 
 async def test_a_client_gone_while_sending_its_body_is_a_reset() -> None:
     receive, _ = receiver(b'{"model": ', disconnect=True)
     with pytest.raises(ConnectionResetError):
-        await read_body(receive, limit=100, declared=None)
+        await receive_body(receive, limit=100, declared=None)
 
 
 async def test_json_goes_out_compact_in_utf8_with_its_length_and_headers() -> None:

@@ -138,7 +138,7 @@ def head_of(kind: str) -> tuple[bytes, ...]:
     for i, raw in enumerate(frames):
         for f in decode_all(raw):
             pipe.feed(f)
-        if pipe.first_content_ns is not None:
+        if pipe.first_token_ns is not None:
             head = frames[: i + 2]
             break
     else:

@@ -16,7 +16,7 @@ CHAT = (FIXTURES / "openai-chat" / "oai-py_text_usage_done.sse").read_bytes()
 ERROR = b'{"error": {"message": "overloaded", "type": "server_error"}}'
 
 
-async def _raw_exchange(port: int, request: bytes) -> bytes:
+async def _raw_round_trip(port: int, request: bytes) -> bytes:
     """What the server sends back for ``request``, to the connection's close."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(request)
@@ -70,7 +70,7 @@ def test_the_replays_framing_headers_give_way_to_the_exact_length() -> None:
 
     async def main() -> bytes:
         async with ReplayServer(replays) as server:
-            return await _raw_exchange(
+            return await _raw_round_trip(
                 server.port, b"POST /r/k/x HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello"
             )
 
@@ -91,7 +91,7 @@ def test_a_request_that_is_no_http_gets_nothing_and_the_server_goes_on() -> None
     async def main() -> None:
         async with ReplayServer({"k": Replay(b"data: x\n\n")}) as server:
             bad_length = b"GET /r/k/ HTTP/1.1\r\nContent-Length: many\r\n\r\n"
-            assert await _raw_exchange(server.port, bad_length) == b""
+            assert await _raw_round_trip(server.port, bad_length) == b""
             async with httpx.AsyncClient() as http:
                 ok = await http.get(server.base("k") + "/")
             assert ok.content == b"data: x\n\n"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from streamscope.analysis.reading import LegReading
+from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.codecs import get_codec
 from streamscope.model.events import Error
 from streamscope.translation.pipeline import StreamPipeline
@@ -43,7 +46,7 @@ def test_passthrough_decodes_only_until_the_first_content() -> None:
     pipe = StreamPipeline(get_codec(rec.protocol), get_codec(rec.protocol), passthrough=True)
     for frame in rec.frames:
         pipe.feed(frame)
-    assert pipe.closed and pipe.first_content_ns is not None
+    assert pipe.closed and pipe.first_token_ns is not None
     assert pipe.decoder.frame_index < 5  # the rest was only scanned for [DONE]
     assert pipe.finish() == []
     assert pipe.assembler.response.choice(0).text  # looking decodes the rest
@@ -117,3 +120,21 @@ def test_a_stream_sent_with_single_newlines_is_read_line_by_line(path: Path) -> 
     assert "frames-joined-by-single-newline" in codes
     want, have = reference.assembler.response, pipe.assembler.response
     assert have.choices == want.choices and have.usage == want.usage
+
+
+@pytest.mark.parametrize("path", fixture_files(), ids=lambda p: p.name)
+def test_the_proxy_times_the_first_token_where_the_analysis_does(path: Path) -> None:
+    """One TTFT: the frame the pipeline takes for the first token, in repair
+    and in passthrough, is the one a captured leg's timing calls its first token."""
+    rec = load(path)
+    ms = 1_000_000
+    frames = [replace(f, arrival_ns=i * ms) for i, f in enumerate(rec.frames)]
+    leg = Leg(rec.protocol, 200, frames=[CapturedFrame(f.raw, f.arrival_ns) for f in frames])
+    expected = LegReading(leg).timing.first_token_ms
+    codec = get_codec(rec.protocol)
+    for passthrough in (True, False) if rec.protocol != "lmstudio" else (False,):
+        pipe = StreamPipeline(codec, codec, passthrough=passthrough)
+        for frame in frames:
+            pipe.feed(frame)
+        got = pipe.first_token_ns
+        assert (None if got is None else got / ms) == expected, passthrough

@@ -17,9 +17,10 @@ import dataclasses
 import json
 from typing import Any
 
-from streamscope.analysis.view import asked_to_stream, leg_lint, was_cancelled
+from streamscope.analysis.view import asked_to_stream, leg_lint
 from streamscope.capture.flow import Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har
+from streamscope.capture.outcome import is_cancelled
 from streamscope.lint.report import LintReport
 from streamscope.lint.sender import sender_of
 
@@ -55,7 +56,7 @@ def _cancelled_flows(entries: list[JSON]) -> set[str]:
     for entry in entries:
         ext = entry.get(EXTENSION)
         flow = ext.get("flow") if isinstance(ext, dict) else None
-        if isinstance(ext, dict) and isinstance(flow, dict) and was_cancelled(flow.get("outcome")):
+        if isinstance(ext, dict) and isinstance(flow, dict) and is_cancelled(flow.get("outcome")):
             out.add(str(ext.get("flow_id")))
     return out
 

@@ -22,7 +22,6 @@ imported file without timing has every frame at 0: no silence).
 from __future__ import annotations
 
 import dataclasses
-import json
 from functools import cached_property
 from typing import Any
 
@@ -77,14 +76,9 @@ class LegReading:
         protocol's response (None: a body that is none, or no known protocol)."""
         if self.leg.body is None:
             return assemble(ev for _, ev in self.decoded.events) if self.protocol else None
-        try:
-            body = json.loads(self.leg.body)
-            codec = get_codec(self.protocol) if self.protocol else None
-            if codec is None or not codec.is_response(body):
-                return None
-            return codec.decode_response(body)
-        except (ValueError, TypeError, KeyError, AttributeError):
+        if not self.protocol:
             return None
+        return get_codec(self.protocol).read_body(self.leg.body).response
 
     @cached_property
     def _scan(self) -> Scan | None:

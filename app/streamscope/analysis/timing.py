@@ -11,9 +11,12 @@ are in milliseconds since the flow started, like the capture's; ``None`` means u
 - ``headers_ms``: the response headers arrived (upstream leg) / were sent (client leg);
 - ``first_byte_ms``: the first chunk; ``first_data_ms``: the first frame with ``data``
   (keepalive comments do not count);
+- ``first_token_ms``: the time to first token (TTFT), the one StreamScope shows
+  everywhere: the frame that brought the first output a client can show, reasoning
+  included (:func:`streamscope.model.events.is_token` says which and why);
 - ``first_reasoning_ms`` / ``first_content_ms`` / ``first_tool_call_ms``: the frames that
   brought the first reasoning (or redacted reasoning), the first answer text or refusal,
-  the first tool call start;
+  the first tool call start (the earliest of the three is ``first_token_ms``);
 - ``total_ms``: the leg ended (``ended_ns``; else its last chunk);
 - ``output_tokens``: the stream's final usage (``tokens_estimated`` False, unless the
   proxy marked it estimated with its comment: ``model.estimate``); without one,
@@ -32,25 +35,24 @@ are in milliseconds since the flow started, like the capture's; ``None`` means u
 A leg with a whole body (not a stream) has headers and total times only, and its output
 tokens from the usage in the body (as its protocol's ``decode_response`` reads it).
 
-:func:`leg_series` gives the same leg as series for a chart: the cumulative output
+:func:`series_of` gives the same leg as series for a chart: the cumulative output
 tokens over time (counted from the deltas exactly as the estimate above counts them),
-the gap before every captured chunk, and the keepalives' times. Both functions read the
-leg through one pass (``scan``) over the decoded leg, so the chart and the figures
-always agree; :class:`streamscope.analysis.reading.LegReading` shares that decoding with
-the lint and the events.
+the gap before every captured chunk, and the keepalives' times. Both read the leg
+through one pass (``scan``) over the decoded leg, so the chart and the figures always
+agree; :class:`streamscope.analysis.reading.LegReading` decodes a leg once and takes
+both from it (and the lint and the events).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from streamscope.analysis.decode import Decoded, decode_leg
-from streamscope.capture.flow import Flow, Leg
+from streamscope.analysis.decode import Decoded
+from streamscope.capture.flow import Leg
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.model.assemble import merge_usage
 from streamscope.model.estimate import is_note
@@ -63,6 +65,7 @@ from streamscope.model.events import (
     ToolCallDelta,
     ToolCallStart,
     Usage,
+    is_token,
 )
 
 
@@ -75,6 +78,7 @@ class LegTiming:
     headers_ms: float | None = None
     first_byte_ms: float | None = None
     first_data_ms: float | None = None
+    first_token_ms: float | None = None  # TTFT
     first_reasoning_ms: float | None = None
     first_content_ms: float | None = None
     first_tool_call_ms: float | None = None
@@ -123,6 +127,7 @@ class Scan:
     """What one pass over a streamed leg's SSE frames found (times in ns)."""
 
     first_data: int | None = None
+    first_token: int | None = None
     first_reasoning: int | None = None
     first_content: int | None = None
     first_tool: int | None = None
@@ -136,6 +141,8 @@ class Scan:
         tokens = 0
         for ev in events:
             tokens += delta_tokens(ev)
+            if self.first_token is None and is_token(ev):
+                self.first_token = t
             if isinstance(ev, Usage):
                 self.usage = merge_usage(self.usage, ev)
             elif isinstance(ev, TextDelta | RefusalDelta):
@@ -200,14 +207,6 @@ def _chunk_gaps(leg: Leg) -> list[int]:
     return [first, *(max(0, b.t_ns - a.t_ns) for a, b in pairwise(frames))]
 
 
-def leg_timing(leg: Leg) -> LegTiming:
-    """The timing of ``leg`` (a stream's, or a whole body's), decoding it (a view that
-    needs more than the timing reads the leg once: ``analysis.reading.LegReading``)."""
-    if leg.body is not None or not leg.frames:
-        return timing_of(leg, Decoded(None))
-    return timing_of(leg, decode_leg(leg))
-
-
 def timing_of(leg: Leg, decoded: Decoded, found: Scan | None = None) -> LegTiming:
     """The timing of ``leg`` from its decoding (and its :func:`scan`, when done)."""
     if leg.body is not None:
@@ -247,6 +246,7 @@ def timing_of(leg: Leg, decoded: Decoded, found: Scan | None = None) -> LegTimin
         headers_ms=_ms(leg.headers_ns),
         first_byte_ms=_ms(leg.frames[0].t_ns),
         first_data_ms=_ms(scan_.first_data),
+        first_token_ms=_ms(scan_.first_token),
         first_reasoning_ms=_ms(scan_.first_reasoning),
         first_content_ms=_ms(scan_.first_content),
         first_tool_call_ms=_ms(scan_.first_tool),
@@ -271,7 +271,7 @@ class LegSeries:
 
     - ``tokens``: ``(t_ms, cumulative output tokens)`` at each arrival that added tokens
       (the SSE frames completed by one chunk make one point), counted from the deltas as
-      :func:`leg_timing` estimates them (:func:`delta_tokens`); the provider's usage
+      :func:`timing_of` estimates them (:func:`delta_tokens`); the provider's usage
       count, when there is one, may differ;
     - ``gaps``: ``(t_ms, gap_ms)`` for every captured chunk: the wait before it (the
       first chunk's since the headers, 0 when their time is unknown), so the longest
@@ -299,23 +299,6 @@ class LegSeries:
     @property
     def empty(self) -> bool:
         return not self.gaps
-
-
-def leg_series(leg: Leg) -> LegSeries:
-    """``leg`` as chart series (see :class:`LegSeries`); empty for a body or no frames."""
-    if leg.body is not None or not leg.frames:
-        return series_of(leg, Decoded(None))
-    return series_of(leg, decode_leg(leg))
-
-
-def timing_and_series(leg: Leg) -> tuple[LegTiming, LegSeries]:
-    """``(leg_timing(leg), leg_series(leg))`` from one decoding of the leg: decoding a
-    long stream is most of the cost of either (~10 us a frame)."""
-    if leg.body is not None or not leg.frames:
-        return leg_timing(leg), leg_series(leg)
-    decoded = decode_leg(leg)
-    found = scan(leg, decoded)
-    return timing_of(leg, decoded, found), series_of(leg, decoded, found)
 
 
 def series_of(leg: Leg, decoded: Decoded, found: Scan | None = None) -> LegSeries:
@@ -347,12 +330,9 @@ def _first_frame(decoded: Decoded, chunk: int) -> int | None:
 def _body_timing(leg: Leg) -> LegTiming:
     tokens: int | None = None
     if leg.protocol in PROTOCOLS and leg.body:
-        try:
-            body = json.loads(leg.body)
-            codec = get_codec(leg.protocol)
-            usage = codec.decode_response(body).usage if isinstance(body, dict) else None
-        except (ValueError, TypeError, KeyError, AttributeError):
-            usage = None  # not this protocol's body: the tokens stay unknown
+        # not this protocol's response (an error, say): the tokens stay unknown
+        response = get_codec(leg.protocol).read_body(leg.body).response
+        usage = response.usage if response is not None else None
         tokens = usage.output_tokens if usage is not None else None
     return LegTiming(
         streamed=False,
@@ -363,14 +343,9 @@ def _body_timing(leg: Leg) -> LegTiming:
     )
 
 
-def proxy_overhead_ms(flow: Flow) -> float | None:
+def overhead_ms(upstream: LegTiming, client: LegTiming) -> float | None:
     """What the proxy added before the first data frame: the client leg's first data
     frame minus the upstream leg's (None when either leg has none)."""
-    return overhead_ms(leg_timing(flow.upstream_leg), leg_timing(flow.client_leg))
-
-
-def overhead_ms(upstream: LegTiming, client: LegTiming) -> float | None:
-    """:func:`proxy_overhead_ms` from the two legs' timings."""
     if client.first_data_ms is None or upstream.first_data_ms is None:
         return None
     return client.first_data_ms - upstream.first_data_ms
@@ -380,14 +355,10 @@ __all__ = [
     "LegSeries",
     "LegTiming",
     "delta_tokens",
-    "leg_series",
-    "leg_timing",
     "overhead_ms",
     "Scan",
     "percentile",
-    "proxy_overhead_ms",
     "scan",
     "series_of",
-    "timing_and_series",
     "timing_of",
 ]

@@ -16,52 +16,29 @@ import json
 from typing import Any
 
 from streamscope.analysis.reading import LegReading
-from streamscope.analysis.timing import overhead_ms
+from streamscope.analysis.timing import LegTiming, overhead_ms
 from streamscope.capture.flow import Flow, Leg, RequestRecord
+from streamscope.capture.outcome import is_cancelled
 from streamscope.capture.raw import RawFlow, to_flow
 from streamscope.capture.summary import FlowSummary, LintCounts
-from streamscope.codecs import PROTOCOLS, get_codec
+from streamscope.codecs import PROTOCOLS, get_codec, stream_asked
 from streamscope.lint.report import LintReport
 from streamscope.lint.sender import sender_of
 from streamscope.lint.verdict import ErrorAnswer, FlowVerdict, judge
-from streamscope.model.request import RequestError
 
 JSON = dict[str, Any]
 
-CANCELLED_OUTCOMES = frozenset({"client-cancelled", "client-gone", "client-disconnected"})
-"""Flow outcomes that say the client went away or cancelled before the answer's end."""
-
-
-def was_cancelled(outcome: str | None) -> bool:
-    """Whether a flow's outcome says the client cancelled (or went away)."""
-    return bool(outcome) and (outcome in CANCELLED_OUTCOMES or str(outcome) == "cancelled")
-
 
 def asked_to_stream(request: RequestRecord | None, protocol: str) -> bool | None:
-    """Whether the request asked for a stream, as its protocol's codec reads it (any
-    protocol's, when the answer does not say which it is); None when there is no JSON
-    object body to tell by (a GET, an imported file). A protocol that says so in the URL
-    (Gemini's ``:streamGenerateContent``) is read from its URL."""
-    names = [protocol] if protocol in PROTOCOLS else PROTOCOLS
-    url = request.url if request is not None else ""
-    for name in names if url else ():
-        by_url = get_codec(name).stream_asked_by_url(url)
-        if by_url is not None:
-            return by_url
+    """Whether the request asked for a stream (:func:`streamscope.codecs.stream_asked`
+    over its URL and its JSON body); None when neither tells (an imported file)."""
+    if request is None:
+        return None
     try:
-        body = json.loads(request.body) if request is not None and request.body else None
+        body = json.loads(request.body) if request.body else None
     except ValueError:
-        return None
-    if not isinstance(body, dict):
-        return None
-    for name in names:
-        try:
-            if get_codec(name).decode_request(body).stream:
-                return True
-        except RequestError:
-            if body.get("stream") is True:
-                return True
-    return False
+        body = None
+    return stream_asked(body, protocol, request.url)
 
 
 def leg_events(leg: Leg) -> list[JSON]:
@@ -98,7 +75,7 @@ def flow_reading(flow: Flow, name: str = "client") -> LegReading:
     return LegReading(
         leg,
         stream_asked=asked_to_stream(request, leg.protocol),
-        cancelled=was_cancelled(flow.outcome),
+        cancelled=is_cancelled(flow.outcome),
         cut=flow.capture_note,
     )
 
@@ -179,8 +156,16 @@ def summarize(raw: RawFlow, summary: FlowSummary) -> FlowSummary:
         lint=counts,
         tokens=tokens,
         tokens_estimated=bool(estimated and tokens is not None),
-        ttft_ms=summary.ttft_ms or timing.first_content_ms,
+        ttft_ms=flow_ttft_ms(timing, summary.ttft_ms),
     )
+
+
+def flow_ttft_ms(client: LegTiming, measured: float | None) -> float | None:
+    """A flow's TTFT, the one the flow list, the flow header and the Timing pane show:
+    its client leg's first token as captured (:attr:`LegTiming.first_token_ms`); for a
+    leg with no frames captured, ``measured``, the proxy's own measure of the same
+    (``model.events.is_token``, timed as it was sent)."""
+    return client.first_token_ms if client.streamed and client.frames else measured
 
 
 def flow_view(flow: Flow) -> JSON:
@@ -203,11 +188,11 @@ def flow_view(flow: Flow) -> JSON:
 
 
 __all__ = [
-    "CANCELLED_OUTCOMES",
     "asked_to_stream",
     "error_answer",
     "flow_judgement",
     "flow_sender",
+    "flow_ttft_ms",
     "flow_leg_lint",
     "flow_reading",
     "flow_verdict",
@@ -216,5 +201,4 @@ __all__ = [
     "leg_lint",
     "summarize",
     "verdict",
-    "was_cancelled",
 ]

@@ -27,7 +27,7 @@ import time
 from collections.abc import Mapping
 from html import escape
 
-from streamscope.analysis.timing import timing_and_series
+from streamscope.analysis.reading import LegReading
 from streamscope.audit.html_chart import CHART_STYLE, chart_svg, duration_text, ttft_marker
 from streamscope.audit.report import GRADE_WORDS, AuditReport, ClientInfo, Grade, ProbeResult
 from streamscope.capture.flow import Flow, Leg
@@ -404,7 +404,8 @@ def _charts(report: AuditReport, flows: Mapping[str, Flow]) -> str:
             )
             out.append(f"<p class='muted'>No chart: {why} ({_e(r.outcome)}).</p>")
             continue
-        timing, series = timing_and_series(leg)
+        reading = LegReading(leg)  # one decoding for the figures and the chart
+        timing, series = reading.timing, reading.series
         frame_times = [f.arrival_ns / 1e6 for _, f in leg_frames(leg)]
         ttft = ttft_marker(r.ttft_ms, timing)
         out.append(chart_svg(f"p{i}-chart", timing, series, frame_times, ttft))

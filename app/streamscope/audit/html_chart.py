@@ -2,7 +2,7 @@
 (:mod:`streamscope.audit.html`); plain markup, no script, no Qt.
 
 On one time axis that starts when the request was sent: the output tokens so far (a
-line; counted from the deltas as :func:`streamscope.analysis.timing.leg_series` counts
+line; counted from the deltas as :func:`streamscope.analysis.timing.series_of` counts
 them), a tick per SSE frame, and the wait before each captured read (bars), the longest
 one drawn in its own colour and labelled with the frame it held back; a dashed marker at
 the time to the first token, and a small triangle per keepalive. The window's chart
@@ -69,7 +69,7 @@ def chart_svg(
     marker: tuple[float | None, str],
 ) -> str:
     """A ``<figure>`` with the leg's chart (an ``<svg>`` of id ``anchor``) and its figures
-    in words: ``timing`` and ``s`` from :func:`streamscope.analysis.timing.timing_and_series`,
+    in words: ``timing`` and ``s`` a :class:`~streamscope.analysis.reading.LegReading`'s,
     ``frame_times`` each SSE frame's arrival (ms), ``marker`` the TTFT marker's time and
     its word (:func:`ttft_marker`)."""
     left, right, top = 62.0, 14.0, 22.0
@@ -189,18 +189,10 @@ def chart_svg(
 
 
 def ttft_marker(reported: float | None, timing: LegTiming) -> tuple[float | None, str]:
-    """Where the TTFT marker goes, and its word: the report's figure, else the first
-    output the leg shows (text, then a tool call, then reasoning)."""
-    if reported is not None:
-        return reported, "TTFT"
-    for value, word in (
-        (timing.first_content_ms, "TTFT"),
-        (timing.first_tool_call_ms, "first tool call"),
-        (timing.first_reasoning_ms, "first reasoning"),
-    ):
-        if value is not None:
-            return value, word
-    return None, ""
+    """Where the TTFT marker goes, and its word: the report's figure, else the leg's
+    (:attr:`~streamscope.analysis.timing.LegTiming.first_token_ms`: the one TTFT)."""
+    ttft = reported if reported is not None else timing.first_token_ms
+    return ttft, "TTFT" if ttft is not None else ""
 
 
 __all__ = ["CHART_STYLE", "chart_svg", "columns_of", "duration_text", "nice_step", "ttft_marker"]

@@ -47,7 +47,7 @@ from streamscope.audit.report import (
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.outcome import Outcome as FlowOutcome
 from streamscope.capture.recorder import mask_headers
-from streamscope.client.outcome import ClientResult
+from streamscope.client.result import ClientResult
 from streamscope.client.session import ClientSession, SessionLimits
 from streamscope.codecs import get_codec
 from streamscope.lint.clients import BY_ID, ClientSpec, clients_for
@@ -225,11 +225,6 @@ async def _send(n: int, probe: Probe, target: Target, limits: Limits, mask: Reda
     flow.outcome = _flow_outcome(outcome, result)
     flow.outcome_detail = mask.text(detail)
     timing = result.timing
-    firsts = [
-        t
-        for t in (timing.first_reasoning_ms, timing.first_content_ms, timing.first_tool_call_ms)
-        if t is not None
-    ]
     probe_result = ProbeResult(
         probe=probe.id,
         title=probe.title,
@@ -238,7 +233,7 @@ async def _send(n: int, probe: Probe, target: Target, limits: Limits, mask: Reda
         flow=flow.id,
         status=leg.status,
         detail=mask.text(detail),
-        ttft_ms=min(firsts) if firsts else timing.first_data_ms,
+        ttft_ms=timing.first_token_ms,
         tokens_per_second=timing.tokens_per_second,
         gap_max_ms=timing.gap_max_ms,
     )

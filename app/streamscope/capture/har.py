@@ -2,9 +2,9 @@
 
 Export (``to_har``): each flow gives two entries, in this order:
 
-- the *client* exchange: ``request`` is the client's request, ``response`` the client leg
+- the *client* entry: ``request`` is the client's request, ``response`` the client leg
   (what the proxy sent back);
-- the *upstream* exchange: ``request`` is what the proxy sent upstream, ``response`` the
+- the *upstream* entry: ``request`` is what the proxy sent upstream, ``response`` the
   upstream leg (left out when the flow never reached an upstream: no upstream request
   and an empty upstream leg).
 
@@ -41,7 +41,7 @@ our files' flows exactly.
 
 Import (``from_har``) also reads HAR files of other tools (browser devtools): each entry
 without ``_streamscope`` becomes a flow of its own, its request both the client's and the
-upstream's and its response both legs (the exchange as one side saw it). A
+upstream's and its response both legs (the request and answer as one side saw them). A
 ``text/event-stream`` body is split into frames with the SSE decoder; the file has no
 per-frame times, so every frame is at the time the response headers came (the entry's
 ``blocked`` + ``dns`` + ``connect`` + ``send`` + ``wait``, ``-1`` counting as 0). Other

@@ -34,9 +34,8 @@ from streamscope.capture.flow import Headers, RequestRecord
 from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import RawFlow, RawLeg
 from streamscope.codecs import PROTOCOLS, get_codec
-from streamscope.config import mask
 from streamscope.model.request import RequestNote
-from streamscope.redact import Redactor, credential_name
+from streamscope.redact import Redactor, credential_name, mask
 from streamscope.wire.frame import Frame
 from streamscope.wire.jsonarray import is_array_stream
 

@@ -18,6 +18,7 @@ import json
 import sys
 from pathlib import Path
 
+from streamscope.codecs.preview_text import short
 from streamscope.lint.clients import CLIENTS, PROFILE_OF, PYTHON_EXTRA
 from streamscope.realclients.compare import Verdict, compare, intended_answer
 from streamscope.realclients.node import InstallError, install_node_clients, installed, node_dir
@@ -176,7 +177,7 @@ def _short(text: str, n: int = 70) -> str:
     if not text:
         return "-"
     one = " ".join(text.split())
-    return json.dumps(one if len(one) <= n else one[: n - 1] + "…", ensure_ascii=False)
+    return json.dumps(short(one, n), ensure_ascii=False)
 
 
 def _print(protocol: str, runs: list[ClientRun], verdicts: list[Verdict]) -> None:

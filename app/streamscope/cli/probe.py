@@ -19,10 +19,11 @@ from typing import Any
 
 from streamscope.capture.sse import leg_frames
 from streamscope.cli.lint import finding_line
-from streamscope.client.outcome import ClientResult
 from streamscope.client.preview import frame_preview
 from streamscope.client.probe import probe
+from streamscope.client.result import ClientResult
 from streamscope.codecs import PROTOCOLS
+from streamscope.codecs.preview_text import short
 from streamscope.lint.report import LintReport
 from streamscope.wire.frame import Frame
 
@@ -55,7 +56,7 @@ def _preview(frame: Frame, protocol: str | None = None) -> str:
     short: :func:`~streamscope.client.preview.frame_preview`), on one line."""
     text = frame_preview(frame, protocol) or "(empty)"
     text = text.replace("\r", "\\r").replace("\n", "\\n")
-    return text if len(text) <= PREVIEW else text[: PREVIEW - 1] + "…"
+    return short(text, PREVIEW)
 
 
 def _n(value: object, none: str = "-") -> str:
@@ -135,7 +136,8 @@ def _summary(result: ClientResult, report: LintReport | None) -> None:
     )
     print(
         f"timing: headers {_ms(t.headers_ms)} · first byte {_ms(t.first_byte_ms)} · "
-        f"first content {_ms(t.first_content_ms)} · total {_ms(t.total_ms)} · {tokens} · "
+        f"TTFT {_ms(t.first_token_ms)} · first text {_ms(t.first_content_ms)} · "
+        f"total {_ms(t.total_ms)} · {tokens} · "
         f"{rate} · gaps p50 {_ms(t.gap_p50_ms)} / p90 {_ms(t.gap_p90_ms)} / max "
         f"{_ms(t.gap_max_ms)} · longest silence {_ms(t.longest_silence_ms)} · "
         f"keepalives {t.keepalives}"

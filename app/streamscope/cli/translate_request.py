@@ -101,7 +101,7 @@ def detect_protocol(body: Any) -> str | None:
     return None
 
 
-def read_body(file: str) -> dict[str, Any]:
+def read_request_file(file: str) -> dict[str, Any]:
     """The JSON object in ``file`` (``-``: stdin)."""
     try:
         data = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.non_stream:
             raise Unreadable("--non-stream is for a stream; --request writes a request body")
-        body = read_body(args.file)
+        body = read_request_file(args.file)
         source = args.source if args.source != "auto" else detect_protocol(body)
         if source is None:
             raise Unreadable(
@@ -164,4 +164,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["Unreadable", "detect_protocol", "read_body", "run", "translate"]
+__all__ = ["Unreadable", "detect_protocol", "read_request_file", "run", "translate"]

@@ -6,9 +6,9 @@ watch its stream — frames, canonical events, tool calls — in batches, with n
 - :mod:`streamscope.client.tools`: tool calls followed fragment by fragment;
 - :mod:`streamscope.client.feed`: the per-frame path (decode, assemble, track) and the
   batches it reports;
-- :mod:`streamscope.client.session`: one exchange over httpx, or a replay of a leg, with
+- :mod:`streamscope.client.session`: one request over httpx, or a replay of a leg, with
   the callbacks it reports to and its limits;
-- :mod:`streamscope.client.outcome`: what a session ends with (:class:`ClientResult`).
+- :mod:`streamscope.client.result`: what a session ends with (:class:`ClientResult`).
 """
 
 from streamscope.client.compose import (

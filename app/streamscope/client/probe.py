@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from streamscope.client.compose import Composition, Params, endpoint
-from streamscope.client.outcome import ClientResult
+from streamscope.client.result import ClientResult
 from streamscope.client.session import ClientSession, SessionCallbacks, SessionLimits
 from streamscope.wire.frame import Frame
 

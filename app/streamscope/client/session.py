@@ -1,4 +1,4 @@
-"""One exchange of the client pane: send a composition, watch the answer in batches.
+"""One request of the client pane: send a composition, watch the answer in batches.
 
 :class:`ClientSession` sends the composed request with httpx (streaming or not) and
 reports what arrives through callbacks, each called once per batch — one batch
@@ -15,7 +15,7 @@ per network read (or per ``coalesce_ms`` window), never per byte or per frame:
 They travel together as one :class:`SessionCallbacks`; the timeouts and batch sizes as
 one :class:`SessionLimits`.
 
-The exchange is kept as a capture :class:`~streamscope.capture.flow.Leg` (exports,
+The answer is kept as a capture :class:`~streamscope.capture.flow.Leg` (exports,
 timing and lint reuse the capture code), next to the running assembled response and the
 :class:`~streamscope.client.tools.ToolCallTracker`. A non-streaming answer or an HTTP
 error is a body leg, decoded as the protocol's response or error. :meth:`result` gives
@@ -39,12 +39,13 @@ from typing import Any
 import httpx
 
 from streamscope.capture.flow import CapturedFrame, Leg
-from streamscope.client.analysis import Analyser, Analysis, analyse_leg
 from streamscope.client.compose import Composition, body, check_protocol, headers, target_url
 from streamscope.client.feed import EventsCallback, FramesCallback, StreamFeed, ToolsCallback
-from streamscope.client.outcome import ClientResult, body_events
 from streamscope.client.parts import PartsTracker
+from streamscope.client.result import ClientResult, body_events
 from streamscope.client.tools import ToolCallTracker
+from streamscope.client.worker import Analyser, Analysis, analyse_leg
+from streamscope.codecs import stream_asked
 from streamscope.model.assemble import Assembler
 from streamscope.model.response import Response
 from streamscope.net.clients import session_http
@@ -99,7 +100,7 @@ class ClientSession:
     Built from a :class:`~streamscope.client.compose.Composition` it sends that request
     over httpx (the composition is copied and validated at once: ``ValueError``); built
     from a :class:`Replay` it reports a captured leg instead (:func:`replay_session`).
-    It owns the exchange as a capture :class:`~streamscope.capture.flow.Leg` and the
+    It owns the answer as a capture :class:`~streamscope.capture.flow.Leg` and the
     :class:`~streamscope.client.feed.StreamFeed` that decodes it (the assembled
     response, the tool calls, which frame wrote which characters), and reports through
     its :class:`SessionCallbacks` as batches arrive (see the module docstring).
@@ -212,7 +213,7 @@ class ClientSession:
                 self._timer.cancel()
         self._end_feed()
         # Timing and lint re-read the whole leg: off the event loop, so that a long
-        # stream's end does not freeze the pane (client/analysis.py: a process is better).
+        # stream's end does not freeze the pane (client/worker.py: a process is better).
         try:
             if self.analyser is not None:
                 analysis = await self.analyser.analyse(
@@ -242,7 +243,7 @@ class ClientSession:
                 await self._replay_leg(self._replay)
             else:
                 with httpx_errors():  # (the one edge: the family's classes below)
-                    await self._exchange()
+                    await self._round_trip()
         except asyncio.CancelledError:
             if not self._cancel_asked:
                 raise
@@ -261,7 +262,7 @@ class ClientSession:
         if self.callbacks.on_status is not None:
             self.callbacks.on_status(text)
 
-    async def _exchange(self) -> None:
+    async def _round_trip(self) -> None:
         self._status("sending")
         leg = self.leg
         data = json.dumps(self.request_body, ensure_ascii=False).encode()
@@ -293,12 +294,14 @@ class ClientSession:
                 leg.ended_ns = time.monotonic_ns() - t0
 
     def _stream_asked(self) -> bool:
-        """Whether the request asked for a stream (a replay: its body says, if given; a
-        body that has no say, as Gemini's whose path says it, by a leg of frames)."""
+        """Whether the request asked for a stream (a replay: its body says, if given, as
+        :func:`streamscope.codecs.stream_asked` reads it; a body that has no say, as
+        Gemini's whose path says it, by a leg of frames)."""
         if self.composition is not None:
             return self.composition.params.stream
-        if self.request_body is not None and "stream" in self.request_body:
-            return bool(self.request_body["stream"])
+        asked = stream_asked(self.request_body, self.protocol)
+        if asked is not None:
+            return asked
         leg = self._replay
         return leg is not None and leg.body is None and bool(leg.frames)
 

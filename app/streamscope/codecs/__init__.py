@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
+from typing import Any
 
 from streamscope.codecs.base import Codec, EncodeOptions, StreamDecoder, StreamEncoder, WholeBody
+from streamscope.model.request import RequestError
 
 PROTOCOLS: dict[str, str] = {
     "openai-chat": "openai_chat",
@@ -44,6 +46,38 @@ def all_codecs() -> tuple[Codec, ...]:
     return tuple(get_codec(name) for name in PROTOCOLS)
 
 
+def body_protocol(body: Any) -> str | None:
+    """The protocol whose non-streaming response ``body`` (parsed JSON) is, by its shape:
+    the first codec that says it is its own (:meth:`Codec.is_response`); None when none
+    does. The one answer to "which protocol is this body" (the lint, recordings)."""
+    return next((c.name for c in all_codecs() if c.is_response(body)), None)
+
+
+def stream_asked(body: Any, protocol: str | None, url: str | None = None) -> bool | None:
+    """Whether a request asked for a stream, as ``protocol``'s codec reads it (any
+    protocol's, when None or unknown: the first that says yes); None when it cannot be
+    told: no JSON object body, or a protocol that says it only in the URL (Gemini's
+    ``:streamGenerateContent``) with no ``url``. The one answer, for the flow views, the
+    lint and the client pane's replays."""
+    codecs = [get_codec(protocol)] if protocol and protocol in PROTOCOLS else list(all_codecs())
+    for codec in codecs if url else ():
+        by_url = codec.stream_asked_by_url(url or "")
+        if by_url is not None:
+            return by_url
+    if not isinstance(body, dict):
+        return None
+    if len(codecs) == 1 and codecs[0].stream_in_url:
+        return None  # the body has no say, and the URL was not given
+    for codec in codecs:
+        try:
+            if codec.decode_request(body).stream:
+                return True
+        except RequestError:
+            if body.get("stream") is True:
+                return True
+    return False
+
+
 __all__ = [
     "PROTOCOLS",
     "Codec",
@@ -53,5 +87,7 @@ __all__ = [
     "UnknownProtocol",
     "WholeBody",
     "all_codecs",
+    "body_protocol",
     "get_codec",
+    "stream_asked",
 ]

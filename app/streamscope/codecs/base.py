@@ -394,6 +394,10 @@ class Codec(ABC):
         """True if a parsed JSON body is one of this protocol's non-streaming responses
         (its shape, not its content: an upstream that ignored ``stream: true``)."""
 
+    stream_in_url = False
+    """True where a request says whether it asks for a stream in its URL, never in its
+    body (Gemini): :meth:`stream_asked_by_url` then tells, and the body cannot."""
+
     def stream_asked_by_url(self, url: str) -> bool | None:
         """Whether a request to ``url`` asked for a stream, where the protocol says so in
         the URL rather than the body (Gemini: ``:streamGenerateContent``); None where the

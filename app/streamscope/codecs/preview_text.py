@@ -59,6 +59,8 @@ def summary(parts: list[str], items: Any, usage: str | None, empty: str) -> str 
 
 
 def short(text: str, limit: int = ARGS) -> str:
+    """``text`` as it is, or cut to ``limit`` characters whose last is an ellipsis (…):
+    the one truncation of the tree (previews, cells, findings, CLI lines)."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -33,7 +33,6 @@ from streamscope.config.model import (
     describe_errors,
     generate_local_key,
     load_config,
-    mask,
     parse_config,
     pool_state_path,
 )
@@ -67,7 +66,6 @@ __all__ = [
     "is_loopback",
     "keys_exposed",
     "load_config",
-    "mask",
     "parse_config",
     "pool_state_path",
 ]

@@ -421,8 +421,3 @@ _KEY_ALPHABET = string.ascii_letters + string.digits
 def generate_local_key() -> str:
     """``sk-local-`` and 32 random characters."""
     return "sk-local-" + "".join(secrets.choice(_KEY_ALPHABET) for _ in range(32))
-
-
-def mask(secret: str) -> str:
-    """A key as it may be shown: its last 4 characters."""
-    return f"…{secret[-4:]}" if len(secret) > 4 else "…"

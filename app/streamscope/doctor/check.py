@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from streamscope.codecs.preview_text import short
+
 Status = Literal["ok", "warn", "fail", "skip"]
 
 
@@ -27,7 +29,7 @@ def count(n: int, noun: str) -> str:
 
 def one_line(text: str, limit: int = 200) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return short(text, limit)
 
 
 __all__ = ["Check", "Status", "count", "one_line"]

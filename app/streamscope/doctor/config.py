@@ -15,9 +15,9 @@ from streamscope.config import (
     is_loopback,
     keys_exposed,
     load_config,
-    mask,
 )
 from streamscope.doctor.check import Check, count
+from streamscope.redact import mask
 
 KEYED = ("openai-chat", "anthropic", "responses")  # protocols whose providers want a key
 

@@ -9,11 +9,12 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from streamscope.config import AccountConfig, UpstreamConfig, mask
+from streamscope.config import AccountConfig, UpstreamConfig
 from streamscope.doctor.check import Check, count, one_line
 from streamscope.net.errors import ConnectTimeout, NetError, NetTimeout, RemoteProtocolError
 from streamscope.net.http1 import Http1Client
 from streamscope.proxy.upstream import HttpUpstream
+from streamscope.redact import mask
 
 
 @dataclass(slots=True)

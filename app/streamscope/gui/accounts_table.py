@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from streamscope.config import mask
+from streamscope.redact import mask
 
 SECRET = Qt.ItemDataRole.UserRole  # a key cell's real key; a name cell's account fields
 NAME, KEY, WEIGHT, BALANCE = range(4)

@@ -46,7 +46,7 @@ from streamscope.audit.output import write_out
 from streamscope.audit.report import AuditReport, ClientInfo, ProbeResult
 from streamscope.audit.run import Audit, Target, audit, audit_clients
 from streamscope.capture.flow import Flow
-from streamscope.client.analysis import Analyser
+from streamscope.client.worker import Analyser
 from streamscope.gui.check_upstream_form import RelayForm
 from streamscope.gui.check_upstream_grid import FLOW_ROLE, AuditGrid, ProbeRow
 from streamscope.gui.flow_detail import FlowDetail

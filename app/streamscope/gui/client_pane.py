@@ -6,7 +6,7 @@ system prompt, the conversation so far, the message, and tools (a JSON editor wi
 weather example). Right, a :class:`~streamscope.gui.leg_view.LegView` of the answer: raw
 frames beside the decoded answer, tool calls, timing and lint.
 
-The exchange itself is the core's :class:`~streamscope.client.ClientSession`; the pane
+The request itself is the core's :class:`~streamscope.client.ClientSession`; the pane
 maps widgets to a :class:`~streamscope.client.Composition` and back (for the state kept
 across restarts, and for a captured flow replayed into the pane), and nothing more.
 """
@@ -44,8 +44,8 @@ from streamscope.client import (
     sdk_base_url,
     with_tool_results,
 )
-from streamscope.client.analysis import Analyser
 from streamscope.client.models import fetch_models
+from streamscope.client.worker import Analyser
 from streamscope.codecs import get_codec
 from streamscope.gui.leg_view import LegView
 from streamscope.gui.proxy_control import ProxyControl
@@ -135,7 +135,7 @@ class ClientPane(QWidget):
         self.conversation = QTreeWidget()
         self.conversation.setHeaderLabels(["role", "content"])
         self.conversation.setRootIsDecorated(False)
-        self.keep = QPushButton("Add exchange")
+        self.keep = QPushButton("Add turn")
         self.keep.setToolTip(
             "Append the message and the answer (with its tool calls and a result for each)"
             " to the conversation, to send a follow-up"
@@ -193,7 +193,7 @@ class ClientPane(QWidget):
             QShortcut(QKeySequence(keys), self).activated.connect(slot)
         QShortcut(QKeySequence("Esc"), self).activated.connect(self.stop)
         self.refresh_models.clicked.connect(self.list_models)
-        self.keep.clicked.connect(self.keep_exchange)
+        self.keep.clicked.connect(self.keep_turn)
         self.forget.clicked.connect(self._forget_turn)
         self.clear_turns.clicked.connect(self._clear_turns)
 
@@ -415,7 +415,7 @@ class ClientPane(QWidget):
         self.model.setCurrentText(current if current else (ids[0] if ids else ""))
         self.status.setText(f"{len(ids)} models")
 
-    def keep_exchange(self) -> None:
+    def keep_turn(self) -> None:
         """The message and its answer join the conversation (tool calls get a result
         each, :data:`TOOL_RESULT`, to edit in a follow-up)."""
         session, result = self.session, self.result

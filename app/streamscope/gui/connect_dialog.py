@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 
 from streamscope.client import sdk_base_url
 from streamscope.client.cherry import MODEL, TYPES
-from streamscope.config import mask
 from streamscope.gui.proxy_control import ProxyControl
+from streamscope.redact import mask
 
 
 @dataclass(frozen=True)

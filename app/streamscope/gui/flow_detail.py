@@ -22,7 +22,7 @@ and the client's request body (a dict, or None when it was no JSON object).
 NOTE: reading a flow from the store is blocking SQLite and linting decodes every frame,
 so neither runs on the window's loop (qasync, the loop the embedded proxy serves on): the
 flow is read in a worker thread (``asyncio.to_thread``), and each replayed leg is timed
-and linted by the window's :class:`~streamscope.client.analysis.Analyser` (its worker
+and linted by the window's :class:`~streamscope.client.worker.Analyser` (its worker
 process), as the client pane's streams are.
 """
 
@@ -58,6 +58,7 @@ from streamscope.analysis.view import (
     flow_judgement,
     flow_reading,
     flow_sender,
+    flow_ttft_ms,
 )
 from streamscope.capture.flow import Flow, Leg, RequestRecord
 from streamscope.capture.har import to_har
@@ -65,7 +66,7 @@ from streamscope.capture.source import FlowSource
 from streamscope.capture.sse import export_sse, export_timing
 from streamscope.capture.summary import FlowSummary
 from streamscope.client import replay_session
-from streamscope.client.analysis import Analyser
+from streamscope.client.worker import Analyser
 from streamscope.codecs import PROTOCOLS
 from streamscope.gui.flow_header import RequestNotesLabel, header_text
 from streamscope.gui.leg_view import LegView, monospace
@@ -152,12 +153,12 @@ def _analyse(
     if flow is None and store is not None:
         flow = store.get(flow_id)
     summary = (store.summary(flow_id) if store is not None else None) or FlowSummary(flow_id)
-    if flow is not None and (summary.verdict is None or summary.ttft_ms is None):
+    if flow is not None and summary.verdict is None:  # not linted: TTFT as linting sets it
         client = flow_reading(flow, "client")  # one decoding for both
         summary = replace(
             summary,
-            verdict=_verdict(flow, client.lint) if summary.verdict is None else summary.verdict,
-            ttft_ms=client.timing.first_content_ms if summary.ttft_ms is None else summary.ttft_ms,
+            verdict=_verdict(flow, client.lint),
+            ttft_ms=flow_ttft_ms(client.timing, summary.ttft_ms),
         )
     return flow, summary
 
@@ -421,7 +422,7 @@ class FlowDetail(QWidget):
         return flow.client_leg if which == "client" else flow.upstream_leg
 
     def export_har(self, path: Path | str) -> Path:
-        """Write the flow as HAR 1.2 (both exchanges) to ``path``."""
+        """Write the flow as HAR 1.2 (an entry for each side) to ``path``."""
         path = Path(path)
         data = json.dumps(to_har([self._flow()]), ensure_ascii=False, indent=1)
         write_private(path, data)  # 0600: it holds the prompts

@@ -1,4 +1,4 @@
-"""One leg of an exchange, as the user reads it: raw frames beside what they mean.
+"""One leg of a flow, as the user reads it: raw frames beside what they mean.
 
 Left, the frames as they arrive (a batched table; the selected frame's exact bytes and
 its JSON below); a whole-body answer shows its status, headers and body there instead

@@ -114,8 +114,9 @@ TIMING_LINES = (
     ("headers_ms", "Headers"),
     ("first_byte_ms", "First byte"),
     ("first_data_ms", "First data frame"),
+    ("first_token_ms", "First token (TTFT)"),  # reasoning included: model.events.is_token
     ("first_reasoning_ms", "First reasoning token"),
-    ("first_content_ms", "First content token (TTFT)"),
+    ("first_content_ms", "First answer text"),
     ("first_tool_call_ms", "First tool call"),
     ("total_ms", "Total"),
 )

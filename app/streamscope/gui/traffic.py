@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 from streamscope.capture.outcome import MARKS, WORDS, Outcome
 from streamscope.capture.source import FlowSource
 from streamscope.capture.store import FlowAdded, FlowEvent
-from streamscope.client.analysis import Analyser
+from streamscope.client.worker import Analyser
 from streamscope.gui.flow_detail import FlowDetail
 from streamscope.gui.models.flows import FlowsFilter, FlowsModel
 from streamscope.gui.refusals import RefusalFeed, RefusalsPanel
@@ -305,7 +305,7 @@ class TrafficView(QWidget):
             await asyncio.to_thread(store.summary, flow_id)
             return
         # The verdict lints the whole flow: in the worker process, so that a long
-        # stream's flow does not hold the GIL against the window (client/analysis.py).
+        # stream's flow does not hold the GIL against the window (client/worker.py).
         stored = await asyncio.to_thread(store.stored_summary, flow_id)
         if stored is not None and stored[1] is not None:
             linted = await self.analyser.summarize(stored[1], stored[0])

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from streamscope.client.tools import ToolCallEntry
+from streamscope.codecs.preview_text import short
 from streamscope.gui.proxy_control import ProxyControl
 
 NOTE_ARGS = 80  # characters of a call's arguments in the answer's note
@@ -88,7 +89,7 @@ def tool_calls_note(calls: Sequence[ToolCallEntry]) -> str:
     shown = []
     for call in calls:
         args = call.arguments
-        args = args if len(args) <= NOTE_ARGS else args[: NOTE_ARGS - 1] + "…"
+        args = short(args, NOTE_ARGS)
         shown.append(f"<b>{html.escape(call.name or '(no name)')}</b>({html.escape(args)})")
     n = len(calls)
     return (

@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
 
 from streamscope.capture.flow import Leg
 from streamscope.client import sdk_base_url
-from streamscope.client.analysis import Analyser, shared_analyser
 from streamscope.client.cherry import api_host
-from streamscope.config import default_data_dir, mask
+from streamscope.client.worker import Analyser, shared_analyser
+from streamscope.config import default_data_dir
 from streamscope.gui.attach_dialog import AttachDialog
 from streamscope.gui.check_upstream import CheckUpstreamView, close_tabs, open_tab
 from streamscope.gui.client_pane import ClientPane
@@ -50,6 +50,7 @@ from streamscope.gui.theme import MODES, Mode, Theme
 from streamscope.gui.traffic import TrafficView
 from streamscope.net.errors import NetError
 from streamscope.private import private_dir, private_file
+from streamscope.redact import mask
 from streamscope.remote import RemoteError, RemotePool, RemoteStore
 from streamscope.remote.store import unencrypted
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from streamscope.codecs import PROTOCOLS, all_codecs
+from streamscope.codecs import PROTOCOLS, body_protocol
 from streamscope.codecs.frames import Decoded, decode_frames
 from streamscope.findings import Finding
 from streamscope.lint import (
@@ -192,7 +192,7 @@ def _lint_body(body: bytes, protocol: str | None, content_type: str | None) -> L
     except ValueError:
         parsed = None
     if protocol is None:
-        protocol = next((c.name for c in all_codecs() if c.is_response(parsed)), None)
+        protocol = body_protocol(parsed)
     if parsed is None:
         what = "a body that is not JSON"
     elif isinstance(parsed, dict) and "error" in parsed:

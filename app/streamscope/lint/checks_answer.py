@@ -5,20 +5,17 @@ plus the few fields whose absence leaves a client with nothing to read."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from streamscope.codecs import all_codecs, get_codec
+from streamscope.codecs import body_protocol, get_codec
+from streamscope.codecs.preview_text import short
 from streamscope.lint.stream import Hit, Observed
 from streamscope.model.events import Error
+from streamscope.redact import mask_key_like
 
 MAX_MESSAGE = 300
 """The longest upstream message quoted in a finding (characters)."""
 
-_SECRET = re.compile(
-    r"\b(?:sk|pk|rk|ak|key|token)-[A-Za-z0-9_\-]{8,}|\bBearer\s+[A-Za-z0-9._\-]{8,}"
-    r"|\b[A-Za-z0-9_\-]{32,}\b"
-)
 _TYPE_FIELD = {"openai-chat": ("object", "chat.completion"), "anthropic": ("type", "message")}
 _TYPE_FIELD["responses"] = ("object", "response")
 
@@ -28,9 +25,8 @@ def quote(error: Error) -> str:
     that looks like a key masked to its last 4 characters, cut to :data:`MAX_MESSAGE`;
     then its type and code."""
     text = " ".join(str(error.message or "").split()) or "(no message)"
-    text = _SECRET.sub(lambda m: f"…{m.group(0)[-4:]}", text)
-    if len(text) > MAX_MESSAGE:
-        text = text[: MAX_MESSAGE - 1] + "…"
+    text = mask_key_like(text)
+    text = short(text, MAX_MESSAGE)
     kinds = [k for k in (error.error_type, error.code) if k and k != "api_error"]
     return f"{text} ({', '.join(dict.fromkeys(kinds))})" if kinds else text
 
@@ -62,7 +58,7 @@ def body(parsed: Any, protocol: str | None) -> tuple[str | None, list[Hit]]:
     """The protocol (detected when None) and the findings of a whole 200 body that
     answers a request for no stream."""
     if protocol is None:
-        protocol = next((c.name for c in all_codecs() if c.is_response(parsed)), None)
+        protocol = body_protocol(parsed)
     if not isinstance(parsed, dict):
         what = "a body that is not JSON" if parsed is None else "a JSON body that is no object"
         return protocol, [Hit("framing.body-not-a-response", None, what)]

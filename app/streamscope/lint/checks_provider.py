@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from streamscope.codecs.preview_text import short
 from streamscope.lint.stream import Hit, Observed
 from streamscope.model.events import (
     Event,
@@ -197,7 +198,7 @@ def refusal(obs: Observed) -> list[Hit]:
     texts = [(i, e.text) for i, e in obs.events if isinstance(e, RefusalDelta) and e.text]
     if texts:
         said = " ".join("".join(t for _, t in texts).split())
-        quoted = said if len(said) <= QUOTE else said[: QUOTE - 1] + "…"
+        quoted = short(said, QUOTE)
         return [Hit("provider.refusal", texts[0][0], f"{REFUSAL_LEAD}: “{quoted}”")]
     found = _finish(obs, frozenset({"refusal"}))
     if found is None:

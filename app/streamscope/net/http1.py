@@ -330,12 +330,12 @@ class Http1Client:
             raise errors.ConnectError("the upstream client is closed")
         conn = await self._connection(_origin(url))
         try:
-            return await self._exchange(conn, head, body)
+            return await self._round_trip(conn, head, body)
         except BaseException:
             conn.close()
             raise
 
-    async def _exchange(self, conn: _Connection, head: bytes, body: bytes) -> Http1Response:
+    async def _round_trip(self, conn: _Connection, head: bytes, body: bytes) -> Http1Response:
         transport = conn.transport
         assert transport is not None
         if conn.closed or transport.is_closing():

@@ -28,7 +28,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 
-from streamscope.config import AccountConfig, Config, UpstreamConfig, mask
+from streamscope.config import AccountConfig, Config, UpstreamConfig
 from streamscope.pool.backend import MemoryBackend, PoolBackend
 from streamscope.pool.merge import Kind
 from streamscope.pool.rules import Rule, Verdict, rule_table
@@ -36,6 +36,7 @@ from streamscope.pool.source import AccountRow, PoolEvent, PoolSnapshot, Upstrea
 from streamscope.pool.state import MANUAL, AccountState, Attempt
 from streamscope.pool.store import fingerprint
 from streamscope.pool.strategies import Candidate, Strategy, make_strategy
+from streamscope.redact import mask
 from streamscope.signals import Signal
 
 log = logging.getLogger("streamscope.pool")

@@ -48,7 +48,7 @@ from streamscope.capture.store import FlowStore
 from streamscope.codecs import PROTOCOLS
 from streamscope.model import errors
 from streamscope.model.errors import ProxyError
-from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_bytes, send_json
+from streamscope.proxy.asgi import Receive, Scope, Send, header, receive_body, send_bytes, send_json
 from streamscope.proxy.core import Core
 from streamscope.storage.errors import StorageError
 
@@ -241,7 +241,7 @@ async def _import(
     if protocol is not None and protocol not in PROTOCOLS:
         known = ", ".join(PROTOCOLS)
         raise errors.bad_request(f"unknown protocol {protocol!r} (known: {known})", "protocol")
-    data = await read_body(receive, IMPORT_LIMIT, header(scope, b"content-length"))
+    data = await receive_body(receive, IMPORT_LIMIT, header(scope, b"content-length"))
     content_type = header(scope, b"content-type")
     try:
         read = await asyncio.to_thread(read_flows, data, content_type, protocol)

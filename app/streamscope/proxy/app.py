@@ -54,7 +54,7 @@ from streamscope.model.request import RequestError
 from streamscope.pool.pool import AccountPool
 from streamscope.proxy import gemini_api as gemini
 from streamscope.proxy.admin import handle_admin
-from streamscope.proxy.asgi import Receive, Scope, Send, header, read_body, send_json
+from streamscope.proxy.asgi import Receive, Scope, Send, header, receive_body, send_json
 from streamscope.proxy.attempts import Attempts
 from streamscope.proxy.core import Core
 from streamscope.proxy.count_tokens import count_tokens, named_model
@@ -375,7 +375,7 @@ class ProxyApp:
         """The request's body and its JSON, within the size limit (else the refusals say
         why)."""
         limit = self.config.proxy.max_body_bytes
-        raw = await read_body(receive, limit, header(scope, b"content-length"))
+        raw = await receive_body(receive, limit, header(scope, b"content-length"))
         try:
             return raw, strictjson.loads(raw)  # also: lone surrogates, nesting too deep
         except ValueError as exc:

@@ -29,7 +29,7 @@ def header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-async def read_body(receive: Receive, limit: int, declared: str | None) -> bytes:
+async def receive_body(receive: Receive, limit: int, declared: str | None) -> bytes:
     """The request body, refusing (413) more than ``limit`` bytes without buffering them."""
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise too_large(limit)

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from streamscope.codecs.preview_text import short
+from streamscope.redact import MIN_SECRET, mask
 from streamscope.signals import Signal
 
 Reason = Literal[
@@ -76,13 +78,13 @@ def key_suffix(key: str | None) -> str | None:
     itself (four would be half of it)."""
     if not key:
         return None
-    return "…" + key[-4:] if len(key) > 8 else "…"
+    return mask(key) if len(key) > MIN_SECRET else mask("")
 
 
 def _clip(value: str | None) -> str | None:
     if value is None:
         return None
-    return value if len(value) <= FIELD_LIMIT else value[:FIELD_LIMIT] + "…"
+    return short(value, FIELD_LIMIT + 1)
 
 
 @dataclass(frozen=True, slots=True)

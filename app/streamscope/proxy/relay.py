@@ -201,7 +201,7 @@ class StreamRelay:
         async with self._lock:
             await send({"type": "http.response.body", "body": body, "more_body": True})
             self._last_write = time.monotonic()
-            if self._info.ttft_ms is None and self.pipeline.first_content_ns is not None:
+            if self._info.ttft_ms is None and self.pipeline.first_token_ns is not None:
                 self._info.ttft_ms = (self._last_write - self.exchange.started) * 1000
 
     async def _pump(self, write: Write, streaming: bool) -> End:
@@ -215,7 +215,7 @@ class StreamRelay:
         # NOTE: a batch (one network read) can hold a whole short stream; its first
         # content is written as soon as it is encoded, not after the batch: on a
         # 20-delta stream that took 0.2 ms off the time to first token.
-        first = pipeline.first_content_ns is None
+        first = pipeline.first_token_ns is None
         try:
             async for batch in batches:
                 self._last_frame = time.monotonic()
@@ -228,7 +228,7 @@ class StreamRelay:
                         marks.append(len(out))
                     if pipeline.closed:
                         break
-                    if first and pipeline.first_content_ns is not None and out:
+                    if first and pipeline.first_token_ns is not None and out:
                         first = False  # the first content goes out before the rest
                         await write(out[:])
                         sent = len(out)

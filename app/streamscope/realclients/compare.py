@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from streamscope.codecs.preview_text import short
 from streamscope.lint.clients import PROFILE_OF
 
 if TYPE_CHECKING:
@@ -111,12 +112,9 @@ def intended_answer(
         return Answer(error=codec.decode_error_body(raw).message or f"HTTP {status}")
     ctype = _content_type(headers)
     if ctype not in (None, "text/event-stream") or raw.lstrip()[:1] == b"{":
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            body = None
-        if body is not None and codec.is_response(body):
-            return _answer(codec.decode_response(body))
+        whole = codec.read_body(raw)  # the protocol's response, when the body is one
+        if whole.response is not None:
+            return _answer(whole.response)
     try:
         frames = decode_all(raw)
     except UnicodeDecodeError:
@@ -137,7 +135,7 @@ def _args(text: str) -> Any:
 
 
 def _short(text: str, n: int = 60) -> str:
-    return json.dumps(text if len(text) <= n else text[: n - 1] + "…", ensure_ascii=False)
+    return json.dumps(short(text, n), ensure_ascii=False)
 
 
 def differences(run: ClientRun, intended: Answer) -> list[str]:

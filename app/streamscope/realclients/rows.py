@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from streamscope.capture.flow import Leg
+from streamscope.codecs.preview_text import short
 from streamscope.lint.clients import ClientSpec, clients_for
 from streamscope.lint.report import LintReport
 from streamscope.realclients.compare import Answer, Verdict, intended_answer
@@ -46,7 +47,7 @@ def version_text(spec: ClientSpec, data_dir: Path | None = None) -> str:
 
 def _short(text: str, n: int = TEXT_CHARS) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= n else flat[: n - 1] + "…"
+    return short(flat, n)
 
 
 def assembled_text(run: ClientRun) -> str:
@@ -192,7 +193,7 @@ def predict(
 ) -> tuple[LintReport | None, Answer | None]:
     """The leg's lint report (when not given) and intended answer (worker thread: both
     decode every frame)."""
-    from streamscope.client.outcome import lint_leg
+    from streamscope.client.result import lint_leg
 
     if report is None:
         report = lint_leg(leg, leg.protocol, stream_asked)

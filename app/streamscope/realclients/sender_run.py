@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from streamscope.codecs.preview_text import short
 from streamscope.lint.clients import PROFILE_OF
 from streamscope.lint.profiles import PROFILES
 from streamscope.lint.verdict import GETS, ClientAnswer
@@ -31,7 +32,7 @@ def sender_run(runs: Sequence[ClientRun], sender: str | None) -> ClientRun | Non
 
 
 def _quoted(text: str) -> str:
-    cut = text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
+    cut = short(text, SHOWN)
     return json.dumps(cut, ensure_ascii=False)
 
 

@@ -6,9 +6,10 @@ Two modes, as an upstream's ``mode`` says:
   upstream stream comes out well-formed.
 - **passthrough** (only when client and upstream speak the same protocol): the client
   gets the upstream's bytes unchanged. Frames are decoded on the side until the first
-  content (so time to first token is exact); after that only the protocol's terminator is
-  looked for (``StreamDecoder.ends_stream``, no JSON parsing), and the rest is decoded
-  only if the stream breaks (:meth:`settle`), to close it correctly.
+  token (``model.events.is_token``: so time to first token is exact); after that only
+  the protocol's terminator is looked for (``StreamDecoder.ends_stream``, no JSON
+  parsing), and the rest is decoded only if the stream breaks (:meth:`settle`), to close
+  it correctly.
 
 Either way, when the upstream breaks (connection dropped, idle too long), :meth:`fail`
 writes the client protocol's error frame and terminator, so no client is left hanging.
@@ -19,12 +20,12 @@ cleanly instead (``on_incomplete="close"``), and the decoder's finding says so.
 
 from __future__ import annotations
 
-from typing import Literal, assert_never, get_args
+from typing import Literal
 
 from streamscope.codecs import Codec, EncodeOptions, StreamEncoder
 from streamscope.findings import Finding
 from streamscope.model.assemble import Assembler, merge_usage
-from streamscope.model.events import Error, Event, EventType, Usage
+from streamscope.model.events import Error, Event, Usage, is_token
 from streamscope.wire import decode_all
 from streamscope.wire.frame import Frame
 
@@ -60,7 +61,8 @@ class StreamPipeline:
         self._events: list[Event] = []  # passthrough only: to close a broken stream
         self._backlog: list[Frame] = []  # passthrough only: forwarded, not decoded yet
         self.closed = False  # the client stream is complete (terminator written)
-        self.first_content_ns: int | None = None
+        # the arrival of the first frame with a token (model.events.is_token): the TTFT
+        self.first_token_ns: int | None = None
         self.failure: Error | None = None  # the proxy's own reason the stream broke (fail)
         self._prior_error: Error | None = None  # the upstream's error before that failure
 
@@ -71,8 +73,8 @@ class StreamPipeline:
         feed = self._assembler.feed
         for ev in events:
             feed(ev)
-        if self.first_content_ns is None and events and any(_is_content(e) for e in events):
-            self.first_content_ns = frame.arrival_ns
+        if self.first_token_ns is None and events and any(map(is_token, events)):
+            self.first_token_ns = frame.arrival_ns
         return events
 
     def feed(self, frame: Frame) -> list[bytes]:
@@ -82,7 +84,7 @@ class StreamPipeline:
         if self._encoder is None:
             # Passthrough forwards everything up to the upstream's own terminator, also
             # what follows an error frame (Responses: error, then response.failed).
-            if self.first_content_ns is None:
+            if self.first_token_ns is None:
                 self._events += self._decode(frame)
                 self.closed = self.decoder.terminated
             else:
@@ -210,42 +212,3 @@ class StreamPipeline:
     def findings(self) -> list[Finding]:
         encoder = self._encoder.findings if self._encoder is not None else []
         return self.decoder.findings + encoder
-
-
-def _content(tag: EventType) -> bool:
-    """Whether an event of this type is content, for time to first token (every tag has
-    its case: mypy checks, assert_never)."""
-    match tag:
-        case (
-            "text_delta"
-            | "reasoning_delta"
-            | "refusal_delta"
-            | "tool_call_start"
-            | "tool_call_delta"
-        ):
-            return True
-        case (
-            "message_start"
-            | "reasoning_signature"
-            | "redacted_reasoning"
-            | "tool_call_end"
-            | "server_tool"
-            | "opaque"
-            | "citation"
-            | "usage"
-            | "finish"
-            | "progress"
-            | "error"
-            | "part_end"
-            | "end"
-        ):
-            return False
-        case _:
-            assert_never(tag)
-
-
-_CONTENT = frozenset(tag for tag in get_args(EventType) if _content(tag))
-
-
-def _is_content(ev: Event) -> bool:
-    return ev.type in _CONTENT

@@ -15,13 +15,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from streamscope.config import mask
 from streamscope.gui.models.common import TONE, ColumnsModel, clock_text
 from streamscope.gui.models.pool import AttemptsModel, PoolModel
 from streamscope.gui.pool_panel import PoolPanel
 from streamscope.pool.pool import AccountPool, PoolEvent
 from streamscope.pool.rules import Verdict, classify
 from streamscope.pool.state import AccountState, Attempt
+from streamscope.redact import mask
 from tests.pool.helpers import Clock, key, make_config
 
 M = PoolModel

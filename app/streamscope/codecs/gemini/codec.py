@@ -122,6 +122,8 @@ class GeminiCodec(Codec):
         except ValueError:
             return False
 
+    stream_in_url = True
+
     def stream_asked_by_url(self, url: str) -> bool | None:
         path = urlsplit(url).path
         if path.endswith(":streamGenerateContent"):

@@ -19,6 +19,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
+from streamscope.codecs.preview_text import short
 from streamscope.findings import Severity
 
 Index = QModelIndex | QPersistentModelIndex
@@ -102,7 +103,7 @@ def one_line(text: str, limit: int) -> str:
     """``text`` on one line (line breaks shown as ⏎), at most ``limit`` characters."""
     if "\n" in text or "\r" in text:
         text = text.replace("\r\n", "⏎").replace("\n", "⏎").replace("\r", "⏎")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return short(text, limit)
 
 
 class ColumnsModel(QAbstractTableModel):

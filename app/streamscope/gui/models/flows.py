@@ -160,7 +160,7 @@ class FlowsModel(ColumnsModel):
     REPLICA = 11
     HEADER_TIPS = {
         TOKENS: "Output tokens the client got (the account pool counts input and output)",
-        TTFT: "Time to the first token the client got",
+        TTFT: "Time to the first token the client got (reasoning included)",
     }
     _KEYS = (
         "started",

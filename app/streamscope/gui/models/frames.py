@@ -20,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QObject, Signal
 
 from streamscope.client.preview import frame_preview as core_preview
+from streamscope.codecs.preview_text import short
 from streamscope.findings import Severity
 from streamscope.gui.models.common import (
     ALIGNMENT,
@@ -59,7 +60,7 @@ def frame_tooltip(frame: Frame, protocol: str | None = None) -> str:
     preview = frame_preview(frame, protocol)
     data = frame.data
     full = preview if data is None or data == preview else f"{preview}\n\n{data}"
-    return full if len(full) <= TOOLTIP_CHARS else full[:TOOLTIP_CHARS] + "…"
+    return short(full, TOOLTIP_CHARS + 1)
 
 
 class FramesModel(ColumnsModel):

@@ -2,7 +2,7 @@
 decoded as the protocol's response or error, and the lint of the leg.
 
 Both work on the captured :class:`~streamscope.capture.flow.Leg` alone (no I/O), so a
-live exchange and a replayed one end the same way.
+live request and a replayed one end the same way.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The end-of-stream readings in a worker process (``client.analysis``): the worker gives
+"""The end-of-stream readings in a worker process (``client.worker``): the worker gives
 what the same reading gives in this process, for real recordings and broken ones; a
 packed leg is the leg; a dead worker costs one reading in a thread, not the answer."""
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from streamscope.analysis.timing import LegTiming
 from streamscope.capture.flow import CapturedFrame, Leg
 from streamscope.capture.raw import pack_leg, unpack_leg
-from streamscope.client.analysis import Analyser, analyse_leg
+from streamscope.client.worker import Analyser, analyse_leg
 from tests.client.test_session_replay import big_leg
 from tests.support import fixture_files, load
 

@@ -1,4 +1,4 @@
-"""What a client session ends with (:mod:`streamscope.client.outcome`): a whole body read as
+"""What a client session ends with (:mod:`streamscope.client.result`): a whole body read as
 its protocol's response or error, a leg's lint for what was asked, and a cancelled
 session whose missing end is not held against the stream."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from streamscope.analysis.timing import LegTiming
 from streamscope.capture.flow import CapturedFrame, Leg
-from streamscope.client.outcome import ClientResult, body_events, lint_leg
+from streamscope.client.result import ClientResult, body_events, lint_leg
 from streamscope.lint.report import LintReport
 from streamscope.model.assemble import assemble
 from streamscope.model.events import Error
