@@ -19,7 +19,7 @@ import os
 import sys
 import tempfile
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -146,41 +146,42 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             )
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    """Close the blocking HTTP clients a test opened and left open, when it ends.
+def _close_transport(transport: Any) -> None:
+    transport.close()
+
+
+def _close_dropped_clients() -> None:
+    """Every blocking HTTP client closes its connections when it is dropped, before the
+    garbage collector can find their sockets.
 
     NOTE: the SDKs' clients (openai-python, anthropic-python, google-genai) each hold a
-    blocking client of ``httpx2`` (what these SDKs now build on) or ``httpx``, and sit in
-    reference cycles of their own (``client.chat`` refers back to the client). A client
-    a test drops is freed by the garbage collector, at some later collection, in some
-    later test, and the collector may finalize its socket before the wrapper that would
-    have closed it: an "unclosed socket" ResourceWarning, which this suite makes an
-    error, in a test that had nothing to do with it (CI failed so once). Clients made by
-    fixtures are theirs to close.
+    blocking client of ``httpx2`` (what these SDKs now build on) or ``httpx`` and sit in
+    reference cycles of their own (``client.chat`` refers back to the client), so a
+    client a test drops is freed by a later collection, in some later test, which may
+    finalize its socket before the wrapper that would have closed it: an "unclosed
+    socket" ResourceWarning, which this suite makes an error, in a test that had nothing
+    to do with it (CI failed so once). A finalizer holding the client's transport (not
+    the client) keeps the sockets out of the garbage and closes them when the client
+    goes: the collector calls it before any ``__del__``. A client still in use (a cached
+    one, shared by tests) is left alone.
     """
-    opened: weakref.WeakSet[Any] = weakref.WeakSet()
-    patched: list[tuple[type[Any], Any]] = []
     for name in ("httpx", "httpx2"):
         try:
-            client_class: type[Any] = __import__(name).Client
+            client_class: Any = __import__(name).Client
         except ImportError:
             continue
         original = client_class.__init__
 
-        def tracked(self: Any, *args: Any, __original: Any = original, **kwargs: Any) -> None:
+        def init(self: Any, *args: Any, __original: Any = original, **kwargs: Any) -> None:
             __original(self, *args, **kwargs)
-            opened.add(self)
+            weakref.finalize(self, _close_transport, self._transport)
 
-        client_class.__init__ = tracked
-        patched.append((client_class, original))
-    try:
-        return (yield)
-    finally:
-        for client_class, original in patched:
-            client_class.__init__ = original
-        for client in list(opened):
-            client.close()
+        client_class.__init__ = init
+
+
+if not getattr(sys, "_streamscope_closing_clients", False):  # once, even if imported twice
+    _close_dropped_clients()
+    sys._streamscope_closing_clients = True  # type: ignore[attr-defined]
 
 
 @pytest.fixture(autouse=True)
