@@ -185,8 +185,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
-    """A ``core`` test that reaches for the network or a process fails (tests/suites.py)."""
+def pytest_runtest_setup(item: pytest.Item) -> Any:
+    """A ``core`` test that reaches for the network or a process fails (tests/suites.py).
+    Not in the teardown: a session fixture (a PostgreSQL server) ends in the last test's."""
+    from tests import suites
+
+    with suites.guard_core(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
     from tests import suites
 
     with suites.guard_core(item):

@@ -207,7 +207,7 @@ if not getattr(sys, "_streamscope_core_guard", False):  # once, even if imported
 
 @contextmanager
 def guard_core(item: pytest.Item) -> Iterator[None]:
-    """Around a test (its fixtures too): while a ``core`` test runs, connecting or binding
+    """Around a test's setup and call: while a ``core`` test runs, connecting or binding
     a socket to an address and starting a process raise :class:`NotCoreError`."""
     if item.get_closest_marker("core") is None:
         yield
