@@ -45,8 +45,10 @@ TESTS = Path(__file__).resolve().parent
 # the longest entry holding a test wins. A folder of mixed kinds names its majority and
 # lists the files of the other kinds.
 BY_PATH: dict[str, str] = {
-    # folders of one kind
+    # folders of one kind (analysis: but two files)
     "analysis": "core",
+    "analysis/test_view_diagnosis.py": "sockets",  # (flows made through a real proxy)
+    "analysis/test_view_proxy_verdicts.py": "sockets",
     "codecs": "core",
     "conversation": "core",
     "lint": "core",
