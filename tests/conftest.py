@@ -198,6 +198,49 @@ def _collect_qt_garbage(request: pytest.FixtureRequest) -> Any:
         gc.collect()
 
 
+# --- the suite's kinds (tests/suites.py) and how they share workers --------------------------
+
+# Kinds whose tests run on one worker under ``--dist loadgroup``: PostgreSQL is one server
+# per pytest process (one worker: one server); the built artefacts and the real clients
+# are each heavy on CPU and on shared caches, so one at a time beside the rest.
+ONE_WORKER = {"postgres": "postgres", "packaging": "packaging", "clients": "clients"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    from tests import suites
+
+    groups = config.pluginmanager.hasplugin("xdist")
+    for item in items:
+        kinds = suites.marked(item)
+        if not kinds:
+            kind = suites.kind_of(item)
+            if kind is not None:
+                item.add_marker(kind)
+                kinds = [kind]
+        group = ONE_WORKER.get(kinds[0]) if len(kinds) == 1 else None
+        if groups and group is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Any:
+    """A ``core`` test that reaches for the network or a process fails (tests/suites.py).
+    Not in the teardown: a session fixture (a PostgreSQL server) ends in the last test's."""
+    from tests import suites
+
+    with suites.guard_core(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    from tests import suites
+
+    with suites.guard_core(item):
+        return (yield)
+
+
 def pytest_asyncio_loop_factories(
     config: pytest.Config, item: pytest.Item
 ) -> Mapping[str, Callable[[], Any]]:

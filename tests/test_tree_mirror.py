@@ -34,6 +34,7 @@ WHOLE: dict[str, str] = {
     "test_plain_clone.py": "a clone of the repository alone runs the suite",
     "test_stack.py": "the pinned stack behaves as docs/stack-notes.md measured",
     "test_lint.py": "ruff and mypy over the whole tree",
+    "test_suite_markers.py": "the suite's kinds of test (tests/suites.py), one per test",
     "test_upstream_server.py": "the suite's own fake upstream (tests/upstream_server.py)",
     # the audit's end-to-end tests and their defect-injecting relay
     "audit/test_defects.py": "`streamscope audit` (the CLI, real clients, the proxy in "

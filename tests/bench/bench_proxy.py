@@ -187,7 +187,7 @@ def proxy_config(upstream: str) -> str:
         f'[[upstreams.accounts]]\nname = "k{i}"\napi_key = "{bench_key(i)}"\n\n' for i in range(3)
     )
     ups = "".join(
-        f'[[upstreams]]\nname = "{name}"\nkind = "openai"\nbase_url = "{upstream}/v1"\n'
+        f'[[upstreams]]\nname = "{name}"\nprotocol = "openai-chat"\nbase_url = "{upstream}/v1"\n'
         f'mode = "{mode}"\nmodels = ["short", "long"]\n\n{accounts}'
         for name, mode in (("pt", "passthrough"), ("rp", "repair"))
     )

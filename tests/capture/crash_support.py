@@ -34,7 +34,7 @@ def write_config(home: Path, tokens_per_second: float = 2000.0, capture: bool = 
         f'[proxy]\nhost = "127.0.0.1"\nport = 0\napi_keys = ["{KEY}"]\n\n'
         f"[capture]\nenabled = {'true' if capture else 'false'}\n"
         "max_flows = 1000000\nmax_megabytes = 100000\n\n"
-        '[[upstreams]]\nname = "demo"\nkind = "demo"\ndefault = true\n'
+        '[[upstreams]]\nname = "demo"\nprotocol = "demo"\ndefault = true\n'
         '[[upstreams.accounts]]\nname = "only"\n'
         f"[upstreams.demo]\ntokens_per_second = {tokens_per_second}\n"
         "first_token_seconds = 0.0\n"

@@ -29,13 +29,13 @@ UPSTREAM_KEY = "sk-upstream-PLANTED-0123456789abcdef-zzzz"
 N = 4
 
 
-def _config(url: str, mode: str = "repair", kind: str = "openai", **capture: Any) -> Config:
+def _config(url: str, mode: str = "repair", **capture: Any) -> Config:
     config = make_config(
         [
             {
                 "name": "up",
-                "kind": kind,
-                "base_url": url + ("/v1" if kind == "openai" else ""),
+                "protocol": "openai-chat",
+                "base_url": url + "/v1",
                 "default": True,
                 "mode": mode,
                 "models": ["m"],

@@ -14,16 +14,16 @@ from tests.test_cli import cli
 # -- no "None" in any output, whatever goes wrong ----------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses", "lmstudio"])
-def test_doctor_against_a_404_server_prints_no_none(tmp_path: Path, kind: str) -> None:
+@pytest.mark.parametrize("protocol", ["openai-chat", "anthropic", "responses", "lmstudio"])
+def test_doctor_against_a_404_server_prints_no_none(tmp_path: Path, protocol: str) -> None:
     from tests.cli.test_probe import leaks_none, not_found_server
 
     with not_found_server() as url:
-        base = url + "/v1" if kind in ("openai", "responses") else url
+        base = url + "/v1" if protocol in ("openai-chat", "responses") else url
         config = tmp_path / "config.toml"
         config.write_text(
             '[proxy]\nhost = "127.0.0.1"\nport = 0\n'
-            f'[[upstreams]]\nname = "up"\nkind = "{kind}"\nbase_url = "{base}"\n'
+            f'[[upstreams]]\nname = "up"\nprotocol = "{protocol}"\nbase_url = "{base}"\n'
             '[[upstreams.accounts]]\nname = "a"\napi_key = "sk-test-000000000000000000000000"\n',
             encoding="utf-8",
         )

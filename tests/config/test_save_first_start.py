@@ -66,7 +66,7 @@ def test_the_four_reported_layouts_survive_first_start_and_save(tmp_path: Path, 
         "# only a comment\n",
         'proxy = { host = "127.0.0.1", api_keys = [] }\n',
         "proxy.port = 1\nproxy.host = '127.0.0.1'\n\n[capture]\nmax_flows = 9\n",
-        '[capture]\nenabled = false\n\n[[upstreams]]\nname = "d"\nkind = "demo"\n',
+        '[capture]\nenabled = false\n\n[[upstreams]]\nname = "d"\nprotocol = "demo"\n',
         "[proxy]\n",
         "[proxy]\napi_keys = [\n  # none yet\n]\nport = 2 # mine\n",
     ],
@@ -149,7 +149,9 @@ def _upstreams(draw: st.DrawFn) -> str:
         return f"upstreams = [{entries}]\n"
     out = []
     for i in range(count):
-        out.append(f'{draw(_BLANK)}[[upstreams]]{draw(_COMMENT)}\nname = "u{i}"\nkind = "demo"\n')
+        out.append(
+            f'{draw(_BLANK)}[[upstreams]]{draw(_COMMENT)}\nname = "u{i}"\nprotocol = "demo"\n'
+        )
         if draw(st.booleans()):
             out.append(f'\n[[upstreams.accounts]]\nname = "a{i}"\napi_key = "sk-acct-{i}xyz"\n')
     return "".join(out)

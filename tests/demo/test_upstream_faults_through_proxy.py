@@ -99,7 +99,7 @@ def test_a_fault_on_a_real_upstreams_account_is_refused() -> None:
     from streamscope.config import ConfigError, parse_config
 
     text = (
-        '[[upstreams]]\nname = "x"\nkind = "openai"\nbase_url = "http://h/v1"\n'
+        '[[upstreams]]\nname = "x"\nprotocol = "openai-chat"\nbase_url = "http://h/v1"\n'
         '[[upstreams.accounts]]\nfault = "401"\n'
     )
     with pytest.raises(ConfigError, match="only accounts of a demo upstream can have a fault"):

@@ -99,6 +99,7 @@ def test_every_client_that_runs_has_words_for_an_error_answer() -> None:
         assert set(words) <= {"4xx", "5xx"} | {str(s) for s in range(400, 600)}
 
 
+@pytest.mark.clients  # (the rest of the file is core)
 @pytest.mark.timeout(900)  # the first test to ask may install the Node clients
 def test_each_sdk_does_with_an_error_answer_what_its_words_say() -> None:
     data_dir, _ = node_data_dir()
@@ -112,6 +113,7 @@ def test_each_sdk_does_with_an_error_answer_what_its_words_say() -> None:
     assert check(streams, runs) == []
 
 
+@pytest.mark.clients
 @pytest.mark.timeout(900)
 def test_each_agent_cli_does_with_an_error_answer_what_its_words_say() -> None:
     agents = [c for c in CLIENTS if c.runtime == "agent"]

@@ -112,7 +112,10 @@ async def test_a_new_pool_on_the_file_resumes_the_state(db: Path) -> None:
 
 
 async def test_start_after_a_restart_arms_the_cooling_timer(db: Path) -> None:
-    now = time.time()
+    # The pool's clock stands still: account1 is cooling at the start however slow the
+    # machine; only the loop timer (0.1 s of real time) can bring it back.
+    clock = Clock()
+    now = clock()
     store = PoolStore(db)
     fp = fingerprint(key(1))
     store.save(
@@ -127,7 +130,7 @@ async def test_start_after_a_restart_arms_the_cooling_timer(db: Path) -> None:
         ]
     )
     store.close()
-    pool = AccountPool(make_config(2), LocalBackend(PoolStore(db)))
+    pool = AccountPool(make_config(2), LocalBackend(PoolStore(db)), clock=clock)
     await pool.start()
     assert pool.state("oa", "account2").status == "active"  # ended while we were away
     assert pool.state("oa", "account1").status == "cooling"

@@ -32,7 +32,7 @@ def _config(path: Path, upstream_url: str, names: str) -> None:
     )
     path.write_text(
         f'[proxy]\napi_keys = ["{KEY}"]\nkeepalive_seconds = 2\n\n'
-        f'[[upstreams]]\nname = "up"\nkind = "openai"\nbase_url = "{upstream_url}/v1"\n'
+        f'[[upstreams]]\nname = "up"\nprotocol = "openai-chat"\nbase_url = "{upstream_url}/v1"\n'
         f'default = true\nmodels = ["{MODEL}"]\n\n{accounts}'
     )
 

@@ -79,7 +79,7 @@ def config(upstream_url: str, **proxy: Any) -> Any:
     """One OpenAI Chat upstream (repair: it is another protocol) serving :data:`MODEL`."""
     chat = {
         "name": "chat",
-        "kind": "openai-chat",
+        "protocol": "openai-chat",
         "base_url": upstream_url + "/v1",
         "models": [MODEL],
         "accounts": [{"name": "main", "api_key": UPSTREAM_KEY}],

@@ -126,7 +126,7 @@ def running() -> Iterator[Env]:
         upstreams = [
             {
                 "name": name,
-                "kind": protocol,
+                "protocol": protocol,
                 "mode": mode,
                 "base_url": base.get(protocol, up.url),
                 "models": [upstream_model(name)],

@@ -25,6 +25,7 @@ import httpx
 import openai
 import pytest
 
+from streamscope.config import OLD_KIND
 from tests.proxy.harness import Running, make_config, proxied
 from tests.upstream_server import (
     RecordedRequest,
@@ -178,7 +179,7 @@ def upstream_tables(up: UpstreamServer) -> list[dict[str, Any]]:
             tables.append(
                 {
                     "name": f"e-{kind}-{status}",
-                    "kind": kind,
+                    "protocol": OLD_KIND.get(kind, kind),
                     "base_url": base,
                     "models": [f"m-{kind}-{status}"],
                 }

@@ -30,6 +30,7 @@ import openai
 import pydantic
 import pytest
 
+from streamscope.config import OLD_KIND
 from streamscope.lint import lint_bytes
 from tests.clients.support import node_modules, node_tools, run_json
 from tests.lint.cases import CASES as LINT_CASES
@@ -72,7 +73,7 @@ def running() -> Iterator[Running]:
         upstreams = [
             {
                 "name": f"up-{kind}",
-                "kind": kind,
+                "protocol": OLD_KIND.get(kind, kind),
                 "base_url": up.url + ("" if kind == "anthropic" else "/v1"),
                 "accounts": [{"name": "a", "api_key": "sk-upstream-noargs"}],
                 "models": [f"noargs-{kind}"],

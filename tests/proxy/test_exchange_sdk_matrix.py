@@ -33,6 +33,7 @@ import httpx
 import openai
 import pytest
 
+from streamscope.config import OLD_KIND
 from streamscope.model.stop import TO_ANTHROPIC, TO_OPENAI_CHAT
 from tests.proxy.harness import KEY, Running, make_config, proxied
 from tests.proxy.matrix_support import (
@@ -175,7 +176,7 @@ def env() -> Iterator[Env]:
         upstreams = [
             {
                 "name": name,
-                "kind": kind,
+                "protocol": OLD_KIND.get(kind, kind),
                 "mode": mode,
                 "base_url": base[kind],
                 "models": configured_models(name),

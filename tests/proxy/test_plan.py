@@ -40,14 +40,20 @@ def up() -> Iterator[UpstreamServer]:
 
 @pytest.fixture(scope="module")
 def proxy(up: UpstreamServer) -> Iterator[Running]:
-    def upstream(name: str, kind: str, path: str, mode: str, model: str) -> dict[str, Any]:
+    def upstream(name: str, protocol: str, path: str, mode: str, model: str) -> dict[str, Any]:
         base = f"{up.url}/{path}"
-        return {"name": name, "kind": kind, "base_url": base, "mode": mode, "models": [model]}
+        return {
+            "name": name,
+            "protocol": protocol,
+            "base_url": base,
+            "mode": mode,
+            "models": [model],
+        }
 
     config = make_config(
         [
-            upstream("rep", "openai", "rep/v1", "repair", "m-rep"),
-            upstream("pt", "openai", "pt/v1", "passthrough", "m-pt"),
+            upstream("rep", "openai-chat", "rep/v1", "repair", "m-rep"),
+            upstream("pt", "openai-chat", "pt/v1", "passthrough", "m-pt"),
             upstream("ant", "anthropic", "ant", "passthrough", "m-ant"),
         ],
         keepalive_seconds=2.0,

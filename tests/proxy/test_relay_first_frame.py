@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
+from streamscope.config import OLD_KIND
 from streamscope.proxy.paths import ENDPOINTS
 from streamscope.wire import SSEDecoder
 from tests.proxy.harness import KEY, Running, make_config, proxied
@@ -59,12 +60,22 @@ def running() -> Iterator[Running]:
             base = up.url + ("/v1" if kind in ("openai", "responses") else "")
             account = [{"name": "a", "api_key": "sk-upstream-paced"}]
             upstreams.append(
-                {"name": f"up-{kind}", "kind": kind, "base_url": base, "accounts": account}
+                {
+                    "name": f"up-{kind}",
+                    "protocol": OLD_KIND.get(kind, kind),
+                    "base_url": base,
+                    "accounts": account,
+                }
                 | {"models": [f"paced-{kind}"]}
             )
             if kind in PASSTHROUGH:
                 upstreams.append(
-                    {"name": f"pt-{kind}", "kind": kind, "base_url": base, "mode": "passthrough"}
+                    {
+                        "name": f"pt-{kind}",
+                        "protocol": OLD_KIND.get(kind, kind),
+                        "base_url": base,
+                        "mode": "passthrough",
+                    }
                     | {"accounts": account, "models": [f"paced-{kind}-pt"]}
                 )
         # keepalives every 5 s: none within the first pace, so what arrives is a frame

@@ -206,7 +206,7 @@ def _config(up: UpstreamServer, **proxy: Any) -> Any:
             upstreams.append(
                 {
                     "name": kind + suffix,
-                    "kind": kind,
+                    "protocol": PROTOCOL[kind],
                     "base_url": base,
                     "mode": mode,
                     "accounts": [{"api_key": "sk-upstream"}],

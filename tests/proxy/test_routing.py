@@ -23,7 +23,7 @@ import httpx
 import openai
 import pytest
 
-from streamscope.config import ConfigError, parse_config
+from streamscope.config import OLD_KIND, ConfigError, parse_config
 from streamscope.translation.offline import translate_frames
 from streamscope.wire import SSEDecoder
 from tests.proxy.harness import Running, make_config, proxied
@@ -112,7 +112,7 @@ def serve(
 def table(up: UpstreamServer, name: str, kind: str, **extra: Any) -> dict[str, Any]:
     return {
         "name": name,
-        "kind": kind,
+        "protocol": OLD_KIND.get(kind, kind),
         "base_url": base_url(up, name, kind),
         "accounts": [{"name": "main", "api_key": f"sk-up-{name}"}],
         **extra,
@@ -530,17 +530,20 @@ def test_good_config_parses() -> None:
     assert config.aliases == {"claude-sonnet-4-6": "deepseek/deepseek-chat"}
 
 
-UPSTREAM_A = '[[upstreams]]\nname = "a"\nkind = "demo"\n'
+UPSTREAM_A = '[[upstreams]]\nname = "a"\nprotocol = "demo"\n'
 BAD_CONFIGS = {
     "duplicate-names": (UPSTREAM_A + UPSTREAM_A, ["unique", "a"]),
     "two-defaults": (
-        UPSTREAM_A + "default = true\n" + '[[upstreams]]\nname = "b"\nkind = "demo"\n'
+        UPSTREAM_A + "default = true\n" + '[[upstreams]]\nname = "b"\nprotocol = "demo"\n'
         "default = true\n",
         ["default"],
     ),
-    "no-base-url": ('[[upstreams]]\nname = "x"\nkind = "openai"\n', ["upstreams[0]", "base_url"]),
+    "no-base-url": (
+        '[[upstreams]]\nname = "x"\nprotocol = "openai-chat"\n',
+        ["upstreams[0]", "base_url"],
+    ),
     "anthropic-no-base-url": (
-        UPSTREAM_A + '[[upstreams]]\nname = "y"\nkind = "anthropic"\n',
+        UPSTREAM_A + '[[upstreams]]\nname = "y"\nprotocol = "anthropic"\n',
         ["upstreams[1]", "base_url"],
     ),
     "unknown-upstream-key": (UPSTREAM_A + "modles = []\n", ["upstreams[0].modles"]),

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
+from streamscope.config import OLD_KIND
 from tests.proxy.harness import KEY, make_config, proxied
 from tests.support import FIXTURES
 from tests.upstream_server import Script, run_in_thread
@@ -42,7 +43,7 @@ def test_each_kind_is_asked_at_its_endpoint_with_its_auth_for_plain_sse(kind: st
         up.route("POST", endpoint, Script(400, body_json={"error": {"message": "seen"}}))
         upstream = {
             "name": "up",
-            "kind": kind,
+            "protocol": OLD_KIND.get(kind, kind),
             "base_url": up.url + base,
             "models": ["m"],  # routed without asking for its model list
             "accounts": [{"name": "a", "api_key": UPSTREAM_KEY}],

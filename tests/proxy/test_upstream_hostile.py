@@ -198,7 +198,7 @@ def hostile() -> Iterator[Hostile]:
 @pytest.fixture(scope="module")
 def proxy(hostile: Hostile) -> Iterator[Running]:
     upstreams = [
-        {"name": name, "kind": "openai", "base_url": hostile.url + "/v1", "mode": mode}
+        {"name": name, "protocol": "openai-chat", "base_url": hostile.url + "/v1", "mode": mode}
         for name, mode in (("pt", "passthrough"), ("rp", "repair"))
     ]
     config = Config.model_validate(

@@ -1,9 +1,10 @@
-"""A run cancelled while the clients are still reading leaves no ``node`` process behind."""
+"""A run cancelled while the clients are still reading leaves no ``node`` process behind
+(only this test's own child processes are looked at)."""
 
 from __future__ import annotations
 
 import asyncio
-import subprocess
+import os
 from pathlib import Path
 
 import pytest
@@ -12,11 +13,40 @@ from streamscope.realclients import run_in_clients
 from tests.realclients.support import node_data_dir
 
 
-def _runners() -> set[str]:
-    found = subprocess.run(
-        ["pgrep", "-f", "run_clients.mjs"], capture_output=True, text=True, check=False
-    )
-    return set(found.stdout.split())
+def _descendants(root: int) -> dict[int, str]:
+    """The descendants of process ``root`` (pid -> command line), read from /proc."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])  # the name may hold spaces or ")"
+        parents.setdefault(ppid, []).append(int(entry))
+    found: dict[int, str] = {}
+    todo = list(parents.get(root, []))
+    while todo:
+        pid = todo.pop()
+        try:
+            found[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            found[pid] = ""
+        todo.extend(parents.get(pid, []))
+    return found
+
+
+def _runners() -> set[int]:
+    """This test's own ``node`` runners and whatever they started: never another run's
+    ``node`` on the same machine."""
+    runners = {pid for pid, cmd in _descendants(os.getpid()).items() if "run_clients.mjs" in cmd}
+    return runners.union(*(_descendants(pid) for pid in runners))
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is still there, running or a zombie not yet reaped."""
+    return Path(f"/proc/{pid}").exists()
 
 
 @pytest.mark.timeout(900)  # the first test to ask may install the Node clients
@@ -28,17 +58,20 @@ def test_a_cancelled_run_kills_its_node_process() -> None:
 
 
 async def _cancel_midway(data_dir: Path) -> None:
-    before = _runners()
     # A long Chat stream (30 MB), so the clients are still reading when it is cancelled.
     chunk = b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m",'
     chunk += b'"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}\n\n'
     task = asyncio.ensure_future(
         run_in_clients(chunk * 200_000, "openai-chat", data_dir=data_dir, timeout=60)
     )
+    seen: set[int] = set()
     async with asyncio.timeout(30):
-        while not (_runners() - before):  # noqa: ASYNC110 - a process to appear
+        while not seen:  # a process to appear
+            seen |= _runners()
             await asyncio.sleep(0.05)
+    seen |= _runners()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert not (_runners() - before)  # killed and reaped before the cancel returns
+    # Killed and reaped before the cancel returns: not even a zombie is left.
+    assert not [pid for pid in seen if _alive(pid)]

@@ -100,13 +100,14 @@ class FlowStore(FlowWriter, FlowReads):
         max_delay: float = MAX_DELAY,
         max_backlog_bytes: int = MAX_BACKLOG_BYTES,
         database: Database | None = None,
+        clock: Callable[[], float] = time.monotonic,  # a flow's age (tests pass their own)
     ) -> None:
         """``path`` None: an in-memory database (tests, a session that keeps nothing).
         ``busy``: True while the proxy has requests in flight (writes wait for a lull).
         ``database``: the flows go to that shared PostgreSQL database instead (``path``
         is ignored; the caller opens and closes it, the store before or after its
         opening; the other replicas' flows are told from then on)."""
-        self.busy = busy
+        self.clock, self.busy = clock, busy
         self.max_delay = max_delay
         self.max_backlog_bytes = max_backlog_bytes
         self._hurry = 0  # > 0 while a flush or the close waits for the queue
@@ -175,21 +176,21 @@ class FlowStore(FlowWriter, FlowReads):
                 size -= freed
                 self._note_shed()
         self._submitted += size
-        now = time.monotonic()
+        now = self.clock()
         self._open.append(now)
         self._queue.put((recorder, info, now, size))
 
     def lag(self) -> float:
         """Seconds since the oldest flow not yet in the database was handed over."""
         try:
-            return time.monotonic() - self._open[0]
+            return self.clock() - self._open[0]
         except IndexError:
             return 0.0
 
     def _note_shed(self) -> None:
         self.shed += 1
         self._shed_since_warning += 1
-        now = time.monotonic()
+        now = self.clock()
         if now - self._shed_warned >= SHED_WARN_EVERY:
             log.warning(
                 "capture: %d flow(s) stored without their big bodies or streams: the disk or"

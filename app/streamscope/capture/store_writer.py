@@ -50,6 +50,7 @@ class FlowWriter:
     max_backlog_bytes: int
     replica: str | None
     busy: Callable[[], bool] | None  # True while requests are in flight
+    clock: Callable[[], float]  # a flow's age (the store's; tests pass their own)
     outage: bool
     _rows: FlowRows
     _queue: queue.Queue[Any]
