@@ -23,7 +23,7 @@ from streamscope.codecs.anthropic.common import (
     usage_to_canonical,
     usage_to_wire,
 )
-from streamscope.codecs.anthropic.stream_encode import with_meta
+from streamscope.codecs.anthropic.stream_blocks import with_meta
 from streamscope.codecs.base import EncodeOptions
 from streamscope.codecs.tool_calls import shape, wrapped_input
 from streamscope.codecs.validate import as_str
