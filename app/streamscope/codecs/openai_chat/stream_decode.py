@@ -55,6 +55,8 @@ from streamscope.model.events import (
 from streamscope.model.stop import FROM_OPENAI_CHAT, from_openai_chat
 from streamscope.wire.frame import Frame
 
+_LEGACY_CALL = "deprecated function_call delta (read as a tool call)"
+
 
 class _Call:
     """A tool call as the source streams it; ``key`` is the index events carry."""
@@ -231,9 +233,7 @@ class OpenAIChatDecoder(StreamDecoder):
             text_lp = lp if isinstance(lp, list) and lp else None
             lp = logprobs.get("refusal")
             refusal_lp = lp if isinstance(lp, list) and lp else None
-        reasoning = delta.get("reasoning_content")
-        if not reasoning:
-            reasoning = delta.get("reasoning")
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
         if reasoning:
             if isinstance(reasoning, str):
                 out.append(ReasoningDelta(reasoning, index))
@@ -265,11 +265,7 @@ class OpenAIChatDecoder(StreamDecoder):
                 self.note("invalid-tool-calls", "error", "tool_calls is not an array")
         legacy = delta.get("function_call")
         if isinstance(legacy, dict) and legacy:
-            self.note_once(
-                "legacy-function-call",
-                "info",
-                "deprecated function_call delta (read as a tool call)",
-            )
+            self.note_once("legacy-function-call", "info", _LEGACY_CALL)
             self._tool_call({"index": 0, "type": "function", "function": legacy}, 0, index, out)
         annotations = delta.get("annotations")
         if isinstance(annotations, list):
