@@ -8,7 +8,6 @@ interim 100 Continue, a keep-alive connection closed while idle, a TLS handshake
 from __future__ import annotations
 
 import asyncio
-import gzip
 import socket
 import ssl
 import struct
@@ -21,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.net import errors
-from streamscope.net.http1 import HIGH_WATER, Http1Client, decoded
+from streamscope.net.http1 import HIGH_WATER, Http1Client
 
 SSE = b"data: one\n\ndata: two\n\n"
 
@@ -327,16 +326,3 @@ async def test_tls_upstream_with_its_certificate_checked() -> None:
             await stranger.send(url, head, b"{}")
         assert isinstance(caught.value.__cause__, ssl.SSLCertVerificationError)
         await stranger.aclose()
-
-
-async def test_a_compressed_answer_is_decoded() -> None:
-    packed = gzip.compress(SSE)
-
-    async def pieces() -> AsyncIterator[tuple[bytes, int]]:
-        for i in range(0, len(packed), 7):
-            yield packed[i : i + 7], i
-
-    out = b"".join([data async for data, _ in decoded(pieces(), "gzip")])
-    assert out == SSE
-    with pytest.raises(errors.DecodingError):
-        [_ async for _ in decoded(pieces(), "br")]

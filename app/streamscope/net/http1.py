@@ -15,9 +15,9 @@ more than :data:`HIGH_WATER` bytes wait for the relay).
 What it does not: proxies from the environment (the upstream client has ``trust_env``
 off anyway), HTTP/2, redirects, cookies (none are kept, on purpose).
 
-The proxy asks for ``identity``; a server that compresses anyway is inflated (gzip,
-deflate) a :data:`STEP` at a time, to at most ``max_inflated`` bytes per answer (1 MB can
-inflate to 1 GiB): :func:`decoded`, and :class:`AnswerTooLarge` past a limit.
+The proxy asks for ``identity``; a server that compresses anyway is inflated within
+bounds by :func:`streamscope.net.inflate.decoded` (:meth:`Http1Response.decoded`), to at
+most ``max_inflated`` bytes per answer, :class:`AnswerTooLarge` past it.
 
 Failures are the family of :mod:`streamscope.net.errors` (as httpx's, met elsewhere, are
 made): :class:`ConnectError`/:class:`ConnectTimeout` before a connection,
@@ -32,7 +32,6 @@ import asyncio
 import collections
 import ssl
 import time
-import zlib
 from collections.abc import AsyncIterator
 from typing import cast
 from urllib.parse import urlsplit
@@ -43,14 +42,13 @@ import httpx
 from streamscope import __version__
 from streamscope.net import errors
 from streamscope.net.errors import AnswerTooLarge, NetError
+from streamscope.net.inflate import MAX_INFLATED, decoded
 from streamscope.net.tls import tls_context
 
 HIGH_WATER = 256 * 1024  # body bytes waiting for the reader before the socket pauses
 MAX_IDLE = 50  # idle keep-alive connections kept, over all origins
 IDLE_MARGIN = 1.0  # seconds short of an upstream's announced keep-alive timeout
 USER_AGENT = f"streamscope/{__version__}".encode()
-STEP = 64 * 1024  # the most bytes one inflate step makes (a bomb inflates a step at a time)
-MAX_INFLATED = 128 * 1024 * 1024  # the default bound on what one answer inflates to
 
 Origin = tuple[str, str, int]  # scheme, host, port
 HeaderPairs = list[tuple[bytes, bytes]]
@@ -240,7 +238,8 @@ class Http1Response:
         return int(value) if value.isdigit() else None
 
     def decoded(self) -> AsyncIterator[tuple[bytes, int]]:
-        """The body as :meth:`stamped` pieces, inflated within bounds (:func:`decoded`)."""
+        """The body as :meth:`stamped` pieces, inflated within bounds
+        (:func:`~streamscope.net.inflate.decoded`)."""
         encoding = self.headers.get("content-encoding")
         return decoded(self.stamped(), encoding, self._client.max_inflated)
 
@@ -411,59 +410,6 @@ class Http1Client:
         await asyncio.sleep(0)  # let the transports finish closing
 
 
-async def decoded(
-    pieces: AsyncIterator[tuple[bytes, int]], encoding: str | None, limit: int | None = None
-) -> AsyncIterator[tuple[bytes, int]]:
-    """``pieces`` of a body (with their arrival times), inflated when its
-    ``content-encoding`` says gzip or deflate: each inflated piece at most :data:`STEP`
-    bytes, and :class:`AnswerTooLarge` once they add up to more than ``limit`` (None: no
-    bound on the total). An encoding the proxy cannot read, or a corrupt body, is an
-    a :class:`DecodingError`."""
-    coding = (encoding or "identity").strip().lower()
-    if coding == "identity":
-        async for piece in pieces:
-            yield piece
-        return
-    if coding not in ("gzip", "x-gzip", "deflate"):
-        raise errors.DecodingError(
-            f"it is in content-encoding {coding}, which the proxy cannot decode (it asked"
-            " for identity; gzip and deflate are read)"
-        )
-    inflate = zlib.decompressobj(zlib.MAX_WBITS | 16 if "gzip" in coding else zlib.MAX_WBITS)
-    arrived = total = packed = 0
-
-    def counted(out: bytes) -> bytes:
-        nonlocal total
-        total += len(out)
-        if limit is not None and total > limit:
-            raise AnswerTooLarge(
-                f"the upstream's {coding} answer inflates past the proxy's limit of {limit}"
-                f" bytes (from {packed} bytes as sent)",
-                limit,
-            )
-        return out
-
-    try:
-        async for data, arrived in pieces:
-            packed += len(data)
-            # A step at a time: what is left of the input waits in unconsumed_tail, and a
-            # full step may leave output pending in the inflater, asked for with b"".
-            while True:
-                out = inflate.decompress(data, STEP)
-                data = inflate.unconsumed_tail
-                if out:
-                    yield counted(out), arrived
-                if not out or (not data and len(out) < STEP):
-                    break
-        rest = inflate.flush()
-    except zlib.error as exc:
-        raise errors.DecodingError(f"the upstream's {coding} body is corrupt: {exc}") from None
-    if rest:
-        yield counted(rest), arrived
-    if packed and not inflate.eof:  # a body cut short is never taken as the whole
-        raise errors.DecodingError(f"the upstream's {coding} body ends before its end")
-
-
 def _idle_limit(value: bytes) -> float | None:
     """From ``Keep-Alive: timeout=5, max=100``, how long a connection may idle here (the
     timeout less :data:`IDLE_MARGIN`); None when it says no timeout."""
@@ -484,5 +430,4 @@ def _origin(url: str) -> Origin:
     return scheme, parts.hostname or "", port
 
 
-__all__ = ["HIGH_WATER", "MAX_INFLATED", "STEP", "AnswerTooLarge", "Http1Client"]
-__all__ += ["Http1Response", "decoded"]
+__all__ = ["HIGH_WATER", "AnswerTooLarge", "Http1Client", "Http1Response"]

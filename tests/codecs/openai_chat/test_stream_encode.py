@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamscope.codecs import EncodeOptions
 from streamscope.model.assemble import assemble, to_events
 from streamscope.model.events import (
     Citation,
@@ -94,40 +93,6 @@ def test_reasoning_with_signature_then_text() -> None:
     assert (got["reasoning"], got["text"]) == ("think hard", "answer")
 
 
-def test_parallel_tool_calls_renumbered_densely() -> None:
-    events: list[Event] = [
-        START,
-        TextDelta("Let me check."),
-        ToolCallStart(3, "call_a", "weather"),
-        ToolCallDelta(3, '{"city":'),
-        ToolCallStart(7, "call_b", "time"),
-        ToolCallDelta(7, '{"tz":"UTC"}'),
-        ToolCallDelta(3, '"Paris"}'),
-        ToolCallEnd(3),
-        ToolCallEnd(7),
-        Finish("tool_calls"),
-        Usage(10, 20),
-        End(),
-    ]
-    body, _ = encode(events)
-    s = check_contract(body)
-    idx = [
-        tc["index"]
-        for c in s.chunks
-        for ch in c["choices"]
-        for tc in ch["delta"].get("tool_calls") or []
-    ]
-    assert idx == [0, 0, 1, 1, 0]
-    got = sdk_clients.openai_chat(body)
-    assert got["tool_calls"] == [("weather", {"city": "Paris"}), ("time", {"tz": "UTC"})]
-    assert got["finish"] == "tool_calls" and got["text"] == "Let me check."
-    r = assemble(decode_bytes(body)[0])
-    assert [(t.id, t.name) for t in r.choice(0).tool_calls] == [
-        ("call_a", "weather"),
-        ("call_b", "time"),
-    ]
-
-
 @pytest.mark.parametrize(
     "events",
     [
@@ -200,14 +165,6 @@ def test_finish_without_end_completes_stream(events: list[Event], reason: str) -
     assert s.chunks[-1]["choices"][0]["finish_reason"] == reason
     assert enc.finish() == []  # a second finish writes nothing
     assert sdk_clients.openai_chat(body)["finish"] == reason
-
-
-def test_no_message_start_and_model_override() -> None:
-    body, _ = encode([TextDelta("x"), End()])
-    s = check_contract(body)
-    assert s.chunks[0]["id"].startswith("chatcmpl-") and s.chunks[0]["model"] == "unknown"
-    body, _ = encode([START, TextDelta("x"), End()], EncodeOptions(model="alias"))
-    assert {c["model"] for c in check_contract(body).chunks} == {"alias"}
 
 
 def test_multiple_choices_and_sdk() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import assert_never
 
+from streamscope.codecs.anthropic.carried import message_meta
 from streamscope.codecs.anthropic.common import (
     PROTOCOL,
     error_from_body,
@@ -22,8 +23,7 @@ from streamscope.codecs.anthropic.common import (
     usage_to_canonical,
     usage_to_wire,
 )
-from streamscope.codecs.anthropic.stream_decode import message_meta
-from streamscope.codecs.anthropic.stream_encode import with_meta
+from streamscope.codecs.anthropic.stream_blocks import with_meta
 from streamscope.codecs.base import EncodeOptions
 from streamscope.codecs.tool_calls import shape, wrapped_input
 from streamscope.codecs.validate import as_str

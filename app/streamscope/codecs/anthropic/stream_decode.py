@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from streamscope.codecs.anthropic.carried import block_extra, message_meta
 from streamscope.codecs.anthropic.common import (
     PROTOCOL,
     USAGE_COUNTS,
@@ -56,9 +57,6 @@ EVENT_TYPES = frozenset(
 )
 """Anthropic's stream event names (``error`` aside: other protocols use it too)."""
 
-_MESSAGE_FIELDS = frozenset(
-    {"id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"}
-)
 _DELTA_FIELD = {
     "text_delta": "text",
     "citations_delta": "citation",
@@ -73,40 +71,6 @@ _DELTA_BLOCK = {
     "signature_delta": "thinking",
     "input_json_delta": "tool",
 }
-
-
-_BLOCK_FIELDS = {
-    "text": frozenset({"type", "text"}),
-    "thinking": frozenset({"type", "thinking", "signature"}),
-    "redacted_thinking": frozenset({"type", "data"}),
-    "tool_use": frozenset({"type", "id", "name", "input"}),
-}
-
-
-def _block_extra(block: JSON) -> JSON:
-    """What a block of a mapped type says beyond its canonical fields (a tool_use's
-    ``caller``, a text block's empty ``citations``), with its type; {} when nothing."""
-    known = _BLOCK_FIELDS.get(block.get("type"))  # type: ignore[arg-type]
-    if known is None or known.issuperset(block):
-        return {}
-    extra = {k: v for k, v in block.items() if k not in known}
-    if extra.get("citations"):  # (non-empty: they become Citation events)
-        del extra["citations"]
-    return {"type": block["type"], **extra} if extra else {}
-
-
-def message_meta(msg: JSON) -> JSON:
-    """What a message object says with no canonical slot (``container``, ...), with what
-    its usage says beyond the counts under ``usage`` (``service_tier``, ``cache_creation``,
-    ``server_tool_use``): ``MessageStart.meta["anthropic"]``, which the Anthropic encoder
-    writes back."""
-    meta: JSON = {k: v for k, v in msg.items() if k not in _MESSAGE_FIELDS}
-    usage = msg.get("usage")
-    if isinstance(usage, dict):
-        extra = {k: v for k, v in usage.items() if k not in USAGE_COUNTS}
-        if extra:
-            meta["usage"] = extra
-    return meta
 
 
 class _Server:
@@ -344,7 +308,7 @@ class AnthropicStreamDecoder(StreamDecoder):
             out = self._close_all(f"content_block_start {index}")
         block = self.object_field(data, "content_block")
         btype = block.get("type")
-        extra = _block_extra(block)
+        extra = block_extra(block)
         if extra:  # fields of a mapped block with no slot: for the block the encoder opens
             out.append(Opaque(PROTOCOL, {"type": "content_block_start", "content_block": extra}))
         if btype == "text":

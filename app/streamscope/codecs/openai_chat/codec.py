@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from streamscope.codecs.base import Codec, EncodeOptions
 from streamscope.codecs.openai_chat import preview as _preview
 from streamscope.codecs.openai_chat import request as _request
+from streamscope.codecs.openai_chat import request_encode as _request_encode
 from streamscope.codecs.openai_chat import response as _response
 from streamscope.codecs.openai_chat.stream_decode import OpenAIChatDecoder
 from streamscope.codecs.openai_chat.stream_encode import OpenAIChatEncoder
@@ -36,7 +37,7 @@ class OpenAIChatCodec(Codec):
     encoder = OpenAIChatEncoder
     vocabulary = VOCABULARY
     decode_request = staticmethod(_request.decode_request)
-    encode_request = staticmethod(_request.encode_request)
+    encode_request = staticmethod(_request_encode.encode_request)
     decode_response = staticmethod(_response.decode_response)
     encode_response = staticmethod(_response.encode_response)
 

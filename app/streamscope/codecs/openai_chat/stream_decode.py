@@ -24,11 +24,17 @@ from typing import Any
 
 from streamscope.codecs.base import StreamDecoder
 from streamscope.codecs.content import error_from_json
+from streamscope.codecs.openai_chat.carried import (
+    KNOWN_DELTA_KEYS,
+    READ_CHOICE_KEYS,
+    READ_CHUNK_KEYS,
+    READ_DELTA_KEYS,
+    carried,
+)
 from streamscope.codecs.openai_chat.common import (
     PROTOCOL,
     usage_from_json,
 )
-from streamscope.codecs.openai_chat.vocabulary import VOCABULARY
 from streamscope.codecs.validate import as_int
 from streamscope.model.events import (
     JSON,
@@ -49,43 +55,7 @@ from streamscope.model.events import (
 from streamscope.model.stop import FROM_OPENAI_CHAT, from_openai_chat
 from streamscope.wire.frame import Frame
 
-# Delta keys read into events (the rest is carried).
-_READ_DELTA_KEYS = frozenset(
-    {
-        "role",
-        "content",
-        "refusal",
-        "tool_calls",
-        "function_call",
-        "reasoning_content",
-        "reasoning",
-        "annotations",
-    }
-)
-# Delta keys carried without a finding: the SDK's types (the codec's vocabulary), or a
-# known dialect's (OpenRouter's structured reasoning, with its signatures).
-_KNOWN_DELTA_KEYS = frozenset(VOCABULARY.places["chunk.delta"]) | {"reasoning_details"}
-# Chunk and choice keys read (or answered otherwise: Groq's usage, Azure's prompt filter).
-_READ_CHUNK_KEYS = frozenset(
-    {
-        "id",
-        "object",
-        "created",
-        "model",
-        "choices",
-        "usage",
-        "system_fingerprint",
-        "service_tier",
-        "x_groq",
-        "prompt_filter_results",
-    }
-)
-_READ_CHOICE_KEYS = frozenset({"index", "delta", "message", "finish_reason", "logprobs"})
-
-
-def _carried(obj: JSON, read: frozenset[str]) -> JSON:
-    """The fields of ``obj`` not ``read`` (but for nulls: they say nothing)."""
-    return {k: v for k, v in obj.items() if k not in read and v is not None}
+_LEGACY_CALL = "deprecated function_call delta (read as a tool call)"
 
 
 class _Call:
@@ -197,8 +167,8 @@ class OpenAIChatDecoder(StreamDecoder):
             cid = payload.get("id")
             if isinstance(cid, str) and cid and cid != self._id:
                 self.note_once("id-changed", "warning", f"chunk id changed to {cid!r}")
-        if not _READ_CHUNK_KEYS.issuperset(payload):
-            extra = _carried(payload, _READ_CHUNK_KEYS)
+        if not READ_CHUNK_KEYS.issuperset(payload):
+            extra = carried(payload, READ_CHUNK_KEYS)
             if extra:
                 out.append(Opaque(PROTOCOL, {"chunk": extra}))
         if isinstance(choices, list):
@@ -237,8 +207,8 @@ class OpenAIChatDecoder(StreamDecoder):
             self.note_once("missing-choice-index", "warning", "a choice has no integer index")
             index = 0
         self._choices_seen.add(index)
-        if not _READ_CHOICE_KEYS.issuperset(choice):
-            extra = _carried(choice, _READ_CHOICE_KEYS)
+        if not READ_CHOICE_KEYS.issuperset(choice):
+            extra = carried(choice, READ_CHOICE_KEYS)
             if extra:
                 out.append(Opaque(PROTOCOL, {"choice": extra}, index))
         delta = choice.get("delta")
@@ -263,9 +233,7 @@ class OpenAIChatDecoder(StreamDecoder):
             text_lp = lp if isinstance(lp, list) and lp else None
             lp = logprobs.get("refusal")
             refusal_lp = lp if isinstance(lp, list) and lp else None
-        reasoning = delta.get("reasoning_content")
-        if not reasoning:
-            reasoning = delta.get("reasoning")
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
         if reasoning:
             if isinstance(reasoning, str):
                 out.append(ReasoningDelta(reasoning, index))
@@ -297,20 +265,16 @@ class OpenAIChatDecoder(StreamDecoder):
                 self.note("invalid-tool-calls", "error", "tool_calls is not an array")
         legacy = delta.get("function_call")
         if isinstance(legacy, dict) and legacy:
-            self.note_once(
-                "legacy-function-call",
-                "info",
-                "deprecated function_call delta (read as a tool call)",
-            )
+            self.note_once("legacy-function-call", "info", _LEGACY_CALL)
             self._tool_call({"index": 0, "type": "function", "function": legacy}, 0, index, out)
         annotations = delta.get("annotations")
         if isinstance(annotations, list):
             out.extend(Citation(PROTOCOL, a, index) for a in annotations if isinstance(a, dict))
-        if not _READ_DELTA_KEYS.issuperset(delta):
+        if not READ_DELTA_KEYS.issuperset(delta):
             # ("" says nothing in a delta either, and each delta field costs a chunk)
-            extra = {k: v for k, v in _carried(delta, _READ_DELTA_KEYS).items() if v != ""}
+            extra = {k: v for k, v in carried(delta, READ_DELTA_KEYS).items() if v != ""}
             for key in extra:
-                if key not in _KNOWN_DELTA_KEYS:
+                if key not in KNOWN_DELTA_KEYS:
                     self.note_once(
                         "unknown-delta-field",
                         "info",

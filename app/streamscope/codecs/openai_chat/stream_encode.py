@@ -24,12 +24,12 @@ fields in the next chunk written.
 
 from __future__ import annotations
 
-import json
-import time
 import uuid
 from typing import assert_never
 
 from streamscope.codecs.base import EncodeOptions, StreamEncoder
+from streamscope.codecs.openai_chat.chunk_parts import ChoiceState, chunk_head, written
+from streamscope.codecs.openai_chat.chunk_parts import dumps as _dumps
 from streamscope.codecs.openai_chat.common import PROTOCOL, error_to_json, usage_to_json
 from streamscope.codecs.tool_calls import custom_input, shape
 from streamscope.model.assemble import merge_usage
@@ -58,30 +58,6 @@ from streamscope.model.events import (
 from streamscope.model.stop import TO_OPENAI_CHAT
 from streamscope.wire import encode_comment, encode_done, encode_frame
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
-class _Choice:
-    __slots__ = ("prefix", "finished", "tools", "made_calls", "silent", "custom", "whole", "extra")
-
-    def __init__(self, prefix: str) -> None:
-        self.prefix = prefix  # '{"index":N,"delta":'
-        self.finished = False
-        self.tools: dict[int, int] = {}  # source key -> dense wire index
-        self.made_calls = False
-        self.silent: set[int] = set()  # tool calls (source keys) with no arguments yet
-        # custom calls (source keys) -> None (input streams), or the held arguments
-        self.custom: dict[int, list[str] | None] = {}
-        # calls held to their end (options.whole_tool_calls): source key -> the call
-        # (its arguments yet to come) and its arguments so far
-        self.whole: dict[int, tuple[JSON, list[str]]] = {}
-        self.extra = ""  # carried choice fields for its next chunk (',"k":v...')
-
-
-def _written(state: _Choice) -> int:
-    """How many of the choice's calls are on the wire: the next call's dense index."""
-    return sum(1 for dense in state.tools.values() if dense >= 0)
-
 
 class OpenAIChatEncoder(StreamEncoder):
     protocol = PROTOCOL
@@ -90,7 +66,7 @@ class OpenAIChatEncoder(StreamEncoder):
         super().__init__(options)
         self._start: MessageStart | None = None
         self._head: str | None = None  # '{"id":..,...,"choices":['
-        self._choices: dict[int, _Choice] = {}
+        self._choices: dict[int, ChoiceState] = {}
         self._usage: Usage | None = None
         self._done = False
         self._extra = ""  # carried chunk fields for the next chunk (',"k":v...')
@@ -104,7 +80,7 @@ class OpenAIChatEncoder(StreamEncoder):
 
     # -- helpers ----------------------------------------------------------------------
 
-    def _open_choice(self, index: int, out: list[bytes]) -> _Choice | None:
+    def _open_choice(self, index: int, out: list[bytes]) -> ChoiceState | None:
         """Choice ``index`` to write content to (opened on first use); None, with a
         finding, when it has already finished."""
         state = self._choice(index, out)
@@ -116,23 +92,10 @@ class OpenAIChatEncoder(StreamEncoder):
         return state
 
     def _header(self) -> str:
-        start = self._start
-        cid = start.id if start and start.id else "chatcmpl-" + uuid.uuid4().hex
-        model = self.options.model or (start.model if start and start.model else "unknown")
-        created = start.created if start and start.created is not None else int(time.time())
-        head = (
-            f'{{"id":{_dumps(cid)},"object":"chat.completion.chunk",'
-            f'"created":{int(created)},"model":{_dumps(model)}'
-        )
-        meta = start.meta.get(PROTOCOL, {}) if start else {}
-        for key in ("service_tier", "system_fingerprint"):
-            value = meta.get(key)
-            if isinstance(value, str):
-                head += f',"{key}":{_dumps(value)}'
-        self._head = head + ',"choices":['
+        self._head = chunk_head(self._start, self.options.model)
         return self._head
 
-    def _choice(self, index: int, out: list[bytes], extra: str = "") -> _Choice:
+    def _choice(self, index: int, out: list[bytes], extra: str = "") -> ChoiceState:
         """The state of choice ``index``, opening it on the wire on first use (with the
         carried choice fields ``extra``, when it opens now)."""
         state = self._choices.get(index)
@@ -141,14 +104,14 @@ class OpenAIChatEncoder(StreamEncoder):
             for lower in range(index):
                 if lower not in self._choices:
                     self._choice(lower, out)
-            state = _Choice(f'{{"index":{index},"delta":')
+            state = ChoiceState(f'{{"index":{index},"delta":')
             state.extra = extra
             self._choices[index] = state
             out.append(self._chunk(state, '{"role":"assistant","content":""}'))
         return state
 
     def _chunk(
-        self, state: _Choice, delta: str, logprobs: str = "null", finish: str = "null"
+        self, state: ChoiceState, delta: str, logprobs: str = "null", finish: str = "null"
     ) -> bytes:
         head = self._head or self._header()
         inner, outer = state.extra, self._extra
@@ -210,7 +173,7 @@ class OpenAIChatEncoder(StreamEncoder):
                 "a second start of one tool call was dropped",
             )
             return out
-        dense = _written(state)
+        dense = written(state)
         state.tools[key] = dense
         state.silent.add(key)
         state.made_calls = True
@@ -347,7 +310,7 @@ class OpenAIChatEncoder(StreamEncoder):
             case _:
                 assert_never(event)
 
-    def _no_arguments(self, state: _Choice, key: int, out: list[bytes]) -> None:
+    def _no_arguments(self, state: ChoiceState, key: int, out: list[bytes]) -> None:
         """A tool call that ends with no arguments gets ``{}``, as OpenAI sends them: an
         empty string is no JSON, and strict clients' parsers throw on it. A custom call's
         input is text: an empty one is none; a held one goes out now."""
@@ -408,15 +371,15 @@ class OpenAIChatEncoder(StreamEncoder):
             )
         return out
 
-    def _whole_call(self, state: _Choice, key: int, out: list[bytes]) -> None:
+    def _whole_call(self, state: ChoiceState, key: int, out: list[bytes]) -> None:
         """A held call in one chunk: id, type, name and every argument (``{}`` for
         none, as :meth:`_no_arguments` writes)."""
         call, pieces = state.whole.pop(key)
-        call["index"] = state.tools[key] = _written(state)
+        call["index"] = state.tools[key] = written(state)
         call["function"]["arguments"] = "".join(pieces) or "{}"
         out.append(self._chunk(state, f'{{"tool_calls":[{_dumps(call)}]}}'))
 
-    def _custom_input(self, state: _Choice, key: int, text: str) -> bytes:
+    def _custom_input(self, state: ChoiceState, key: int, text: str) -> bytes:
         dense = state.tools[key]
         return self._chunk(
             state, f'{{"tool_calls":[{{"index":{dense},"custom":{{"input":{_dumps(text)}}}}}]}}'
@@ -474,13 +437,10 @@ class OpenAIChatEncoder(StreamEncoder):
         out.append(encode_frame(f"{self._head or self._header()}]{tail}}}"))
 
     def _annotation(self, event: Citation) -> list[bytes]:
-        return self._content_raw(event.choice, f'{{"annotations":[{_dumps(event.payload)}]}}')
-
-    def _content_raw(self, index: int, delta: str) -> list[bytes]:
         out: list[bytes] = []
-        state = self._choice(index, out)
+        state = self._choice(event.choice, out)
         if not state.finished:
-            out.append(self._chunk(state, delta))
+            out.append(self._chunk(state, f'{{"annotations":[{_dumps(event.payload)}]}}'))
         return out
 
     def finish(self) -> list[bytes]:
