@@ -73,5 +73,15 @@ def unreachable(message: str) -> UpstreamUnreachable:
     return UpstreamUnreachable(502, message, "api_error", "upstream_unreachable")
 
 
+# The code of every answer that says the proxy gave up waiting for an upstream (a 504;
+# the flow's outcome is then proxy-timeout): one name, made and read here only.
+UPSTREAM_TIMEOUT = "upstream_timeout"
+
+
 def gateway_timeout(message: str) -> UpstreamUnreachable:
-    return UpstreamUnreachable(504, message, "api_error", "upstream_timeout")
+    return UpstreamUnreachable(504, message, "api_error", UPSTREAM_TIMEOUT)
+
+
+def gave_up_waiting(exc: ProxyError) -> bool:
+    """Whether ``exc`` says the proxy gave up waiting for an upstream."""
+    return (exc.error.code or exc.error.error_type) == UPSTREAM_TIMEOUT

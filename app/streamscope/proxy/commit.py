@@ -22,6 +22,7 @@ import time
 from collections.abc import AsyncGenerator, Awaitable, Coroutine, Mapping
 
 from streamscope.model.errors import (
+    UPSTREAM_TIMEOUT,
     UpstreamUnreachable,
     UpstreamUnreadable,
 )
@@ -215,7 +216,7 @@ class BudgetSpent(UpstreamUnreachable):
     ``upstream_timeout``: the outcome ``proxy-timeout``)."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(504, message, "api_error", "upstream_timeout")
+        super().__init__(504, message, "api_error", UPSTREAM_TIMEOUT)
 
 
 @contextlib.asynccontextmanager

@@ -26,7 +26,7 @@ from streamscope.codecs import WholeBody
 from streamscope.config import ProxyConfig
 from streamscope.model import estimate
 from streamscope.model.assemble import assemble, to_events
-from streamscope.model.errors import ProxyError, bad_gateway
+from streamscope.model.errors import ProxyError, bad_gateway, gave_up_waiting
 from streamscope.model.events import Usage
 from streamscope.model.request import Request
 from streamscope.proxy.asgi import Send, send_bytes, send_json, start_sse
@@ -68,8 +68,7 @@ def error_outcome(exc: ProxyError) -> tuple[Outcome, str]:
     waiting (``upstream_timeout``), else ``error-answer``."""
     error = exc.error
     code = error.code or error.error_type
-    timeout = code == "upstream_timeout"
-    outcome = Outcome.PROXY_TIMEOUT if timeout else Outcome.ERROR_ANSWER
+    outcome = Outcome.PROXY_TIMEOUT if gave_up_waiting(exc) else Outcome.ERROR_ANSWER
     return outcome, f"{exc.status} {code}: {error.message}"
 
 
