@@ -37,7 +37,8 @@ from streamscope.capture.source import FlowSource
 from streamscope.capture.store import FlowAdded, FlowEvent
 from streamscope.client.worker import Analyser
 from streamscope.gui.flow_detail import FlowDetail
-from streamscope.gui.models.flows import FlowsFilter, FlowsModel
+from streamscope.gui.models.flows import FlowsModel
+from streamscope.gui.models.flows_filter import FlowsFilter
 from streamscope.gui.refusals import RefusalFeed, RefusalsPanel
 from streamscope.gui.widgets import ElideMiddleDelegate, close_tab_later
 

@@ -22,7 +22,8 @@ from streamscope.capture.raw import from_flow
 from streamscope.capture.store import FlowAdded
 from streamscope.capture.summary import FlowSummary
 from streamscope.gui.models.common import SEVERITY_FOREGROUND, TONE
-from streamscope.gui.models.flows import FlowsFilter, FlowsModel
+from streamscope.gui.models.flows import FlowsModel
+from streamscope.gui.models.flows_filter import FlowsFilter
 from tests.lint.streams import CHAT_TEXT, chat, payloads
 
 MS = 1_000_000
