@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import tempfile
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from streamscope.capture.flow import Flow, Leg, RequestRecord
+from streamscope.capture.outcome import Outcome
 from streamscope.config import Config
 from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.window import MainWindow
@@ -40,3 +43,34 @@ async def open_window(
         await asyncio.wait_for(running, 10)
         win.deleteLater()  # on the GUI thread, now: never later, from another thread
         await asyncio.sleep(0)
+
+
+def no_account_flow() -> Flow:
+    """A flow the proxy answered itself with a 503 (no account): a client leg, no
+    upstream leg, a request."""
+    body = json.dumps({"error": {"message": "no account available", "type": "api_error"}}).encode()
+    return Flow(
+        id="f-503",
+        started=1_700_000_000.0,
+        started_ns=0,
+        client_protocol="openai-chat",
+        model="demo-chat",
+        upstream="demo",
+        outcome=Outcome.ERROR_ANSWER,
+        outcome_detail="503 no_account_available: no account",
+        request=RequestRecord(
+            "POST",
+            "/v1/chat/completions",
+            [("authorization", "Bearer sk-l…0000")],
+            b'{"model":"demo-chat","stream":true,"messages":[]}',
+        ),
+        client_leg=Leg(
+            protocol="openai-chat",
+            status=503,
+            headers=[("content-type", "application/json")],
+            body=body,
+            headers_ns=1_000_000,
+            ended_ns=1_000_000,
+        ),
+        duration_ns=2_000_000,
+    )

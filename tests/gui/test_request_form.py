@@ -42,3 +42,25 @@ def test_the_parameters_start_unsent(qapp: QApplication) -> None:
     assert form.temperature.text() == "default" and form.temperature.value() < 0
     assert form.reasoning.currentText() == "default"
     form.deleteLater()
+
+
+def test_the_fields_come_back_from_their_state_and_ill_typed_entries_are_skipped(
+    qapp: QApplication,
+) -> None:
+    form = RequestForm()
+    form.target.setCurrentText(OTHER)
+    form.url.setText("http://127.0.0.1:9/v1")
+    form.key.setText("sk-never-kept")
+    form.protocol.setCurrentText("anthropic")
+    form.max_tokens.setValue(99)
+    form.stream.setChecked(False)
+    state = form.state()
+    assert "sk-never-kept" not in str(state)
+    again = RequestForm()
+    again.restore(state)
+    assert again.state() == state
+    again.restore({"max_tokens": True, "stream": 1, "protocol": "no-such", "temperature": 0.5})
+    assert again.max_tokens.value() == 99 and not again.stream.isChecked()
+    assert again.protocol.currentText() == "anthropic" and again.temperature.value() == 0.5
+    form.deleteLater()
+    again.deleteLater()

@@ -8,14 +8,13 @@ from array import array
 from collections.abc import Sequence
 from pathlib import Path
 
-import pytest
 from PySide6.QtGui import QColor, QImage, QPalette
 from pytestqt.qtbot import QtBot
 
 from streamscope.analysis.reading import LegReading
 from streamscope.analysis.timing import LegSeries
 from streamscope.capture.flow import CapturedFrame, Leg
-from streamscope.gui.timing_chart import TimingChart, column_bounds, nice_ceiling, ticks
+from streamscope.gui.timing_chart import TimingChart
 from tests.support import FIXTURES, load
 
 MS = 1_000_000
@@ -195,23 +194,6 @@ def test_the_readout_under_the_mouse(qtbot: QtBot) -> None:
 def test_a_sensible_minimum_size(qtbot: QtBot) -> None:
     hint = chart(qtbot).minimumSizeHint()
     assert hint.width() >= 200 and hint.height() >= 120
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"), [(0, 1.0), (3, 3.0), (177, 200.0), (404, 600.0), (0.07, 0.08)]
-)
-def test_axis_tops_are_round(value: float, expected: float) -> None:
-    assert nice_ceiling(value) == pytest.approx(expected)
-
-
-def test_count_ticks_are_whole() -> None:
-    assert ticks(1, whole=True) == [0, 1]
-    assert ticks(200) == [0, 50, 100, 150, 200]
-
-
-def test_columns_split_sorted_times() -> None:
-    bounds = column_bounds([0.0, 1.0, 2.5, 9.9, 10.0], 0.0, 10.0, 4)
-    assert bounds == [0, 2, 3, 3, 5]  # [0, 2.5) [2.5, 5) [5, 7.5) [7.5, 10]
 
 
 def test_the_chart_numbers_waits_by_frame_as_the_timing_text_does(qtbot: QtBot) -> None:

@@ -50,7 +50,7 @@ from streamscope.codecs import get_codec
 from streamscope.gui.leg_view import LegView
 from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.real_clients import RealClientsPanel
-from streamscope.gui.request_form import EMBEDDED, RequestForm
+from streamscope.gui.request_form import EMBEDDED, RequestForm, typed
 from streamscope.gui.widgets import ProxyPrompt
 
 TOOL_RESULT = '{"ok": true}'
@@ -234,19 +234,11 @@ class ClientPane(QWidget):
     def state(self) -> dict[str, Any]:
         """What the pane keeps across restarts: the request, never a key."""
         return {
-            "target": self.target.currentText(),
-            "url": self.url.text(),
-            "protocol": self.protocol.currentText(),
-            "model": self.model.currentText(),
+            **self.form.state(),
             "system": self.system.toPlainText(),
             "prompt": self.prompt.toPlainText(),
             "tools": self.tools.toPlainText(),
             "use_tools": self.use_tools.isChecked(),
-            "stream": self.stream.isChecked(),
-            "include_usage": self.include_usage.isChecked(),
-            "max_tokens": self.max_tokens.value(),
-            "temperature": self.temperature.value(),
-            "reasoning": self.reasoning.currentText(),
             "turns": [
                 [t.role, t.text] for t in self.turns if t.role != "tool" and not t.tool_calls
             ],
@@ -254,44 +246,18 @@ class ClientPane(QWidget):
 
     def restore(self, state: dict[str, Any]) -> None:
         """Back to a :meth:`state` (unknown or ill-typed entries are skipped)."""
-
-        def get(name: str, kind: type) -> Any:
-            value = state.get(name)
-            if isinstance(value, bool) != (kind is bool):
-                return None
-            return value if isinstance(value, kind) else None
-
-        for combo, name in ((self.target, "target"), (self.protocol, "protocol")):
-            value = get(name, str)
-            if value is not None and combo.findText(value) >= 0:
-                combo.setCurrentText(value)
+        self.form.restore(state)
         for name, setter in (
-            ("url", self.url.setText),
-            ("model", self.model.setCurrentText),
             ("system", self.system.setPlainText),
             ("prompt", self.prompt.setPlainText),
             ("tools", self.tools.setPlainText),
         ):
-            value = get(name, str)
+            value = typed(state, name, str)
             if value is not None:
                 setter(value)
-        for name, box in (
-            ("use_tools", self.use_tools),
-            ("stream", self.stream),
-            ("include_usage", self.include_usage),
-        ):
-            value = get(name, bool)
-            if value is not None:
-                box.setChecked(value)
-        max_tokens = get("max_tokens", int)
-        if max_tokens is not None:
-            self.max_tokens.setValue(max_tokens)
-        temperature = state.get("temperature")
-        if isinstance(temperature, int | float) and not isinstance(temperature, bool):
-            self.temperature.setValue(float(temperature))
-        reasoning = get("reasoning", str)
-        if reasoning is not None and self.reasoning.findText(reasoning) >= 0:
-            self.reasoning.setCurrentText(reasoning)
+        use_tools = typed(state, "use_tools", bool)
+        if use_tools is not None:
+            self.use_tools.setChecked(use_tools)
         turns = state.get("turns")
         if isinstance(turns, list):
             self.turns = [

@@ -67,10 +67,9 @@ from streamscope.capture.sse import export_sse, export_timing
 from streamscope.capture.summary import FlowSummary
 from streamscope.client import replay_session
 from streamscope.client.worker import Analyser
-from streamscope.codecs import PROTOCOLS
 from streamscope.gui.flow_header import RequestNotesLabel, header_text
+from streamscope.gui.flow_text import attempt_rows, missing_reason, request_body, request_text
 from streamscope.gui.leg_view import LegView, monospace
-from streamscope.gui.models.common import clock_text
 from streamscope.gui.real_clients import RealClientsPanel, RunButton
 from streamscope.gui.theme import tint
 from streamscope.lint.report import LintReport
@@ -82,68 +81,7 @@ JSON = dict[str, Any]
 LEGS = ("client", "upstream")
 
 
-# -- what the widgets show (plain functions) ------------------------------------------------
-
-
-def missing_reason(leg: Leg, which: str) -> str | None:
-    """Why a leg cannot be shown as a stream (None: it can)."""
-    if leg.status is None and not leg.frames and leg.body is None:
-        if which == "upstream":
-            return "No upstream leg: the upstream never answered (or was never asked)."
-        return "No client leg: the client got no answer."
-    if leg.protocol not in PROTOCOLS:
-        size = len(leg.raw())
-        return f"The {which} leg's protocol is unknown ({size} bytes, status {leg.status})."
-    return None
-
-
-def request_text(record: RequestRecord | None) -> str:
-    """A request as captured: the request line, headers (masked at capture), then the
-    body as pretty JSON (or as text when it is none)."""
-    if record is None:
-        return "(no request was sent upstream)"
-    if not record.url and not record.body:
-        return "(no request recorded: an imported stream)"
-    lines = [f"{record.method} {record.url}"]
-    lines += [f"{name}: {value}" for name, value in record.headers]
-    lines.append("")
-    try:
-        lines.append(json.dumps(json.loads(record.body), indent=2, ensure_ascii=False))
-    except ValueError:
-        lines.append(record.body.decode("utf-8", errors="replace"))
-    return "\n".join(lines)
-
-
-def request_body(record: RequestRecord | None) -> JSON | None:
-    """The request body as a dict (None: no request, or its body is no JSON object)."""
-    if record is None:
-        return None
-    try:
-        body = json.loads(record.body)
-    except ValueError:
-        return None
-    return body if isinstance(body, dict) else None
-
-
-def attempt_rows(flow: Flow) -> list[list[str]]:
-    """The attempts table's cells: #, account, class (the rule that fired), action,
-    status, when (ms after the flow started, wall clock), message."""
-    rows = []
-    for i, a in enumerate(flow.attempts, 1):
-        # (0: not recorded, as in an attempt read from a list's brief of it)
-        when = f"+{(a.at - flow.started) * 1000:,.0f} ms  ({clock_text(a.at)})" if a.at else ""
-        rows.append(
-            [
-                str(i),
-                a.account or "(no account)",
-                a.failure_class,
-                a.action,
-                "no answer" if a.status == 0 else str(a.status),
-                when,
-                a.message,
-            ]
-        )
-    return rows
+# -- reading a flow (worker thread) ----------------------------------------------------
 
 
 def _analyse(
@@ -245,7 +183,16 @@ class FlowDetail(QWidget):
         self.flow: Flow | None = None
         self.summary = FlowSummary(flow_id)
         self.task: asyncio.Task[None] | None = None
-        self.header = QLabel(f"Flow {flow_id}: reading…")
+        self.notes = RequestNotesLabel()  # what translating the request dropped or changed
+        layout = QVBoxLayout(self)
+        layout.addLayout(self._bar())
+        layout.addWidget(self.notes)
+        layout.addWidget(self._body(), 1)
+        self._connect()
+
+    def _bar(self) -> QHBoxLayout:
+        """The header line and the buttons (disabled until the flow is shown)."""
+        self.header = QLabel(f"Flow {self.flow_id}: reading…")
         self.header.setWordWrap(True)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.header.setStyleSheet("font-weight: bold")
@@ -254,8 +201,6 @@ class FlowDetail(QWidget):
         self.export_upstream_button = QPushButton("Export upstream .sse…")
         self.replay_button = QPushButton("Replay into client pane")
         self.run_clients_button = RunButton()  # "Run in real clients": client or upstream leg
-        self.real_clients = RealClientsPanel()  # under the legs, once run
-        self.real_clients.hide()
         self._buttons = (
             self.export_har_button,
             self.export_client_button,
@@ -269,7 +214,10 @@ class FlowDetail(QWidget):
         for button in self._buttons:
             bar.addWidget(button)
         bar.addWidget(self.run_clients_button)
-        self.notes = RequestNotesLabel()  # what translating the request dropped or changed
+        return bar
+
+    def _top(self) -> QSplitter:
+        """The attempts table beside the inbound and upstream requests."""
         self.attempts = QTableWidget(0, 7)
         self.attempts.setHorizontalHeaderLabels(
             ["#", "Account", "Class (rule)", "Action", "Status", "When", "Message"]
@@ -286,22 +234,29 @@ class FlowDetail(QWidget):
         top.addWidget(self._titled("Attempts: which rule fired on which account", self.attempts))
         top.addWidget(self.requests)
         top.setSizes([520, 640])
+        return top
+
+    def _body(self) -> QSplitter:
+        """The top, then both legs side by side, then the real-clients panel (hidden
+        until run)."""
         self.client_pane = LegPane("Client leg")
         self.upstream_pane = LegPane("Upstream leg")
+        self.real_clients = RealClientsPanel()  # under the legs, once run
+        self.real_clients.hide()
         legs = QSplitter(Qt.Orientation.Horizontal)
         legs.addWidget(self.client_pane)
         legs.addWidget(self.upstream_pane)
         body = QSplitter(Qt.Orientation.Vertical)
-        body.addWidget(top)
+        body.addWidget(self._top())
         body.addWidget(legs)
         body.addWidget(self.real_clients)
         body.setSizes([220, 640])
-        layout = QVBoxLayout(self)
-        layout.addLayout(bar)
-        layout.addWidget(self.notes)
-        layout.addWidget(body, 1)
+        return body
+
+    def _connect(self) -> None:
+        name = f"{self.flow_id}.har"
         self.export_har_button.clicked.connect(
-            lambda: self._ask_path("Export HAR", f"{flow_id}.har", "HAR (*.har)", self.export_har)
+            lambda: self._ask_path("Export HAR", name, "HAR (*.har)", self.export_har)
         )
         self.export_client_button.clicked.connect(lambda: self._ask_leg_path("client"))
         self.export_upstream_button.clicked.connect(lambda: self._ask_leg_path("upstream"))

@@ -23,7 +23,7 @@ import json
 from collections.abc import Sequence
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
-from PySide6.QtGui import QFontDatabase, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableView,
     QTabWidget,
-    QTextEdit,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -48,6 +47,7 @@ from streamscope.gui.models.batcher import UiBatcher
 from streamscope.gui.models.common import SEVERITY_BACKGROUND
 from streamscope.gui.models.findings import frame_severities, verdict_html
 from streamscope.gui.models.frames import FramesModel
+from streamscope.gui.text_marks import cursor_offset, marks, show_mark
 from streamscope.gui.theme import tint
 from streamscope.gui.timing_chart import TimingChart, timing_text
 from streamscope.gui.tool_tree import ToolCallTree
@@ -66,16 +66,6 @@ def monospace(widget: QPlainTextEdit) -> QPlainTextEdit:
     widget.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
     widget.setReadOnly(True)
     return widget
-
-
-def _utf16(text: str, offset: int) -> int:
-    """A Python offset in ``text`` as Qt counts it (UTF-16 code units)."""
-    return len(text[:offset].encode("utf-16-le")) // 2
-
-
-def _from_utf16(text: str, position: int) -> int:
-    """A Qt position in ``text`` as a Python offset."""
-    return len(text.encode("utf-16-le")[: position * 2].decode("utf-16-le", errors="ignore"))
 
 
 class LegView(QWidget):
@@ -415,28 +405,12 @@ class LegView(QWidget):
         spans = self.session.parts.spans_of(frame) if self.session and frame is not None else []
         color = SEVERITY_BACKGROUND["mark"]
         for part, widget in self._texts.items():
-            selections = []
-            text = widget.toPlainText()
-            for span_part, start, end in spans:
-                if span_part != part:
-                    continue
-                sel = QTextEdit.ExtraSelection()
-                fmt = QTextCharFormat()
-                fmt.setBackground(color)
-                sel.format = fmt
-                cursor = QTextCursor(widget.document())
-                cursor.setPosition(_utf16(text, start))
-                cursor.setPosition(_utf16(text, end), QTextCursor.MoveMode.KeepAnchor)
-                sel.cursor = cursor
-                selections.append(sel)
+            selections = marks(widget, [(a, b) for p, a, b in spans if p == part], color)
             widget.setExtraSelections(selections)
             if selections:
                 self._selecting = True
                 try:
-                    visible = QTextCursor(selections[0].cursor)
-                    visible.clearSelection()
-                    widget.setTextCursor(visible)
-                    widget.ensureCursorVisible()
+                    show_mark(widget, selections[0])  # moves the cursor: not a click
                 finally:
                     self._selecting = False
 
@@ -444,7 +418,7 @@ class LegView(QWidget):
         if self._selecting or self.session is None:
             return
         widget = self._texts[part]
-        position = _from_utf16(widget.toPlainText(), widget.textCursor().position())
+        position = cursor_offset(widget)
         frame = self.session.parts.frame_at(part, position)
         if frame is None and position > 0:  # the cursor sits after the last character
             frame = self.session.parts.frame_at(part, position - 1)

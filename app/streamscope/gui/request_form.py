@@ -5,12 +5,15 @@ for "Other URL"), protocol (each with its codec's title and path as the tooltip)
 (editable, with a button to list the target's models) and the parameters: stream,
 include usage, max tokens, temperature and reasoning ("default" leaves each unsent).
 
-The form only holds the widgets, laid out; the :class:`~streamscope.gui.client_pane.
-ClientPane` reads them into a composition, keeps them across restarts and lists the
+The form holds the widgets, laid out, and what they say as kept across restarts
+(:meth:`RequestForm.state`, never the key); the :class:`~streamscope.gui.client_pane.
+ClientPane` reads them into a composition, keeps the whole pane's state and lists the
 models.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -33,6 +36,14 @@ DEMO_MODELS = ["demo-chat", "demo-tools", "demo-reasoning", "demo-long"]
 REASONING = ["default", "low", "medium", "high", "1024", "4096"]
 EMBEDDED = "Embedded proxy"
 OTHER = "Other URL"
+
+
+def typed(state: dict[str, Any], name: str, kind: type) -> Any:
+    """``state[name]`` when it is a ``kind`` (a bool is no int here), else None."""
+    value = state.get(name)
+    if isinstance(value, bool) != (kind is bool):
+        return None
+    return value if isinstance(value, kind) else None
 
 
 class RequestForm(QWidget):
@@ -119,10 +130,48 @@ class RequestForm(QWidget):
         form.addRow("Temperature", self.temperature)
         form.addRow("Reasoning", self.reasoning)
 
+    def state(self) -> dict[str, Any]:
+        """The fields as kept across restarts: never the key."""
+        return {
+            "target": self.target.currentText(),
+            "url": self.url.text(),
+            "protocol": self.protocol.currentText(),
+            "model": self.model.currentText(),
+            "stream": self.stream.isChecked(),
+            "include_usage": self.include_usage.isChecked(),
+            "max_tokens": self.max_tokens.value(),
+            "temperature": self.temperature.value(),
+            "reasoning": self.reasoning.currentText(),
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Back to a :meth:`state` (unknown or ill-typed entries are skipped)."""
+        for combo, name in ((self.target, "target"), (self.protocol, "protocol")):
+            value = typed(state, name, str)
+            if value is not None and combo.findText(value) >= 0:
+                combo.setCurrentText(value)
+        for name, setter in (("url", self.url.setText), ("model", self.model.setCurrentText)):
+            value = typed(state, name, str)
+            if value is not None:
+                setter(value)
+        for name, box in (("stream", self.stream), ("include_usage", self.include_usage)):
+            value = typed(state, name, bool)
+            if value is not None:
+                box.setChecked(value)
+        max_tokens = typed(state, "max_tokens", int)
+        if max_tokens is not None:
+            self.max_tokens.setValue(max_tokens)
+        temperature = state.get("temperature")
+        if isinstance(temperature, int | float) and not isinstance(temperature, bool):
+            self.temperature.setValue(float(temperature))
+        reasoning = typed(state, "reasoning", str)
+        if reasoning is not None and self.reasoning.findText(reasoning) >= 0:
+            self.reasoning.setCurrentText(reasoning)
+
     def _target_changed(self, target: str) -> None:
         other = target == OTHER
         self.url.setEnabled(other)
         self.key.setEnabled(other)
 
 
-__all__ = ["DEMO_MODELS", "EMBEDDED", "OTHER", "REASONING", "RequestForm"]
+__all__ = ["DEMO_MODELS", "EMBEDDED", "OTHER", "REASONING", "RequestForm", "typed"]

@@ -21,9 +21,8 @@ The same figures as text, beside the chart: :func:`timing_text`.
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -32,82 +31,19 @@ from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPalette, 
 from PySide6.QtWidgets import QWidget
 
 from streamscope.analysis.timing import LegSeries, LegTiming
+from streamscope.gui.chart_scale import (
+    column_bounds,
+    count_label,
+    duration_text,
+    gap_label,
+    nice_ceiling,
+    nice_step,
+    ticks,
+    time_label,
+)
 
 EMPTY_TEXT = "No timing to show yet: send a streamed request."
 TOKENS_SHARE = 0.58  # of the plots' height, the rest for the gaps
-
-
-# -- pure helpers (numbers, no painting) -----------------------------------------------------
-
-
-def nice_step(span: float, target: int = 5) -> float:
-    """A round step (1, 2 or 5 times a power of ten) giving about ``target`` ticks."""
-    if span <= 0 or not math.isfinite(span):
-        return 1.0
-    raw = span / max(1, target)
-    magnitude = 10.0 ** math.floor(math.log10(raw))
-    for m in (1.0, 2.0, 5.0):
-        if m * magnitude >= raw:
-            return m * magnitude
-    return 10.0 * magnitude
-
-
-def nice_ceiling(value: float) -> float:
-    """The smallest round number (a multiple of a 1/2/5 step) at or above ``value``."""
-    if value <= 0:
-        return 1.0
-    step = nice_step(value, 4)
-    return math.ceil(value / step - 1e-9) * step
-
-
-def ticks(top: float, target: int = 4, *, whole: bool = False) -> list[float]:
-    """0, step, 2 step, ... up to ``top`` (``whole``: a step of at least 1, for counts)."""
-    step = max(1.0, nice_step(top, target)) if whole else nice_step(top, target)
-    count = int(top / step + 1e-9)
-    return [i * step for i in range(count + 1)]
-
-
-def _decimals(step: float) -> int:
-    return max(0, -math.floor(math.log10(step) + 1e-9)) if step > 0 else 0
-
-
-def time_label(ms: float, step_ms: float, in_seconds: bool) -> str:
-    """A tick's time: in ms, or in s for long axes, with as many decimals as the step
-    needs."""
-    if in_seconds:
-        return f"{ms / 1000:.{_decimals(step_ms / 1000)}f} s"
-    return f"{ms:.{_decimals(step_ms)}f} ms"
-
-
-def _count_label(v: float) -> str:
-    return str(round(v))
-
-
-def _gap_label(v: float, top: float) -> str:
-    """A gap axis tick: in the unit and precision that the axis top needs."""
-    return time_label(v, nice_step(top, 4), top >= 2000)
-
-
-def duration_text(ms: float) -> str:
-    """A duration for a label: 0.42 ms, 12.3 ms, 2.41 s."""
-    if ms >= 1000:
-        return f"{ms / 1000:.2f} s"
-    if ms >= 10:
-        return f"{ms:.1f} ms"
-    return f"{ms:.2f} ms"
-
-
-def column_bounds(times: Sequence[float], t0: float, t1: float, width: int) -> list[int]:
-    """For ``width`` pixel columns over [t0, t1], the index (in sorted ``times``) where
-    each column starts, plus ``len(times)``: column ``c`` holds ``times[b[c]:b[c+1]]``.
-    Points before ``t0`` fall in the first column, points after ``t1`` in the last."""
-    if width <= 0:
-        return [0, len(times)]
-    span = (t1 - t0) or 1.0
-    bounds = [0]
-    bounds += [bisect_left(times, t0 + span * c / width) for c in range(1, width)]
-    bounds.append(len(times))
-    return bounds
 
 
 TIMING_LINES = (
@@ -230,8 +166,8 @@ class TimingChart(QWidget):
         max_tokens = float(self._token_counts[-1]) if self._token_counts else 0.0
         max_gap = max(self._gap_values) if self._gap_values else 0.0
         y_tokens, y_gaps = nice_ceiling(max_tokens), nice_ceiling(max_gap)
-        labels = [_count_label(v) for v in ticks(y_tokens, whole=True)] + [
-            _gap_label(v, y_gaps) for v in ticks(y_gaps)
+        labels = [count_label(v) for v in ticks(y_tokens, whole=True)] + [
+            gap_label(v, y_gaps) for v in ticks(y_gaps)
         ]
         left = max(fm.horizontalAdvance(label) for label in labels) + 10
         right = fm.horizontalAdvance("00") + 4
@@ -257,10 +193,10 @@ class TimingChart(QWidget):
                 return
             tokens, gaps = self._plots()
             self._paint_axes(
-                painter, pal, tokens, _count_label, "output tokens (from deltas)", whole=True
+                painter, pal, tokens, count_label, "output tokens (from deltas)", whole=True
             )
-            gap_label = partial(_gap_label, top=gaps.y1)
-            self._paint_axes(painter, pal, gaps, gap_label, "gap before each chunk")
+            gap_tick = partial(gap_label, top=gaps.y1)
+            self._paint_axes(painter, pal, gaps, gap_tick, "gap before each chunk")
             self._paint_keepalives(painter, pal, tokens, gaps)
             self._paint_tokens(painter, pal, tokens)
             self._paint_gaps(painter, pal, gaps)
@@ -475,4 +411,4 @@ class TimingChart(QWidget):
         painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
 
 
-__all__ = ["TimingChart", "column_bounds", "nice_ceiling", "nice_step", "ticks", "timing_text"]
+__all__ = ["TimingChart", "timing_text"]

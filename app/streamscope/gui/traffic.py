@@ -37,7 +37,8 @@ from streamscope.capture.source import FlowSource
 from streamscope.capture.store import FlowAdded, FlowEvent
 from streamscope.client.worker import Analyser
 from streamscope.gui.flow_detail import FlowDetail
-from streamscope.gui.models.flows import FlowsFilter, FlowsModel
+from streamscope.gui.models.flows import FlowsModel
+from streamscope.gui.models.flows_filter import FlowsFilter
 from streamscope.gui.refusals import RefusalFeed, RefusalsPanel
 from streamscope.gui.widgets import ElideMiddleDelegate, close_tab_later
 
@@ -89,6 +90,18 @@ class TrafficView(QWidget):
         self.model = FlowsModel(self)
         self.filter = FlowsFilter(self)
         self.filter.setSourceModel(self.model)
+        self.tabs = QTabWidget()
+        self.tabs.setTabsClosable(True)
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self._flows(refusals), "Flows")
+        self.tabs.tabBar().setTabButton(0, self.tabs.tabBar().ButtonPosition.RightSide, None)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+        self._connect()
+
+    def _bar(self) -> QHBoxLayout:
+        """The text filter, the status filter and the Open button."""
         self.search = QLineEdit()
         self.search.setPlaceholderText(
             "Filter by model, upstream, account, status, error, attempts or verdict"
@@ -102,6 +115,14 @@ class TrafficView(QWidget):
             self.status.addItem(label, status_class)
         self.open_button = QPushButton("Open")
         self.open_button.setToolTip("Open the selected flow: both legs side by side")
+        bar = QHBoxLayout()
+        bar.addWidget(self.search, 1)
+        bar.addWidget(self.status)
+        bar.addWidget(self.open_button)
+        return bar
+
+    def _table(self) -> QTableView:
+        """The flows' table, over the filter."""
         self.table = QTableView()
         self.table.setModel(self.filter)
         self.table.setSortingEnabled(True)
@@ -111,18 +132,18 @@ class TrafficView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self._layout_columns()
-        bar = QHBoxLayout()
-        bar.addWidget(self.search, 1)
-        bar.addWidget(self.status)
-        bar.addWidget(self.open_button)
+        return self.table
+
+    def _flows(self, refusals: RefusalFeed | None) -> QSplitter:
+        """The Flows tab: whose traffic, the filters and the table, over the refusals."""
         flows_page = QWidget()
         flows_layout = QVBoxLayout(flows_page)
         flows_layout.setContentsMargins(0, 0, 0, 0)
         self.source = QLabel()  # whose traffic this is, when not the embedded proxy's
         self.source.setVisible(False)
         flows_layout.addWidget(self.source)
-        flows_layout.addLayout(bar)
-        flows_layout.addWidget(self.table)
+        flows_layout.addLayout(self._bar())
+        flows_layout.addWidget(self._table())
         self.refusals = RefusalsPanel(refusals if refusals is not None else RefusalFeed(self))
         flows = QSplitter(Qt.Orientation.Vertical)
         flows.addWidget(flows_page)
@@ -131,14 +152,9 @@ class TrafficView(QWidget):
         flows.setStretchFactor(1, 1)
         flows.setCollapsible(0, False)
         self.flows_splitter = flows
-        self.tabs = QTabWidget()
-        self.tabs.setTabsClosable(True)
-        self.tabs.setDocumentMode(True)
-        self.tabs.addTab(flows, "Flows")
-        self.tabs.tabBar().setTabButton(0, self.tabs.tabBar().ButtonPosition.RightSide, None)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.tabs)
+        return flows
+
+    def _connect(self) -> None:
         self.search.textChanged.connect(self.filter.set_text)
         self.status.currentIndexChanged.connect(
             lambda _: self.filter.set_status_class(str(self.status.currentData()))

@@ -1,5 +1,5 @@
 """The Traffic list finds the flows that matter (gui/models/verdicts.py and
-its filter in gui/models/flows.py, the choices of gui/traffic.py). Flows linted as the
+its filter in gui/models/flows_filter.py, the choices of gui/traffic.py). Flows linted as the
 store lints them (analysis.view.summarize): "a client would break on it" lists every
 such flow and only those, "ok" means ok, a search finds every client a verdict names, a
 broken row names its cause, an error answer is never a green ok, a client's cancel is
@@ -22,7 +22,8 @@ from streamscope.capture.raw import from_flow
 from streamscope.capture.store import FlowAdded
 from streamscope.capture.summary import FlowSummary
 from streamscope.gui.models.common import SEVERITY_FOREGROUND, TONE
-from streamscope.gui.models.flows import FlowsFilter, FlowsModel
+from streamscope.gui.models.flows import FlowsModel
+from streamscope.gui.models.flows_filter import FlowsFilter
 from tests.lint.streams import CHAT_TEXT, chat, payloads
 
 MS = 1_000_000

@@ -5,7 +5,8 @@ They format and lay out what the core computed; none of them knows a protocol.""
 
 from streamscope.gui.models.batcher import UiBatcher
 from streamscope.gui.models.findings import FindingsModel, frame_severities
-from streamscope.gui.models.flows import FlowsFilter, FlowsModel
+from streamscope.gui.models.flows import FlowsModel
+from streamscope.gui.models.flows_filter import FlowsFilter
 from streamscope.gui.models.frames import FramesModel
 from streamscope.gui.models.pool import PoolModel
 

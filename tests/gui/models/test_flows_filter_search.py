@@ -1,6 +1,6 @@
-"""Searching the Traffic list for a client finds every flow whose
-verdict names it, on any of its lines: the stored verdict is led by the first client it
-breaks, and openai-python is named only in the cause's line below."""
+"""Searching the Traffic list (gui/models/flows_filter.py) for a client finds every flow
+whose verdict names it, on any of its lines: the stored verdict is led by the first
+client it breaks, and openai-python is named only in the cause's line below."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from PySide6.QtWidgets import QApplication
 
 from streamscope.capture.store import FlowAdded
 from streamscope.capture.summary import FlowSummary
-from streamscope.gui.models.flows import FlowsFilter, FlowsModel
+from streamscope.gui.models.flows import FlowsModel
+from streamscope.gui.models.flows_filter import FlowsFilter
 from streamscope.lint import lint_bytes
 from streamscope.lint.verdict import judge
 from tests.lint.streams import CHAT_TEXT, chat, payloads

@@ -1,7 +1,7 @@
-"""The window's status bar says where its proxy's pool and flows live when that is a
-shared PostgreSQL database (a real server, stopped and started under it): "shared on
-PostgreSQL (host:port/db)", and "unreachable: requests go on" while it is away. Never
-the database's password."""
+"""The window's status bar (gui/proxy_bar.py) says where its proxy's pool and flows live
+when that is a shared PostgreSQL database (a real server, stopped and started under it):
+"shared on PostgreSQL (host:port/db)", and "unreachable: requests go on" while it is
+away. Never the database's password."""
 
 from __future__ import annotations
 
