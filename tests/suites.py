@@ -84,7 +84,7 @@ BY_PATH: dict[str, str] = {
     "cli": "sockets",
     "cli/test_clients.py": "clients",
     "client": "sockets",
-    "client/test_analysis.py": "core",
+    "client/test_worker.py": "core",
     "client/test_feed.py": "core",
     "client/test_parts.py": "core",
     "client/test_preview.py": "core",

@@ -1,7 +1,7 @@
 """The seams of the architecture, checked by reading the source (docs/conventions.md).
 
 - The core knows nothing of Qt: only ``streamscope.gui`` may import PySide6 or qasync.
-- No module of the package grows past 500 lines.
+- No module of the package grows past 450 lines.
 - Codecs are the only place that knows a protocol: nothing outside ``codecs`` imports a
   particular protocol's package (translation goes through the registry), and no protocol
   package imports another (there is no code for a pair of protocols).
@@ -179,7 +179,7 @@ def test_core_does_not_import_qt(path: Path) -> None:
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PKG)))
 def test_modules_stay_small(path: Path) -> None:
-    assert len(path.read_text().splitlines()) <= 500
+    assert len(path.read_text().splitlines()) <= 450
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PKG)))
