@@ -265,7 +265,7 @@ class FlowWriter:
         busy = self.busy
         if busy is None or self._hurry:
             return
-        now = time.monotonic()
+        now = self.clock()
         quiet_since = now
         half = self.max_backlog_bytes // 2
         while now < deadline and self.backlog_bytes < half and not self._hurry:
@@ -274,7 +274,7 @@ class FlowWriter:
             elif now - quiet_since >= QUIET:
                 return
             time.sleep(0.01)
-            now = time.monotonic()
+            now = self.clock()
 
     def _insert(self, built: list[Built]) -> None:
         """Store flows with their summaries, in one transaction; then the limits."""
