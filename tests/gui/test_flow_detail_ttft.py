@@ -64,7 +64,9 @@ async def test_the_list_the_header_and_the_timing_pane_show_one_ttft(tmp_path: P
         await wait_until(lambda: model.rowCount() == 1 and model.summary_at(0).linted)
         summary = model.summary_at(0)
         ttft = summary.ttft_ms
-        assert ttft is not None and ttft >= WAIT * 1000  # not the empty block's start
+        # Not the empty block's start (at 0 ms). The replay paces from its own start, a
+        # little before the flow's clock starts, so a figure can fall just short of WAIT.
+        assert ttft is not None and ttft >= WAIT * 1000 * 0.9
         cell = model.data(model.index(0, FlowsModel.TTFT))
         assert cell == f"{ttft:.0f}"
 
@@ -81,4 +83,4 @@ async def test_the_list_the_header_and_the_timing_pane_show_one_ttft(tmp_path: P
         assert figure("First token (TTFT)") == round(ttft, 1)
         # the answer's text came later: shown under its own name, not as the TTFT
         first_text = figure("First answer text")
-        assert first_text >= (WAIT + TEXT_LATER) * 1000 and first_text > ttft
+        assert first_text >= (WAIT + TEXT_LATER) * 1000 * 0.9 and first_text > ttft
