@@ -133,8 +133,28 @@ def outside_reads() -> list[str]:
     return OUTSIDE_READS
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    """A read beside the repository while a module is collected (at its import, say) is
+    that module's collection error, even if the code caught the refusal: an error report
+    fails the run serially and under xdist alike, where a worker's exit status is not the
+    run's."""
+    start = len(OUTSIDE_READS)
+    report = yield
+    seen = OUTSIDE_READS[start:]
+    if seen and report.outcome != "failed":
+        del OUTSIDE_READS[start:]
+        report.outcome = "failed"
+        report.longrepr = (
+            "tests must not read outside the repository (copy it into tests/fixtures): "
+            + ", ".join(sorted(set(seen)))
+        )
+    return report
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Reads beside the repository outside any test (at collection, say) fail the run."""
+    """Reads beside the repository outside any test or collection (in a session hook,
+    say) fail the run."""
     if OUTSIDE_READS:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")

@@ -13,6 +13,22 @@ from typing import Any, TypeVar
 from streamscope.recording import Recording, read_recording
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+class Clock:
+    """A clock the test moves by hand (seconds): ``clock()`` reads it, ``advance`` (or
+    ``clock.now += s``) moves it, so a test of time passing never waits for it."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 # The recordings live in the repository (provenance and licences: tests/fixtures/SOURCES.md).
 FIXTURES = REPO / "tests" / "fixtures"
 

@@ -140,3 +140,39 @@ def test_fixture_tests_pass_on_a_plain_clone(plain_clone: Path) -> None:
     output = done.stdout + done.stderr
     assert done.returncode == 0, output[-4000:]
     assert re.search(r"\d+ passed", output) and "error" not in output.splitlines()[-1].lower()
+
+
+CAUGHT_READ = '''\
+"""Reads beside the repository at import and swallows the refusal."""
+from pathlib import Path
+
+try:
+    Path(__file__).resolve().parents[2].joinpath("beside.txt").read_text()
+except OSError:
+    pass
+'''
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_a_read_beside_the_clone_at_collection_fails_the_run(
+    plain_clone: Path, workers: tuple[str, ...]
+) -> None:
+    # Code that catches the guard's refusal at import still fails the run: the module's
+    # collection is an error, which xdist's controller reports as the run's own.
+    module = plain_clone / "tests" / "test_zz_caught_read.py"
+    module.write_text(CAUGHT_READ)
+    try:
+        done = run_in(
+            plain_clone, "-m", "pytest", "-q", "-p", "no:cacheprovider", *workers,
+            "tests/test_zz_caught_read.py", "tests/lint/test_check_fixtures.py", timeout=300,
+        )  # fmt: skip
+    finally:
+        module.unlink()
+    output = done.stdout + done.stderr
+    # (serially the run stops at the collection error; xdist's runs the rest, then fails)
+    assert done.returncode in (pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.INTERRUPTED), output[
+        -4000:
+    ]
+    assert "tests must not read outside the repository" in output, output[-4000:]
+    assert "beside.txt" in output, output[-4000:]

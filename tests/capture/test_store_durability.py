@@ -22,6 +22,7 @@ from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.store import FlowStore
 from streamscope.redact import Redactor
 from tests.capture.crash_support import Load, crash_loss, kill_hard, spawn_serve, write_config
+from tests.support import Clock
 
 BODY = 300 * 1024  # a prompt's bytes, for the memory bound
 
@@ -45,16 +46,6 @@ def recorder(flow_id: str, prompt: int = 10) -> FlowRecorder:
         rec.client_message({"type": "http.response.body", "body": chunk, "more_body": True})
     rec.done()
     return rec
-
-
-class Clock:
-    """The store's clock, moved by the test: a flow's age without waiting for it."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def stored_ids(path: Path) -> set[str]:

@@ -19,14 +19,7 @@ from streamscope.conversation.answers import (
     pack,
 )
 from streamscope.wire import jsontext
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.support import Clock
 
 
 def user(text: str) -> dict[str, Any]:
@@ -55,7 +48,7 @@ def answer(n: int, clock: Clock, history: list[dict[str, Any]] | None = None) ->
 
 
 def test_an_answer_and_its_items_come_back_as_kept() -> None:
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     store = MemoryAnswers(Limits(), clock=clock)
     kept = Answer(
         "resp_a",
@@ -90,7 +83,7 @@ def test_an_answer_and_its_items_come_back_as_kept() -> None:
 
 
 def test_the_oldest_answers_go_first_beyond_the_count() -> None:
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     store = MemoryAnswers(Limits(max_answers=3), clock=clock)
     for n in range(5):
         store.keep(answer(n, clock))
@@ -103,7 +96,7 @@ def test_the_oldest_answers_go_first_beyond_the_count() -> None:
 
 
 def test_answers_past_the_age_limit_are_gone_and_say_so() -> None:
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     store = MemoryAnswers(Limits(max_seconds=3600), clock=clock)
     store.keep(answer(1, clock))
     clock.now += 1800
@@ -117,7 +110,7 @@ def test_answers_past_the_age_limit_are_gone_and_say_so() -> None:
 
 
 def test_items_shared_by_answers_are_kept_once_and_freed_with_the_last() -> None:
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     store = MemoryAnswers(Limits(), clock=clock)
     history = [user("a long first question " * 50), message("msg_0", "a long answer " * 50)]
     store.keep(answer(1, clock, history))
@@ -133,7 +126,7 @@ def test_items_shared_by_answers_are_kept_once_and_freed_with_the_last() -> None
 
 
 def test_an_answer_bigger_than_the_byte_limit_is_not_kept_and_says_why() -> None:
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     store = MemoryAnswers(Limits(max_bytes=500), clock=clock)
     store.keep(answer(1, clock, [user("x" * 600)]))
     assert len(store) == 0 and store.bytes == 0
@@ -141,7 +134,7 @@ def test_an_answer_bigger_than_the_byte_limit_is_not_kept_and_says_why() -> None
 
 
 def test_what_is_kept_passes_the_mask() -> None:
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     store = MemoryAnswers(Limits(), lambda b: b.replace(b"sk-secret", b"*****cret"), clock)
     store.keep(
         Answer("resp_m", [user("my key is sk-secret")], [message("msg_m", "ok")], "up", False)
@@ -150,7 +143,7 @@ def test_what_is_kept_passes_the_mask() -> None:
 
 
 def test_the_reasons_remembered_are_bounded() -> None:
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     store = MemoryAnswers(Limits(max_answers=1), clock=clock)
     for n in range(GONE_KEPT // 2 + 10):  # each dropped answer leaves two reasons
         store.keep(answer(n, clock))
@@ -188,7 +181,7 @@ def test_the_store_is_always_within_its_bounds_and_true_to_what_it_keeps(
     max_bytes: int,
     max_seconds: float,
 ) -> None:
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     limits = Limits(max_answers, max_seconds, max_bytes)
     store = MemoryAnswers(limits, clock=clock)
     latest: OrderedDict[str, Answer] = OrderedDict()  # the last kept under each id, in order

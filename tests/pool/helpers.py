@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from streamscope.config import Config, parse_config
+from tests import support
 
 T0 = 1_700_000_000.0  # a fixed wall-clock start for fake clocks
 
@@ -41,14 +42,8 @@ def make_config(
     return parse_config("\n".join(lines) + "\n")
 
 
-class Clock:
-    """A wall clock the test moves by hand: ``clock()`` reads it, ``advance`` moves it."""
+class Clock(support.Clock):
+    """A wall clock the test moves by hand, starting at :data:`T0`."""
 
     def __init__(self, start: float = T0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+        super().__init__(start)
