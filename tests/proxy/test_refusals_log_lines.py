@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import time
 
 import pytest
 
 from streamscope.proxy.refusals import RefusalLog
+from tests.support import Clock
 
 
 def _refuse(log: RefusalLog, reason: str = "no-key") -> None:
@@ -38,7 +38,9 @@ def lines(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
 def test_a_flood_on_a_loop_is_its_burst_and_one_exact_line(
     lines: pytest.LogCaptureFixture,
 ) -> None:
-    refusals = RefusalLog(log_interval=0.3, log_burst=5)
+    # The window's clock stands still while the flood is refused (however long a busy
+    # machine takes over 10,000 of them); the loop's own timer ends the window.
+    refusals = RefusalLog(log_interval=0.3, log_burst=5, clock=Clock())
 
     async def flood() -> None:
         for i in range(10_000):
@@ -63,12 +65,14 @@ def test_a_flood_on_a_loop_is_its_burst_and_one_exact_line(
 
 
 def test_each_window_has_its_own_burst(lines: pytest.LogCaptureFixture) -> None:
-    refusals = RefusalLog(log_interval=0.2, log_burst=3)
+    clock = Clock()
+    refusals = RefusalLog(log_interval=0.2, log_burst=3, clock=clock)
 
     async def two_windows() -> None:
         for _ in range(50):
             _refuse(refusals)
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # the loop's timer says the first window's rest
+        clock.advance(0.3)
         for _ in range(50):
             _refuse(refusals)
         await asyncio.sleep(0.3)
@@ -83,11 +87,12 @@ def test_each_window_has_its_own_burst(lines: pytest.LogCaptureFixture) -> None:
 def test_without_a_loop_the_next_refusal_after_the_window_says_the_rest(
     lines: pytest.LogCaptureFixture,
 ) -> None:
-    refusals = RefusalLog(log_interval=0.1, log_burst=2)
+    clock = Clock()
+    refusals = RefusalLog(log_interval=0.1, log_burst=2, clock=clock)
     for _ in range(30):
         _refuse(refusals)
     assert not [r for r in lines.records if r.getMessage().startswith("refused ")]
-    time.sleep(0.15)
+    clock.advance(0.15)
     _refuse(refusals)  # a new window: the last one's rest first, then this one in full
     messages = [r.getMessage() for r in lines.records]
     assert messages[-2].startswith("refused 28 more requests")

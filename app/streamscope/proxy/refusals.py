@@ -117,8 +117,13 @@ class RefusalLog:
     """Counters by reason and the latest :data:`RING` refusals (all in memory)."""
 
     def __init__(
-        self, size: int = RING, log_interval: float = LOG_INTERVAL, log_burst: int = LOG_BURST
+        self,
+        size: int = RING,
+        log_interval: float = LOG_INTERVAL,
+        log_burst: int = LOG_BURST,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """``clock`` (seconds, monotonic) times the logging windows; a test moves its own."""
         self._ring: deque[Refusal] = deque(maxlen=size)
         self.counts: Counter[str] = Counter()
         self.events: Signal[Refusal] = Signal("the refusal log")
@@ -129,6 +134,7 @@ class RefusalLog:
         self._logged = 0  # refusals logged one by one in the current window
         self._unlogged: Counter[str] = Counter()  # counted, not yet said, by reason
         self._timer: asyncio.TimerHandle | None = None
+        self._clock = clock
 
     @property
     def total(self) -> int:
@@ -170,7 +176,7 @@ class RefusalLog:
         """Log one refused request's ``line`` (a flood: see the module's docstring).
         On an event loop, what a window left unsaid is said when it ends; else with
         the first refusal after it, or :meth:`flush_log`."""
-        now = time.monotonic()
+        now = self._clock()
         if now - self._window >= self.log_interval:
             self.flush_log()
             self._window, self._logged = now, 0
@@ -196,7 +202,7 @@ class RefusalLog:
         if not self._unlogged:
             return
         total = sum(self._unlogged.values())
-        seconds = time.monotonic() - self._window
+        seconds = self._clock() - self._window
         reasons = ", ".join(
             f"{REASONS.get(reason, reason)}: {n:,}" for reason, n in self._unlogged.most_common()
         )
