@@ -13,6 +13,7 @@ import pytest
 from streamscope.analysis.har_lint import is_har, lint_har
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.har import to_har
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome
 from streamscope.wire import decode_all
 from tests.lint.streams import BROKEN, CHAT_TEXT, native
@@ -39,7 +40,7 @@ def flow(flow_id: str, data: bytes, outcome: Outcome = Outcome.COMPLETE) -> Flow
         started=1_700_000_000.0,
         started_ns=0,
         client_protocol="openai-chat",
-        outcome=outcome,
+        info=FlowInfo(outcome=outcome),
         request=request,
         upstream_request=request,
         upstream_leg=stream_leg(data),

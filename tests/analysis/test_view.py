@@ -16,6 +16,7 @@ from streamscope.analysis.view import (
     verdict,
 )
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome
 from streamscope.wire import decode_all
 from tests.lint.answers import whole_body
@@ -42,7 +43,7 @@ def flow(upstream: Leg, client: Leg, outcome: Outcome = Outcome.COMPLETE) -> Flo
         "f1",
         started=0.0,
         started_ns=0,
-        outcome=outcome,
+        info=FlowInfo(outcome=outcome),
         request=request(True),
         upstream_request=request(True),
         upstream_leg=upstream,
@@ -85,7 +86,7 @@ def test_the_verdict_of_a_flow_the_client_cancelled() -> None:
     half = b"".join(f.raw for f in decode_all(native(CHAT_TEXT))[:10])
     cut = flow(stream_leg(0, half), stream_leg(1, half), outcome=Outcome.CLIENT_CANCELLED)
     assert flow_verdict(cut).startswith("cancelled by the client")
-    cut.outcome = "done"
+    cut.info.outcome = "done"
     assert flow_verdict(cut).startswith("would ")  # then its missing end breaks clients
 
 

@@ -10,6 +10,7 @@ import time
 
 from streamscope.analysis.view import flow_verdict, flow_view, summarize
 from streamscope.capture.flow import CapturedFrame, Flow, Leg
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome
 from streamscope.capture.raw import from_flow
 from streamscope.capture.summary import FlowSummary
@@ -31,7 +32,13 @@ def cut_flow() -> Flow:
     frames = [CapturedFrame(f.raw, (10 + n) * MS) for n, f in enumerate(decode_all(raw))]
     leg = Leg("anthropic", 200, HEADERS, sent_ns=0, headers_ns=5 * MS, frames=frames)
     return Flow(
-        "f", time.time(), 0, "anthropic", outcome=Outcome.COMPLETE, client_leg=leg, upstream_leg=leg
+        "f",
+        time.time(),
+        0,
+        "anthropic",
+        FlowInfo(outcome=Outcome.COMPLETE),
+        client_leg=leg,
+        upstream_leg=leg,
     )
 
 

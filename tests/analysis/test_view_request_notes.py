@@ -19,7 +19,7 @@ NOTES = [
 
 def test_the_view_lists_the_notes_as_json_objects() -> None:
     noted: Flow = flow(stream_leg(100), stream_leg(103))
-    noted.request_notes = list(NOTES)
+    noted.info.request_notes = list(NOTES)
     view = json.loads(json.dumps(flow_view(noted)))
     assert view["request_notes"] == [
         {

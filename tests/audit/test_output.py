@@ -13,6 +13,7 @@ from streamscope.audit.output import read_out, write_out
 from streamscope.audit.report import AuditReport, Cell, ClientInfo, ProbeResult
 from streamscope.audit.run import Audit
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.info import FlowInfo
 
 FRAMES = [b'data: {"a": 1}\n\n', b'data: {"a": 2}\n\n', b"data: [DONE]\n\n"]
 
@@ -43,12 +44,13 @@ def _audit() -> Audit:
         [("authorization", "Bearer ****1234")],
         b'{"model": "m"}',
     )
+    model = FlowInfo(model="m")
     flows = {
         "01-text-short": Flow(
-            "01-text-short", 1.0e9, 0, "openai-chat", "m", request=request, client_leg=leg
+            "01-text-short", 1.0e9, 0, "openai-chat", model, request=request, client_leg=leg
         ),
         "13-bad-key": Flow(
-            "13-bad-key", 1.0e9, 0, "openai-chat", "m", request=request, client_leg=body
+            "13-bad-key", 1.0e9, 0, "openai-chat", model, request=request, client_leg=body
         ),
     }
     cell = Cell("openai-python-chat", "breaks", "chat.missing-choices", "why", 1, "ran")

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome
 from streamscope.model.request import RequestNote
 from streamscope.pool.state import Attempt
@@ -58,20 +59,14 @@ requests = st.builds(
     headers=headers,
     body=st.binary(max_size=40),
 )
-flows = st.builds(
-    Flow,
-    id=st.text(min_size=1, max_size=8),
-    started=st.floats(0, 2e9, allow_nan=False),
-    started_ns=st.just(0),
-    client_protocol=text,
+infos = st.builds(
+    FlowInfo,
     model=st.none() | text,
     upstream=st.none() | text,
     account=st.none() | text,
     mode=st.sampled_from([None, "repair", "passthrough"]),
     outcome=st.none() | st.sampled_from(Outcome),
     outcome_detail=text,
-    request=requests,
-    upstream_request=st.none() | requests,
     attempts=st.lists(
         st.builds(
             Attempt,
@@ -85,13 +80,59 @@ flows = st.builds(
             text,
         )
     ),
-    upstream_leg=legs,
-    client_leg=legs,
-    duration_ns=nanos,
+    ttft_ms=st.none(),  # (the row's: not in the flow's JSON)
+    tokens=st.none(),
     imported=st.booleans(),
     capture_note=text,
     request_notes=st.lists(notes, max_size=3),
 )
+flows = st.builds(
+    Flow,
+    id=st.text(min_size=1, max_size=8),
+    started=st.floats(0, 2e9, allow_nan=False),
+    started_ns=st.just(0),
+    client_protocol=text,
+    info=infos,
+    request=requests,
+    upstream_request=st.none() | requests,
+    upstream_leg=legs,
+    client_leg=legs,
+    duration_ns=nanos,
+)
+# The flow's JSON keys: its facts (FlowInfo's) flat among its own, as stored files, the
+# admin API and exports have them.
+FLOW_KEYS = ["id", "started", "client_protocol", "duration_ns", "request", "upstream_request"]
+FLOW_KEYS += ["legs"]
+INFO_KEYS = ["model", "upstream", "account", "mode", "outcome", "outcome_detail", "imported"]
+INFO_KEYS += ["capture_note", "attempts", "request_notes"]
+# A flow as an older version stored it: a loose outcome string that carried its detail,
+# no detail, capture note or request notes of its own.
+OLDER: dict[str, Any] = {
+    "id": "f-9",
+    "started": 1_715_000_000.5,
+    "client_protocol": "anthropic",
+    "model": "claude-x",
+    "upstream": "up",
+    "account": "main",
+    "mode": "repair",
+    "outcome": "error=overloaded_error",
+    "duration_ns": 5_000_000,
+    "imported": False,
+    "request": {"method": "POST", "url": "/v1/messages", "headers": [], "body_b64": "e30="},
+    "upstream_request": None,
+    "attempts": [
+        {
+            "request_id": "r",
+            "upstream": "up",
+            "account": "main",
+            "failure_class": "overloaded",
+            "action": "next",
+            "status": 529,
+            "at": 1_715_000_000.6,
+        }
+    ],
+    "legs": {"client": {"protocol": "anthropic", "status": 529, "body_b64": "e30="}},
+}
 
 
 def _through_json_text(flow: Flow) -> Flow:
@@ -144,12 +185,12 @@ def test_a_sparse_object_reads_with_the_defaults() -> None:
     # What a foreign tool or an older version may write: only an id (a number, even).
     sparse: dict[str, Any] = {"id": 7, "legs": {"client": {"frames": [{"raw_b64": "eA=="}]}}}
     flow = Flow.from_json(sparse)
-    assert (flow.id, flow.started, flow.outcome, flow.imported) == ("7", 0.0, None, False)
+    assert (flow.id, flow.started, flow.info.outcome, flow.info.imported) == ("7", 0.0, None, False)
     assert flow.request == RequestRecord("POST", "", [], b"")
-    assert flow.upstream_request is None and flow.attempts == []
+    assert flow.upstream_request is None and flow.info.attempts == []
     assert flow.upstream_leg == Leg() and flow.upstream_leg.streamed
     assert flow.client_leg.frames == [CapturedFrame(b"x", 0, ())]
-    assert flow.request_notes == []
+    assert flow.info.request_notes == []
 
 
 def test_request_notes_read_back_tolerantly() -> None:
@@ -166,9 +207,50 @@ def test_request_notes_read_back_tolerantly() -> None:
         ],
     }
     flow = Flow.from_json(data)
-    assert flow.request_notes == [
+    assert flow.info.request_notes == [
         RequestNote("container", "dropped", "no place"),
         RequestNote("t", "changed", "w", None),
     ]
     assert flow.to_json()["request_notes"][0] == kept
-    assert Flow.from_json({"id": "f", "request_notes": {"not": "a list"}}).request_notes == []
+    assert Flow.from_json({"id": "f", "request_notes": {"not": "a list"}}).info.request_notes == []
+
+
+@settings(max_examples=30, deadline=None)
+@given(flows)
+def test_the_json_has_the_flows_facts_flat_under_their_stored_names(flow: Flow) -> None:
+    data = flow.to_json()
+    assert sorted(data) == sorted(FLOW_KEYS + INFO_KEYS)  # no "info" object, no new key
+    told = flow.info.to_json()
+    assert {k: data[k] for k in INFO_KEYS} == {k: told[k] for k in INFO_KEYS}
+
+
+def test_the_time_to_first_token_and_token_count_are_not_carried() -> None:
+    # They are the flow's row's (FlowSummary): the flow's JSON never had them.
+    flow = Flow("f", 1.0, 0, info=FlowInfo(model="m", ttft_ms=120.5, tokens=9))
+    back = _through_json_text(flow)
+    assert back.info == FlowInfo(model="m")
+    assert "ttft_ms" not in flow.to_json() and "tokens" not in flow.to_json()
+
+
+def test_an_older_flow_reads_as_it_did() -> None:
+    flow = Flow.from_json(json.loads(json.dumps(OLDER)))
+    info = flow.info
+    assert (info.model, info.upstream, info.account, info.mode) == (
+        "claude-x",
+        "up",
+        "main",
+        "repair",
+    )
+    assert (info.outcome, info.outcome_detail) == (Outcome.ERROR_ANSWER, "overloaded_error")
+    assert info.attempts == [Attempt("r", "up", "main", "overloaded", "next", 529, 1_715_000_000.6)]
+    assert (info.imported, info.capture_note, info.request_notes) == (False, "", [])
+    assert (flow.id, flow.started, flow.duration_ns) == ("f-9", 1_715_000_000.5, 5_000_000)
+    assert flow.client_leg.body == b"{}" and flow.client_leg.status == 529
+    # written again: the same keys, its outcome and detail as they are named now
+    again = flow.to_json()
+    assert {k: again[k] for k in OLDER if k not in ("outcome", "attempts", "legs")} == {
+        k: v for k, v in OLDER.items() if k not in ("outcome", "attempts", "legs")
+    }
+    assert (again["outcome"], again["outcome_detail"]) == ("error-answer", "overloaded_error")
+    assert again["attempts"] == [{**OLDER["attempts"][0], "message": ""}]
+    assert _through_json_text(flow) == flow

@@ -24,6 +24,7 @@ import pytest
 from streamscope.analysis.reading import LegReading
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.har import EXTENSION, HarError, from_har, to_har
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome
 from streamscope.model.request import RequestNote
 from streamscope.pool.state import Attempt
@@ -232,11 +233,23 @@ def translated_flow() -> Flow:
         started=1_715_000_000.123456,
         started_ns=987654321,
         client_protocol="anthropic",
-        model="claude-x",
-        upstream="up",
-        account="main",
-        mode="repair",
-        outcome=Outcome.COMPLETE,
+        info=FlowInfo(
+            model="claude-x",
+            upstream="up",
+            account="main",
+            mode="repair",
+            outcome=Outcome.COMPLETE,
+            attempts=[
+                Attempt("r", "up", "other", "rate-limited", "next", 429, 1_715_000_000.2),
+                Attempt("r", "up", "main", "ok", "use", 200, 1_715_000_000.3),
+            ],
+            request_notes=[
+                RequestNote(
+                    "tools[0]", "dropped", "a server tool: OpenAI Chat has no place for it"
+                ),
+                RequestNote("thinking", "changed", "adaptive thinking", "reasoning_effort: medium"),
+            ],
+        ),
         request=RequestRecord(
             "POST",
             "/v1/messages?beta=true&x=1",
@@ -253,17 +266,9 @@ def translated_flow() -> Flow:
             [("authorization", "Bearer …wxyz")],
             b'{"model": "gpt-x", "stream": true}',
         ),
-        attempts=[
-            Attempt("r", "up", "other", "rate-limited", "next", 429, 1_715_000_000.2),
-            Attempt("r", "up", "main", "ok", "use", 200, 1_715_000_000.3),
-        ],
         upstream_leg=upstream,
         client_leg=client,
         duration_ns=130 * MS + 1,
-        request_notes=[
-            RequestNote("tools[0]", "dropped", "a server tool: OpenAI Chat has no place for it"),
-            RequestNote("thinking", "changed", "adaptive thinking", "reasoning_effort: medium"),
-        ],
     )
 
 
@@ -279,8 +284,10 @@ def body_flow() -> Flow:
         started=1_715_000_001.5,
         started_ns=0,
         client_protocol="openai-chat",
-        outcome=Outcome.COMPLETE,
-        outcome_detail="the upstream sent a whole body for a stream request",
+        info=FlowInfo(
+            outcome=Outcome.COMPLETE,
+            outcome_detail="the upstream sent a whole body for a stream request",
+        ),
         request=RequestRecord("POST", "/v1/chat/completions", [], b"{}"),
         upstream_request=RequestRecord("POST", "http://up/v1/chat/completions", [], b"{}"),
         upstream_leg=upstream,
@@ -291,9 +298,8 @@ def body_flow() -> Flow:
 def local_flow() -> Flow:
     """Refused by the proxy itself: no upstream exchange at all."""
     client = Leg("openai-chat", 401, [("content-type", "application/json")], body=b"{}")
-    return Flow(
-        id="f-3", started=0.0, started_ns=0, outcome=Outcome.ERROR_ANSWER, client_leg=client
-    )
+    info = FlowInfo(outcome=Outcome.ERROR_ANSWER)
+    return Flow(id="f-3", started=0.0, started_ns=0, info=info, client_leg=client)
 
 
 def binary_flow() -> Flow:
@@ -427,7 +433,7 @@ def test_a_client_entry_says_what_the_client_saw() -> None:
     )
     assert [f["size"] for f in ext["frames"]] == [len(f.raw) for f in flow.client_leg.frames]
     assert ext["frames"][0] == {"t_ns": 20 * MS, "t_ms": 20.0, "size": 13, "sources": []}
-    assert ext["request_notes"] == [note.to_json() for note in flow.request_notes]
+    assert ext["request_notes"] == [note.to_json() for note in flow.info.request_notes]
     assert "request_notes" not in upstream[EXTENSION]  # the flow's, said once
     # The upstream exchange starts when its request went out.
     assert upstream["request"]["url"] == "https://api.example.com/v1/chat/completions"
@@ -482,7 +488,7 @@ def test_an_upstream_entry_alone_still_imports() -> None:
     har = json.loads(json.dumps(to_har([flow])))
     del har["log"]["entries"][0]  # the client entry, with the flow's metadata
     (back,) = from_har(har)
-    assert back.id == "f-1" and back.client_leg.frames == [] and back.attempts == []
+    assert back.id == "f-1" and back.client_leg.frames == [] and back.info.attempts == []
     assert [(f.raw, f.t_ns) for f in back.upstream_leg.frames] == [
         (f.raw, f.t_ns) for f in flow.upstream_leg.frames
     ]
@@ -492,9 +498,9 @@ def test_an_upstream_entry_alone_still_imports() -> None:
 def test_request_notes_of_the_wrong_shape_import_as_none() -> None:
     har = json.loads(json.dumps(to_har([translated_flow()])))
     har["log"]["entries"][0][EXTENSION]["request_notes"] = [{"field": "x"}, 7, None]
-    assert from_har(har)[0].request_notes == []
+    assert from_har(har)[0].info.request_notes == []
     har["log"]["entries"][0][EXTENSION]["request_notes"] = "not a list"
-    assert from_har(har)[0].request_notes == []
+    assert from_har(har)[0].info.request_notes == []
 
 
 def test_odd_foreign_entries_import_as_empty_flows() -> None:
@@ -680,7 +686,7 @@ def test_a_devtools_har_imports_one_flow_per_entry() -> None:
     assert chat.client_leg.raw() == leg.raw() and chat.client_leg is not leg
     assert chat.client_leg.frames[0] is not leg.frames[0]
     assert chat.started == datetime(2025, 3, 14, 9, 26, 53, 412000, tzinfo=UTC).timestamp()
-    assert (chat.model, chat.client_protocol, chat.outcome, chat.imported) == (
+    assert (chat.info.model, chat.client_protocol, chat.info.outcome, chat.info.imported) == (
         "gpt-4o-mini",
         "openai-chat",
         None,

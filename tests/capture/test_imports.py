@@ -36,7 +36,9 @@ def test_a_har_log_reads_as_its_flows(content_type: str | None) -> None:
 )
 def test_a_raw_stream_reads_as_one_imported_flow(content_type: str | None) -> None:
     (flow,) = read_flows(STREAM, content_type)
-    assert flow.imported and flow.outcome is None and flow.client_protocol == "openai-chat"
+    assert (
+        flow.info.imported and flow.info.outcome is None and flow.client_protocol == "openai-chat"
+    )
     assert flow.upstream_leg.raw() == flow.client_leg.raw() == STREAM
     (lines,) = read_flows(RESPONSES_TEXT.read_bytes(), "application/x-ndjson")
     assert lines.upstream_leg.protocol == "responses"

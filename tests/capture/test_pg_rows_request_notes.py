@@ -34,14 +34,14 @@ def test_another_replica_and_a_later_store_read_the_notes(pg_url: str) -> None:
         a.flush()
         assert wait_for(lambda: b.ids() == ["f1"], 2.0)
         flow = b.get("f1")
-        assert flow is not None and flow.request_notes == NOTES
+        assert flow is not None and flow.info.request_notes == NOTES
         summary = b.summary("f1")
         assert summary is not None and summary.request_changes == len(NOTES)
         # A store opened later on the same database (a replica restarted) reads them too.
         opened.append(_store(pg_url, "C"))
         later = opened[-1][0]
         again = later.get("f1")
-        assert again is not None and again.request_notes == NOTES
+        assert again is not None and again.info.request_notes == NOTES
         assert [s.request_changes for s in later.summaries()[0]] == [len(NOTES)]
     finally:
         for store, db in opened:

@@ -20,17 +20,17 @@ def _raw(info: FlowInfo) -> RawFlow:
 
 
 def test_the_readable_flow_has_the_notes_as_notes() -> None:
-    assert to_flow(_raw(FlowInfo(request_notes=list(NOTES)))).request_notes == NOTES
+    assert to_flow(_raw(FlowInfo(request_notes=list(NOTES)))).info.request_notes == NOTES
     # As stored: JSON, read back into notes (one of the wrong shape is left out).
     stored = [n.to_json() for n in NOTES]
     odd = FlowInfo.from_json({"request_notes": [*stored, {"field": "x"}, "not a note"]})
-    assert to_flow(_raw(odd)).request_notes == NOTES
-    assert to_flow(_raw(FlowInfo())).request_notes == []
+    assert to_flow(_raw(odd)).info.request_notes == NOTES
+    assert to_flow(_raw(FlowInfo())).info.request_notes == []
 
 
 def test_an_imported_flow_keeps_its_notes() -> None:
-    flow = Flow("f", 1.0, 0, client_protocol="anthropic", request_notes=list(NOTES))
+    flow = Flow("f", 1.0, 0, "anthropic", FlowInfo(request_notes=list(NOTES)))
     raw = from_flow(flow, imported=True)
     assert raw.info.request_notes == NOTES
     back = to_flow(raw)
-    assert back.request_notes == NOTES and back.imported
+    assert back.info.request_notes == NOTES and back.info.imported

@@ -142,7 +142,7 @@ def test_both_legs_of_a_translated_stream_are_captured_and_linked(upstream: Any)
     assert flow.upstream_request.url == upstream.url + "/v1/chat/completions"
     assert dict(flow.upstream_request.headers)["authorization"] == "Bearer …" + UPSTREAM_KEY[-4:]
     assert json.loads(flow.upstream_request.body)["messages"] == [{"role": "user", "content": "hi"}]
-    assert [a.failure_class for a in flow.attempts] == ["ok"]
+    assert [a.failure_class for a in flow.info.attempts] == ["ok"]
     assert running.url  # (the admin API is tested below)
 
 

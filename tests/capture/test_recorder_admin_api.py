@@ -108,7 +108,7 @@ def test_a_retried_request_is_stored_as_the_last_attempt_sent_it() -> None:
     assert flow.upstream_request.body == received[-1].body
     stored = {name.lower(): value for name, value in flow.upstream_request.headers}
     assert stored == {**received[-1].headers, "authorization": "Bearer …yyyy"}
-    assert [a.account for a in flow.attempts] == ["main", "second"]
+    assert [a.account for a in flow.info.attempts] == ["main", "second"]
 
 
 # -- the client's request line -----------------------------------------------------------
@@ -255,7 +255,7 @@ def test_an_exported_har_imports_back_into_the_store(upstream: Any) -> None:
     assert {f["id"] for f in listed["flows"]} == set(ids)
     for flow_id in ids:
         old, new = before[flow_id], after[flow_id]
-        assert new.imported and not old.imported
+        assert new.info.imported and not old.info.imported
         assert _legs(new) == _legs(old) and new.client_leg.raw() == old.client_leg.raw()
         assert new.upstream_request == old.upstream_request and new.request == old.request
         assert new.to_json() == {**old.to_json(), "imported": True}
@@ -279,7 +279,7 @@ def test_importing_a_flow_that_is_still_stored_adds_a_copy(upstream: Any) -> Non
         original, imported = _flow(server, flow_id), _flow(server, copy["id"])
     assert copy["id"] != flow_id and [f["id"] for f in listed] == [copy["id"], flow_id]
     assert [f["imported"] for f in listed] == [True, False]
-    assert _legs(imported) == _legs(original) and not original.imported
+    assert _legs(imported) == _legs(original) and not original.info.imported
 
 
 def test_an_sse_file_imports_as_a_flow_of_that_leg(upstream: Any) -> None:
@@ -292,7 +292,7 @@ def test_an_sse_file_imports_as_a_flow_of_that_leg(upstream: Any) -> None:
         exported = _get(server, f"/admin/flows/{flows[0].id}/upstream.sse").content
     assert typed.status_code == sniffed.status_code == 201
     for flow in flows:
-        assert flow.imported and flow.outcome is None
+        assert flow.info.imported and flow.info.outcome is None
         assert flow.upstream_leg.raw() == flow.client_leg.raw() == data
         assert flow.upstream_leg.protocol == flow.client_protocol == "openai-chat"
     assert exported == data

@@ -95,7 +95,7 @@ def test_import_reads_an_export_back() -> None:
     assert [f.raw for f in got_leg.frames] == [f.raw for f in leg.frames]
     assert [f.t_ns for f in got_leg.frames] == [f.t_ns - 7 * MS for f in leg.frames]
     assert (got_leg.protocol, flow.client_protocol) == ("openai-chat",) * 2
-    assert flow.imported and flow.outcome is None
+    assert flow.info.imported and flow.info.outcome is None
     assert flow.upstream_request is None
     assert (
         flow.client_leg.raw() == got_leg.raw()

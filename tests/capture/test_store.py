@@ -29,7 +29,7 @@ def test_a_summary_names_the_request_and_its_attempts() -> None:
         assert (summary.method, summary.path) == ("POST", "/v1/chat/completions")
         assert summary.attempts == tuple(attempts)  # typed, as the proxy recorded them
         flow = store.get("f1")
-        assert flow is not None and flow.attempts == attempts
+        assert flow is not None and flow.info.attempts == attempts
     finally:
         store.close()
 
@@ -65,7 +65,7 @@ def test_a_flow_from_a_file_is_stored_as_it_reads() -> None:
         back = store.get("f-1")
     finally:
         store.close()
-    assert back is not None and back.imported
+    assert back is not None and back.info.imported
     assert [(f.raw, f.t_ns) for f in back.client_leg.frames] == [(f.raw, f.t_ns) for f in frames]
     expected = [f.sources[:1] for f in frames]
     expected[5] = ()

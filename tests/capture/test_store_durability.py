@@ -132,12 +132,12 @@ def test_the_backlog_is_bounded_in_bytes_and_what_is_shed_is_said(
         summaries, total = store.summaries(limit=100)
         assert total == 12  # every flow is there
         flows = [store.get(s.id) for s in summaries]
-        shed = [f for f in flows if f is not None and f.capture_note]
+        shed = [f for f in flows if f is not None and f.info.capture_note]
         assert 0 < len(shed) < 12
         for flow in shed:
             assert flow.request.body == b""  # the 300 KiB prompt went
-            assert "request body (300 KiB)" in flow.capture_note
-            assert "still being written" in flow.capture_note
+            assert "request body (300 KiB)" in flow.info.capture_note
+            assert "still being written" in flow.info.capture_note
             assert flow.client_leg.frames  # the small stream stayed
         # A shed flow's verdict judges what was kept: its stream is whole, so ok.
         for s in summaries:
@@ -166,10 +166,12 @@ def test_the_backlog_is_bounded_in_time(tmp_path: Path) -> None:
         store.flush()
         for kept in ("soon", "within"):
             flow = store.get(kept)
-            assert flow is not None and flow.capture_note == "" and len(flow.request.body) > BODY
+            assert (
+                flow is not None and flow.info.capture_note == "" and len(flow.request.body) > BODY
+            )
         late = store.get("late")
         assert late is not None and late.request.body == b""
-        assert "handed over 0.9 s before" in late.capture_note
+        assert "handed over 0.9 s before" in late.info.capture_note
     finally:
         store.close()
 
@@ -180,7 +182,7 @@ def test_one_flow_bigger_than_the_bound_is_kept_when_nothing_waits(tmp_path: Pat
         store.submit(recorder("big", BODY), FlowInfo())
         store.flush()
         flow = store.get("big")
-        assert flow is not None and flow.capture_note == "" and len(flow.request.body) > BODY
+        assert flow is not None and flow.info.capture_note == "" and len(flow.request.body) > BODY
     finally:
         store.close()
 

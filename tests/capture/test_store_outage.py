@@ -114,7 +114,7 @@ def test_beyond_the_bound_flows_are_shed_not_grown(
         wanted = {"first", *(f"f{i}" for i in range(12))}
         assert wait_for_ids(db, wanted, 15) == wanted  # every flow, some without bytes
         shed = [store.get(f"f{i}") for i in range(12)]
-        notes = [f.capture_note for f in shed if f is not None and f.capture_note]
+        notes = [f.info.capture_note for f in shed if f is not None and f.info.capture_note]
         assert len(notes) == store.shed
         assert all("shared database was unreachable" in n for n in notes)
         whole = shed[0]

@@ -41,12 +41,12 @@ def test_the_notes_come_back_from_the_file_masked_and_counted(tmp_path: Path) ->
     try:
         flow = reopened.get("f1")
         assert flow is not None
-        assert flow.request_notes == [_masked(n) for n in NOTES]
+        assert flow.info.request_notes == [_masked(n) for n in NOTES]
         assert SECRET not in repr(flow.to_json())
         summary = reopened.summary("f1")
         assert summary is not None and summary.request_changes == len(NOTES)
         plain = reopened.get("f2")
-        assert plain is not None and plain.request_notes == []
+        assert plain is not None and plain.info.request_notes == []
         assert (reopened.summary("f2") or summary).request_changes == 0
     finally:
         reopened.close()
@@ -61,11 +61,11 @@ def test_an_imported_flows_notes_are_masked_too(tmp_path: Path) -> None:
         flow = store.get("f1")
         assert flow is not None
         # As a file from elsewhere would carry them: in clear.
-        flow.request_notes = list(NOTES)
+        flow.info.request_notes = list(NOTES)
         (summary,) = store.add([flow])
         assert summary.id != "f1" and summary.request_changes == len(NOTES)
         imported = store.get(summary.id)
-        assert imported is not None and imported.imported
-        assert imported.request_notes == [_masked(n) for n in NOTES]
+        assert imported is not None and imported.info.imported
+        assert imported.info.request_notes == [_masked(n) for n in NOTES]
     finally:
         store.close()

@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from streamscope.capture.flow import Flow, Leg, RequestRecord
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome
 from streamscope.config import Config
 from streamscope.gui.proxy_control import ProxyControl
@@ -54,10 +55,12 @@ def no_account_flow() -> Flow:
         started=1_700_000_000.0,
         started_ns=0,
         client_protocol="openai-chat",
-        model="demo-chat",
-        upstream="demo",
-        outcome=Outcome.ERROR_ANSWER,
-        outcome_detail="503 no_account_available: no account",
+        info=FlowInfo(
+            model="demo-chat",
+            upstream="demo",
+            outcome=Outcome.ERROR_ANSWER,
+            outcome_detail="503 no_account_available: no account",
+        ),
         request=RequestRecord(
             "POST",
             "/v1/chat/completions",

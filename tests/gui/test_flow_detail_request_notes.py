@@ -32,7 +32,7 @@ async def test_the_header_and_the_lint_tab_list_what_was_dropped(tmp_path: Path)
         await detail.load()
         flow = detail.flow
         assert flow is not None
-        notes = flow.request_notes
+        notes = flow.info.request_notes
         assert set(DROPPED) <= {n.field for n in notes if n.action == "dropped"}
         dropped = sum(n.action == "dropped" for n in notes)
         assert f"request: {dropped} dropped" in detail.header.text()

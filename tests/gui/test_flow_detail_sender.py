@@ -14,6 +14,7 @@ import time
 import pytest
 
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome
 from streamscope.gui.client_answer import TOLERANT
 from streamscope.gui.flow_detail import FlowDetail
@@ -37,7 +38,7 @@ def flow_of(leg: Leg) -> Flow:
         time.time(),
         0,
         "openai-chat",
-        outcome=Outcome.COMPLETE,
+        FlowInfo(outcome=Outcome.COMPLETE),
         request=request,
         client_leg=leg,
         upstream_leg=leg,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 from streamscope.capture.flow import Flow, RequestRecord
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.summary import FlowSummary
 from streamscope.gui.flow_header import (
     NOTES_LISTED,
@@ -23,7 +24,8 @@ CHANGED = RequestNote("thinking", "changed", "adaptive thinking", "reasoning_eff
 
 def _flow(notes: list[RequestNote]) -> Flow:
     request = RequestRecord("POST", "/v1/messages", [], b"{}")
-    return Flow("f", 0.0, 0, client_protocol="anthropic", request=request, request_notes=notes)
+    info = FlowInfo(request_notes=notes)
+    return Flow("f", 0.0, 0, client_protocol="anthropic", info=info, request=request)
 
 
 def test_the_header_line_counts_the_notes() -> None:

@@ -19,5 +19,5 @@ def test_why_a_leg_is_missing_the_request_body_and_the_attempt_rows() -> None:
     assert request_body(flow.request) == {"model": "demo-chat", "stream": True, "messages": []}
     assert request_body(RequestRecord(body=b"[1]")) is None
     assert request_body(None) is None
-    flow.attempts = [Attempt("f", "demo", None, "network", "next", 0, 1.7e9)]
+    flow.info.attempts = [Attempt("f", "demo", None, "network", "next", 0, 1.7e9)]
     assert attempt_rows(flow)[0][:5] == ["1", "(no account)", "network", "next", "no answer"]

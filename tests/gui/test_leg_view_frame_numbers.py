@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 from streamscope.analysis.reading import LegReading
 from streamscope.analysis.view import flow_view
 from streamscope.capture.flow import CapturedFrame, Flow, Leg
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome
 from streamscope.client import SessionCallbacks, replay_session
 from streamscope.gui.leg_view import timing_text
@@ -78,7 +79,13 @@ async def test_every_view_names_the_longest_silence_by_its_table_row(qapp: QAppl
     assert texts == [(5, "Hello"), (7, " there"), (8, "!")]
     # /admin/flows/{id}: the same numbers
     flow = Flow(
-        "f", time.time(), 0, "anthropic", outcome=Outcome.COMPLETE, client_leg=leg, upstream_leg=leg
+        "f",
+        time.time(),
+        0,
+        "anthropic",
+        FlowInfo(outcome=Outcome.COMPLETE),
+        client_leg=leg,
+        upstream_leg=leg,
     )
     data = flow_view(flow)
     for name in ("client", "upstream"):

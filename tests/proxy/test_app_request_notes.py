@@ -50,7 +50,7 @@ def test_the_flow_lists_each_dropped_field_and_keeps_them(tmp_path: Path) -> Non
     try:
         flow = store.get(flow_id)
         assert flow is not None
-        assert [n.to_json() for n in flow.request_notes] == notes
+        assert [n.to_json() for n in flow.info.request_notes] == notes
         listed = store.summary(flow_id)
         assert listed is not None and listed.request_changes == len(notes)
     finally:

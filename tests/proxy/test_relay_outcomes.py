@@ -108,8 +108,8 @@ def test_frames_after_an_upstream_error_are_captured_to_the_last_byte(
     # the client leg: exactly the bytes the client read off the socket
     assert flow.client_leg.raw() == got.body
     assert b"".join(f.raw for f in flow.client_leg.frames) == got.body
-    assert flow.outcome == "upstream-error"
-    assert "insufficient_quota" in flow.outcome_detail
+    assert flow.info.outcome == "upstream-error"
+    assert "insufficient_quota" in flow.info.outcome_detail
 
 
 def test_the_client_is_not_kept_waiting_for_the_upstreams_tail(
@@ -129,7 +129,7 @@ def test_the_client_is_not_kept_waiting_for_the_upstreams_tail(
     flow = flow_of(proxy, got.headers["x-request-id"])
     assert flow.upstream_leg.raw() == b"".join(head) + error + failed
     assert flow.client_leg.raw() == got.body
-    assert flow.outcome == "upstream-error" and BOOM in flow.outcome_detail
+    assert flow.info.outcome == "upstream-error" and BOOM in flow.info.outcome_detail
 
 
 @pytest.mark.parametrize("client", CLIENTS)
@@ -139,7 +139,7 @@ def test_a_whole_stream_is_complete_and_captured_exactly(proxy: Running, client:
     flow = flow_of(proxy, got.headers["x-request-id"])
     assert flow.upstream_leg.raw() == sent_bytes(script)
     assert flow.client_leg.raw() == got.body
-    assert (flow.outcome, flow.outcome_detail) == ("complete", "")
+    assert (flow.info.outcome, flow.info.outcome_detail) == ("complete", "")
 
 
 # -- each outcome, listed, filtered and logged -------------------------------------------

@@ -23,7 +23,7 @@ async def test_the_remote_flow_says_what_its_translation_dropped(tmp_path: Path)
             await remote.aclose()
         local = setup.admin(f"/admin/flows/{flow_id}")["request_notes"]
     assert flow is not None
-    assert [n.to_json() for n in flow.request_notes] == local
-    assert set(DROPPED) <= {n.field for n in flow.request_notes if n.action == "dropped"}
+    assert [n.to_json() for n in flow.info.request_notes] == local
+    assert set(DROPPED) <= {n.field for n in flow.info.request_notes if n.action == "dropped"}
     (summary,) = [s for s in listed if s.id == flow_id]
     assert summary.request_changes == len(local)

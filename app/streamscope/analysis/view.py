@@ -75,8 +75,8 @@ def flow_reading(flow: Flow, name: str = "client") -> LegReading:
     return LegReading(
         leg,
         stream_asked=asked_to_stream(request, leg.protocol),
-        cancelled=is_cancelled(flow.outcome),
-        cut=flow.capture_note,
+        cancelled=is_cancelled(flow.info.outcome),
+        cut=flow.info.capture_note,
     )
 
 

@@ -45,6 +45,7 @@ from streamscope.audit.report import (
     ProbeResult,
 )
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome as FlowOutcome
 from streamscope.capture.recorder import mask_headers
 from streamscope.client.result import ClientResult
@@ -211,7 +212,7 @@ async def _send(n: int, probe: Probe, target: Target, limits: Limits, mask: Reda
         started=started,
         started_ns=0,
         client_protocol=target.protocol,
-        model=composition.model,
+        info=FlowInfo(model=composition.model),
         request=RequestRecord(
             "POST",
             mask.url(session.url),
@@ -222,8 +223,8 @@ async def _send(n: int, probe: Probe, target: Target, limits: Limits, mask: Reda
         duration_ns=leg.ended_ns,
     )
     outcome, detail = _outcome(probe, result, hung)
-    flow.outcome = _flow_outcome(outcome, result)
-    flow.outcome_detail = mask.text(detail)
+    flow.info.outcome = _flow_outcome(outcome, result)
+    flow.info.outcome_detail = mask.text(detail)
     timing = result.timing
     probe_result = ProbeResult(
         probe=probe.id,

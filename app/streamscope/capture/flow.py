@@ -1,11 +1,11 @@
 """A flow: one request through the proxy, both legs of its answer, as the wire carried it.
 
     Flow
+      info           FlowInfo: what the proxy knows of it beyond its bytes — model,
+                     route, account, mode, outcome, attempts (one per account tried),
+                     what translating the request changed or dropped (masked)
       request        the client's request: method, path, headers (secrets masked), body
       upstream_request  what the proxy sent upstream: URL, headers (masked), body
-      attempts       one per account tried (which rule fired on which account)
-      request_notes  what translating the request for the upstream changed or dropped
-                     (a field, why, what went instead; masked as captured)
       upstream_leg   Leg: the upstream's answer — status, headers, every frame's exact
                      bytes and arrival time (or a whole body)
       client_leg     Leg: what the client got — every frame as written and its send
@@ -22,10 +22,7 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamscope.capture.info import outcome_detail, read_attempts, read_notes
-from streamscope.capture.outcome import Outcome, parse_outcome
-from streamscope.model.request import RequestNote
-from streamscope.pool.state import Attempt
+from streamscope.capture.info import FlowInfo
 
 JSON = dict[str, Any]
 Headers = list[tuple[str, str]]
@@ -77,44 +74,41 @@ class Flow:
     started: float  # wall clock (time.time())
     started_ns: int  # monotonic ns the offsets count from
     client_protocol: str = ""
-    model: str | None = None
-    upstream: str | None = None  # the route's upstream, by name
-    account: str | None = None
-    mode: str | None = None  # repair | passthrough
-    outcome: Outcome | None = None  # None: an imported flow's (it names none of ours)
-    outcome_detail: str = ""  # what is behind it: status, error code and message (masked)
+    # What the proxy knows of it beyond its bytes: model, route, account, mode, outcome,
+    # attempts, what the capture and the request's translation left out.
+    info: FlowInfo = field(default_factory=FlowInfo)
     request: RequestRecord = field(default_factory=RequestRecord)
     upstream_request: RequestRecord | None = None
-    attempts: list[Attempt] = field(default_factory=list)
     upstream_leg: Leg = field(default_factory=Leg)
     client_leg: Leg = field(default_factory=Leg)
     duration_ns: int | None = None
-    imported: bool = False  # read from a file (HAR, .sse), not captured by this proxy
-    capture_note: str = ""  # what the capture did not keep of it, and why
-    request_notes: list[RequestNote] = field(default_factory=list)  # what translation did
 
     # -- JSON (storage, the admin API, import) --------------------------------------------
 
     def to_json(self) -> JSON:
+        """The flow as stored and shown: its facts (:class:`FlowInfo`) flat among its own
+        keys, as stored files and the admin API have always named them (the time to
+        first token and token count are the flow's row's, not kept here)."""
+        info = self.info
         return {
             "id": self.id,
             "started": self.started,
             "client_protocol": self.client_protocol,
-            "model": self.model,
-            "upstream": self.upstream,
-            "account": self.account,
-            "mode": self.mode,
-            "outcome": self.outcome.value if self.outcome is not None else None,
-            "outcome_detail": self.outcome_detail,
+            "model": info.model,
+            "upstream": info.upstream,
+            "account": info.account,
+            "mode": info.mode,
+            "outcome": info.outcome.value if info.outcome is not None else None,
+            "outcome_detail": info.outcome_detail,
             "duration_ns": self.duration_ns,
-            "imported": self.imported,
-            "capture_note": self.capture_note,
+            "imported": info.imported,
+            "capture_note": info.capture_note,
             "request": _request_json(self.request),
             "upstream_request": (
                 _request_json(self.upstream_request) if self.upstream_request else None
             ),
-            "attempts": [a.to_json() for a in self.attempts],
-            "request_notes": [note.to_json() for note in self.request_notes],
+            "attempts": [a.to_json() for a in info.attempts],
+            "request_notes": [note.to_json() for note in info.request_notes],
             # (the legs keep their stored names: the admin API's and older files' keys)
             "legs": {
                 "upstream": _leg_json(self.upstream_leg),
@@ -124,6 +118,8 @@ class Flow:
 
     @classmethod
     def from_json(cls, data: JSON) -> Flow:
+        """A flow read back from :meth:`to_json`'s keys (an older flow's too: its loose
+        outcome string is read as an outcome and its detail)."""
         legs = data.get("legs") or {}
         upstream_request = data.get("upstream_request")
         return cls(
@@ -131,21 +127,12 @@ class Flow:
             started=float(data.get("started") or 0.0),
             started_ns=0,
             client_protocol=str(data.get("client_protocol") or ""),
-            model=data.get("model"),
-            upstream=data.get("upstream"),
-            account=data.get("account"),
-            mode=data.get("mode"),
-            outcome=parse_outcome(data.get("outcome")),
-            outcome_detail=outcome_detail(data),
-            capture_note=str(data.get("capture_note") or ""),
+            info=FlowInfo.from_json(data),
             duration_ns=data.get("duration_ns"),
             request=_request_from(data.get("request") or {}),
             upstream_request=_request_from(upstream_request) if upstream_request else None,
-            attempts=read_attempts(data.get("attempts")),
             upstream_leg=_leg_from(legs.get("upstream") or {}),
             client_leg=_leg_from(legs.get("client") or {}),
-            imported=bool(data.get("imported")),
-            request_notes=read_notes(data.get("request_notes")),
         )
 
 

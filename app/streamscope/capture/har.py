@@ -62,6 +62,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from streamscope import __version__
 from streamscope.capture.flow import CapturedFrame, Flow, Headers, Leg, RequestRecord
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.sse import SSE_TYPE, body_protocol, copy_leg, frames_protocol
 from streamscope.wire import FrameTooLarge, decode_all
 from streamscope.wire.frame import Frame
@@ -81,6 +82,7 @@ _FLOW_FIELDS = (
     "capture_note",
     "duration_ns",
     "imported",  # (a flow read from a file names no outcome of ours: this says why)
+    "upstream",
 )
 _LEG_FIELDS = ("status", "sent_ns", "headers_ns", "ended_ns", "truncated")
 
@@ -138,13 +140,11 @@ def _entry(flow: Flow, which: str) -> JSON:
     }
     if client:
         # named as Flow.to_json names them, so that Flow.from_json reads them back
-        outcome = flow.outcome.value if flow.outcome is not None else None
-        ext["flow"] = {k: getattr(flow, k) for k in _FLOW_FIELDS} | {
-            "upstream": flow.upstream,
-            "outcome": outcome,
-        }
-        ext["attempts"] = [a.to_json() for a in flow.attempts]
-        ext["request_notes"] = [note.to_json() for note in flow.request_notes]
+        info = flow.info.to_json()
+        own = {k: getattr(flow, k) for k in ("started", "client_protocol", "duration_ns")}
+        ext["flow"] = {k: own[k] if k in own else info[k] for k in _FLOW_FIELDS}
+        ext["attempts"] = info["attempts"]
+        ext["request_notes"] = info["request_notes"]
     else:
         ext["request_recorded"] = flow.upstream_request is not None
     return {
@@ -403,8 +403,7 @@ def _generic(entry: JSON) -> Flow:
         started=_started(entry),
         started_ns=0,
         client_protocol=leg.protocol,
-        model=_model(request.body),
-        imported=True,
+        info=FlowInfo(model=_model(request.body), imported=True),
         request=request,
         upstream_request=dataclasses.replace(request, headers=list(request.headers)),
         upstream_leg=leg,

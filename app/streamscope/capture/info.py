@@ -4,11 +4,12 @@ The proxy fills it in as it serves a request (``proxy.exchange_record.Exchange``
 it: the model, route, account, mode, outcome, attempts, time to first token and token
 count, the request's translation notes) and hands it to the store with the flow's
 recorder; an imported flow's comes from its file. It is the one record of those facts
-from the exchange to the stored row: the compact flow (``RawFlow.info``), the readable
-flow and the flow's row (``FlowSummary``) read it. It becomes JSON only at the edges: in
-the flow's stored detail and the admin API (:meth:`FlowInfo.to_json`), read back
-tolerantly (:meth:`FlowInfo.from_json`: a field of the wrong type is its default, an
-older flow's loose outcome string is read as an :class:`Outcome`).
+from the exchange to the stored row: the compact flow (``RawFlow.info``) and the
+readable flow (``Flow.info``) hold it, and the flow's row (``FlowSummary``) reads it. It
+becomes JSON only at the edges: in the flow's stored detail and the admin API
+(:meth:`FlowInfo.to_json`), read back tolerantly (:meth:`FlowInfo.from_json`: a field of
+the wrong type is its default, an older flow's loose outcome string is read as an
+:class:`Outcome`).
 """
 
 from __future__ import annotations

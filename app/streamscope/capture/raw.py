@@ -13,7 +13,7 @@ flows made elsewhere (an imported file).
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from streamscope.capture.flow import (
@@ -234,28 +234,24 @@ def to_flow(raw: RawFlow) -> Flow:
         upstream.frames = _upstream_frames(raw.upstream_leg)
     if raw.client_leg.streamed:
         client.frames = _client_frames(raw.client_leg)
-    info = raw.info
     return Flow(
         id=raw.id,
         started=raw.started,
         started_ns=0,
         client_protocol=raw.client_leg.protocol,
-        model=info.model,
-        upstream=info.upstream,
-        account=info.account,
-        mode=info.mode,
-        outcome=info.outcome,
-        outcome_detail=info.outcome_detail,
-        capture_note=info.capture_note,
+        info=_copy_info(raw.info),
         request=raw.request,
         upstream_request=raw.upstream_request,
-        attempts=list(info.attempts),
         upstream_leg=upstream,
         client_leg=client,
         duration_ns=raw.duration_ns,
-        imported=info.imported,
-        request_notes=list(info.request_notes),
     )
+
+
+def _copy_info(info: FlowInfo) -> FlowInfo:
+    """The flow's record with lists of its own (the readable flow and the compact one
+    may each be changed without the other)."""
+    return replace(info, attempts=list(info.attempts), request_notes=list(info.request_notes))
 
 
 def _raw_leg(leg: Leg) -> RawLeg:
@@ -338,18 +334,8 @@ def from_flow(flow: Flow, *, imported: bool = False) -> RawFlow:
     client = _raw_leg(flow.client_leg)
     if client.streamed:
         _relay_log(client, flow.client_leg.frames, len(flow.upstream_leg.frames))
-    info = FlowInfo(
-        model=flow.model,
-        upstream=flow.upstream,
-        account=flow.account,
-        mode=flow.mode,
-        outcome=flow.outcome,
-        outcome_detail=flow.outcome_detail,
-        capture_note=flow.capture_note,
-        attempts=list(flow.attempts),
-        imported=imported or flow.imported,
-        request_notes=list(flow.request_notes),
-    )
+    info = _copy_info(flow.info)
+    info.imported = imported or info.imported
     upstream_request = flow.upstream_request
     return RawFlow(
         id=flow.id,

@@ -33,6 +33,7 @@ import time
 import uuid
 
 from streamscope.capture.flow import CapturedFrame, Flow, Leg
+from streamscope.capture.info import FlowInfo
 from streamscope.codecs import PROTOCOLS
 from streamscope.recording import (
     RecordingError,
@@ -202,7 +203,7 @@ def _flow(leg: Leg) -> Flow:
         started=time.time(),
         started_ns=0,
         client_protocol=leg.protocol,
-        imported=True,
+        info=FlowInfo(imported=True),
         upstream_leg=leg,
         client_leg=copy_leg(leg),
         duration_ns=leg.ended_ns,

@@ -315,7 +315,7 @@ class FlowDetail(QWidget):
     async def show_flow(self, flow: Flow, summary: FlowSummary | None = None) -> None:
         self.flow, self.summary = flow, summary or FlowSummary(self.flow_id)
         self.header.setText(header_text(flow, self.summary))
-        self.notes.show_notes(flow.request_notes)
+        self.notes.show_notes(flow.info.request_notes)
         rows = attempt_rows(flow)
         self.attempts.setRowCount(len(rows))
         for r, cells in enumerate(rows):
@@ -341,7 +341,7 @@ class FlowDetail(QWidget):
         replays = []
         for which, leg, pane, record, export in legs:
             export.setEnabled(leg.status is not None or bool(leg.frames) or leg.body is not None)
-            notes = flow.request_notes if which == "client" else []  # the flow's findings
+            notes = flow.info.request_notes if which == "client" else []  # the flow's findings
             reason = missing_reason(leg, which)
             if reason is not None:
                 pane.show_empty(reason)

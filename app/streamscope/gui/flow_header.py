@@ -47,33 +47,33 @@ def notes_text(notes: Sequence[RequestNote], limit: int = NOTES_LISTED) -> str:
 
 def header_text(flow: Flow, summary: FlowSummary) -> str:
     """The flow in one line: request, route, outcome, timing, verdict, request notes."""
-    request = flow.request
-    upstream = flow.upstream or "no upstream"
+    request, info = flow.request, flow.info
+    upstream = info.upstream or "no upstream"
     if flow.upstream_leg.protocol:
         upstream += f" ({flow.upstream_leg.protocol})"
     route = f"{flow.client_protocol or '?'} → {upstream}"
-    if flow.mode:
-        route += f" [{flow.mode}]"
+    if info.mode:
+        route += f" [{info.mode}]"
     status = flow.client_leg.status
     parts = [
         f"{request.method} {request.url}" if request.url else "(no request recorded)",
         route,
-        f"account {flow.account or '—'}",
+        f"account {info.account or '—'}",
         f"status {status if status is not None else 'none'}",
     ]
-    if flow.outcome is not None and flow.outcome != Outcome.COMPLETE:
-        parts[-1] += f" ({flow.outcome})"
+    if info.outcome is not None and info.outcome != Outcome.COMPLETE:
+        parts[-1] += f" ({info.outcome})"
     ttft = summary.ttft_ms
     parts.append(f"TTFT {ttft:,.0f} ms" if isinstance(ttft, int | float) else "TTFT —")
     duration = flow.duration_ns
     parts.append(f"{duration / 1e6:,.0f} ms" if duration is not None else "duration —")
     parts.append(f"verdict: {(summary.verdict or 'not linted').splitlines()[0]}")
-    if flow.request_notes:
-        parts.append(f"request: {notes_count(flow.request_notes)}")
+    if info.request_notes:
+        parts.append(f"request: {notes_count(info.request_notes)}")
     if summary.replica:
         parts.append(f"served by {summary.replica}")
-    if flow.capture_note:
-        parts.append(f"capture {flow.capture_note}")
+    if info.capture_note:
+        parts.append(f"capture {info.capture_note}")
     elif flow.client_leg.truncated or flow.upstream_leg.truncated:
         parts.append("truncated capture")
     return "  ·  ".join(parts)

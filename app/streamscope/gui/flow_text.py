@@ -58,7 +58,7 @@ def attempt_rows(flow: Flow) -> list[list[str]]:
     """The attempts table's cells: #, account, class (the rule that fired), action,
     status, when (ms after the flow started, wall clock), message."""
     rows = []
-    for i, a in enumerate(flow.attempts, 1):
+    for i, a in enumerate(flow.info.attempts, 1):
         # (0: not recorded, as in an attempt read from a list's brief of it)
         when = f"+{(a.at - flow.started) * 1000:,.0f} ms  ({clock_text(a.at)})" if a.at else ""
         rows.append(

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 
 from streamscope.analysis.view import summarize
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome
 from streamscope.capture.raw import from_flow
 from streamscope.capture.store import FlowAdded
@@ -72,7 +73,7 @@ def summaries() -> list[FlowSummary]:
             time.time() + n,
             0,
             "openai-chat",
-            outcome=Outcome(outcome),
+            FlowInfo(outcome=Outcome(outcome)),
             request=request,
             client_leg=leg,
             upstream_leg=leg,

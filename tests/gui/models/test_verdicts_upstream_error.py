@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from streamscope.analysis.view import summarize
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome
 from streamscope.capture.raw import from_flow
 from streamscope.capture.store import FlowAdded
@@ -32,9 +33,8 @@ def errored(name: str, agent: str) -> FlowSummary:
     body = b'{"model": "m", "stream": true, "messages": []}'
     request = RequestRecord("POST", "/v1/chat/completions", [("user-agent", agent)], body)
     leg = Leg("openai-chat", 200, SSE, 0, MS, frames=[CapturedFrame(raw, 2 * MS)])
-    flow = Flow(
-        name, time.time(), 0, "openai-chat", outcome=Outcome.UPSTREAM_ERROR, request=request
-    )
+    info = FlowInfo(outcome=Outcome.UPSTREAM_ERROR)
+    flow = Flow(name, time.time(), 0, "openai-chat", info, request=request)
     flow.client_leg = flow.upstream_leg = leg
     raw_flow = from_flow(flow)
     return summarize(raw_flow, FlowSummary.of_flow(raw_flow))
