@@ -86,7 +86,7 @@ def test_the_verdict_of_a_flow_the_client_cancelled() -> None:
     half = b"".join(f.raw for f in decode_all(native(CHAT_TEXT))[:10])
     cut = flow(stream_leg(0, half), stream_leg(1, half), outcome=Outcome.CLIENT_CANCELLED)
     assert flow_verdict(cut).startswith("cancelled by the client")
-    cut.info.outcome = "done"
+    cut.info.outcome = Outcome.UPSTREAM_CUT  # not the client's doing
     assert flow_verdict(cut).startswith("would ")  # then its missing end breaks clients
 
 
