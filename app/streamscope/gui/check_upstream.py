@@ -54,6 +54,7 @@ from streamscope.gui.flow_detail import FlowDetail
 from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.theme import tint
 from streamscope.gui.widgets import close_tab_later
+from streamscope.lint.assembled import CHECK_UPSTREAM
 from streamscope.lint.profiles import PROFILES
 from streamscope.private import write_private
 from streamscope.redact import Redactor
@@ -337,6 +338,7 @@ class CheckUpstreamView(QWidget):
             if flow is None:
                 return None
             detail = FlowDetail(flow_id, None, analyser=self.analyser)
+            detail.sent_by = CHECK_UPSTREAM  # (its probes name no client)
             _audit_layout(detail)
             detail.replay_requested.connect(self.replay_requested)
             self.details[flow_id] = detail

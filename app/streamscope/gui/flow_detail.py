@@ -51,7 +51,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from streamscope.analysis.view import asked_to_stream, error_answer, flow_sender
+from streamscope.analysis.view import asked_to_stream, error_answer, flow_sender, flow_sent_by
 from streamscope.capture.flow import Flow, Leg, RequestRecord
 from streamscope.capture.har import to_har
 from streamscope.capture.source import FlowSource
@@ -62,8 +62,10 @@ from streamscope.gui.flow_header import RequestNotesLabel, header_text
 from streamscope.gui.flow_load import load_flow
 from streamscope.gui.flow_text import attempt_rows, missing_reason, request_body, request_text
 from streamscope.gui.leg_pane import LegPane
-from streamscope.gui.leg_view import LegView, monospace
+from streamscope.gui.leg_view import LegView
 from streamscope.gui.real_clients import RealClientsPanel, RunButton
+from streamscope.gui.widgets import monospace
+from streamscope.lint.assembled import PROXY
 from streamscope.private import write_private
 
 log = logging.getLogger("streamscope.gui")
@@ -107,6 +109,9 @@ class FlowDetail(QWidget):
         self.flow: Flow | None = None
         self.summary = FlowSummary(flow_id)
         self.task: asyncio.Task[None] | None = None
+        self.sent_by: str | None = None
+        """Who sent the flow's request, when its opener knows better than its headers (Check
+        an upstream's probes); None: as its headers say (:func:`flow_sent_by`)."""
         self.notes = RequestNotesLabel()  # what translating the request dropped or changed
         layout = QVBoxLayout(self)
         layout.addLayout(self._bar())
@@ -272,6 +277,9 @@ class FlowDetail(QWidget):
             else:
                 if which == "client":  # its verdict leads with the client that sent it
                     pane.view.judging = (flow_sender(flow), error_answer(leg))
+                pane.view.sent_by = (
+                    (self.sent_by or flow_sent_by(flow)) if which == "client" else PROXY
+                )
                 replays.append(pane.replay(leg, request_body(record), self.analyser, notes))
         self.replay_button.setEnabled(missing_reason(flow.client_leg, "client") is None)
         self.run_clients_button.set_legs(flow.client_leg, flow.upstream_leg)
