@@ -32,18 +32,19 @@ written with ``\\u`` escapes is found in the text's unescaped view, and a secret
 across a stream's deltas, however short, in the joined text of each field that carries
 deltas; :meth:`Redactor.stream` masks one response's chunks across their boundaries.
 
-Some secrets are known by where they stand rather than by their value: a header or query
-parameter whose name says it holds a credential (:func:`credential_name`), and the
-password of a database URL (:func:`mask_database_url`, :func:`database_passwords`).
+Some secrets are known by where they stand rather than by their value
+(:mod:`streamscope.redact_places`): a header or query parameter whose name says it holds
+a credential — :func:`mask_params` masks those of the URLs in free text — and the
+password of a URL's userinfo or of a database URL, which :meth:`Redactor.for_config`
+takes as secrets.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 from collections.abc import Iterable
-from urllib.parse import unquote, unquote_plus, urlsplit
+from urllib.parse import unquote_plus
 
 from streamscope.config import Config, ConfigError
 from streamscope.redact_json import (
@@ -53,6 +54,12 @@ from streamscope.redact_json import (
     escaped_spans,
     has_escape,
     starred,
+)
+from streamscope.redact_places import (
+    credential_name,
+    database_passwords,
+    mask_userinfo,
+    url_password,
 )
 
 MIN_SECRET = 8  # shorter secrets are masked only as whole tokens
@@ -106,33 +113,6 @@ def _short_pattern(secrets: list[str]) -> str:
     return f"(?<![{_WORD}])(?:{alternatives})(?![{_WORD}])"
 
 
-def url_password(url: str) -> str | None:
-    """The password in ``url``'s userinfo (``http://user:pw@host``), if any."""
-    try:
-        password = urlsplit(url).password
-    except ValueError:
-        return None
-    return unquote(password) if password else None
-
-
-# A header's or query parameter's name that says it holds a credential: one of its words
-# (split at - _ .) is one of these, or ends with one of the first group ("x-goog-api-key",
-# "x-amz-security-token", "accesstoken"). "tokens" is a count ("x-ratelimit-remaining-
-# tokens"), and "www-authenticate" a challenge: neither is a credential.
-_CREDENTIAL_WORD = re.compile(
-    r"(?:.*(?:token|key|secret|password|passwd|cookie|session))|auth|authorization|pwd"
-    r"|sig|signature|credentials?|sessionid|jwt|bearer"
-)
-_NAME_WORDS = re.compile(r"[-_.\s]+")
-
-
-@functools.lru_cache(maxsize=1024)  # (asked per header of every flow: names repeat)
-def credential_name(name: str) -> bool:
-    """Whether a header or query parameter named ``name`` holds a credential."""
-    words = _NAME_WORDS.split(unquote_plus(name).lower())
-    return any(_CREDENTIAL_WORD.fullmatch(w) for w in words if w)
-
-
 # A query string's parameters in free text (a URL in a log line): name=value after ? & ;
 _PARAM = re.compile(r"(?<=[?&;])([^=&\s#?;]+)=([^&\s#;\"'<>]*)")
 
@@ -152,44 +132,6 @@ def mask_params(text: str) -> str:
     )
 
 
-def database_passwords(url: str) -> list[str]:
-    """The passwords a database URL holds: its userinfo's and any ``password`` query
-    parameter's (libpq and asyncpg take either), as written and decoded."""
-    found: list[str] = []
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return found
-    authority = rest.split("/", 1)[0].split("?", 1)[0]
-    userinfo, at, _ = authority.rpartition("@")
-    if at and ":" in userinfo:
-        found.append(userinfo.split(":", 1)[1])
-    query = rest.partition("?")[2].partition("#")[0]
-    for part in query.split("&"):
-        name, eq, value = part.partition("=")
-        if eq and unquote_plus(name).lower() == "password":
-            found.append(value)
-    found += [unquote_plus(p) for p in found] + [unquote(p) for p in found]
-    return [p for p in dict.fromkeys(found) if p]
-
-
-def mask_database_url(url: str) -> str:
-    """A database URL as it may be shown (doctor, ``serve``'s errors, the log): the
-    password of its userinfo and of any ``password`` query parameter replaced by
-    ``***``, the rest as it was."""
-    url = mask_userinfo(url)
-    path, sep, query = url.partition("?")
-    if not sep:
-        return url
-    query, hash_, fragment = query.partition("#")
-    parts = []
-    for part in query.split("&"):
-        name, eq, value = part.partition("=")
-        if eq and value and unquote_plus(name).lower() == "password":
-            part = f"{name}=***"
-        parts.append(part)
-    return f"{path}?{'&'.join(parts)}{hash_}{fragment}"
-
-
 def _storage_url(config: Config) -> str | None:
     """The shared database's URL, from the file or from ``url_env``'s variable (None
     when there is none, or the variable is unset: then there is no password to know)."""
@@ -197,19 +139,6 @@ def _storage_url(config: Config) -> str | None:
         return config.storage.database_url()
     except ConfigError:
         return None
-
-
-def mask_userinfo(url: str) -> str:
-    """``url`` with the password of its userinfo replaced by ``***``."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return url
-    authority, slash, tail = rest.partition("/")
-    userinfo, at, host = authority.rpartition("@")
-    if not at or ":" not in userinfo:
-        return url
-    user = userinfo.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}{slash}{tail}"
 
 
 class Redactor:
@@ -439,12 +368,7 @@ __all__ = [
     "GOOGLE_KEY",
     "RedactingFilter",
     "Redactor",
-    "credential_name",
-    "database_passwords",
     "mask",
-    "mask_database_url",
     "mask_key_like",
     "mask_params",
-    "mask_userinfo",
-    "url_password",
 ]

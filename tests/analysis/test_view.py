@@ -9,6 +9,7 @@ import json
 from streamscope.analysis.timing import LegTiming
 from streamscope.analysis.view import (
     flow_leg_lint,
+    flow_sent_by,
     flow_ttft_ms,
     flow_verdict,
     flow_view,
@@ -18,6 +19,9 @@ from streamscope.analysis.view import (
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome
+from streamscope.capture.sse import import_sse
+from streamscope.lint.assembled import IMPORTED
+from streamscope.lint.sender import UNKNOWN_SENDER
 from streamscope.wire import decode_all
 from tests.lint.answers import whole_body
 from tests.lint.streams import CHAT_TEXT, native
@@ -98,3 +102,15 @@ def test_a_flows_ttft_is_its_client_legs_as_captured() -> None:
     assert flow_ttft_ms(LegTiming(streamed=True, frames=4), 12.0) is None  # no token
     assert flow_ttft_ms(LegTiming(streamed=True, frames=0), 12.0) == 12.0
     assert flow_ttft_ms(LegTiming(streamed=False, frames=0), None) is None
+
+
+def test_who_sent_a_flow_is_said_from_its_request() -> None:
+    sent = flow(stream_leg(0), stream_leg(1))
+    assert flow_sent_by(sent) == f"{UNKNOWN_SENDER} (no User-Agent)"
+    sent.request = RequestRecord("POST", "/v1/chat/completions", [("user-agent", "curl/8.5.0")])
+    assert flow_sent_by(sent) == f"{UNKNOWN_SENDER} (User-Agent: curl/8.5.0)"
+    sent.request = RequestRecord(
+        "POST", "/v1/chat/completions", [("user-agent", "OpenAI/Python 3.57.0")]
+    )
+    assert flow_sent_by(sent) == "openai-python (Chat Completions)"
+    assert flow_sent_by(import_sse(native(CHAT_TEXT))) == IMPORTED  # no request recorded

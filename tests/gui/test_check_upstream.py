@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,7 @@ from streamscope.gui.models.common import (
     TOOLTIP,
 )
 from streamscope.gui.window import MainWindow
+from streamscope.lint.assembled import CHECK_UPSTREAM
 from streamscope.wire import decode_all
 from tests.gui.support import open_window, wait_until
 from tests.proxy.demo_support import FAST
@@ -147,6 +149,10 @@ async def test_a_broken_relay_fills_the_grid_live_in_red_and_opens_and_exports(
         }
         assert any("missing-choices" in r for r in rules), rules
         assert detail.upstream_pane.isHidden()  # an audit's flow has one leg
+        # its Answer tab says the audit sent it, and what each known client assembles
+        said = detail.client_view.client_answer.text()
+        assert f"Sent by {escape(CHECK_UPSTREAM)}.</b>" in said, said
+        assert "no client of this protocol is known" not in said
         assert early.task is not None
         await early.task
 

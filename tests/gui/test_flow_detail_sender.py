@@ -4,10 +4,13 @@ separated by a single newline, sent by openai-python (its User-Agent as it sends
 the verdict area opens with openai-python's verdict and says each cause once with every
 client it breaks; the Answer pane says openai-python gets an error, not the answer the
 tolerant reading shows, and labels which is which; an error answer says what
-openai-python raises, never "ok"."""
+openai-python raises, never "ok". A flow sent by a client StreamScope does not know says
+so, with its User-Agent, and what each known client of the protocol assembles; the
+upstream leg says StreamScope's proxy sent it."""
 
 from __future__ import annotations
 
+import html
 import json
 import time
 
@@ -18,7 +21,9 @@ from streamscope.capture.info import FlowInfo
 from streamscope.capture.outcome import Outcome
 from streamscope.gui.client_answer import TOLERANT
 from streamscope.gui.flow_detail import FlowDetail
-from streamscope.lint.profiles import PROFILES
+from streamscope.lint.assembled import PROXY
+from streamscope.lint.profiles import PROFILES, profiles_for
+from streamscope.lint.sender import UNKNOWN_SENDER
 from tests.lint.streams import CHAT_TEXT, payloads
 
 MS = 1_000_000
@@ -30,9 +35,9 @@ TEXT = "".join(
 )
 
 
-def flow_of(leg: Leg) -> Flow:
+def flow_of(leg: Leg, agent: tuple[str, str] = UA) -> Flow:
     body = b'{"model": "m", "stream": true, "messages": []}'
-    request = RequestRecord("POST", "/v1/chat/completions", [UA], body)
+    request = RequestRecord("POST", "/v1/chat/completions", [agent], body)
     return Flow(
         "f1",
         time.time(),
@@ -101,6 +106,34 @@ async def test_an_error_answer_says_what_openai_python_raises() -> None:
         assert "ok" not in detail.header.text().split("verdict: ", 1)[1][:3]
         said = view.client_answer.text()
         assert "assembles:</b> an error" in said and lead in said
+    finally:
+        detail.stop()
+        detail.deleteLater()
+
+
+@pytest.mark.qasync
+async def test_a_flow_no_known_client_sent_says_what_each_known_client_assembles() -> None:
+    leg = Leg(
+        "openai-chat",
+        200,
+        SSE,
+        sent_ns=0,
+        headers_ns=MS,
+        frames=[CapturedFrame(SINGLE_NEWLINE + b"data: [DONE]\n", 2 * MS)],
+    )
+    detail = FlowDetail("f1")
+    try:
+        await detail.load(flow_of(leg, ("user-agent", "curl/8.5.0")))
+        said = detail.client_view.client_answer.text()
+        sent = f"{UNKNOWN_SENDER} (User-Agent: curl/8.5.0)"
+        assert f"<b>Sent by {html.escape(sent)}.</b>" in said
+        assert "OpenAI Chat Completions" in said and "no client of this" not in said
+        lines = said.split("<br>")[1:-1]  # a line per thing they get
+        for p in profiles_for("openai-chat"):  # each named once, in the line of what it gets
+            assert sum(line.count(html.escape(p.name)) for line in lines) == 1, p.name
+        assert "not what " in said and TOLERANT in said  # some fail on single newlines
+        upstream = detail.upstream_view.client_answer.text()
+        assert f"<b>Sent by {html.escape(PROXY)}.</b>" in upstream
     finally:
         detail.stop()
         detail.deleteLater()

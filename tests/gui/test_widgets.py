@@ -1,7 +1,8 @@
 """Small widgets the views share (app/streamscope/gui/widgets.py): names elided in the
 middle with the whole name on hover, the one-line note of an answer of tool calls only,
-and the prompt that says the embedded proxy is not running (and why) with a button that
-starts it, here on a real ProxyControl. (In the window: tests/gui/test_window_layout.py.)"""
+a read-only box in the fixed-width font, and the prompt that says the embedded proxy is
+not running (and why) with a button that starts it, here on a real ProxyControl. (In the
+window: tests/gui/test_window_layout.py.)"""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import socket
 
 import pytest
 from PySide6.QtCore import QStringListModel, Qt
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QLabel,
+    QPlainTextEdit,
     QPushButton,
     QStyleOptionViewItem,
     QVBoxLayout,
@@ -26,6 +29,7 @@ from streamscope.gui.widgets import (
     ElideMiddleDelegate,
     ProxyPrompt,
     elide_combo,
+    monospace,
     scrolled_label,
     tool_calls_note,
 )
@@ -58,6 +62,14 @@ def test_a_tool_call_answer_in_one_line() -> None:
     shown = two.split("(", 1)[1].split(")", 1)[0]
     assert shown.endswith("…") and len(shown.replace("&quot;", '"')) == 80
     assert "<b>(no name)</b>({})" in two
+
+
+def test_a_monospace_box_is_read_only_in_the_fixed_width_font(qapp: QApplication) -> None:
+    box = QPlainTextEdit()
+    assert monospace(box) is box and box.isReadOnly()
+    fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    assert box.font().family() == fixed.family()
+    box.deleteLater()
 
 
 def test_the_delegate_elides_in_the_middle(qapp: QApplication) -> None:

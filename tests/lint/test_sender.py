@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from streamscope.lint.profiles import PROFILES
-from streamscope.lint.sender import sender_name, sender_of
+from streamscope.lint.sender import AGENT_SHOWN, UNKNOWN_SENDER, sender_name, sender_of, sender_said
 
 CHAT, RESPONSES = "/v1/chat/completions", "/v1/responses"
 
@@ -111,3 +111,16 @@ def test_an_unknown_client_is_none(agent: str) -> None:
 
 def test_a_sender_has_the_profile_s_name() -> None:
     assert sender_name("openai-python-chat") == "openai-python (Chat Completions)"
+
+
+def test_who_sent_it_is_said_by_name_else_by_the_user_agent_given() -> None:
+    assert sender_said([("User-Agent", "Anthropic/Python 2.14.0")]) == "anthropic-python"
+    curl = sender_said([("user-agent", "curl/8.5.0")], CHAT)
+    assert curl == f"{UNKNOWN_SENDER} (User-Agent: curl/8.5.0)"
+    assert (
+        sender_said([("content-type", "application/json")]) == f"{UNKNOWN_SENDER} (no User-Agent)"
+    )
+    long = sender_said([("user-agent", "x" * 300)])
+    assert (
+        long.endswith("x…)") and len(long) == len(f"{UNKNOWN_SENDER} (User-Agent: )") + AGENT_SHOWN
+    )

@@ -22,8 +22,9 @@ from streamscope.capture.outcome import is_cancelled
 from streamscope.capture.raw import RawFlow, to_flow
 from streamscope.capture.summary import FlowSummary, LintCounts
 from streamscope.codecs import PROTOCOLS, get_codec, stream_asked
+from streamscope.lint.assembled import IMPORTED
 from streamscope.lint.report import LintReport
-from streamscope.lint.sender import sender_of
+from streamscope.lint.sender import sender_of, sender_said
 from streamscope.lint.verdict import ErrorAnswer, FlowVerdict, judge
 
 JSON = dict[str, Any]
@@ -104,6 +105,16 @@ def flow_verdict(flow: Flow) -> str:
 def flow_sender(flow: Flow) -> str | None:
     """The profile of the client that sent the flow's request (None: not known)."""
     return sender_of(flow.request.headers, flow.request.url)
+
+
+def flow_sent_by(flow: Flow) -> str:
+    """Who sent the flow's request, for a person (its client's name, or the User-Agent
+    of one StreamScope does not know: :func:`~streamscope.lint.sender.sender_said`); an
+    imported stream, which recorded no request, says so."""
+    request = flow.request
+    if not request.url and not request.body and not request.headers:
+        return IMPORTED
+    return sender_said(request.headers, request.url)
 
 
 def error_answer(leg: Leg) -> ErrorAnswer | None:
@@ -192,6 +203,7 @@ __all__ = [
     "error_answer",
     "flow_judgement",
     "flow_sender",
+    "flow_sent_by",
     "flow_ttft_ms",
     "flow_leg_lint",
     "flow_reading",

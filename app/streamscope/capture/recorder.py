@@ -35,7 +35,8 @@ from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import RawFlow, RawLeg
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.model.request import RequestNote
-from streamscope.redact import Redactor, credential_name, mask
+from streamscope.redact import Redactor, mask
+from streamscope.redact_places import credential_name
 from streamscope.wire.frame import Frame
 from streamscope.wire.jsonarray import is_array_stream
 

@@ -1,5 +1,6 @@
 """Check an upstream… (File menu): the audit's battery (:mod:`streamscope.audit`) run live
-against a relay, in a closable tab of the main window.
+against a relay, in a closable tab of the main window
+(:mod:`~streamscope.gui.check_upstream_tab`).
 
 The relay is a configured upstream, this window's own proxy, or any URL, protocol, key
 and model typed in (:mod:`~streamscope.gui.check_upstream_form`). The key never shows in
@@ -53,6 +54,7 @@ from streamscope.gui.flow_detail import FlowDetail
 from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.theme import tint
 from streamscope.gui.widgets import close_tab_later
+from streamscope.lint.assembled import CHECK_UPSTREAM
 from streamscope.lint.profiles import PROFILES
 from streamscope.private import write_private
 from streamscope.redact import Redactor
@@ -104,6 +106,39 @@ class CheckUpstreamView(QWidget):
         f = self.form  # (its fields, as the view's)
         self.source, self.url, self.protocol, self.key = f.source, f.url, f.protocol, f.key
         self.model, self.list_models, self.choose_source = f.model, f.list_models, f.choose_source
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.setTabsClosable(True)
+        self.tabs.addTab(self._report(), "Report")  # never closed: the flows' tabs are
+        self.tabs.tabBar().setTabButton(0, self.tabs.tabBar().ButtonPosition.RightSide, None)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+        self._connect()
+
+    def _report(self) -> QWidget:
+        """The Report tab: the form, the buttons, the status line, the grid and the
+        summary lines under it."""
+        self.status = QLabel(
+            "Sends a fixed battery of 14 requests, one at a time, each with a max_tokens and "
+            "never retried; each answer is linted and run in the real clients."
+        )
+        self.status.setWordWrap(True)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        report = QWidget()
+        layout = QVBoxLayout(report)
+        layout.addWidget(self.form)
+        layout.addLayout(self._buttons())
+        layout.addWidget(self.status)
+        layout.addWidget(self._grid(), 1)
+        layout.addWidget(self.summary)
+        return report
+
+    def _buttons(self) -> QHBoxLayout:
+        """ "Run in real clients", then Run, Stop, Open flow and the exports (those three
+        disabled until there is something to open or export)."""
         self.run_clients = QCheckBox("Run in real clients")
         self.run_clients.setChecked(True)
         self.run_clients.setToolTip(
@@ -118,12 +153,6 @@ class CheckUpstreamView(QWidget):
         self.open_button = QPushButton("Open flow")
         for b in (self.export_html_button, self.export_folder_button, self.open_button):
             b.setEnabled(False)
-        self.status = QLabel(
-            "Sends a fixed battery of 14 requests, one at a time, each with a max_tokens and "
-            "never retried; each answer is linted and run in the real clients."
-        )
-        self.status.setWordWrap(True)
-        self.form.said.connect(self.status.setText)  # what listing the models found
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_clients)
         buttons.addStretch(1)
@@ -131,7 +160,10 @@ class CheckUpstreamView(QWidget):
             buttons.addWidget(b)
         buttons.addWidget(self.export_html_button)
         buttons.addWidget(self.export_folder_button)
-        # the grid and the summary lines
+        return buttons
+
+    def _grid(self) -> QTableView:
+        """The grid (a row per probe, a column per client) in its table."""
         self.grid = AuditGrid(self)
         self.table = QTableView()
         self.table.setModel(self.grid)
@@ -142,24 +174,10 @@ class CheckUpstreamView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
-        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        report = QWidget()
-        report_layout = QVBoxLayout(report)
-        report_layout.addWidget(self.form)
-        report_layout.addLayout(buttons)
-        report_layout.addWidget(self.status)
-        report_layout.addWidget(self.table, 1)
-        report_layout.addWidget(self.summary)
-        self.tabs = QTabWidget()
-        self.tabs.setDocumentMode(True)
-        self.tabs.setTabsClosable(True)
-        self.tabs.addTab(report, "Report")
-        self.tabs.tabBar().setTabButton(0, self.tabs.tabBar().ButtonPosition.RightSide, None)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.tabs)
+        return self.table
+
+    def _connect(self) -> None:
+        self.form.said.connect(self.status.setText)  # what listing the models found
         self.list_models.clicked.connect(lambda: asyncio.ensure_future(self.form.fetch_models()))
         self.run_button.clicked.connect(self.start)
         self.stop_button.clicked.connect(self.stop_run)
@@ -320,6 +338,7 @@ class CheckUpstreamView(QWidget):
             if flow is None:
                 return None
             detail = FlowDetail(flow_id, None, analyser=self.analyser)
+            detail.sent_by = CHECK_UPSTREAM  # (its probes name no client)
             _audit_layout(detail)
             detail.replay_requested.connect(self.replay_requested)
             self.details[flow_id] = detail
@@ -407,35 +426,4 @@ def _audit_layout(detail: FlowDetail) -> None:
         box.hide()
 
 
-def open_tab(tabs: QTabWidget, view: CheckUpstreamView) -> None:
-    """Add ``view`` to the window's ``tabs`` as a closable tab (the window's own tabs keep
-    no close button), shown, titled as its relay once it runs."""
-    if not tabs.tabsClosable():
-        tabs.setTabsClosable(True)
-        for i in range(tabs.count()):
-            tabs.tabBar().setTabButton(i, tabs.tabBar().ButtonPosition.RightSide, None)
-        tabs.tabCloseRequested.connect(lambda i: _close_tab(tabs, i))
-    index = tabs.addTab(view, TITLE)
-    view.retitled.connect(lambda title: tabs.setTabText(tabs.indexOf(view), title))
-    tabs.setCurrentIndex(index)
-
-
-def _close_tab(tabs: QTabWidget, index: int) -> None:
-    view = tabs.widget(index)
-    if isinstance(view, CheckUpstreamView):
-        view.stop()
-        tabs.removeTab(index)
-        task = view.task
-        if task is not None and not task.done():
-            task.add_done_callback(lambda _task: view.deleteLater())
-        else:
-            view.deleteLater()
-
-
-def close_tabs(tabs: QTabWidget) -> None:
-    """Close every Check an upstream tab (the window is closing): their runs stop."""
-    for i in reversed(range(tabs.count())):
-        _close_tab(tabs, i)
-
-
-__all__ = ["CheckUpstreamView", "client_columns", "close_tabs", "open_tab"]
+__all__ = ["TITLE", "CheckUpstreamView", "client_columns"]

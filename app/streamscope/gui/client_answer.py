@@ -6,7 +6,10 @@ What the client assembles comes from the core: its profile's claims on the flow'
 findings (:func:`streamscope.lint.verdict.client_answer`), or, once "Run in real clients"
 ran the leg it sent, what it assembled there
 (:func:`streamscope.realclients.sender_run.ran_answer`); this label only says it, and
-which of the two it is.
+which of the two it is. When no client StreamScope knows sent it (its own client pane,
+its proxy, a client it does not know), the label says who did and what each known
+client of the protocol assembles (:func:`streamscope.lint.assembled.answer_for`), a line
+per thing they get.
 """
 
 from __future__ import annotations
@@ -18,16 +21,20 @@ from PySide6.QtWidgets import QLabel
 
 from streamscope.gui.models.findings import broken_style
 from streamscope.gui.real_clients import RealClientsPanel
+from streamscope.lint.assembled import ClientsAnswer
 from streamscope.lint.verdict import ClientAnswer
 from streamscope.realclients.sender_run import ran_answer
 
 TOLERANT = "the tolerant reading (what StreamScope's decoder could read of every frame)"
 
 
-def answer_html(answer: ClientAnswer | None) -> str:
-    """The label's rich text: what the client gets, then what the text below is."""
+def answer_html(answer: ClientAnswer | ClientsAnswer | None) -> str:
+    """The label's rich text: what the client gets (or each known client, when none of
+    them sent it), then what the text below is."""
     if answer is None:
         return f"Below: {TOLERANT}; no client of this protocol is known."
+    if isinstance(answer, ClientsAnswer):
+        return clients_html(answer)
     client = html.escape(answer.client)
     gets = f"<b>What {client} assembles:</b> {html.escape(answer.gets)}"
     gets += f" <i>({html.escape(answer.source)})</i>"  # run, or its profile's claims
@@ -40,6 +47,24 @@ def answer_html(answer: ClientAnswer | None) -> str:
     return f"{gets}<br>{below}"
 
 
+def clients_html(answer: ClientsAnswer) -> str:
+    """Who sent it, then a line per thing the known clients get (those left without the
+    answer below first, said apart), then what the text below is."""
+    lines = [
+        f"<b>Sent by {html.escape(answer.sent_by)}.</b> {html.escape(answer.asked)} "
+        f"<i>(as their profiles say)</i>:"
+    ]
+    for group in answer.groups:
+        line = f"• {html.escape(', '.join(group.clients))}: {html.escape(group.gets)}"
+        lines.append(line if group.whole else f'<span style="{broken_style()}">{line}</span>')
+    apart = answer.apart
+    if not apart:
+        below = ", which each of them assembles alike."
+    else:
+        below = f", not what {html.escape(', '.join(apart))} get{'s' if len(apart) == 1 else ''}."
+    return "<br>".join([*lines, f"Below: {TOLERANT}{below}"])
+
+
 class ClientAnswerLabel(QLabel):
     """What the sending client assembles, over the tolerant reading (see the module
     docstring); hidden until a lint is shown."""
@@ -49,7 +74,7 @@ class ClientAnswerLabel(QLabel):
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setWordWrap(True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.answer: ClientAnswer | None = None
+        self.answer: ClientAnswer | ClientsAnswer | None = None
         self.sent_by: str | None = None
         """The profile whose run :meth:`follow` shows (None: the run is not its leg's)."""
         self.hide()
@@ -64,7 +89,7 @@ class ClientAnswerLabel(QLabel):
         if answer is not None:
             self.show_answer(answer)
 
-    def show_answer(self, answer: ClientAnswer | None) -> None:
+    def show_answer(self, answer: ClientAnswer | ClientsAnswer | None) -> None:
         self.answer = answer
         self.setText(answer_html(answer))
         self.show()
@@ -75,4 +100,4 @@ class ClientAnswerLabel(QLabel):
         self.hide()
 
 
-__all__ = ["TOLERANT", "ClientAnswerLabel", "answer_html"]
+__all__ = ["TOLERANT", "ClientAnswerLabel", "answer_html", "clients_html"]

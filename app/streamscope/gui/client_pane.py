@@ -52,6 +52,7 @@ from streamscope.gui.proxy_control import ProxyControl
 from streamscope.gui.real_clients import RealClientsPanel
 from streamscope.gui.request_form import EMBEDDED, RequestForm, typed
 from streamscope.gui.widgets import ProxyPrompt
+from streamscope.lint.assembled import CLIENT_PANE, REPLAYED
 
 TOOL_RESULT = '{"ok": true}'
 
@@ -286,6 +287,7 @@ class ClientPane(QWidget):
         except ValueError as exc:  # bad tool JSON, say: said where the user looks
             self.status.setText(str(exc))
             return
+        self.view.sent_by = CLIENT_PANE  # no client StreamScope knows: it sent this itself
         self._begin(session)
 
     def replay(self, leg: Leg, request_body: dict[str, Any] | None = None) -> None:
@@ -299,6 +301,7 @@ class ClientPane(QWidget):
             request_body=request_body,
             analyser=self.analyser,
         )
+        self.view.sent_by = REPLAYED  # (the leg comes without who sent it)
         self._begin(session)
 
     def _begin(self, session: ClientSession) -> None:

@@ -21,9 +21,10 @@ and the client's request body (a dict, or None when it was no JSON object).
 
 NOTE: reading a flow from the store is blocking SQLite and linting decodes every frame,
 so neither runs on the window's loop (qasync, the loop the embedded proxy serves on): the
-flow is read in a worker thread (``asyncio.to_thread``), and each replayed leg is timed
-and linted by the window's :class:`~streamscope.client.worker.Analyser` (its worker
-process), as the client pane's streams are.
+flow is read in a worker thread (:func:`~streamscope.gui.flow_load.load_flow`), and each
+replayed leg (:class:`~streamscope.gui.leg_pane.LegPane`) is timed and linted by the
+window's :class:`~streamscope.client.worker.Analyser` (its worker process), as the client
+pane's streams are.
 """
 
 from __future__ import annotations
@@ -31,8 +32,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -52,28 +51,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from streamscope.analysis.view import (
-    asked_to_stream,
-    error_answer,
-    flow_judgement,
-    flow_reading,
-    flow_sender,
-    flow_ttft_ms,
-)
+from streamscope.analysis.view import asked_to_stream, error_answer, flow_sender, flow_sent_by
 from streamscope.capture.flow import Flow, Leg, RequestRecord
 from streamscope.capture.har import to_har
 from streamscope.capture.source import FlowSource
 from streamscope.capture.sse import export_sse, export_timing
 from streamscope.capture.summary import FlowSummary
-from streamscope.client import replay_session
 from streamscope.client.worker import Analyser
 from streamscope.gui.flow_header import RequestNotesLabel, header_text
+from streamscope.gui.flow_load import load_flow
 from streamscope.gui.flow_text import attempt_rows, missing_reason, request_body, request_text
-from streamscope.gui.leg_view import LegView, monospace
+from streamscope.gui.leg_pane import LegPane
+from streamscope.gui.leg_view import LegView
 from streamscope.gui.real_clients import RealClientsPanel, RunButton
-from streamscope.gui.theme import tint
-from streamscope.lint.report import LintReport
-from streamscope.model.request import RequestNote
+from streamscope.gui.widgets import monospace
+from streamscope.lint.assembled import PROXY
 from streamscope.private import write_private
 
 log = logging.getLogger("streamscope.gui")
@@ -81,77 +73,11 @@ JSON = dict[str, Any]
 LEGS = ("client", "upstream")
 
 
-# -- reading a flow (worker thread) ----------------------------------------------------
-
-
-def _analyse(
-    store: FlowSource | None, flow_id: str, flow: Flow | None
-) -> tuple[Flow | None, FlowSummary]:
-    """The flow and its summary (worker thread: SQLite, and linting decodes frames)."""
-    if flow is None and store is not None:
-        flow = store.get(flow_id)
-    summary = (store.summary(flow_id) if store is not None else None) or FlowSummary(flow_id)
-    if flow is not None and summary.verdict is None:  # not linted: TTFT as linting sets it
-        client = flow_reading(flow, "client")  # one decoding for both
-        summary = replace(
-            summary,
-            verdict=_verdict(flow, client.lint),
-            ttft_ms=flow_ttft_ms(client.timing, summary.ttft_ms),
-        )
-    return flow, summary
-
-
-def _verdict(flow: Flow, report: LintReport | None) -> str:
-    judged = flow_judgement(flow, report) if report is not None else None
-    return judged.text if judged is not None else "not linted"
-
-
-# -- widgets ------------------------------------------------------------------------------
-
-
-class LegPane(QStackedWidget):
-    """A leg's view, or a clear empty state saying why there is nothing to show."""
-
-    def __init__(self, title: str) -> None:
-        super().__init__()
-        self.view = LegView(title)
-        self.view.compact()  # two legs share the width
-        self.empty = QLabel()
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.setWordWrap(True)
-        tint(self.empty, "muted", "font-size: 13px")
-        self.addWidget(self.view)
-        self.addWidget(self.empty)
-
-    def show_empty(self, text: str) -> None:
-        self.empty.setText(text)
-        self.setCurrentWidget(self.empty)
-
-    @property
-    def is_empty(self) -> bool:
-        return self.currentWidget() is self.empty
-
-    async def replay(
-        self,
-        leg: Leg,
-        body: JSON | None,
-        analyser: Analyser | None = None,
-        notes: Sequence[RequestNote] = (),
-    ) -> None:
-        """Show the captured leg, replayed through a client session (its timing and
-        lint read by ``analyser``; in a worker thread when None), with ``notes`` (what
-        translating the request did) listed with its lint findings."""
-        self.setCurrentWidget(self.view)
-        session = replay_session(leg, self.view.callbacks(), request_body=body, analyser=analyser)
-        self.view.begin(session)
-        self.view.show_request_notes(notes)
-        self.view.finish(await session.run())
-
-
 class FlowDetail(QWidget):
     """One captured flow, in a tab of the traffic view (see the module docstring): its
     header and buttons, the attempts and both requests, and its client and upstream legs
-    replayed into two :class:`LegPane` views, with a real-clients panel under them.
+    replayed into two :class:`~streamscope.gui.leg_pane.LegPane` views, with a
+    real-clients panel under them.
 
     It owns the flow once read (:attr:`flow`, :attr:`summary`) and the task that reads
     it (:attr:`task`). :class:`~streamscope.gui.traffic.TrafficView` makes one per opened
@@ -183,6 +109,9 @@ class FlowDetail(QWidget):
         self.flow: Flow | None = None
         self.summary = FlowSummary(flow_id)
         self.task: asyncio.Task[None] | None = None
+        self.sent_by: str | None = None
+        """Who sent the flow's request, when its opener knows better than its headers (Check
+        an upstream's probes); None: as its headers say (:func:`flow_sent_by`)."""
         self.notes = RequestNotesLabel()  # what translating the request dropped or changed
         layout = QVBoxLayout(self)
         layout.addLayout(self._bar())
@@ -298,7 +227,7 @@ class FlowDetail(QWidget):
         """Read the flow from the store (or take ``flow``), show it, replay both legs;
         :attr:`loaded` is emitted at the end."""
         try:
-            found, summary = await asyncio.to_thread(_analyse, self.store, self.flow_id, flow)
+            found, summary = await asyncio.to_thread(load_flow, self.store, self.flow_id, flow)
         except Exception as exc:  # a damaged flow: say so, do not kill the task silently
             log.exception("cannot read flow %s", self.flow_id)
             self.header.setText(f"Flow {self.flow_id} cannot be read: {exc}")
@@ -348,6 +277,9 @@ class FlowDetail(QWidget):
             else:
                 if which == "client":  # its verdict leads with the client that sent it
                     pane.view.judging = (flow_sender(flow), error_answer(leg))
+                pane.view.sent_by = (
+                    (self.sent_by or flow_sent_by(flow)) if which == "client" else PROXY
+                )
                 replays.append(pane.replay(leg, request_body(record), self.analyser, notes))
         self.replay_button.setEnabled(missing_reason(flow.client_leg, "client") is None)
         self.run_clients_button.set_legs(flow.client_leg, flow.upstream_leg)

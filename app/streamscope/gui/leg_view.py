@@ -23,7 +23,7 @@ import json
 from collections.abc import Sequence
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
-from PySide6.QtGui import QFontDatabase, QTextCursor
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -51,21 +51,21 @@ from streamscope.gui.text_marks import cursor_offset, marks, show_mark
 from streamscope.gui.theme import tint
 from streamscope.gui.timing_chart import TimingChart, timing_text
 from streamscope.gui.tool_tree import ToolCallTree
-from streamscope.gui.widgets import ElideMiddleDelegate, scrolled_label, tool_calls_note
+from streamscope.gui.widgets import (
+    ElideMiddleDelegate,
+    monospace,
+    scrolled_label,
+    tool_calls_note,
+)
+from streamscope.lint.assembled import UNKNOWN_SENDER, answer_for
 from streamscope.lint.report import LintReport
-from streamscope.lint.verdict import ErrorAnswer, client_answer, judge
+from streamscope.lint.verdict import ErrorAnswer, judge
 from streamscope.model.request import RequestNote
 from streamscope.wire.frame import Frame
 
 FrameItem = tuple[int, float, Frame]
 PLACEHOLDER = "The assembled answer appears here as it streams."
 VERDICT_LINES = 4  # the verdict area's height, in lines; more scroll
-
-
-def monospace(widget: QPlainTextEdit) -> QPlainTextEdit:
-    widget.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-    widget.setReadOnly(True)
-    return widget
 
 
 class LegView(QWidget):
@@ -105,6 +105,7 @@ class LegView(QWidget):
         self._broken = False  # the lint shown breaks a client
         # who sent the request and the error answer it got: the verdict leads with them
         self.judging: tuple[str | None, ErrorAnswer | None] = (None, None)
+        self.sent_by = UNKNOWN_SENDER  # who sent it, for the Answer tab, when no known client did
         self._connect_signals()
         self.clear()
 
@@ -293,7 +294,7 @@ class LegView(QWidget):
         self.frames_model.set_findings(frame_severities(report))
         # What breaks on the wire (red), then what the provider did and each client shows
         text, self._broken = verdict_html(report, judge(report, *self.judging))
-        self.client_answer.show_answer(client_answer(report, *self.judging))
+        self.client_answer.show_answer(answer_for(report, *self.judging, self.sent_by))
         self.verdict.setText(text)
         self._title_lint()
 
@@ -446,4 +447,4 @@ class LegView(QWidget):
             self.select_frame(frame)
 
 
-__all__ = ["LegView", "monospace", "timing_text"]
+__all__ = ["LegView", "timing_text"]

@@ -3,7 +3,7 @@
 The Fusion style with a palette: Qt's own light palette, or a dark one built here. With
 ``system`` the window follows the platform's colour scheme (``QStyleHints.colorScheme``)
 and switches when the system does. Frames and answers use the system's fixed-pitch font
-(see :func:`streamscope.gui.leg_view.monospace`); every other colour in the window is
+(see :func:`streamscope.gui.widgets.monospace`); every other colour in the window is
 taken from the palette or from the light/dark tones of
 :data:`streamscope.gui.models.common.TONE`, and every text/ground pair meets WCAG AA
 contrast (4.5:1) in both themes (tests/gui/test_theme_contrast.py measures them).

@@ -7,10 +7,12 @@ import html
 from collections.abc import Sequence
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
     QLabel,
+    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QStyledItemDelegate,
@@ -24,6 +26,14 @@ from streamscope.codecs.preview_text import short
 from streamscope.gui.proxy_control import ProxyControl
 
 NOTE_ARGS = 80  # characters of a call's arguments in the answer's note
+
+
+def monospace(widget: QPlainTextEdit) -> QPlainTextEdit:
+    """``widget`` read-only, in the system's fixed-width font (frames, answers, requests:
+    bytes and text as they came)."""
+    widget.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    widget.setReadOnly(True)
+    return widget
 
 
 class ElideMiddleDelegate(QStyledItemDelegate):
@@ -154,5 +164,6 @@ __all__ = [
     "ProxyPrompt",
     "close_tab_later",
     "elide_combo",
+    "monospace",
     "tool_calls_note",
 ]

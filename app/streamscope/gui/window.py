@@ -26,7 +26,8 @@ from streamscope.capture.flow import Leg
 from streamscope.client.worker import Analyser, shared_analyser
 from streamscope.config import default_data_dir
 from streamscope.gui.attach_dialog import AttachDialog
-from streamscope.gui.check_upstream import CheckUpstreamView, close_tabs, open_tab
+from streamscope.gui.check_upstream import CheckUpstreamView
+from streamscope.gui.check_upstream_tab import close_tabs, open_tab
 from streamscope.gui.client_pane import ClientPane
 from streamscope.gui.connect_dialog import ConnectDialog
 from streamscope.gui.pool_panel import PoolPanel

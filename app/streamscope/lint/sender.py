@@ -16,6 +16,9 @@ proxy: ``tests/clients`` asserts the profile told here for every client it runs)
 
 A client of two protocols whose profiles differ by protocol (openai-python's two
 helpers, @ai-sdk/openai's ``.chat()`` and ``.responses()``) is told apart by the path.
+
+:func:`sender_said` says who sent a request for a person: its client's name, else that
+StreamScope does not know it, with the User-Agent it gave.
 """
 
 from __future__ import annotations
@@ -76,4 +79,24 @@ def sender_name(profile: str | None) -> str | None:
     return PROFILES[profile].name if profile in PROFILES else None
 
 
-__all__ = ["sender_name", "sender_of"]
+UNKNOWN_SENDER = "a client StreamScope does not know"
+AGENT_SHOWN = 80
+"""How much of an unknown client's User-Agent :func:`sender_said` quotes."""
+
+
+def sender_said(headers: Iterable[tuple[str, str]], path: str = "") -> str:
+    """Who sent a request with ``headers`` to ``path``, for a person: its client's name
+    (``anthropic-python``), else ``a client StreamScope does not know (User-Agent:
+    curl/8.5.0)`` — or ``(no User-Agent)``."""
+    pairs = list(headers)
+    name = sender_name(sender_of(pairs, path))
+    if name is not None:
+        return name
+    agent = next((" ".join(v.split()) for k, v in pairs if k.lower() == "user-agent"), "")
+    if not agent:
+        return f"{UNKNOWN_SENDER} (no User-Agent)"
+    shown = agent if len(agent) <= AGENT_SHOWN else agent[: AGENT_SHOWN - 1] + "…"
+    return f"{UNKNOWN_SENDER} (User-Agent: {shown})"
+
+
+__all__ = ["UNKNOWN_SENDER", "sender_name", "sender_of", "sender_said"]

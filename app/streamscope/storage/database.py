@@ -42,7 +42,7 @@ from urllib.parse import urlsplit
 
 import asyncpg
 
-from streamscope.redact import mask_database_url
+from streamscope.redact_places import mask_database_url
 from streamscope.signals import Signal
 from streamscope.storage.errors import StorageError, StorageUnavailable
 from streamscope.storage.schema import LATEST, SchemaTooNew, current_version, migrate
