@@ -197,17 +197,13 @@ class ClientAnswer:
 
 
 def client_answer(
-    report: LintReport, sender: str | None = None, error: ErrorAnswer | None = None
+    report: LintReport, sender: str, error: ErrorAnswer | None = None
 ) -> ClientAnswer | None:
-    """What the sending client assembles (no sender known: the client the headline
-    names, the first broken); None when no client of the flow's protocol is known."""
-    speakers = [p.id for p in report.profiles]
-    who = sender if sender in speakers else None
-    if who is None:  # the headline's client: the first broken, else the first unclean
-        hits = [(p, h[0][1].effect) for p in speakers if (h := report.breaking(p))]
-        who = next((p for p, e in hits if e in BREAKING), hits[0][0] if hits else None)
-    if who is None:
+    """What the client ``sender`` (a profile's id) assembles; None when it does not speak
+    the flow's protocol (who else does: :mod:`streamscope.lint.assembled`)."""
+    if sender not in {p.id for p in report.profiles}:
         return None
+    who = sender
     name = PROFILES[who].name
     if error is not None:
         return ClientAnswer(name, GETS["error"], error_lead(error, who), False)
