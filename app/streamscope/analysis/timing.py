@@ -55,18 +55,11 @@ from streamscope.analysis.decode import Decoded
 from streamscope.capture.flow import Leg
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.model.assemble import merge_usage
-from streamscope.model.estimate import is_note
-from streamscope.model.events import (
-    Event,
-    ReasoningDelta,
-    RedactedReasoning,
-    RefusalDelta,
-    TextDelta,
-    ToolCallDelta,
-    ToolCallStart,
-    Usage,
-    is_token,
-)
+from streamscope.model.estimate import DELTAS, is_note
+from streamscope.model.events import TRAITS, Event, Usage, is_token
+
+# What output each event type brings (``Traits.output``): which first time it may set.
+_OUTPUT = {tag: traits.output for tag, traits in TRAITS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,16 +105,6 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
-def delta_tokens(event: Event) -> int:
-    """The output tokens one event counts for when the provider gives no usage: one per
-    non-empty text, refusal, reasoning or tool-argument delta, none for anything else."""
-    if isinstance(event, TextDelta | RefusalDelta | ReasoningDelta):
-        return 1 if event.text else 0
-    if isinstance(event, ToolCallDelta):
-        return 1 if event.arguments else 0
-    return 0
-
-
 @dataclass(slots=True)
 class Scan:
     """What one pass over a streamed leg's SSE frames found (times in ns)."""
@@ -140,19 +123,20 @@ class Scan:
     def take(self, events: list[Event], t: int) -> None:
         tokens = 0
         for ev in events:
-            tokens += delta_tokens(ev)
-            if self.first_token is None and is_token(ev):
-                self.first_token = t
             if isinstance(ev, Usage):
                 self.usage = merge_usage(self.usage, ev)
-            elif isinstance(ev, TextDelta | RefusalDelta):
-                if ev.text and self.first_content is None:
-                    self.first_content = t
-            elif isinstance(ev, ReasoningDelta | RedactedReasoning):
-                if self.first_reasoning is None and (isinstance(ev, RedactedReasoning) or ev.text):
-                    self.first_reasoning = t
-            elif isinstance(ev, ToolCallStart):
-                self.first_tool = t if self.first_tool is None else self.first_tool
+            elif is_token(ev):  # (output, and no empty delta: model.events)
+                tokens += ev.type in DELTAS  # one each, as the estimate counts them
+                self.first_token = t if self.first_token is None else self.first_token
+                output = _OUTPUT[ev.type]
+                if output == "content":
+                    self.first_content = t if self.first_content is None else self.first_content
+                elif output == "reasoning":
+                    self.first_reasoning = (
+                        t if self.first_reasoning is None else self.first_reasoning
+                    )
+                elif ev.type == "tool_call_start":  # (a call's start, not its arguments)
+                    self.first_tool = t if self.first_tool is None else self.first_tool
         if tokens:
             self.token_frames.append((t, tokens))
 
@@ -271,7 +255,7 @@ class LegSeries:
 
     - ``tokens``: ``(t_ms, cumulative output tokens)`` at each arrival that added tokens
       (the SSE frames completed by one chunk make one point), counted from the deltas as
-      :func:`timing_of` estimates them (:func:`delta_tokens`); the provider's usage
+      :func:`timing_of` estimates them (:meth:`Scan.take`); the provider's usage
       count, when there is one, may differ;
     - ``gaps``: ``(t_ms, gap_ms)`` for every captured chunk: the wait before it (the
       first chunk's since the headers, 0 when their time is unknown), so the longest
@@ -354,7 +338,6 @@ def overhead_ms(upstream: LegTiming, client: LegTiming) -> float | None:
 __all__ = [
     "LegSeries",
     "LegTiming",
-    "delta_tokens",
     "overhead_ms",
     "Scan",
     "percentile",

@@ -22,14 +22,14 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, assert_never, get_args
+from typing import Any, assert_never
 
 from streamscope.model.events import (
+    TRAITS,
     Citation,
     End,
     Error,
     Event,
-    EventType,
     Finish,
     MessageStart,
     Opaque,
@@ -157,36 +157,9 @@ class ToolCallEntry:
         self.parsed, self.value = True, value
 
 
-def _tracked(tag: EventType) -> bool:
-    """Whether the tracker takes events of this type (every tag has its case: mypy checks,
-    assert_never); :data:`TRACKED` is what a feed hands it."""
-    match tag:
-        case "tool_call_start" | "tool_call_delta" | "tool_call_end":
-            return True
-        case (
-            "message_start"
-            | "text_delta"
-            | "reasoning_delta"
-            | "reasoning_signature"
-            | "redacted_reasoning"
-            | "refusal_delta"
-            | "server_tool"
-            | "opaque"
-            | "citation"
-            | "usage"
-            | "finish"
-            | "progress"
-            | "error"
-            | "part_end"
-            | "end"
-        ):
-            return False
-        case _:
-            assert_never(tag)
-
-
-TRACKED = frozenset(tag for tag in get_args(EventType) if _tracked(tag))
-"""The event types :meth:`ToolCallTracker.feed` keeps something of."""
+TRACKED = frozenset(tag for tag, traits in TRAITS.items() if traits.tool_call)
+"""The event types :meth:`ToolCallTracker.feed` keeps something of (a client-side tool
+call's: ``Traits.tool_call``), what a feed hands it."""
 
 
 class ToolCallTracker:

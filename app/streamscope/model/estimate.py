@@ -17,42 +17,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, assert_never, get_args
+from typing import Any
 
-from streamscope.model.events import EventType, Usage
+from streamscope.model.events import TRAITS, Usage
 from streamscope.model.request import Request
 from streamscope.model.response import Response
 
-
-def counts_a_token(tag: EventType) -> bool:
-    """Whether an event of this type is counted as one output token (every tag has its
-    case: mypy checks, assert_never)."""
-    match tag:
-        case "text_delta" | "reasoning_delta" | "refusal_delta" | "tool_call_delta":
-            return True
-        case (
-            "message_start"
-            | "reasoning_signature"
-            | "redacted_reasoning"
-            | "tool_call_start"
-            | "tool_call_end"
-            | "server_tool"
-            | "opaque"
-            | "citation"
-            | "usage"
-            | "finish"
-            | "progress"
-            | "error"
-            | "part_end"
-            | "end"
-        ):
-            return False
-        case _:
-            assert_never(tag)
-
-
-DELTAS = frozenset(tag for tag in get_args(EventType) if counts_a_token(tag))
-"""The event types one output token each is counted for (the encoders' per-event test)."""
+DELTAS = frozenset(tag for tag, traits in TRAITS.items() if traits.delta)
+"""The event types one output token each is counted for (the encoders' per-event test):
+the deltas of text, reasoning, refusal and tool arguments (``Traits.delta``)."""
 NOTE = "usage estimated by StreamScope: the upstream sent none"
 NOTE_BYTES = f": {NOTE}\n\n".encode()
 

@@ -27,7 +27,9 @@ Conventions shared by all codecs:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal, assert_never, get_args
 
 from streamscope.model.stop import StopReason
@@ -303,7 +305,73 @@ EventType = Literal[
 """Every event class's ``type`` tag. A ``match`` over a tag that ends in ``assert_never``
 covers every class, and a frozenset of tags built from it is the hot path's test (a
 ``match`` over 18 class patterns costs up to 3 µs an event on CPython 3.11; a set lookup,
-80 ns)."""
+80 ns). What an event of each type is, for code that asks by its tag, is :data:`TRAITS`."""
+
+Part = Literal["reasoning", "text", "refusal"]
+"""A part of a choice's answer whose text streams in deltas (:attr:`Traits.part`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Traits:
+    """What the events of one type are, for code that asks by the tag: one column per
+    question, :data:`TRAITS` the table. Each reader derives its frozenset or dict from its
+    column once, at import: on the hot paths an event costs a set or dict lookup, no call.
+
+    - ``output``: the output a client can show that it brings: answer text or a refusal
+      (``"content"``), reasoning, a client-side tool call; None: none. An event with one
+      may be a token (:func:`is_token`, the time to first token);
+    - ``delta``: its output is a fragment of text (text, reasoning, refusal, a tool call's
+      arguments): an empty one brings nothing, and a usage estimate counts one output
+      token for each (``model.estimate.DELTAS``, ``analysis.timing``);
+    - ``part``: the part of the answer whose text it extends (``client.parts``);
+    - ``tool_call``: it belongs to a client-side tool call: its start, arguments or end
+      (``client.tools``; a server tool runs upstream, not in the client's hands).
+    """
+
+    output: Literal["content", "reasoning", "tool_call"] | None = None
+    delta: bool = False
+    part: Part | None = None
+    tool_call: bool = False
+
+
+def _traits(tag: EventType) -> Traits:
+    """The traits of the events tagged ``tag`` (every tag has its case: mypy checks,
+    assert_never, so a new event type is classified here or refused)."""
+    match tag:
+        case "text_delta":
+            return Traits(output="content", delta=True, part="text")
+        case "refusal_delta":
+            return Traits(output="content", delta=True, part="refusal")
+        case "reasoning_delta":
+            return Traits(output="reasoning", delta=True, part="reasoning")
+        case "redacted_reasoning":
+            return Traits(output="reasoning")
+        case "tool_call_start":
+            return Traits(output="tool_call", tool_call=True)
+        case "tool_call_delta":
+            return Traits(output="tool_call", delta=True, tool_call=True)
+        case "tool_call_end":
+            return Traits(tool_call=True)
+        case (
+            "message_start"
+            | "reasoning_signature"
+            | "server_tool"
+            | "opaque"
+            | "citation"
+            | "usage"
+            | "finish"
+            | "progress"
+            | "error"
+            | "part_end"
+            | "end"
+        ):
+            return Traits()
+        case _:
+            assert_never(tag)
+
+
+TRAITS: Mapping[EventType, Traits] = MappingProxyType({t: _traits(t) for t in get_args(EventType)})
+"""Every event type's :class:`Traits` (read only)."""
 
 
 def event_type(ev: Event) -> EventType:
@@ -312,8 +380,9 @@ def event_type(ev: Event) -> EventType:
 
 
 def is_token(event: Event) -> bool:
-    """Whether ``event`` brings output a client can show: non-empty text, refusal or
-    reasoning, a redacted reasoning block, a tool call's start or arguments.
+    """Whether ``event`` brings output a client can show (:attr:`Traits.output`), and
+    not an empty delta: non-empty text, refusal or reasoning, a redacted reasoning block,
+    a tool call's start or arguments.
 
     This is what time to first token (TTFT) counts, everywhere StreamScope shows one:
     the proxy (``translation.pipeline``), a captured leg's timing (``analysis.timing``),
@@ -333,36 +402,5 @@ def is_token(event: Event) -> bool:
     return True
 
 
-def _may_be_token(tag: EventType) -> bool:
-    """Whether an event of this type can be a token (:func:`is_token`; every tag has its
-    case: mypy checks, assert_never)."""
-    match tag:
-        case (
-            "text_delta"
-            | "reasoning_delta"
-            | "refusal_delta"
-            | "redacted_reasoning"
-            | "tool_call_start"
-            | "tool_call_delta"
-        ):
-            return True
-        case (
-            "message_start"
-            | "reasoning_signature"
-            | "tool_call_end"
-            | "server_tool"
-            | "opaque"
-            | "citation"
-            | "usage"
-            | "finish"
-            | "progress"
-            | "error"
-            | "part_end"
-            | "end"
-        ):
-            return False
-        case _:
-            assert_never(tag)
-
-
-_MAY_BE_TOKEN = frozenset(tag for tag in get_args(EventType) if _may_be_token(tag))
+_MAY_BE_TOKEN = frozenset(tag for tag, traits in TRAITS.items() if traits.output)
+"""The event types that bring output, :func:`is_token`'s first test."""
