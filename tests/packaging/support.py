@@ -42,9 +42,13 @@ def clean_checkout(target: Path) -> Path:
 
 def isolated_env(home: Path, **extra: str) -> dict[str, str]:
     """The environment with HOME and the XDG folders under ``home`` (the config, the
-    pool state and the flow store land there, not in the user's) and no
-    STREAMSCOPE_CONFIG."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMSCOPE_")}
+    pool state and the flow store land there, not in the user's), no STREAMSCOPE_CONFIG,
+    and no PYTHONPATH (a checkout's ``app`` on it would stand in for what was installed)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("STREAMSCOPE_") and k not in ("PYTHONPATH", "PYTHONHOME")
+    }
     env.update(
         HOME=str(home),
         XDG_CONFIG_HOME=str(home / ".config"),

@@ -62,12 +62,19 @@ def test_python_dash_m_streamscope_runs_in_the_pipx_environment(pipx_home: Path)
         "import streamscope, streamscope.resources as r\n"
         "print(streamscope.__file__, r.resources_dir())"
     )
-    where = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, timeout=60)
+    env = isolated_env(pipx_home)
+    where = subprocess.run(
+        [str(python), "-c", probe], capture_output=True, text=True, timeout=60, env=env
+    )
     package, resources = (Path(p) for p in where.stdout.split())
     assert package.is_relative_to(pipx_home) and resources.is_relative_to(pipx_home)
     assert (resources / "icons" / "streamscope.svg").is_file()
     out = subprocess.run(
-        [str(python), "-m", "streamscope", "--version"], capture_output=True, text=True, timeout=60
+        [str(python), "-m", "streamscope", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
     assert out.stdout.strip() == f"streamscope {__version__}"
 
