@@ -4,6 +4,7 @@ Not a test (nothing here is collected by pytest): run it and read the figures.
 
     .venv/bin/python -m tests.bench.bench_capacity [--seconds 8] [--rounds 3]
         [--connections 32] [--open-streams 200] [--pairs 300] [--no-peers]
+        [--baseline DIR] [--only capacity|first-byte|memory]
 
 An Anthropic Messages client (``/v1/messages``, 20 deltas per answer) over an OpenAI Chat
 upstream in repair mode: decode chat, encode anthropic, every request through the
@@ -11,6 +12,9 @@ account pool. Processes: the fake upstream (tests/bench/capacity_load.py), two p
 (``python -m streamscope serve``: capture on, its flows in this run's folder, and capture
 off), claude-code-router when node is there (tests/bench/peers.py; ``--no-peers`` skips
 it), and this process as the client.
+
+``--baseline DIR`` adds another checkout's proxy (``DIR/app``: a ``git worktree`` of an
+earlier commit, say), capture on, to every measure: the A/B of a change in one run.
 
 - **Capacity.** For each target, non-streamed then streamed: ``--connections``
   keep-alive connections send requests back to back for ``--seconds``, after a one-second
@@ -210,14 +214,22 @@ def memory_per_stream(target: Target, streams: int) -> tuple[float, float]:
 
 
 def start_targets(
-    tmp: Path, up: int, procs: list[subprocess.Popen[str]], peers: bool
+    tmp: Path, up: int, procs: list[subprocess.Popen[str]], peers: bool, baseline: Path | None
 ) -> list[Target]:
+    """This tree's proxy with capture on and off, ``baseline``'s (another checkout) with
+    capture on, and claude-code-router (``peers``)."""
     py, targets = sys.executable, []
-    for name, capture in (("capture on", True), ("capture off", False)):
-        folder = tmp / name.replace(" ", "-")
+    runs: list[tuple[str, bool, Path | None]] = [("capture on", True, None)]
+    runs.append(("capture off", False, None))
+    if baseline is not None:
+        runs.append((f"capture on, {baseline.name}", True, baseline.resolve() / "app"))
+    for name, capture, app in runs:
+        folder = tmp / name.replace(" ", "-").replace(",", "")
         folder.mkdir()
         (folder / "config.toml").write_text(proxy_config(f"http://127.0.0.1:{up}", capture))
         env = {**os.environ, "STREAMSCOPE_DATA_DIR": str(folder / "data")}
+        if app is not None:
+            env["PYTHONPATH"] = str(app)
         cmd = [py, "-m", "streamscope", "serve", "--config", str(folder / "config.toml")]
         proc, url = _spawn(cmd, folder / "proxy.err", r"listening on (\S+)", env)
         procs.append(proc)
@@ -249,7 +261,13 @@ def main() -> None:
     parser.add_argument("--open-streams", type=int, default=200, help="streams held open")
     parser.add_argument("--pairs", type=int, default=300, help="first-byte pairs")
     parser.add_argument("--no-peers", action="store_true", help="skip claude-code-router")
+    parser.add_argument("--baseline", type=Path, help="another StreamScope checkout to A/B")
+    parser.add_argument(
+        "--only", choices=["capacity", "first-byte", "memory"], action="append",
+        help="run only these measures (repeatable; default: all)",
+    )  # fmt: skip
     args = parser.parse_args()
+    only = set(args.only or ["capacity", "first-byte", "memory"])
     load_avg = os.getloadavg()[0]
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that `finally` runs
     procs: list[subprocess.Popen[str]] = []
@@ -260,18 +278,23 @@ def main() -> None:
             up_cmd = [sys.executable, "-m", "tests.bench.capacity_load"]
             proc, up = _spawn(up_cmd, tmp / "upstream.err", r"^(\d+)$")
             procs.append(proc)
-            targets = start_targets(tmp, int(up), procs, not args.no_peers)
+            targets = start_targets(tmp, int(up), procs, not args.no_peers, args.baseline)
             # memory first: after the load, the allocator's freed memory would hide it
-            memory = {t.name: memory_per_stream(t, args.open_streams) for t in targets[:2]}
+            ours = [t for t in targets if t.name.startswith("StreamScope")]
+            memory = {}
+            if "memory" in only:
+                memory = {t.name: memory_per_stream(t, args.open_streams) for t in ours}
             cases = [(t, stream) for stream in (False, True) for t in targets]
-            for r in range(args.rounds):
+            for r in range(args.rounds if "capacity" in only else 0):
                 shift = r % len(cases)
                 for target, stream in cases[shift:] + cases[:shift]:
                     got = capacity(target, stream, args)
                     rounds.setdefault((target.name, stream), []).append(got)
                     if got.errors:
                         print(f"{target.name}, stream={stream}: errors {got.errors}")
-            first = {t.name: added_first_byte(int(up), t, args.pairs) for t in targets[:2]}
+            first = {}
+            if "first-byte" in only:
+                first = {t.name: added_first_byte(int(up), t, args.pairs) for t in ours}
         finally:
             for proc in reversed(procs):
                 _stop(proc)
@@ -295,13 +318,14 @@ def main() -> None:
     print("| proxy | added first byte p50 / p90 | added first content p50 / p90 "
           "| RSS per open stream | more when as many open again |")  # fmt: skip
     print("|---|---:|---:|---:|---:|")
-    for target_name, f in first.items():
-        held, left = memory[target_name]
-        print(
-            f"| {target_name} | {f['first_p50']:.2f} / {f['first_p90']:.2f} ms "
-            f"| {f['content_p50']:.2f} / {f['content_p90']:.2f} ms "
-            f"| {held:.1f} KiB | {left:.1f} KiB |"
-        )
+    for target_name in dict.fromkeys([*first, *memory]):
+        f = first.get(target_name)
+        times = "– | –"
+        if f:
+            times = f"{f['first_p50']:.2f} / {f['first_p90']:.2f} ms "
+            times += f"| {f['content_p50']:.2f} / {f['content_p90']:.2f} ms"
+        held, again = memory.get(target_name, (float("nan"), float("nan")))
+        print(f"| {target_name} | {times} | {held:.1f} KiB | {again:.1f} KiB |")
 
 
 if __name__ == "__main__":
