@@ -333,6 +333,24 @@ def test_simple_schemas_validate(schema: dict[str, Any]) -> None:
     assert example_arguments(schema) == args
 
 
+@pytest.mark.parametrize(
+    ("name", "bounds", "path"),
+    [("dir", {}, "."), ("dir", {"minLength": 2}, None), ("file", {"maxLength": 3}, None)],
+)
+def test_a_path_named_property_keeps_its_length_bounds(
+    name: str, bounds: dict[str, int], path: str | None
+) -> None:
+    # (hypothesis found it: a folder is ".", one character short of a minLength of 2; a
+    # path that does not fit its bounds gives way to the named text, padded or cut)
+    schema = {"type": "object", "properties": {name: {"type": "string", **bounds}}}
+    args = example_arguments(schema)
+    assert validate(args, schema) == [], args
+    if path is not None:
+        assert args[name] == path
+    else:
+        assert args[name] not in (".", "README.md")
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     low=st.integers(-20, 20) | st.floats(-20, 20, allow_nan=False),

@@ -231,12 +231,20 @@ def _path(schema: JSON, name: str, cwd: str | None) -> str | None:
     return cwd if relative == "." else join.join(cwd, relative)
 
 
+def _fits(text: str, schema: JSON) -> bool:
+    """Whether ``text`` is within the schema's minLength and maxLength."""
+    low, high = schema.get("minLength"), schema.get("maxLength")
+    return not (isinstance(low, int) and len(text) < low) and not (
+        isinstance(high, int) and len(text) > high
+    )
+
+
 def _string(schema: JSON, name: str, cwd: str | None) -> str:
     fmt = schema.get("format")
     if isinstance(fmt, str) and fmt in FORMATS:
         return FORMATS[fmt]
     path = _path(schema, name, cwd)
-    if path is not None:
+    if path is not None and _fits(path, schema):  # (else: "." for a minLength of 2)
         return path
     if name.lower() == "pattern":
         return PATTERN
