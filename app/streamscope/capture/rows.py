@@ -55,7 +55,7 @@ DROP TABLE IF EXISTS flow_blobs;
 @dataclass
 class Tally:
     """How many flows the database holds and the bytes of its blobs, kept up to date by
-    :func:`insert` and :func:`delete` (counting them is a scan of every row)."""
+    :func:`insert`, :func:`retain` and :func:`delete` (counting them is a scan of every row)."""
 
     flows: int = 0
     bytes: int = 0
