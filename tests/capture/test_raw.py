@@ -46,6 +46,19 @@ def test_a_leg_restores_from_its_stored_parts() -> None:
     assert back.chunk_sources() == [0, 0, NO_SOURCE]
 
 
+_ints = st.lists(st.integers(-(2**62), 2**62), max_size=6)
+
+
+@given(st.lists(_ints, min_size=len(RawLeg.ARRAYS), max_size=len(RawLeg.ARRAYS)))
+def test_the_arrays_are_stored_as_their_lengths_then_each_in_turn(lists: list[list[int]]) -> None:
+    # The layout flows stored before read back by (and named by the hash of): the
+    # lengths, packed, then each array packed, in the order of RawLeg.ARRAYS.
+    leg = RawLeg(**dict(zip(RawLeg.ARRAYS, lists, strict=True)))
+    layout = pack([len(v) for v in lists]) + b"".join(pack(v) for v in lists)
+    assert leg.arrays() == layout
+    assert RawLeg.restore(leg.meta(), b"", layout) == leg
+
+
 def test_upstream_frames_keep_their_bytes_and_times() -> None:
     upstream = RawLeg(
         protocol="openai-chat",

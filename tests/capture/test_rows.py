@@ -11,13 +11,14 @@ import sqlite3
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.capture.flow import RequestRecord
 from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import RawFlow, RawLeg, from_flow, to_flow
 from streamscope.capture.rows import (
+    EMPTY,
     GIL_PIECE,
     MAX_ROWS,
     SCHEMA,
@@ -137,3 +138,111 @@ def test_retention_drops_the_oldest_until_the_limits_hold(db: sqlite3.Connection
 @given(st.binary(max_size=3 * GIL_PIECE + 5))
 def test_the_digest_fed_in_pieces_is_sha256(data: bytes) -> None:
     assert digest_of(data) == hashlib.sha256(data).hexdigest()
+
+
+def recounted_refs(db: sqlite3.Connection) -> dict[str, int]:
+    """Each blob's count of flows, counted again from the flows' details (by SQLite's own
+    reading of the JSON, not the code under test): what the blobs table must hold."""
+    paths = ", ".join(
+        f"json_extract(detail, '$.{p}')"
+        for p in (
+            "request.body",
+            "upstream_request.body",
+            "legs.upstream.data",
+            "legs.upstream.arrays",
+            "legs.client.data",
+            "legs.client.arrays",
+        )
+    )
+    rows = db.execute(
+        "SELECT h, COUNT(*) FROM (SELECT DISTINCT flows.seq, j.value AS h FROM flows,"
+        f" json_each(json_array({paths})) AS j WHERE j.value IS NOT NULL AND j.value != ?)"
+        " GROUP BY h",
+        (EMPTY,),
+    )
+    return dict(rows)
+
+
+def assert_blobs_exact(db: sqlite3.Connection, tally: Tally) -> None:
+    assert dict(db.execute("SELECT hash, refs FROM blobs")) == recounted_refs(db)
+    for digest, data in db.execute("SELECT hash, data FROM blobs"):
+        assert digest == hashlib.sha256(data).hexdigest()
+    assert tally == Tally.read(db)
+
+
+def test_a_batch_over_the_limit_keeps_exactly_the_newest_flows(db: sqlite3.Connection) -> None:
+    tally = Tally()
+    # Shared prompts and answers, and bytes of their own: retention frees only the last.
+    batch = [
+        flow(f"f{i}", body=b"prompt %d" % (i % 3), answer=b"data: %d\n\n" % i) for i in range(30)
+    ]
+    put(db, tally, *batch[:4])
+    put(db, tally, *batch[4:])
+    assert retain(db, 10, 10**9, tally) == [f.id for f in batch[:20]]
+    assert stored_ids(db) == [f.id for f in batch[20:]]
+    assert_blobs_exact(db, tally)
+
+
+def _one_by_one(
+    flows: list[tuple[str, dict[str, int]]], max_flows: int, max_bytes: int
+) -> list[str]:
+    """What deleting the oldest flow one at a time keeps (the newest always stays): each
+    flow its blobs and their sizes, a blob's bytes held while any flow kept names it."""
+    kept = list(flows)
+
+    def size() -> int:
+        return sum({d: n for _, blobs in kept for d, n in blobs.items()}.values())
+
+    while len(kept) > 1 and (len(kept) > max_flows or size() > max_bytes):
+        kept.pop(0)
+    return [flow_id for flow_id, _ in kept]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=12),
+        min_size=1,
+        max_size=5,
+    ),
+    st.integers(1, 15),
+    st.integers(0, 3000),
+)
+def test_retention_drops_what_deleting_one_by_one_drops_and_counts_stay_exact(
+    batches: list[list[tuple[int, int]]], max_flows: int, max_bytes: int
+) -> None:
+    # Flows share prompts and answers (drawn from a few of each, of different sizes), so
+    # deleting one frees some of its bytes or none: a set of them at a time must drop
+    # what one at a time would, and leave each blob counted once per flow naming it.
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    db.executescript(SCHEMA)
+    tally, model, n = Tally(), list[tuple[str, dict[str, int]]](), 0
+    for batch in batches:
+        flows = []
+        for prompt, answer in batch:
+            raw = flow(f"f{n}", body=b"p" * (prompt * 150 + 1), answer=b"a" * (answer * 90 + 1))
+            flows.append(raw)
+            model.append((raw.id, {d: len(b) for d, b in stored_form(raw)[1].items()}))
+            n += 1
+        put(db, tally, *flows)
+        retain(db, max_flows, max_bytes, tally)
+        expected = _one_by_one(model, max_flows, max_bytes)
+        assert stored_ids(db) == expected
+        model = [m for m in model if m[0] in expected]
+        assert_blobs_exact(db, tally)
+    db.close()
+
+
+def test_a_detail_an_older_version_wrote_with_a_nan_is_still_released(
+    db: sqlite3.Connection,
+) -> None:
+    # (the standard library wrote a float that is no number as NaN, which is not JSON)
+    tally = Tally()
+    put(db, tally, flow("a", body=b"own prompt"), flow("b"))
+    (detail,) = db.execute("SELECT detail FROM flows WHERE id = 'a'").fetchone()
+    older = json.loads(detail)
+    older["info"]["ttft_ms"] = float("nan")
+    db.execute("UPDATE flows SET detail = ? WHERE id = 'a'", (json.dumps(older),))
+    assert retain(db, 1, 10**9, tally) == ["a"]
+    assert digest_of(b"own prompt") not in dict(db.execute("SELECT hash, refs FROM blobs"))
+    assert_blobs_exact(db, tally)

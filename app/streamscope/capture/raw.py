@@ -88,10 +88,13 @@ class RawLeg:
         }
 
     def arrays(self) -> bytes:
-        """The arrays, packed, with their lengths in front."""
+        """The arrays, packed, with their lengths in front (packed at once: an array
+        made per list cost as much as the values)."""
         parts = [getattr(self, name) for name in self.ARRAYS]
-        head = pack([len(p) for p in parts])
-        return head + b"".join(pack(p) for p in parts)
+        values = [len(p) for p in parts]
+        for p in parts:
+            values += p
+        return pack(values)
 
     @classmethod
     def restore(cls, meta: JSON, data: bytes, arrays: bytes) -> RawLeg:

@@ -12,19 +12,25 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
+
+import orjson
 
 from streamscope.capture.flow import RequestRecord
 from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import RawFlow, RawLeg
+from streamscope.wire.jsontext import dumps
 
 JSON = dict[str, Any]
 Blobs = dict[str, bytes]
 StoredFlow = tuple[RawFlow, JSON, JSON, Blobs]  # a flow, its summary, detail and bytes
 GIL_PIECE = 2047  # hashlib keeps the interpreter's lock for data up to this size
 MAX_ROWS = 500  # rows per INSERT (SQLite takes 32,766 parameters in one statement)
+MAX_PARAMS = 10_000  # ids in one ``IN (...)``
+CANDIDATES = 500  # oldest flows' sizes read per round of retention, beyond those that must go
 EMPTY = hashlib.sha256(b"").hexdigest()  # the name of no bytes (never stored)
 
 SCHEMA = """
@@ -49,7 +55,7 @@ DROP TABLE IF EXISTS flow_blobs;
 @dataclass
 class Tally:
     """How many flows the database holds and the bytes of its blobs, kept up to date by
-    :func:`insert` and :func:`delete` (counting them is a scan of every row)."""
+    :func:`insert`, :func:`retain` and :func:`delete` (counting them is a scan of every row)."""
 
     flows: int = 0
     bytes: int = 0
@@ -87,39 +93,40 @@ class FlowRows(Protocol):
 
 def insert(db: sqlite3.Connection, rows: Sequence[StoredFlow], tally: Tally) -> None:
     """Insert flows (each with its summary and :func:`stored_form`) in a few statements,
-    many rows each. Each statement runs with the interpreter's lock released, and under
+    many rows each: each statement runs with the interpreter's lock released, and under
     load the writer then waits for it back (about 5 ms, the switch interval): one
-    statement per row made a 256 KiB flow take 60 ms to write next to a busy thread."""
-    blob_rows = [item for *_, blobs in rows for item in blobs.items()]
-    for part in _parts(blob_rows, MAX_ROWS):
-        for refs, size in db.execute(
+    statement per row made a 256 KiB flow take 60 ms to write next to a busy thread.
+    Each body goes once per batch, counted once for each flow naming it; a flow stored
+    again under its id (or twice in the batch: the later one) replaces the old row, its
+    bytes going as a deleted flow's do (else they would keep a reference nothing names)."""
+    last = {row[0].id: row for row in rows}
+    _drop(db, list(last), tally)
+    refs = Counter(digest for *_, blobs in last.values() for digest in blobs)
+    data = {digest: body for *_, blobs in last.values() for digest, body in blobs.items()}
+    for part in _parts(list(refs), MAX_ROWS):
+        for stored, count, size in db.execute(
             "INSERT INTO blobs (hash, data, refs) VALUES "
-            + ", ".join(["(?, ?, 1)"] * len(part))
-            + " ON CONFLICT (hash) DO UPDATE SET refs = refs + 1 RETURNING refs, LENGTH(data)",
-            [value for row in part for value in row],
+            + ", ".join(["(?, ?, ?)"] * len(part))
+            + " ON CONFLICT (hash) DO UPDATE SET refs = refs + excluded.refs"
+            " RETURNING hash, refs, LENGTH(data)",
+            [value for digest in part for value in (digest, data[digest], refs[digest])],
         ).fetchall():
-            tally.bytes += size if refs == 1 else 0  # new bytes (more refs: stored before)
+            tally.bytes += size if count == refs[stored] else 0  # (more: stored before)
+    # (compact JSON, orjson's: several times the standard module's speed; a float that
+    # is no number, which that module wrote as NaN, is not JSON, and is written null)
     flow_rows = [
         (
             raw.id,
             raw.started,
             sum(map(len, blobs.values())),
-            json.dumps(summary),
-            json.dumps(detail),
+            dumps(summary).decode(),
+            dumps(detail).decode(),
         )
-        for raw, summary, detail, blobs in rows
+        for raw, summary, detail, blobs in last.values()
     ]
     for part in _parts(flow_rows, MAX_ROWS):
-        ids = [row[0] for row in part]
-        stored = db.execute(
-            f"SELECT id FROM flows WHERE id IN ({', '.join('?' * len(ids))})", ids
-        ).fetchall()
-        # A flow stored again replaces the old row: its bytes go as a deleted flow's do
-        # (a replaced row's blobs would otherwise keep a reference nothing names).
-        for (flow_id,) in stored:
-            delete(db, flow_id, tally)
         db.execute(
-            "INSERT OR REPLACE INTO flows (id, started, size, summary, detail) VALUES "
+            "INSERT INTO flows (id, started, size, summary, detail) VALUES "
             + ", ".join(["(?, ?, ?, ?, ?)"] * len(part)),
             [value for row in part for value in row],
         )
@@ -131,32 +138,90 @@ def _parts(rows: list[Any], size: int) -> list[list[Any]]:
 
 
 def retain(db: sqlite3.Connection, max_flows: int, max_bytes: int, tally: Tally) -> list[str]:
-    """Drop the oldest flows beyond the limits; the ids dropped."""
+    """Drop the oldest flows until the limits hold (the newest stays, even alone over
+    the size limit); the ids dropped, oldest first.
+
+    A few statements per round, whatever the number dropped: a flow's ``size`` (its
+    bytes, shared or not) is at least what deleting it frees, so the oldest flows up to
+    where their sizes cover the excess must all go: each round drops those (and those
+    over ``max_flows``), then looks again — never a flow more than deleting one by one
+    would drop."""
     dropped: list[str] = []
-    if tally.flows <= max_flows and tally.bytes <= max_bytes:
-        return dropped
-    oldest = db.execute("SELECT id FROM flows ORDER BY seq LIMIT ?", (max(tally.flows - 1, 0),))
-    for (flow_id,) in oldest.fetchall():
-        if tally.flows <= max_flows and tally.bytes <= max_bytes:
+    while (tally.flows > max_flows or tally.bytes > max_bytes) and tally.flows > 1:
+        count = max(tally.flows - max_flows, 0)
+        excess = tally.bytes - max_bytes
+        if excess > 0:
+            sizes = db.execute(
+                "SELECT size FROM flows ORDER BY seq LIMIT ?",
+                (min(count + CANDIDATES, tally.flows - 1),),
+            ).fetchall()
+            covered = sum(size for (size,) in sizes[:count])
+            for (size,) in sizes[count:]:
+                if covered >= excess:
+                    break
+                count += 1
+                covered += size
+        gone = _drop_oldest(db, min(count, tally.flows - 1), tally)
+        if not gone:
             break
-        delete(db, flow_id, tally)
-        dropped.append(flow_id)
+        dropped += gone
     return dropped
+
+
+def _drop_oldest(db: sqlite3.Connection, count: int, tally: Tally) -> list[str]:
+    """Delete the ``count`` oldest flows and the bytes no other flow names; their ids,
+    oldest first."""
+    rows = db.execute(
+        "DELETE FROM flows WHERE seq IN (SELECT seq FROM flows ORDER BY seq LIMIT ?)"
+        " RETURNING seq, id, detail",
+        (count,),
+    ).fetchall()
+    _release(db, [detail for *_, detail in rows], tally)
+    return [flow_id for _, flow_id, _ in sorted(rows)]
+
+
+def _drop(db: sqlite3.Connection, ids: list[str], tally: Tally) -> None:
+    """Delete the flows of these ids that are stored, and the bytes no other flow names."""
+    for part in _parts(ids, MAX_PARAMS):
+        rows = db.execute(
+            f"DELETE FROM flows WHERE id IN ({', '.join('?' * len(part))}) RETURNING detail",
+            part,
+        ).fetchall()
+        _release(db, [detail for (detail,) in rows], tally)
+
+
+def _release(db: sqlite3.Connection, details: list[str], tally: Tally) -> None:
+    """Flows deleted (their details, as stored): each blob they name counts one flow
+    less, and those no flow names any more go, their size off the tally."""
+    tally.flows -= len(details)
+    refs = Counter(digest for detail in details for digest in blob_hashes(_parsed(detail)))
+    for part in _parts(list(refs), MAX_ROWS):
+        db.execute(
+            "UPDATE blobs SET refs = refs - d.n FROM (SELECT column1 AS hash, column2 AS n"
+            f" FROM (VALUES {', '.join(['(?, ?)'] * len(part))})) AS d"
+            " WHERE blobs.hash = d.hash",
+            [value for digest in part for value in (digest, refs[digest])],
+        )
+        for (size,) in db.execute(
+            f"DELETE FROM blobs WHERE hash IN ({', '.join('?' * len(part))}) AND refs <= 0"
+            " RETURNING LENGTH(data)",
+            part,
+        ).fetchall():
+            tally.bytes -= size
+
+
+def _parsed(detail: str) -> JSON:
+    """A stored detail, read by orjson (a few times faster); one it refuses (an older
+    version's, with a NaN) the standard way."""
+    try:
+        return cast(JSON, orjson.loads(detail))
+    except ValueError:
+        return cast(JSON, json.loads(detail))
 
 
 def delete(db: sqlite3.Connection, flow_id: str, tally: Tally) -> None:
     """Delete a flow, and the bytes no other flow uses."""
-    row = db.execute("SELECT detail FROM flows WHERE id = ?", (flow_id,)).fetchone()
-    if row is None:
-        return
-    for digest in blob_hashes(json.loads(row[0])):
-        db.execute("UPDATE blobs SET refs = refs - 1 WHERE hash = ?", (digest,))
-        for (size,) in db.execute(
-            "DELETE FROM blobs WHERE hash = ? AND refs <= 0 RETURNING LENGTH(data)", (digest,)
-        ).fetchall():
-            tally.bytes -= size
-    db.execute("DELETE FROM flows WHERE id = ?", (flow_id,))
-    tally.flows -= 1
+    _drop(db, [flow_id], tally)
 
 
 def blob_hashes(detail: JSON) -> set[str]:
@@ -171,7 +236,10 @@ def blob_hashes(detail: JSON) -> set[str]:
 def digest_of(data: bytes) -> str:
     """SHA-256 of ``data``, fed in pieces under 2,048 bytes: hashlib releases the
     interpreter's lock for a bigger piece, and taking it back under load costs the writer
-    a switch interval (5 ms) each time — more than hashing 256 KiB."""
+    a switch interval (5 ms) each time — more than hashing 256 KiB. (Most bodies are one
+    piece: hashed at once.)"""
+    if len(data) <= GIL_PIECE:
+        return hashlib.sha256(data).hexdigest()
     h = hashlib.sha256()
     view = memoryview(data)
     for i in range(0, len(view), GIL_PIECE):

@@ -34,6 +34,7 @@ from streamscope.capture.rows import (
     retain,
 )
 from streamscope.storage.errors import StorageLocked
+from streamscope.wire.jsontext import dumps
 
 log = logging.getLogger("streamscope.capture")
 
@@ -81,7 +82,7 @@ class SqliteRows:
         """Replace a flow's summary; False when the flow is gone."""
         with self._lock:
             kept = self._file.db.execute(
-                "UPDATE flows SET summary = ? WHERE id = ?", (json.dumps(summary), flow_id)
+                "UPDATE flows SET summary = ? WHERE id = ?", (dumps(summary).decode(), flow_id)
             ).rowcount
         return bool(kept)
 

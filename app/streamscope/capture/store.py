@@ -139,7 +139,9 @@ class FlowStore(FlowWriter, FlowReads):
             from streamscope.capture.pg_rows import PgRows
 
             self._rows = PgRows(database, self._emit)
-        self._queue: queue.Queue[Any] = queue.Queue()
+        # (a put is one call in C, not queue.Queue's locks in Python: the loop makes one
+        # per request)
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         run = supervised(
             "the capture's writer thread", self._work, logger=log, stopped=lambda: self._stopping
         )

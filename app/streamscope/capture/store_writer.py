@@ -53,7 +53,7 @@ class FlowWriter:
     clock: Callable[[], float]  # a flow's age (the store's; tests pass their own)
     outage: bool
     _rows: FlowRows
-    _queue: queue.Queue[Any]
+    _queue: queue.SimpleQueue[Any]
     _hurry: int
     _submitted: int
     _written: int
