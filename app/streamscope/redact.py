@@ -37,6 +37,11 @@ Some secrets are known by where they stand rather than by their value
 a credential — :func:`mask_params` masks those of the URLs in free text — and the
 password of a URL's userinfo or of a database URL, which :meth:`Redactor.for_config`
 takes as secrets.
+
+Most of what a redactor is shown holds no secret: :meth:`Redactor.clean` looks once for
+anything a mask begins from (a backslash, ``AIza``, a short secret, a secret's first or
+last :data:`MIN_SECRET` characters), and what holds none of it is given back as it was,
+without the masks' searches (a flow's headers, one look for all of them).
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
+from functools import cached_property
 from urllib.parse import unquote_plus
 
 from streamscope.config import Config, ConfigError
@@ -159,7 +165,23 @@ class Redactor:
         if short:
             self._short = re.compile(_short_pattern(short))
             self._short_bytes = re.compile(_short_pattern(short).encode())
-        self._needles = Needles.of([b for b, _ in self._bytes])
+        # What a text must hold for any mask here to change it (see :meth:`clean`): a
+        # backslash (an escape), a Google key's "AIza", a short secret, or a secret's
+        # first or last MIN_SECRET characters (all a whole secret, a fragment at an edge
+        # or a part at a string's edge holds). Keys of one provider share their first
+        # characters: each is looked for once.
+        probe = {"\\", "AIza", *short}
+        probe.update(p for s in self._secrets for p in (s[:MIN_SECRET], s[-MIN_SECRET:]))
+        self._probe = tuple(probe)
+        probe_bytes = {b"\\", b"AIza", *(s.encode() for s in short)}
+        probe_bytes.update(p for b, _ in self._bytes for p in (b[:MIN_SECRET], b[-MIN_SECRET:]))
+        self._probe_bytes = tuple(probe_bytes)
+
+    @cached_property
+    def _needles(self) -> Needles:
+        """The secrets made ready for run searches: built when first needed (a redactor
+        of one key made for each upstream answer seldom needs them)."""
+        return Needles.of([b for b, _ in self._bytes])
 
     @classmethod
     def for_config(cls, config: Config) -> Redactor:
@@ -175,7 +197,26 @@ class Redactor:
             keys += database_passwords(storage)
         return cls(keys)
 
+    def clean(self, value: str) -> bool:
+        """Whether :meth:`text` is sure to leave ``value`` as it is, by a quick look:
+        none of what a mask begins from is in it (False: it may change it). Texts joined
+        are clean when their join is: a caller masks many short texts with one look."""
+        for part in self._probe:
+            if part in value:
+                return False
+        return True
+
+    def clean_bytes(self, value: bytes) -> bool:
+        """:meth:`clean` for bytes: :meth:`data` leaves clean bytes as they are, and
+        :meth:`same_length` masks nothing in them but a secret spelled across deltas."""
+        for part in self._probe_bytes:
+            if part in value:
+                return False
+        return True
+
     def text(self, value: str) -> str:
+        if self.clean(value):
+            return value
         if "\\" in value:  # (a secret written with JSON escapes: see its unescaped view)
             value = self._escaped(value.encode(), same_length=False).decode("utf-8", "replace")
         for secret in self._secrets:
@@ -249,6 +290,8 @@ class Redactor:
 
     def _same_length(self, value: bytes) -> bytes:
         """:meth:`same_length` but for a secret spelled across deltas."""
+        if self.clean_bytes(value):
+            return value
         if b"\\" in value:
             value = self._escaped(value, same_length=True)
         for secret, _ in self._bytes:
@@ -281,6 +324,8 @@ class Redactor:
         return value
 
     def data(self, value: bytes) -> bytes:
+        if self.clean_bytes(value):
+            return value
         if b"\\" in value:
             value = self._escaped(value, same_length=False)
         for secret, masked in self._bytes:
