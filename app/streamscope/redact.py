@@ -162,26 +162,36 @@ class Redactor:
         short = sorted((s for s in unique if len(s) < MIN_SECRET), key=len, reverse=True)
         self._short: re.Pattern[str] | None = None
         self._short_bytes: re.Pattern[bytes] | None = None
+        self._short_secrets = short
         if short:
             self._short = re.compile(_short_pattern(short))
             self._short_bytes = re.compile(_short_pattern(short).encode())
-        # What a text must hold for any mask here to change it (see :meth:`clean`): a
-        # backslash (an escape), a Google key's "AIza", a short secret, or a secret's
-        # first or last MIN_SECRET characters (all a whole secret, a fragment at an edge
-        # or a part at a string's edge holds). Keys of one provider share their first
-        # characters: each is looked for once.
-        probe = {"\\", "AIza", *short}
-        probe.update(p for s in self._secrets for p in (s[:MIN_SECRET], s[-MIN_SECRET:]))
-        self._probe = tuple(probe)
-        probe_bytes = {b"\\", b"AIza", *(s.encode() for s in short)}
-        probe_bytes.update(p for b, _ in self._bytes for p in (b[:MIN_SECRET], b[-MIN_SECRET:]))
-        self._probe_bytes = tuple(probe_bytes)
+
+    # (What follows is built when first needed: a redactor of one key, made for each
+    # upstream answer, seldom needs it.)
 
     @cached_property
     def _needles(self) -> Needles:
-        """The secrets made ready for run searches: built when first needed (a redactor
-        of one key made for each upstream answer seldom needs them)."""
+        """The secrets made ready for run searches."""
         return Needles.of([b for b, _ in self._bytes])
+
+    @cached_property
+    def _probe(self) -> tuple[str, ...]:
+        """What a text must hold for any mask here to change it (see :meth:`clean`): a
+        backslash (an escape), a Google key's "AIza", a short secret, or a secret's first
+        or last MIN_SECRET characters (all a whole secret, a fragment at an edge or a part
+        at a string's edge holds). Keys of one provider share their first characters:
+        each is looked for once."""
+        probe = {"\\", "AIza", *self._short_secrets}
+        probe.update(p for s in self._secrets for p in (s[:MIN_SECRET], s[-MIN_SECRET:]))
+        return tuple(probe)
+
+    @cached_property
+    def _probe_bytes(self) -> tuple[bytes, ...]:
+        """:attr:`_probe` in bytes (of the secrets' bytes: what a part of one holds)."""
+        probe = {b"\\", b"AIza", *(s.encode() for s in self._short_secrets)}
+        probe.update(p for b, _ in self._bytes for p in (b[:MIN_SECRET], b[-MIN_SECRET:]))
+        return tuple(probe)
 
     @classmethod
     def for_config(cls, config: Config) -> Redactor:
