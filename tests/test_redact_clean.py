@@ -8,7 +8,8 @@ keys and their prefixes, short secrets among words, and other characters: ``text
 quick look (a redactor that finds nothing clean: the masks it skips, all run); a text
 called clean has none of what a mask begins from, and a text holding a secret, a
 fragment of one at an edge, an escape or a Google key is never called clean. The clean
-look is what usual header values get (and JSON with no secret in it).
+look is what usual header values get (and JSON with no secret in it, its newlines
+escaped: an escape that cannot hide a key's character is no reason to look closer).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 from streamscope.redact import MIN_SECRET, Redactor
 
 # Secrets' characters, and characters of text around them (some of each, to meet).
-KEYCHARS = "abcAIz09-_é"
+KEYCHARS = "abcAIz09-_/é"
 TEXT = KEYCHARS + ' "\\/:;=u,{}\n'
 GOOGLE_TAIL = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-"
 
@@ -49,13 +50,14 @@ secrets = st.lists(
 
 
 def _escaped(text: str) -> str:
-    return "".join(f"\\u{ord(c):04x}" if c.isascii() else c for c in text)
+    return "".join("\\/" if c == "/" else f"\\u{ord(c):04x}" if c.isascii() else c for c in text)
 
 
 @st.composite
 def texts(draw: st.DrawFn, keys: list[str]) -> str:
     """A text of pieces: of the secrets, Google keys, escapes and other text."""
     pieces = [st.text(TEXT, max_size=8)]
+    pieces.append(st.sampled_from(["\\n", "\\\\", "\\/", "\\u00", "\\u0041", "\\u1234"]))
     pieces.append(st.text(GOOGLE_TAIL, min_size=4, max_size=36).map(lambda t: "AIza" + t))
     if keys:
         key = st.sampled_from(keys)
@@ -63,6 +65,7 @@ def texts(draw: st.DrawFn, keys: list[str]) -> str:
         pieces.append(key.flatmap(lambda k: st.integers(0, len(k)).map(lambda n: k[:n])))
         pieces.append(key.flatmap(lambda k: st.integers(0, len(k)).map(lambda n: k[n:])))
         pieces.append(key.map(_escaped))
+        pieces.append(key.map(lambda k: k.replace("/", "\\/")))  # (its slashes escaped)
         # a key split across two deltas of a stream
         pieces.append(
             key.flatmap(
@@ -96,19 +99,42 @@ def test_every_mask_gives_what_it_gives_without_the_quick_look(case: tuple[list[
 
 
 @settings(max_examples=300)
+@given(
+    st.text(KEYCHARS + "//", min_size=MIN_SECRET, max_size=30),
+    st.one_of(st.sets(st.integers(0, 29)), st.just("/")),
+    st.integers(0, 30),
+    st.integers(0, 30),
+)
+def test_a_key_with_escaped_characters_is_masked_as_without_the_quick_look(
+    key: str, which: set[int] | str, start: int, end: int
+) -> None:
+    # Some of its characters escaped (a slash as \\/, others as \\u00XX; or its slashes
+    # only), the rest as they are, and maybe cut at either edge.
+    text = "".join(
+        _escaped(c) if (c == which if isinstance(which, str) else i in which) else c
+        for i, c in enumerate(key)
+    )
+    text = text[min(start, len(text)) : max(len(text) - end, 0)]
+    quick, thorough = Redactor([key]), Thorough([key])
+    assert quick.text(text) == thorough.text(text)
+    assert quick.same_length(text.encode()) == thorough.same_length(text.encode())
+    assert quick.data(text.encode()) == thorough.data(text.encode())
+
+
+@settings(max_examples=300)
 @given(cases())
 def test_a_clean_text_holds_nothing_a_mask_begins_from(case: tuple[list[str], str]) -> None:
     keys, text = case
     redactor = Redactor(keys)
     if redactor.clean(text):
-        assert "\\" not in text and "AIza" not in text
+        assert "\\u00" not in text and "\\/" not in text and "AIza" not in text
         for key in keys:
             assert key not in text
             if len(key) >= MIN_SECRET:
                 assert key[:MIN_SECRET] not in text and key[-MIN_SECRET:] not in text
     data = text.encode()
     if redactor.clean_bytes(data):
-        assert b"\\" not in data and b"AIza" not in data
+        assert b"\\u00" not in data and b"\\/" not in data and b"AIza" not in data
         for key in keys:
             encoded = key.encode()
             assert encoded not in data
@@ -137,6 +163,6 @@ def test_usual_header_values_and_json_are_clean() -> None:
     for value in ("application/json", "2023-06-01", "127.0.0.1:8080", "text/event-stream"):
         assert redactor.clean(value)
         assert redactor.text(value) is value
-    body = b'{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}'
+    body = b'{"model":"m","messages":[{"role":"user","content":"hi,\\nyou"}],"stream":true}'
     assert redactor.clean_bytes(body)
     assert redactor.same_length(body) is body

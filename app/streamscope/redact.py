@@ -39,9 +39,10 @@ password of a URL's userinfo or of a database URL, which :meth:`Redactor.for_con
 takes as secrets.
 
 Most of what a redactor is shown holds no secret: :meth:`Redactor.clean` looks once for
-anything a mask begins from (a backslash, ``AIza``, a short secret, a secret's first or
-last :data:`MIN_SECRET` characters), and what holds none of it is given back as it was,
-without the masks' searches (a flow's headers, one look for all of them).
+anything a mask begins from (an escape that may hide a key's character, ``AIza``, a short
+secret, a secret's first or last :data:`MIN_SECRET` characters), and what holds none of
+it is given back as it was, without the masks' searches (a flow's headers, one look for
+all of them).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from urllib.parse import unquote_plus
 
 from streamscope.config import Config, ConfigError
 from streamscope.redact_json import (
+    ESCAPE_HINTS,
     Needles,
     StreamMasker,
     channel_runs,
@@ -177,19 +179,21 @@ class Redactor:
 
     @cached_property
     def _probe(self) -> tuple[str, ...]:
-        """What a text must hold for any mask here to change it (see :meth:`clean`): a
-        backslash (an escape), a Google key's "AIza", a short secret, or a secret's first
-        or last MIN_SECRET characters (all a whole secret, a fragment at an edge or a part
-        at a string's edge holds). Keys of one provider share their first characters:
-        each is looked for once."""
-        probe = {"\\", "AIza", *self._short_secrets}
+        """What a text must hold for any mask here to change it (see :meth:`clean`): the
+        start of an escape that may hide a key's character (``\\u00``, ``\\/``: the
+        unescaped view differs from the text only where one is; a ``\\n`` hides none), a
+        Google key's "AIza", a short secret, or a secret's first or last MIN_SECRET
+        characters (all a whole secret, a fragment at an edge or a part at a string's
+        edge holds). Keys of one provider share their first characters: each is looked
+        for once."""
+        probe = {*(h.decode() for h in ESCAPE_HINTS), "AIza", *self._short_secrets}
         probe.update(p for s in self._secrets for p in (s[:MIN_SECRET], s[-MIN_SECRET:]))
         return tuple(probe)
 
     @cached_property
     def _probe_bytes(self) -> tuple[bytes, ...]:
         """:attr:`_probe` in bytes (of the secrets' bytes: what a part of one holds)."""
-        probe = {b"\\", b"AIza", *(s.encode() for s in self._short_secrets)}
+        probe = {*ESCAPE_HINTS, b"AIza", *(s.encode() for s in self._short_secrets)}
         probe.update(p for b, _ in self._bytes for p in (b[:MIN_SECRET], b[-MIN_SECRET:]))
         return tuple(probe)
 

@@ -345,6 +345,7 @@ class StreamMasker:
 
 
 __all__ = [
+    "ESCAPE_HINTS",
     "HOLD_CHUNKS",
     "Needles",
     "StreamMasker",
