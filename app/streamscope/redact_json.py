@@ -223,7 +223,7 @@ def _views(buffer: bytes) -> dict[bytes, list[bytes]]:
     if b"\\" not in buffer:  # (no escape in any of them)
         return found
     for values in found.values():
-        if b"\\" in b"".join(values):
+        if has_escape(b"".join(values)):  # (one may hide a key: an escaped newline cannot)
             values[:] = [unescape(v).view if has_escape(v) else v for v in values]
     return found
 
