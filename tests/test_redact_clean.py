@@ -83,7 +83,7 @@ def cases(draw: st.DrawFn) -> tuple[list[str], str]:
     return keys, draw(texts(keys))
 
 
-@settings(max_examples=500)
+@settings(max_examples=500, deadline=None)
 @given(cases())
 def test_every_mask_gives_what_it_gives_without_the_quick_look(case: tuple[list[str], str]) -> None:
     keys, text = case
@@ -98,7 +98,7 @@ def test_every_mask_gives_what_it_gives_without_the_quick_look(case: tuple[list[
     assert masker.feed(data, more=False) == reference.feed(data, more=False)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(
     st.text(KEYCHARS + "//", min_size=MIN_SECRET, max_size=30),
     st.one_of(st.sets(st.integers(0, 29)), st.just("/")),
@@ -121,7 +121,7 @@ def test_a_key_with_escaped_characters_is_masked_as_without_the_quick_look(
     assert quick.data(text.encode()) == thorough.data(text.encode())
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(cases())
 def test_a_clean_text_holds_nothing_a_mask_begins_from(case: tuple[list[str], str]) -> None:
     keys, text = case

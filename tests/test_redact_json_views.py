@@ -36,7 +36,7 @@ pieces = st.one_of(
 )
 
 
-@settings(max_examples=500)
+@settings(max_examples=500, deadline=None)
 @given(st.lists(pieces, max_size=10))
 def test_channel_views_are_what_one_string_at_a_time_gave(parts: list[str]) -> None:
     buffer = "".join(parts).encode()

@@ -49,7 +49,7 @@ def flows(draw: st.DrawFn) -> tuple[list[str], Headers, list[str]]:
     return keys, headers, urls
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(flows())
 def test_headers_masked_at_one_look_are_masked_as_one_by_one(
     flow: tuple[list[str], Headers, list[str]],
@@ -59,7 +59,7 @@ def test_headers_masked_at_one_look_are_masked_as_one_by_one(
     assert mask_headers(headers, redactor) == _one_by_one(headers, Thorough(keys))
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(flows())
 def test_a_built_flow_is_what_every_mask_run_everywhere_gives(
     flow: tuple[list[str], Headers, list[str]],
