@@ -55,7 +55,6 @@ from urllib.parse import unquote_plus
 
 from streamscope.config import Config, ConfigError
 from streamscope.redact_json import (
-    ESCAPE_HINTS,
     Needles,
     StreamMasker,
     channel_runs,
@@ -179,21 +178,19 @@ class Redactor:
 
     @cached_property
     def _probe(self) -> tuple[str, ...]:
-        """What a text must hold for any mask here to change it (see :meth:`clean`): the
-        start of an escape that may hide a key's character (``\\u00``, ``\\/``: the
-        unescaped view differs from the text only where one is; a ``\\n`` hides none), a
-        Google key's "AIza", a short secret, or a secret's first or last MIN_SECRET
-        characters (all a whole secret, a fragment at an edge or a part at a string's
-        edge holds). Keys of one provider share their first characters: each is looked
-        for once."""
-        probe = {*(h.decode() for h in ESCAPE_HINTS), "AIza", *self._short_secrets}
+        """What a text must hold for any mask here to change it (see :meth:`clean`), but
+        for an escape: a Google key's "AIza", a short secret, or a secret's first or last
+        MIN_SECRET characters (all a whole secret, a fragment at an edge or a part at a
+        string's edge holds). Keys of one provider share their first characters: each is
+        looked for once."""
+        probe = {"AIza", *self._short_secrets}
         probe.update(p for s in self._secrets for p in (s[:MIN_SECRET], s[-MIN_SECRET:]))
         return tuple(probe)
 
     @cached_property
     def _probe_bytes(self) -> tuple[bytes, ...]:
         """:attr:`_probe` in bytes (of the secrets' bytes: what a part of one holds)."""
-        probe = {*ESCAPE_HINTS, b"AIza", *(s.encode() for s in self._short_secrets)}
+        probe = {b"AIza", *(s.encode() for s in self._short_secrets)}
         probe.update(p for b, _ in self._bytes for p in (b[:MIN_SECRET], b[-MIN_SECRET:]))
         return tuple(probe)
 
@@ -215,6 +212,10 @@ class Redactor:
         """Whether :meth:`text` is sure to leave ``value`` as it is, by a quick look:
         none of what a mask begins from is in it (False: it may change it). Texts joined
         are clean when their join is: a caller masks many short texts with one look."""
+        # An escape that may hide a key's character (the unescaped view differs from the
+        # text only where one is; an escaped newline hides none): after a backslash.
+        if "\\" in value and ("\\u00" in value or "\\/" in value):
+            return False
         for part in self._probe:
             if part in value:
                 return False
@@ -223,6 +224,8 @@ class Redactor:
     def clean_bytes(self, value: bytes) -> bool:
         """:meth:`clean` for bytes: :meth:`data` leaves clean bytes as they are, and
         :meth:`same_length` masks nothing in them but a secret spelled across deltas."""
+        if b"\\" in value and (b"\\u00" in value or b"\\/" in value):
+            return False
         for part in self._probe_bytes:
             if part in value:
                 return False

@@ -345,7 +345,6 @@ class StreamMasker:
 
 
 __all__ = [
-    "ESCAPE_HINTS",
     "HOLD_CHUNKS",
     "Needles",
     "StreamMasker",
