@@ -37,6 +37,12 @@ Some secrets are known by where they stand rather than by their value
 a credential — :func:`mask_params` masks those of the URLs in free text — and the
 password of a URL's userinfo or of a database URL, which :meth:`Redactor.for_config`
 takes as secrets.
+
+Most of what a redactor is shown holds no secret: :meth:`Redactor.clean` looks once for
+anything a mask begins from (an escape that may hide a key's character, ``AIza``, a short
+secret, a secret's first or last :data:`MIN_SECRET` characters), and what holds none of
+it is given back as it was, without the masks' searches (a flow's headers, one look for
+all of them).
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
+from functools import cached_property
 from urllib.parse import unquote_plus
 
 from streamscope.config import Config, ConfigError
@@ -156,10 +163,36 @@ class Redactor:
         short = sorted((s for s in unique if len(s) < MIN_SECRET), key=len, reverse=True)
         self._short: re.Pattern[str] | None = None
         self._short_bytes: re.Pattern[bytes] | None = None
+        self._short_secrets = short
         if short:
             self._short = re.compile(_short_pattern(short))
             self._short_bytes = re.compile(_short_pattern(short).encode())
-        self._needles = Needles.of([b for b, _ in self._bytes])
+
+    # (What follows is built when first needed: a redactor of one key, made for each
+    # upstream answer, seldom needs it.)
+
+    @cached_property
+    def _needles(self) -> Needles:
+        """The secrets made ready for run searches."""
+        return Needles.of([b for b, _ in self._bytes])
+
+    @cached_property
+    def _probe(self) -> tuple[str, ...]:
+        """What a text must hold for any mask here to change it (see :meth:`clean`), but
+        for an escape: a Google key's "AIza", a short secret, or a secret's first or last
+        MIN_SECRET characters (all a whole secret, a fragment at an edge or a part at a
+        string's edge holds). Keys of one provider share their first characters: each is
+        looked for once."""
+        probe = {"AIza", *self._short_secrets}
+        probe.update(p for s in self._secrets for p in (s[:MIN_SECRET], s[-MIN_SECRET:]))
+        return tuple(probe)
+
+    @cached_property
+    def _probe_bytes(self) -> tuple[bytes, ...]:
+        """:attr:`_probe` in bytes (of the secrets' bytes: what a part of one holds)."""
+        probe = {b"AIza", *(s.encode() for s in self._short_secrets)}
+        probe.update(p for b, _ in self._bytes for p in (b[:MIN_SECRET], b[-MIN_SECRET:]))
+        return tuple(probe)
 
     @classmethod
     def for_config(cls, config: Config) -> Redactor:
@@ -175,7 +208,32 @@ class Redactor:
             keys += database_passwords(storage)
         return cls(keys)
 
+    def clean(self, value: str) -> bool:
+        """Whether :meth:`text` is sure to leave ``value`` as it is, by a quick look:
+        none of what a mask begins from is in it (False: it may change it). Texts joined
+        are clean when their join is: a caller masks many short texts with one look."""
+        # An escape that may hide a key's character (the unescaped view differs from the
+        # text only where one is; an escaped newline hides none): after a backslash.
+        if "\\" in value and ("\\u00" in value or "\\/" in value):
+            return False
+        for part in self._probe:
+            if part in value:
+                return False
+        return True
+
+    def clean_bytes(self, value: bytes) -> bool:
+        """:meth:`clean` for bytes: :meth:`data` leaves clean bytes as they are, and
+        :meth:`same_length` masks nothing in them but a secret spelled across deltas."""
+        if b"\\" in value and (b"\\u00" in value or b"\\/" in value):
+            return False
+        for part in self._probe_bytes:
+            if part in value:
+                return False
+        return True
+
     def text(self, value: str) -> str:
+        if self.clean(value):
+            return value
         if "\\" in value:  # (a secret written with JSON escapes: see its unescaped view)
             value = self._escaped(value.encode(), same_length=False).decode("utf-8", "replace")
         for secret in self._secrets:
@@ -249,6 +307,8 @@ class Redactor:
 
     def _same_length(self, value: bytes) -> bytes:
         """:meth:`same_length` but for a secret spelled across deltas."""
+        if self.clean_bytes(value):
+            return value
         if b"\\" in value:
             value = self._escaped(value, same_length=True)
         for secret, _ in self._bytes:
@@ -281,6 +341,8 @@ class Redactor:
         return value
 
     def data(self, value: bytes) -> bytes:
+        if self.clean_bytes(value):
+            return value
         if b"\\" in value:
             value = self._escaped(value, same_length=False)
         for secret, masked in self._bytes:

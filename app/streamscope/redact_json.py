@@ -44,6 +44,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from operator import itemgetter
 from typing import Any
 
 MIN_SECRET = 8  # (the redactor's: shorter secrets are masked only as whole tokens)
@@ -204,20 +205,25 @@ class _Piece:
     view: bytes
 
 
+_NAME, _VALUE = itemgetter(0), itemgetter(1)
+
+
 def _views(buffer: bytes) -> dict[bytes, list[bytes]]:
     """Each channel's string values in ``buffer``, unescaped (the fast look)."""
     pairs = FIELD.findall(buffer)
     if not pairs:
         return {}
-    name = pairs[0][0]
-    if name == pairs[-1][0] and all(n == name for n, _ in pairs):  # (one field: the usual)
-        found = {name: [v for _, v in pairs]}
+    names = set(map(_NAME, pairs))  # (C-level passes: no Python step per string)
+    if len(names) == 1:  # (one field: the usual)
+        found = {names.pop(): list(map(_VALUE, pairs))}
     else:
         found = {}
         for name, value in pairs:
             found.setdefault(name, []).append(value)
+    if b"\\" not in buffer:  # (no escape in any of them)
+        return found
     for values in found.values():
-        if b"\\" in b"".join(values):
+        if has_escape(b"".join(values)):  # (one may hide a key: an escaped newline cannot)
             values[:] = [unescape(v).view if has_escape(v) else v for v in values]
     return found
 

@@ -22,6 +22,7 @@ and linked only when a flow is read (``raw.to_flow``).
 
 from __future__ import annotations
 
+import functools
 import time
 from array import array
 from collections.abc import Iterable, Sequence
@@ -58,17 +59,26 @@ SECRET_PARAM_ENDINGS = ("_key", "-key", "token", "secret")
 
 def mask_headers(headers: Iterable[tuple[str, str]], redactor: Redactor | None = None) -> Headers:
     """Headers with credential headers masked by name and, given a ``redactor``, any
-    value holding a configured secret masked too (``x-debug-key``, ``set-cookie``…)."""
+    value holding a configured secret masked too (``x-debug-key``, ``set-cookie``…).
+    The values are almost always clean once masked by name: one look at them all
+    (:meth:`~streamscope.redact.Redactor.clean`) spares masking each."""
     out: Headers = []
     for name, value in headers:
-        if name.lower() in SECRET_HEADERS or credential_name(name):  # (x-*-token, x-*-key…)
+        if _secret_header(name):
             scheme, _, token = value.partition(" ")
             # ("Bearer sk-…" keeps its scheme; a cookie's "name=value; …" shows nothing)
             value = f"{scheme} {mask(token)}" if token and scheme.isalpha() else mask(value)
-        if redactor is not None:  # (after: 4 characters may be all of a short key)
-            value = redactor.text(value)
         out.append((name, value))
+    # (after: 4 characters may be all of a short key)
+    if redactor is not None and not redactor.clean("\n".join(value for _, value in out)):
+        out = [(name, redactor.text(value)) for name, value in out]
     return out
+
+
+@functools.lru_cache(maxsize=1024)  # (asked per header of every flow: names repeat)
+def _secret_header(name: str) -> bool:
+    """Whether a header named ``name`` holds a credential (by name: x-*-token, x-*-key…)."""
+    return name.lower() in SECRET_HEADERS or credential_name(name)
 
 
 def _secret_param(name: str) -> bool:
@@ -418,9 +428,12 @@ class FlowRecorder:
 
 def _text_pairs(headers: list[Any]) -> list[tuple[str, str]]:
     return [
-        (k.decode("latin-1"), v.decode("latin-1")) if isinstance(k, bytes | bytearray) else (k, v)
+        (k.decode("latin-1"), v.decode("latin-1")) if isinstance(k, _BYTES) else (k, v)
         for k, v in headers
     ]
+
+
+_BYTES = (bytes, bytearray)
 
 
 __all__ = ["FlowRecorder", "mask_flow", "mask_headers", "mask_notes", "mask_query"]
