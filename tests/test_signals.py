@@ -142,3 +142,25 @@ def test_the_flow_store_delivers_on_each_listeners_loop(tmp_path: Path) -> None:
         store.close()
     assert seen["a"] == [("f1", "view-a"), ("f2", "view-a")]
     assert seen["b"] == [("f1", "view-b")]  # nothing after its unsubscribe
+
+
+def test_an_event_emitted_on_the_listeners_loop_is_queued_on_it_without_a_wakeup() -> None:
+    signal: Signal[int] = Signal("numbers")
+    heard: list[tuple[int, str]] = []
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+
+        def not_from_here(*_: object) -> None:
+            raise AssertionError("the loop is this thread's: no wake-up write")
+
+        loop.call_soon_threadsafe = not_from_here  # type: ignore[method-assign]
+        signal.subscribe(lambda n: heard.append((n, "first")), loop)
+        signal.subscribe(lambda n: heard.append((n, "second")), loop)
+        signal.emit(1)
+        signal.emit(2)
+        assert heard == []  # queued, not called within emit
+        await asyncio.sleep(0)
+        assert heard == [(1, "first"), (1, "second"), (2, "first"), (2, "second")]
+
+    asyncio.run(main())

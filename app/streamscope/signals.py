@@ -7,6 +7,10 @@ function that unsubscribes it. Each listener keeps its own loop: the flow store'
 thread emits, and one listener on the GUI's loop and another on a worker's loop each get
 the event on their own thread. A listener that raises is logged and the others still get
 the event.
+
+An event emitted on the listener's own loop's thread is queued with ``call_soon`` (the
+pool emits on the proxy's loop several times a request): ``call_soon_threadsafe`` would
+also write to the loop's wake-up pipe, a system call each time, for a loop that is awake.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Generic, TypeVar
 
 E = TypeVar("E")
 Listener = Callable[[E], None]
+_Entry = tuple[Listener[E], asyncio.AbstractEventLoop | None]
 
 log = logging.getLogger("streamscope.signals")
 
@@ -26,8 +31,9 @@ log = logging.getLogger("streamscope.signals")
 class Signal(Generic[E]):
     def __init__(self, name: str) -> None:
         self.name = name  # (for the log line of a listener that fails)
-        self._subscribers: list[tuple[Listener[E], asyncio.AbstractEventLoop | None]] = []
-        self._lock = threading.Lock()  # subscribe and emit may be on different threads
+        # A tuple replaced whole on (un)subscribe: emit reads it without the lock.
+        self._subscribers: tuple[_Entry[E], ...] = ()
+        self._lock = threading.Lock()  # subscribe and unsubscribe may be on different threads
 
     def subscribe(
         self, listener: Listener[E], loop: asyncio.AbstractEventLoop | None = None
@@ -36,12 +42,11 @@ class Signal(Generic[E]):
         the unsubscribe (safe to call more than once)."""
         entry = (listener, loop)
         with self._lock:
-            self._subscribers.append(entry)
+            self._subscribers += (entry,)
 
         def unsubscribe() -> None:
             with self._lock:
-                if entry in self._subscribers:
-                    self._subscribers.remove(entry)
+                self._subscribers = tuple(e for e in self._subscribers if e is not entry)
 
         return unsubscribe
 
@@ -50,11 +55,15 @@ class Signal(Generic[E]):
         return bool(self._subscribers)
 
     def emit(self, event: E) -> None:
-        with self._lock:
-            subscribers = list(self._subscribers)
+        subscribers = self._subscribers
+        if not subscribers:
+            return
+        running = asyncio.events._get_running_loop()  # (this thread's loop, if it runs)
         for listener, loop in subscribers:
             if loop is None:
                 self._call(listener, event)
+            elif loop is running:  # (no wake-up write: the loop is this thread's)
+                loop.call_soon(self._call, listener, event)
             elif not loop.is_closed():
                 try:
                     loop.call_soon_threadsafe(self._call, listener, event)

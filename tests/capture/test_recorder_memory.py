@@ -77,3 +77,16 @@ def test_the_memory_guard_stops_the_log_and_marks_the_flow_truncated() -> None:
     assert recorder.truncated
     assert kept % CHECK_EVERY == 0 and kept < len(frames)
     assert recorder.upstream_size >= len(UPSTREAM) // 3
+
+
+def test_the_clients_headers_are_kept_as_sent_and_read_as_text() -> None:
+    # (decoded by build, in the store's writer: not on the way to the client's first byte)
+    recorder = FlowRecorder("flow", "openai-chat", max_bytes=1 << 30)
+    head = [(b"content-type", b"application/json"), (b"x-name", "caf\u00e9".encode("latin-1"))]
+    recorder.client_message({"type": "http.response.start", "status": 201, "headers": head})
+    recorder.client_message({"type": "http.response.body", "body": b"{}", "more_body": False})
+    recorder.done()
+    assert recorder.client_headers == [("content-type", "application/json"), ("x-name", "café")]
+    raw = recorder.build(FlowInfo(), Redactor([]))
+    assert raw.client_leg.status == 201 and raw.client_leg.headers == recorder.client_headers
+    assert not raw.client_leg.streamed  # (its content type read from the text)

@@ -289,3 +289,26 @@ async def test_a_client_that_falls_behind_is_reset_and_let_go(
     text = b"".join(sent).decode()
     assert "event: reset" in text and "fell too far behind" in text
     assert text.index("data: 0") < text.index("event: reset")
+
+
+def test_an_event_is_made_into_its_frame_once_and_only_when_read() -> None:
+    class Quiet:
+        def subscribe(self, *_: Any) -> Any:
+            return lambda: None
+
+    class Counted:  # a snapshot that counts how often it is said as JSON
+        said = 0
+
+        def to_json(self) -> Any:
+            Counted.said += 1
+            return {"id": "f1"}
+
+    feed = EventFeed(Quiet(), None)  # type: ignore[arg-type]
+    feed._add("flow.added", Counted())
+    feed.publish("flows.cleared", {})
+    assert Counted.said == 0  # nobody has read it: no encoding
+    kept = feed.missed(f"{feed.epoch}-0") or []
+    frames = [kept[0].frame, *(e.frame for e in feed.missed(f"{feed.epoch}-0") or [])]
+    assert Counted.said == 1  # once, however many read it
+    assert frames[0] == f'id: {feed.epoch}-1\nevent: flow.added\ndata: {{"id":"f1"}}\n\n'.encode()
+    assert frames[-1] == f"id: {feed.epoch}-2\nevent: flows.cleared\ndata: {{}}\n\n".encode()

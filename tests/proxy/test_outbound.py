@@ -91,3 +91,25 @@ def test_the_last_body_message_marks_the_exchange_answered_and_cors_is_added() -
     assert head[b"access-control-allow-origin"] == b"https://page.example"
     assert head[b"access-control-expose-headers"] == b"x-request-id"
     assert sent[-1]["body"] == b"{}"
+
+
+def test_a_header_value_masked_once_is_remembered_and_a_key_is_masked_every_time() -> None:
+    import streamscope.proxy.outbound as outbound
+
+    start = {
+        "type": "http.response.start",
+        "status": 200,
+        "headers": [(b"content-type", b"text/event-stream"), (b"x-echo", SECRET.encode())],
+    }
+    heads = [dict(_answer([start], origin=None)[0][0]["headers"]) for _ in range(2)]
+    for head in heads:
+        assert head[b"content-type"] == b"text/event-stream"
+        assert SECRET.encode() not in head[b"x-echo"] and head[b"x-echo"].endswith(b"ghij")
+    # (each answer here has its own redactor: what one remembers is its own)
+    redactor = Redactor([SECRET])
+    masked = outbound._header_masker(redactor)
+    assert masked(SECRET.encode()) == outbound._header_masker(redactor)(SECRET.encode())
+    assert outbound._masked_values[redactor] == {SECRET.encode(): masked(SECRET.encode())}
+    for n in range(outbound.REMEMBERED + 1):  # bounded: forgotten once full
+        masked(b"%d" % n)
+    assert len(outbound._masked_values[redactor]) <= outbound.REMEMBERED

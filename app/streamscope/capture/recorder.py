@@ -179,7 +179,7 @@ class FlowRecorder:
         self._sends_checked = 0
         self.upstream_size = 0
         self.client_status: int | None = None
-        self.client_headers: list[tuple[str, str]] = []
+        self._client_head: list[Any] = []  # (byte pairs as sent: see client_headers)
         self.client_headers_ns: int | None = None
         self.client_sends: list[tuple[bytes, int]] = []  # (body chunk, send time)
         self.client_size = 0
@@ -304,11 +304,14 @@ class FlowRecorder:
                 self.client_sends.append((message.get("body", b""), time.monotonic_ns()))
         elif message["type"] == "http.response.start":
             self.client_status = message["status"]
-            self.client_headers = [
-                (bytes(k).decode("latin-1"), bytes(v).decode("latin-1"))
-                for k, v in message.get("headers", [])
-            ]
+            self._client_head = list(message.get("headers", ()))
             self.client_headers_ns = time.monotonic_ns()
+
+    @property
+    def client_headers(self) -> list[tuple[str, str]]:
+        """The client's response headers as text: decoded when read (by :meth:`build`, in
+        the store's writer thread), not on the way to the client's first byte."""
+        return _text_pairs(self._client_head)
 
     def done(self) -> None:
         """The response is complete (or abandoned): its end time and size."""

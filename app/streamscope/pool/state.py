@@ -6,7 +6,7 @@ cooldown must end at the same moment after a restart. Messages are stored redact
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import TypeAdapter
@@ -37,7 +37,22 @@ class AccountState:
         return self.status == "cooling" and self.until is not None and self.until <= now
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # (field by field, not dataclasses.asdict: the feed says a state several times a
+        # request, and asdict's deep copy was most of that)
+        return {
+            "status": self.status,
+            "until": self.until,
+            "reason": self.reason,
+            "disabled_by": self.disabled_by,
+            "requests": self.requests,
+            "successes": self.successes,
+            "failures": dict(self.failures),
+            "last_error": self.last_error,
+            "last_error_at": self.last_error_at,
+            "last_used": self.last_used,
+            "tokens_used": self.tokens_used,
+            "balance": self.balance,
+        }
 
     @classmethod
     def from_json(cls, data: Any) -> AccountState:
@@ -70,7 +85,16 @@ class Attempt:
     message: str = ""  # redacted
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "request_id": self.request_id,
+            "upstream": self.upstream,
+            "account": self.account,
+            "failure_class": self.failure_class,
+            "action": self.action,
+            "status": self.status,
+            "at": self.at,
+            "message": self.message,
+        }
 
     def short(self) -> str:
         return f"{self.account or '-'}:{self.failure_class}/{self.status}"

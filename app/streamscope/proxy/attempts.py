@@ -299,7 +299,7 @@ class Attempts:
             action,
             status,
             self.pool.clock(),
-            self.redactor.cut(message, MESSAGE_LIMIT),
+            self.redactor.cut(message, MESSAGE_LIMIT) if message else "",  # (ok: none)
         )
         self.exchange.info.attempts.append(attempt)
         return attempt

@@ -24,6 +24,12 @@ loop) and to the pool, from :meth:`EventFeed.start`; every stream ends when the 
 closed (the server stopping), so a stop never waits on a window that is still attached.
 A client that reads too slowly to keep up (:data:`QUEUE` events behind) is sent
 ``reset`` and its stream ends; it reconnects and reloads.
+
+An event is numbered and kept in the ring as it happens, but made into its SSE frame
+only when a client first reads it (once, however many read it): the core's events are
+immutable snapshots (a pool event's copy of the account's state, a flow's frozen
+summary), so the frame made later is the one that would have been made then, and a
+proxy that no window watches pays for no encoding on its loop.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ import secrets
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, assert_never
+from typing import Any, Protocol, assert_never
 
 from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, FlowsDeleted, FlowUpdated
 from streamscope.capture.store import FlowStore
@@ -48,12 +54,44 @@ QUEUE = 8192  # events a client may be behind before it is reset
 KEEPALIVE = 15.0  # seconds of quiet before a keepalive comment
 
 
-@dataclass(frozen=True, slots=True)
-class FeedEvent:
-    """One numbered event, as the SSE frame it goes out as."""
+class Snapshot(Protocol):
+    """An event that can say itself as JSON (and never changes)."""
 
-    n: int
-    frame: bytes
+    def to_json(self) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Data:
+    """JSON data handed to :meth:`EventFeed.publish`, as a snapshot."""
+
+    data: Any
+
+    def to_json(self) -> Any:
+        return self.data
+
+
+class FeedEvent:
+    """One numbered event; :attr:`frame` is the SSE frame it goes out as, made the first
+    time it is asked for (see the module docstring)."""
+
+    __slots__ = ("_epoch", "_frame", "_name", "_source", "n")
+
+    def __init__(self, n: int, epoch: str, name: str, source: Snapshot) -> None:
+        self.n = n
+        self._epoch = epoch
+        self._name = name
+        self._source: Snapshot | None = source
+        self._frame: bytes | None = None
+
+    @property
+    def frame(self) -> bytes:
+        frame = self._frame
+        if frame is None:
+            assert self._source is not None  # (dropped once the frame is made)
+            event_id = f"{self._epoch}-{self.n}"
+            frame = self._frame = encode_frame(self._source.to_json(), self._name, event_id)
+            self._source = None
+        return frame
 
 
 _END = "end"  # put on a client's queue: its stream ends (the server stops)
@@ -86,9 +124,9 @@ class EventFeed:
     def _flow_event(self, event: FlowEvent) -> None:
         match event:
             case FlowAdded(summary):
-                self.publish("flow.added", summary.to_json())
+                self._add("flow.added", summary)
             case FlowUpdated(summary):
-                self.publish("flow.updated", summary.to_json())
+                self._add("flow.updated", summary)
             case FlowsDeleted(ids):
                 self.publish("flows.deleted", {"ids": list(ids)})
             case FlowsCleared():
@@ -97,14 +135,18 @@ class EventFeed:
                 assert_never(event)
 
     def _pool_event(self, event: PoolEvent) -> None:
-        self.publish("pool.account", event.to_json())
+        self._add("pool.account", event)
 
     def publish(self, name: str, data: Any) -> None:
-        """Number an event, keep it in the ring and hand it to every attached client."""
+        """Number an event (``data``: its JSON, which the caller no longer changes), keep
+        it in the ring and hand it to every attached client."""
+        self._add(name, _Data(data))
+
+    def _add(self, name: str, source: Snapshot) -> None:
         if self.closed:
             return
         self._n += 1
-        event = FeedEvent(self._n, encode_frame(data, name, f"{self.epoch}-{self._n}"))
+        event = FeedEvent(self._n, self.epoch, name, source)
         self._ring.append(event)
         for queue in list(self._clients):
             if queue.qsize() >= QUEUE - 1:
@@ -205,4 +247,4 @@ async def _send(send: Send, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body, "more_body": True})
 
 
-__all__ = ["EventFeed", "FeedEvent"]
+__all__ = ["EventFeed", "FeedEvent", "Snapshot"]
