@@ -107,6 +107,7 @@ class SharedPool:
         self._batch: Batch | None = None  # built, not yet acknowledged
         self._seq = 0
         self._loaded = self._closing = self._busy = False
+        self._syncs = 0  # syncs done (settle waits for one that began after it was called)
         self._wake = asyncio.Event()
         self._hurry = asyncio.Event()
         self._up = asyncio.Event()
@@ -194,9 +195,11 @@ class SharedPool:
         change seen before it answers."""
         loop = asyncio.get_running_loop()
         end = loop.time() + within
+        # A sync that begins after this call: one under way may have read before it.
+        start = self._syncs + 1 if self._busy else self._syncs
         self._hurry.set()
         self._wake.set()
-        while self._pending() or self._busy:
+        while self._pending() or self._busy or self._syncs <= start:
             if loop.time() > end:
                 return False
             await asyncio.sleep(0.01)
@@ -226,6 +229,7 @@ class SharedPool:
                 self._busy = False
             last = loop.time()
             if failed is None:
+                self._syncs += 1
                 self._said = None
                 if self._pending():  # (changes made while a batch was left to resend)
                     self._wake.set()
