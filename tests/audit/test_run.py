@@ -6,6 +6,7 @@ judges here (``run_clients=False``); tests/audit/test_run_clients.py runs real c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -125,31 +126,57 @@ def test_the_demo_in_passthrough_over_each_broken_recording_is_found_broken() ->
 
 
 def test_a_relay_that_hangs_is_reported_hung_quickly() -> None:
-    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    # The relay answers nothing more until the client goes (30 s at most): a run that ends
+    # well before that cut each request at its limit, and requests open at the same time
+    # show that they ran together (a time bound near 14 x 0.3 s told the two apart only
+    # on a quiet machine).
+    open_now = [0]
+    most_open = [0]
+
+    async def counted(reader: asyncio.StreamReader) -> None:
         await reader.read(65536)
-        await asyncio.sleep(30)
+        open_now[0] += 1
+        most_open[0] = max(most_open[0], open_now[0])
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await counted(reader)
+        try:
+            await _until_gone(reader)
+        finally:
+            open_now[0] -= 1
 
     async def head_then_silence(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await reader.read(65536)
-        writer.write(
-            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-            b"transfer-encoding: chunked\r\n\r\n"
-        )
-        frame = b'data: {"id":"c","object":"chat.completion.chunk","choices":[]}\n\n'
-        writer.write(b"%x\r\n%s\r\n" % (len(frame), frame))
-        await writer.drain()
-        await asyncio.sleep(30)
+        await counted(reader)
+        try:
+            writer.write(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                b"transfer-encoding: chunked\r\n\r\n"
+            )
+            frame = b'data: {"id":"c","object":"chat.completion.chunk","choices":[]}\n\n'
+            writer.write(b"%x\r\n%s\r\n" % (len(frame), frame))
+            await writer.drain()
+            await _until_gone(reader)
+        finally:
+            open_now[0] -= 1
 
     limits = Limits(first_byte=0.3, idle=0.3, connect=2)
     for handler, where in ((silent, "no answer 0.3 s"), (head_then_silence, "silent for 0.3 s")):
+        open_now[0] = most_open[0] = 0
         start = time.monotonic()
         report = asyncio.run(_against(handler, limits=limits, concurrency=14)).report
-        assert time.monotonic() - start < 5  # all at once: each bounded by 0.3 s
+        assert time.monotonic() - start < 15  # each cut at its limit, not held 30 s
+        assert most_open[0] > 1  # ... and held open together
         first = report.results[0]
         assert first.outcome == "hung" and where in first.detail, first.detail
         assert {c.grade for c in first.cells.values()} == {"not-run"}
         assert len(report.results) == 14 and not report.stopped  # a hang does not stop it
         assert report.exit_status() == 0 or report.breaks()
+
+
+async def _until_gone(reader: asyncio.StreamReader) -> None:
+    """Say nothing until the client closes its connection (30 s at most)."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(reader.read(), 30)
 
 
 async def _against(
