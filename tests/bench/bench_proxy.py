@@ -104,9 +104,13 @@ class _RawUpstream(asyncio.Protocol):
             if len(self.buf) < end + 4 + size:
                 return
             body, self.buf = self.buf[end + 4 : end + 4 + size], self.buf[end + 4 + size :]
-            self.transport.write(self.HEAD)
-            for chunk in self.bodies[json.loads(body)["model"]]:
-                self.transport.write(chunk)
+            self.reply(json.loads(body))
+
+    def reply(self, body: dict[str, object]) -> None:
+        """Answer one request (its JSON body): the model's stream."""
+        self.transport.write(self.HEAD)
+        for chunk in self.bodies[str(body["model"])]:
+            self.transport.write(chunk)
 
 
 def serve_upstream(kind: str, chunks: int) -> None:

@@ -25,6 +25,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+from tests.bench.bench_proxy import _RawUpstream
 from tests.upstream_server import fast_stream_script
 
 SHORT = 20  # deltas per answer, as bench_proxy's short streams
@@ -54,30 +55,20 @@ def _whole_answer(n: int) -> bytes:
     return head % len(raw) + raw
 
 
-class _Upstream(asyncio.Protocol):
+class _Upstream(_RawUpstream):
+    """bench_proxy's bare upstream, answering by ``stream`` and model as above."""
+
     def __init__(self, stream: bytes, whole: bytes, hold: bytes) -> None:
-        self.stream, self.whole, self.hold, self.buf = stream, whole, hold, b""
+        super().__init__({})
+        self.stream, self.whole, self.hold = stream, whole, hold
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def data_received(self, data: bytes) -> None:
-        self.buf += data
-        while (end := self.buf.find(b"\r\n\r\n")) >= 0:
-            m = re.search(rb"(?i)\r\ncontent-length:\s*(\d+)", self.buf[:end])
-            size = int(m[1]) if m else 0
-            if len(self.buf) < end + 4 + size:
-                return
-            body = json.loads(self.buf[end + 4 : end + 4 + size])
-            self.buf = self.buf[end + 4 + size :]
-            if body.get("model") == "hold":
-                self.transport.write(self.hold)
-            elif body.get("stream"):
-                self.transport.write(self.stream)
-            else:
-                self.transport.write(self.whole)
+    def reply(self, body: dict[str, object]) -> None:
+        if body.get("model") == "hold":
+            self.transport.write(self.hold)
+        elif body.get("stream"):
+            self.transport.write(self.stream)
+        else:
+            self.transport.write(self.whole)
 
 
 def serve_upstream() -> None:
