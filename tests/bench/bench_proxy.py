@@ -131,14 +131,21 @@ def serve_upstream(kind: str, chunks: int) -> None:
             }
             server = await loop.create_server(lambda: _RawUpstream(bodies), "127.0.0.1", 0)
             port = server.sockets[0].getsockname()[1]
-        print(port, flush=True)
-        stop = asyncio.Event()
-        loop.add_reader(sys.stdin.fileno(), stop.set)  # EOF: the parent closed it or died
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
+        await serve_until_told(port)
 
     asyncio.run(main())
+
+
+async def serve_until_told(port: int) -> None:
+    """Say the port on stdout (the parent waits for it), then serve until stdin closes
+    (the parent closed it, or died) or a SIGINT or SIGTERM comes."""
+    loop = asyncio.get_running_loop()
+    print(port, flush=True)
+    stop = asyncio.Event()
+    loop.add_reader(sys.stdin.fileno(), stop.set)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
 
 
 # -- child processes ----------------------------------------------------------------------------

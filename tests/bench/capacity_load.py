@@ -19,13 +19,11 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import signal
 import socket
-import sys
 import time
 from dataclasses import dataclass, field
 
-from tests.bench.bench_proxy import _RawUpstream
+from tests.bench.bench_proxy import _RawUpstream, serve_until_told
 from tests.upstream_server import fast_stream_script
 
 SHORT = 20  # deltas per answer, as bench_proxy's short streams
@@ -82,12 +80,7 @@ def serve_upstream() -> None:
         server = await loop.create_server(
             lambda: _Upstream(stream, _whole_answer(SHORT), hold), "127.0.0.1", 0, backlog=1024
         )
-        print(server.sockets[0].getsockname()[1], flush=True)
-        stop = asyncio.Event()
-        loop.add_reader(sys.stdin.fileno(), stop.set)  # EOF: the parent closed it or died
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
+        await serve_until_told(server.sockets[0].getsockname()[1])
 
     asyncio.run(main())
 
