@@ -35,6 +35,18 @@ TEXT = "".join(
 )
 
 
+def single_newline_leg() -> Leg:
+    """A chat stream whose frames end in one newline, not two: a strict client errs."""
+    return Leg(
+        "openai-chat",
+        200,
+        SSE,
+        sent_ns=0,
+        headers_ns=MS,
+        frames=[CapturedFrame(SINGLE_NEWLINE + b"data: [DONE]\n", 2 * MS)],
+    )
+
+
 def flow_of(leg: Leg, agent: tuple[str, str] = UA) -> Flow:
     body = b'{"model": "m", "stream": true, "messages": []}'
     request = RequestRecord("POST", "/v1/chat/completions", [agent], body)
@@ -52,14 +64,7 @@ def flow_of(leg: Leg, agent: tuple[str, str] = UA) -> Flow:
 
 @pytest.mark.qasync
 async def test_a_flow_sent_by_openai_python_leads_with_its_verdict() -> None:
-    leg = Leg(
-        "openai-chat",
-        200,
-        SSE,
-        sent_ns=0,
-        headers_ns=MS,
-        frames=[CapturedFrame(SINGLE_NEWLINE + b"data: [DONE]\n", 2 * MS)],
-    )
+    leg = single_newline_leg()
     detail = FlowDetail("f1")
     try:
         await detail.load(flow_of(leg))
@@ -113,14 +118,7 @@ async def test_an_error_answer_says_what_openai_python_raises() -> None:
 
 @pytest.mark.qasync
 async def test_a_flow_no_known_client_sent_says_what_each_known_client_assembles() -> None:
-    leg = Leg(
-        "openai-chat",
-        200,
-        SSE,
-        sent_ns=0,
-        headers_ns=MS,
-        frames=[CapturedFrame(SINGLE_NEWLINE + b"data: [DONE]\n", 2 * MS)],
-    )
+    leg = single_newline_leg()
     detail = FlowDetail("f1")
     try:
         await detail.load(flow_of(leg, ("user-agent", "curl/8.5.0")))
