@@ -148,10 +148,12 @@ class StreamRelay:
             if not done:
                 return False
             read, self._next = self._next, None
-            try:
-                batch = read.result()
-            except (StopAsyncIteration, NetError, FrameTooLarge):
+            # (the end is looked at, not raised: raising it here would put this frame, and
+            # the relay with its pipeline and response, in the exception's traceback, which
+            # the read holds: a cycle per stream that only the garbage collector frees)
+            if isinstance(read.exception(), (StopAsyncIteration, NetError, FrameTooLarge)):
                 return True
+            batch = read.result()
             tap.log_batch(batch, [], [])  # upstream frames, nothing for the client
             if not tap.check():  # too big to keep all of: the flow is kept truncated
                 self._logging = False
