@@ -1,5 +1,5 @@
 """Google API keys in an imported HAR masked as captured flows' are
-(``capture.recorder.mask_flow``), through a real proxy's
+(``capture.masking.mask_flow``), through a real proxy's
 ``POST /admin/flows/import``.
 
 A HAR saved from a browser calling Google's API directly carries the key in clear: in

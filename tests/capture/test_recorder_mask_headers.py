@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from streamscope.capture.flow import Headers
 from streamscope.capture.info import FlowInfo
-from streamscope.capture.recorder import SECRET_HEADERS, FlowRecorder, mask_headers
+from streamscope.capture.masking import SECRET_HEADERS, mask_headers
+from streamscope.capture.recorder import FlowRecorder
 from streamscope.redact import Redactor, mask
 from streamscope.redact_places import credential_name
 from tests.test_redact_clean import Thorough, secrets, texts

@@ -46,8 +46,8 @@ from streamscope.audit.report import (
 )
 from streamscope.capture.flow import CapturedFrame, Flow, Leg, RequestRecord
 from streamscope.capture.info import FlowInfo
+from streamscope.capture.masking import mask_headers
 from streamscope.capture.outcome import Outcome as FlowOutcome
-from streamscope.capture.recorder import mask_headers
 from streamscope.client.result import ClientResult
 from streamscope.client.session import ClientSession, SessionLimits
 from streamscope.codecs import get_codec

@@ -22,114 +22,26 @@ and linked only when a flow is read (``raw.to_flow``).
 
 from __future__ import annotations
 
-import functools
 import time
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from itertools import islice
 from operator import attrgetter
 from typing import Any
-from urllib.parse import unquote_plus
 
-from streamscope.capture.flow import Headers, RequestRecord
+from streamscope.capture.flow import RequestRecord
 from streamscope.capture.info import FlowInfo
+from streamscope.capture.masking import mask_headers, mask_notes, mask_query
 from streamscope.capture.raw import RawFlow, RawLeg
 from streamscope.codecs import PROTOCOLS, get_codec
-from streamscope.model.request import RequestNote
-from streamscope.redact import Redactor, mask
-from streamscope.redact_places import credential_name
+from streamscope.redact import Redactor
 from streamscope.wire.frame import Frame
 from streamscope.wire.jsonarray import is_array_stream
 
 _RAW = attrgetter("raw")
 _ARRIVAL = attrgetter("arrival_ns")
 CHECK_EVERY = 1024  # relay batches between two runs of the memory guard
-SECRET_HEADERS = {
-    "authorization",
-    "x-api-key",
-    "api-key",
-    "x-goog-api-key",  # Google's (Gemini's) key header
-    "proxy-authorization",
-    "cookie",
-}
-# Query parameters that carry credentials (``?key=`` is how Gemini takes its key).
-SECRET_PARAMS = {"key", "apikey", "auth", "password", "passwd", "signature", "sig"}
-SECRET_PARAM_ENDINGS = ("_key", "-key", "token", "secret")
-
-
-def mask_headers(headers: Iterable[tuple[str, str]], redactor: Redactor | None = None) -> Headers:
-    """Headers with credential headers masked by name and, given a ``redactor``, any
-    value holding a configured secret masked too (``x-debug-key``, ``set-cookie``…).
-    The values are almost always clean once masked by name: one look at them all
-    (:meth:`~streamscope.redact.Redactor.clean`) spares masking each."""
-    out: Headers = []
-    for name, value in headers:
-        if _secret_header(name):
-            scheme, _, token = value.partition(" ")
-            # ("Bearer sk-…" keeps its scheme; a cookie's "name=value; …" shows nothing)
-            value = f"{scheme} {mask(token)}" if token and scheme.isalpha() else mask(value)
-        out.append((name, value))
-    # (after: 4 characters may be all of a short key)
-    if redactor is not None and not redactor.clean("\n".join(value for _, value in out)):
-        out = [(name, redactor.text(value)) for name, value in out]
-    return out
-
-
-@functools.lru_cache(maxsize=1024)  # (asked per header of every flow: names repeat)
-def _secret_header(name: str) -> bool:
-    """Whether a header named ``name`` holds a credential (by name: x-*-token, x-*-key…)."""
-    return name.lower() in SECRET_HEADERS or credential_name(name)
-
-
-def _secret_param(name: str) -> bool:
-    name = unquote_plus(name).lower()
-    return name in SECRET_PARAMS or name.endswith(SECRET_PARAM_ENDINGS) or credential_name(name)
-
-
-def mask_query(url: str) -> str:
-    """``url`` with the value of every credential-like query parameter masked (``key``,
-    ``api_key``, ``access_token``, ``client_secret``…) as headers are: its last 4
-    characters. The rest of the URL stays as it was."""
-    path, sep, query = url.partition("?")
-    if not sep:
-        return url
-    parts = []
-    for part in query.split("&"):
-        name, eq, value = part.partition("=")
-        if eq and value and _secret_param(name):
-            part = f"{name}={mask(unquote_plus(value))}"
-        parts.append(part)
-    return f"{path}?{'&'.join(parts)}"
-
-
-def mask_notes(notes: list[RequestNote], redactor: Redactor) -> list[RequestNote]:
-    """Request notes with every text masked: a note quotes what the client sent (a
-    field's or a tool's name), which may hold a secret as any stored text may."""
-    text = redactor.text
-    return [
-        replace(
-            n,
-            field=text(n.field),
-            why=text(n.why),
-            instead=text(n.instead) if n.instead is not None else None,
-        )
-        for n in notes
-    ]
-
-
-def mask_flow(raw: RawFlow, redactor: Redactor) -> None:
-    """Mask secrets in a flow that comes from a file as :meth:`FlowRecorder.build` masks
-    captured ones (a HAR of browser devtools has its ``Authorization`` headers in clear)."""
-    red = redactor.same_length
-    for r in (raw.request, raw.upstream_request):
-        if r is not None:
-            r.url = mask_query(redactor.url(r.url))
-            r.headers = mask_headers(r.headers, redactor)
-            r.body = red(r.body)
-    for leg in (raw.upstream_leg, raw.client_leg):
-        leg.headers = mask_headers(leg.headers, redactor)
-        leg.data = red(leg.data)
-    raw.info.request_notes = mask_notes(raw.info.request_notes, redactor)
 
 
 class FlowRecorder:
@@ -168,7 +80,11 @@ class FlowRecorder:
         # NOTE: flat lists and arrays, not a tuple of lists per batch: for a stream read
         # one frame at a time that was four objects a frame for the garbage collector to
         # walk, and the GUI thread (which runs the proxy) paid for it in 60-80 ms passes.
-        self.frames: list[Frame] = []
+        # Nor the frames themselves: their bytes and arrival times (in arrays), so that a
+        # flow waiting for the writer holds a few objects the collector tracks, not one
+        # a frame (each counts towards its next pass, and each pass walks them).
+        self.raws: list[bytes] = []
+        self.arrivals = array("q")
         self.outs: list[bytes] = []
         self.marks: list[int] = []
         self.entry_frames = array("I")
@@ -181,7 +97,8 @@ class FlowRecorder:
         self.client_status: int | None = None
         self._client_head: list[Any] = []  # (byte pairs as sent: see client_headers)
         self.client_headers_ns: int | None = None
-        self.client_sends: list[tuple[bytes, int]] = []  # (body chunk, send time)
+        self.client_bodies: list[bytes] = []  # each body chunk sent, and its send time
+        self.client_times = array("q")
         self.client_size = 0
         self.truncated = False
         self.shed_reason = ""  # why the bytes were dropped before the flow was stored
@@ -223,7 +140,8 @@ class FlowRecorder:
         """One relay batch: the upstream frames, the client chunks they made, and after
         each frame how many of ``out`` were made so far. False once the flow outgrew the
         capture's limit (the caller stops logging; the flow is kept, truncated)."""
-        self.frames += batch
+        self.raws += map(_RAW, batch)
+        self.arrivals.extend(map(_ARRIVAL, batch))
         self.outs += out
         self.marks += marks
         self.entry_frames.append(len(batch))
@@ -236,12 +154,12 @@ class FlowRecorder:
     def check(self) -> bool:
         """The memory guard (every :data:`CHECK_EVERY` batches): False when the flow is
         too big to keep all of (marked truncated)."""
-        frames = self.frames
-        self.upstream_size += sum(map(len, map(_RAW, frames[self._checked :])))
-        self._checked = len(frames)
-        sends = self.client_sends
-        self.client_size += sum(len(body) for body, _ in sends[self._sends_checked :])
-        self._sends_checked = len(sends)
+        raws = self.raws
+        self.upstream_size += sum(map(len, islice(raws, self._checked, None)))
+        self._checked = len(raws)
+        bodies = self.client_bodies
+        self.client_size += sum(map(len, islice(bodies, self._sends_checked, None)))
+        self._sends_checked = len(bodies)
         self._check_at = len(self.entry_frames) + CHECK_EVERY
         if max(self.upstream_size, self.client_size) >= self.max_bytes:
             self.truncated = True
@@ -260,8 +178,8 @@ class FlowRecorder:
 
     def _stream_bytes(self) -> int:
         """Both legs' frames and chunks held."""
-        frames = self.upstream_size + sum(map(len, map(_RAW, self.frames[self._checked :])))
-        return frames + sum(len(body) for body, _ in self.client_sends)
+        frames = self.upstream_size + sum(map(len, islice(self.raws, self._checked, None)))
+        return frames + sum(map(len, self.client_bodies))
 
     def shed(self, keep: int, why: str) -> int:
         """Drop the parts bigger than ``keep`` bytes (a body; the two legs' frames, which
@@ -281,7 +199,8 @@ class FlowRecorder:
             self.upstream_whole = b""
             gone.append(f"upstream body ({whole / 1024:.0f} KiB)")
         if streams > keep:
-            self.frames, self.outs, self.marks, self.client_sends = [], [], [], []
+            self.raws, self.outs, self.marks, self.client_bodies = [], [], [], []
+            self.arrivals, self.client_times = array("q"), array("q")
             self.entry_frames, self.entry_chunks = array("I"), array("I")
             self.entry_marks = array("I")
             self._checked = self._sends_checked = 0
@@ -301,11 +220,23 @@ class FlowRecorder:
         (the hot path): its size counts at the next memory check, the end at :meth:`done`."""
         if message["type"] == "http.response.body":
             if not self.truncated:
-                self.client_sends.append((message.get("body", b""), time.monotonic_ns()))
+                self.client_bodies.append(message.get("body", b""))
+                self.client_times.append(time.monotonic_ns())
         elif message["type"] == "http.response.start":
             self.client_status = message["status"]
             self._client_head = list(message.get("headers", ()))
             self.client_headers_ns = time.monotonic_ns()
+
+    @property
+    def client_sends(self) -> list[tuple[bytes, int]]:
+        """Each body chunk sent to the client with its send time (monotonic ns)."""
+        return list(zip(self.client_bodies, self.client_times, strict=True))
+
+    @client_sends.setter
+    def client_sends(self, sends: list[tuple[bytes, int]]) -> None:
+        self.client_bodies = [body for body, _ in sends]
+        self.client_times = array("q", (t for _, t in sends))
+        self._sends_checked = min(self._sends_checked, len(sends))
 
     @property
     def client_headers(self) -> list[tuple[str, str]]:
@@ -316,7 +247,7 @@ class FlowRecorder:
     def done(self) -> None:
         """The response is complete (or abandoned): its end time and size."""
         self.ended_ns = time.monotonic_ns()
-        self.client_size = sum(len(body) for body, _ in self.client_sends)
+        self.client_size = sum(map(len, self.client_bodies))
 
     # -- off the hot path -----------------------------------------------------------------
 
@@ -370,17 +301,16 @@ class FlowRecorder:
         )
         # Only C-level passes over the frames here: this thread competes with the event
         # loop for the interpreter, and a long stream has tens of thousands of frames.
-        frames = self.frames
+        raws = self.raws
         if self.upstream_whole is not None:
             upstream.streamed = False
             upstream.data = redactor.same_length(self.upstream_whole)
         else:
-            raws = list(map(_RAW, frames))
             upstream.data = redactor.same_length(b"".join(raws))
             upstream.sizes = list(map(len, raws))
-            upstream.times = list(map(_ARRIVAL, frames))
+            upstream.times = self.arrivals.tolist()
             upstream.base_ns = t0
-            upstream.ended_ns = upstream.times[-1] - t0 if frames else None
+            upstream.ended_ns = upstream.times[-1] - t0 if raws else None
         return upstream
 
     def _client_leg(self, redactor: Redactor) -> RawLeg:
@@ -398,12 +328,12 @@ class FlowRecorder:
         )
         content_type = dict((k.lower(), v) for k, v in self.client_headers).get("content-type", "")
         client.streamed = "event-stream" in content_type or self._array_stream(content_type)
-        bodies = [body for body, _ in self.client_sends]
+        bodies = self.client_bodies
         client.data = b"".join(bodies)
         if not self.client_masked:
             client.data = redactor.same_length(client.data)
         client.sizes = list(map(len, bodies))
-        client.times = [t for _, t in self.client_sends]
+        client.times = self.client_times.tolist()
         if client.streamed:
             client.entry_frames = self.entry_frames.tolist()
             client.entry_chunks = self.entry_chunks.tolist()
@@ -418,7 +348,7 @@ class FlowRecorder:
         ``:streamGenerateContent`` without ``alt=sse``; with it, the answer is SSE)."""
         if self.client_status != 200:
             return False
-        if not is_array_stream(content_type, (body for body, _ in self.client_sends)):
+        if not is_array_stream(content_type, self.client_bodies):
             return False
         if self.client_protocol not in PROTOCOLS:
             return False
@@ -439,4 +369,4 @@ def _text_pairs(headers: list[Any]) -> list[tuple[str, str]]:
 _BYTES = (bytes, bytearray)
 
 
-__all__ = ["FlowRecorder", "mask_flow", "mask_headers", "mask_notes", "mask_query"]
+__all__ = ["FlowRecorder"]

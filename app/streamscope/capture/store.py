@@ -57,8 +57,9 @@ from typing import TYPE_CHECKING, Any
 from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, FlowsDeleted, FlowUpdated
 from streamscope.capture.flow import Flow
 from streamscope.capture.info import FlowInfo
+from streamscope.capture.masking import mask_flow
 from streamscope.capture.raw import from_flow
-from streamscope.capture.recorder import FlowRecorder, mask_flow
+from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.rows import FlowRows
 from streamscope.capture.sqlite_rows import SqliteRows
 from streamscope.capture.store_reads import FlowReads, Summarize

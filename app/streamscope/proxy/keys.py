@@ -3,7 +3,7 @@
 OpenAI's clients send ``Authorization: Bearer``, Anthropic's ``x-api-key``, Azure-style
 ones ``api-key``, Google's (Gemini CLI, google-genai, @google/genai, @ai-sdk/google)
 ``x-goog-api-key`` or a ``?key=`` query parameter. The proxy reads whichever came; the
-capture masks each of them (``capture.recorder``: ``SECRET_HEADERS`` and ``mask_query``).
+capture masks each of them (``capture.masking``: ``SECRET_HEADERS`` and ``mask_query``).
 """
 
 from __future__ import annotations
