@@ -59,7 +59,7 @@ from streamscope.capture.flow import Flow
 from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import from_flow
 from streamscope.capture.recorder import FlowRecorder, mask_flow
-from streamscope.capture.rows import FlowRows
+from streamscope.capture.rows import FlowRows, packed
 from streamscope.capture.sqlite_rows import SqliteRows
 from streamscope.capture.store_reads import FlowReads, Summarize
 from streamscope.capture.store_writer import MIB, STOP, Built, FlowWriter
@@ -236,7 +236,7 @@ class FlowStore(FlowWriter, FlowReads):
                 raw.id = uuid.uuid4().hex
             mask_flow(raw, self.redactor)
             summary = self._summary_of(raw)
-            self._insert([(raw, summary, 0)])
+            self._insert([(packed(raw, summary.to_json()), summary, 0)])
             self._emit(FlowAdded(summary))
             out.append(summary)
         return out
