@@ -21,11 +21,11 @@ SQLite file (``sqlite_rows``) or a PostgreSQL database shared by replicas (``pg_
 every replica lists every flow, retention holds for the database, the other replicas'
 changes are this store's events). Beyond ``max_flows`` or ``max_bytes``, the oldest go.
 
-A shared database away: ``submit`` goes on; built flows wait in memory (the newest
-``max_flows``), within the backlog's bound in bytes (no lag rule: the writer is not
-slow), new flows beyond it shed as above (past it, every part), said in one line per
-outage; the writer tries again every :data:`RETRY` second and catches up. Reads raise
-``StorageUnavailable`` (within the database's timeout).
+A shared database away: ``submit`` goes on; built flows wait in memory as their rows
+(``rows.FlowRow``; the newest ``max_flows``), within the backlog's bound in bytes (no
+lag rule: the writer is not slow), new flows beyond it shed as above (past it, every
+part), said in one line per outage; the writer tries again every :data:`RETRY` second
+and catches up. Reads raise ``StorageUnavailable`` (within the database's timeout).
 
 A SQLite file another program holds a write lock on (``sqlite_rows``: ``StorageLocked``)
 is the same for the writer: flows wait in memory within the bound and are written once
@@ -117,7 +117,7 @@ class FlowStore(FlowWriter, FlowReads):
         self.shed = 0  # flows stored without their big parts, the backlog being full
         self._shed_warned = 0.0
         self._shed_since_warning = 0
-        self._held: list[Built] = []  # built, waiting for the shared database's return
+        self._held: list[Built] = []  # rows waiting for the shared database's return
         self._held_bytes = 0
         self._next_try = 0.0
         self.outage = False  # the last write found the database unreachable (or locked)
