@@ -5,11 +5,13 @@ the rows, and retention drops the oldest flows until the limits hold."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -27,6 +29,7 @@ from streamscope.capture.rows import (
     delete,
     digest_of,
     insert,
+    packed,
     restore,
     retain,
     stored_form,
@@ -54,7 +57,7 @@ def flow(flow_id: str, body: bytes = PROMPT, answer: bytes = b"data: {}\n\n") ->
 
 
 def put(db: sqlite3.Connection, tally: Tally, *flows: RawFlow) -> None:
-    insert(db, [(raw, {"id": raw.id}, *stored_form(raw)) for raw in flows], tally)
+    insert(db, [packed(raw, {"id": raw.id}) for raw in flows], tally)
 
 
 def stored_ids(db: sqlite3.Connection) -> list[str]:
@@ -80,6 +83,29 @@ def test_the_stored_form_gives_the_flow_back(db: sqlite3.Connection) -> None:
         for (d,) in db.execute("SELECT data FROM blobs WHERE hash = ?", (h,))
     }
     assert to_flow(restore(detail, blobs)).to_json() == to_flow(raw).to_json()
+
+
+def test_a_flows_row_holds_its_stored_form_as_json_text_and_its_bytes() -> None:
+    raw = flow("a", body=b"own prompt")
+    raw.info = FlowInfo(model="mod\u00e8le", ttft_ms=float("nan"))
+    summary = {"id": "a", "outcome": "complete", "model": "mod\u00e8le", "ttft_ms": float("nan")}
+    row = packed(raw, summary)
+    detail, blobs = stored_form(raw)
+    assert (row.id, row.started, row.outcome) == ("a", 1.0, "complete")
+    assert row.blobs == tuple(blobs.items()) and row.size == sum(map(len, blobs.values()))
+    # Strict JSON (orjson refuses NaN), as the stored form reads: a float that is no
+    # number is written null, other characters as themselves.
+    expected = json.loads(json.dumps(detail))
+    expected["info"]["ttft_ms"] = None
+    assert orjson.loads(row.detail) == expected and "mod\u00e8le" in row.detail
+    assert orjson.loads(row.summary) == {**summary, "ttft_ms": None}
+    assert packed(raw, {"id": "a"}).outcome == ""
+    # Atomic values: the collector stops tracking the bytes' pairs at its first pass,
+    # the tuple of them at the next (the pairs were still tracked when it looked).
+    gc.collect()
+    assert not any(map(gc.is_tracked, row.blobs))
+    gc.collect()
+    assert not gc.is_tracked(row.blobs)
 
 
 def test_bytes_are_stored_once_and_go_with_their_last_flow(db: sqlite3.Connection) -> None:

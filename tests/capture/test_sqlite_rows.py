@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from streamscope.capture.rows import restore, stored_form
+from streamscope.capture.rows import packed, restore
 from streamscope.capture.sqlite_rows import SqliteRows
 from tests.capture.test_rows import flow
 
@@ -19,7 +19,7 @@ def test_the_rows_give_back_what_was_stored(tmp_path: Path) -> None:
             {"id": f.id, "outcome": "complete" if f.id != "f1" else "error"} for f in stored
         ]
         dropped = rows.insert(
-            [(f, s, *stored_form(f)) for f, s in zip(stored, summaries, strict=True)], 2, 10**9
+            [packed(f, s) for f, s in zip(stored, summaries, strict=True)], 2, 10**9
         )
         assert dropped == ["f0"]
         assert rows.ids(0, 10) == ["f2", "f1"] and rows.taken("f1") and not rows.taken("f0")
@@ -40,7 +40,7 @@ def test_a_deleted_file_is_reopened(tmp_path: Path) -> None:
     path = tmp_path / "flows.sqlite3"
     rows = SqliteRows(path)
     try:
-        rows.insert([(flow("a"), {"id": "a"}, *stored_form(flow("a")))], 10, 10**9)
+        rows.insert([packed(flow("a"), {"id": "a"})], 10, 10**9)
         for side in tmp_path.iterdir():
             side.unlink()
         assert rows.reopen_if_moved() and path.exists()

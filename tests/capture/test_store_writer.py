@@ -4,16 +4,18 @@ cannot be built or stored is dropped alone, said in the log, the others kept."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 from collections.abc import Sequence
 
 import pytest
 
+from streamscope.capture.flow import RequestRecord
 from streamscope.capture.info import FlowInfo
-from streamscope.capture.raw import RawFlow
+from streamscope.capture.raw import RawFlow, RawLeg
 from streamscope.capture.recorder import FlowRecorder
-from streamscope.capture.rows import StoredFlow
+from streamscope.capture.rows import FlowRow
 from streamscope.capture.store import FlowStore
 from streamscope.redact import Redactor
 
@@ -39,8 +41,8 @@ def test_a_burst_of_flows_is_written_in_one_transaction_after_it() -> None:
     inserts: list[list[str]] = []
     insert = store._rows.insert
 
-    def counted(rows: Sequence[StoredFlow], max_flows: int, max_bytes: int) -> list[str]:
-        inserts.append([raw.id for raw, *_ in rows])
+    def counted(rows: Sequence[FlowRow], max_flows: int, max_bytes: int) -> list[str]:
+        inserts.append([row.id for row in rows])
         return insert(rows, max_flows, max_bytes)
 
     store._rows.insert = counted  # (the store's one way to the database, counted)
@@ -52,6 +54,38 @@ def test_a_burst_of_flows_is_written_in_one_transaction_after_it() -> None:
         store.flush()
         assert inserts == [["f0", "f1", "f2"]]
         assert sorted(store.ids()) == ["f0", "f1", "f2"]
+    finally:
+        store.close()
+
+
+def test_a_batch_waits_for_its_transaction_as_rows_not_as_flows_built() -> None:
+    # Each flow is packed into its row as soon as it is built: while the batch's
+    # transaction runs, none of its flows built is alive (~60 objects each that the
+    # garbage collector would count and walk), and the database is given rows.
+    def built_alive() -> int:
+        gc.collect()  # (cycles: those are the collector's, not held)
+        return sum(isinstance(o, (RawFlow, RawLeg, RequestRecord)) for o in gc.get_objects())
+
+    in_flight = threading.Event()
+    in_flight.set()
+    store = FlowStore(None, Redactor([]), busy=in_flight.is_set, max_delay=30.0)
+    seen: list[tuple[int, list[type]]] = []
+    insert = store._rows.insert
+
+    def looked(rows: Sequence[FlowRow], max_flows: int, max_bytes: int) -> list[str]:
+        seen.append((built_alive(), [type(row) for row in rows]))
+        return insert(rows, max_flows, max_bytes)
+
+    store._rows.insert = looked
+    try:
+        recorders = [recorder(f"f{i}") for i in range(5)]
+        before = built_alive()  # (the recorders' own, and any of earlier tests)
+        for rec in recorders:
+            store.submit(rec, FlowInfo())
+        in_flight.clear()
+        store.flush()
+        assert seen == [(before, [FlowRow] * 5)]
+        assert sorted(store.ids()) == [f"f{i}" for i in range(5)]
     finally:
         store.close()
 

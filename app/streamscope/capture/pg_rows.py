@@ -3,7 +3,10 @@
 The tables are ``storage.schema``'s (step 1): ``flows`` and ``blobs`` hold what the
 SQLite file holds (``capture.rows``: a flow's summary and detail as JSON, each body's
 bytes once by SHA-256 with a count of the flows naming it), and ``capture_tally`` one
-row: the flows and blob bytes of the whole database.
+row: the flows and blob bytes of the whole database. A flow comes as the SQLite file's
+does, a ``rows.FlowRow``: its JSON text orjson's, compact, UTF-8, a float that is no
+number written null (the standard module, which wrote the rows before, wrote NaN;
+``json.loads`` reads both); a summary kept again is written the same way.
 
 Every write (a batch of flows, a clear) takes ``capture_tally``'s row lock first, in its
 transaction: replicas writing at once take turns, so the tally, the blobs' counts and
@@ -29,8 +32,9 @@ import asyncpg
 
 from streamscope.capture.events import FlowEvent
 from streamscope.capture.pg_feed import CHANNEL, PgFeed, payloads
-from streamscope.capture.rows import JSON, Blobs, StoredFlow, Tally, blob_hashes
+from streamscope.capture.rows import JSON, Blobs, FlowRow, Tally, blob_hashes
 from streamscope.storage.database import Database
+from streamscope.wire.jsontext import dumps
 
 CANDIDATES = 500  # oldest flows read per round of retention, beyond those that must go
 
@@ -45,9 +49,9 @@ class PgRows:
 
     # -- writing --------------------------------------------------------------------------
 
-    def insert(self, rows: Sequence[StoredFlow], max_flows: int, max_bytes: int) -> list[str]:
+    def insert(self, rows: Sequence[FlowRow], max_flows: int, max_bytes: int) -> list[str]:
         """Store flows in one transaction, then the database's limits; the ids dropped."""
-        last = {raw.id: (raw, summary, detail, blobs) for raw, summary, detail, blobs in rows}
+        last = {row.id: row for row in rows}
         flows = list(last.values())  # (one id twice in a batch: the later one)
 
         async def work(conn: asyncpg.Connection) -> list[str]:
@@ -61,13 +65,13 @@ class PgRows:
                     " $1::text[], $2::float8[], $3::int8[], $4::text[], $5::text[],"
                     " $7::text[]) WITH ORDINALITY AS r(id, started, size, outcome, summary,"
                     " detail, n) ORDER BY n",
-                    [raw.id for raw, *_ in flows],
-                    [raw.started for raw, *_ in flows],
-                    [sum(map(len, blobs.values())) for *_, blobs in flows],
-                    [str(summary.get("outcome") or "") for _, summary, _, _ in flows],
-                    [json.dumps(summary) for _, summary, _, _ in flows],
+                    [row.id for row in flows],
+                    [row.started for row in flows],
+                    [row.size for row in flows],
+                    [row.outcome for row in flows],
+                    [row.summary for row in flows],
                     self.database.replica,
-                    [json.dumps(detail) for _, _, detail, _ in flows],
+                    [row.detail for row in flows],
                 )
                 tally.flows += len(flows)
                 dropped = await _retain(conn, max_flows, max_bytes, tally)
@@ -84,7 +88,7 @@ class PgRows:
             async with conn.transaction():
                 status = await conn.execute(
                     "UPDATE flows SET summary = $1, outcome = $2 WHERE id = $3",
-                    json.dumps(summary),
+                    dumps(summary).decode(),  # (as a flow's row writes it)
                     str(summary.get("outcome") or ""),
                     flow_id,
                 )
@@ -220,15 +224,13 @@ async def _save_tally(conn: asyncpg.Connection, tally: Tally) -> None:
     )
 
 
-async def _insert_blobs(
-    conn: asyncpg.Connection, flows: Sequence[StoredFlow], tally: Tally
-) -> None:
+async def _insert_blobs(conn: asyncpg.Connection, flows: Sequence[FlowRow], tally: Tally) -> None:
     """Count each flow's bytes once more, storing those not stored yet (their size goes
     to the tally). Exact under the tally's lock: no other writer runs meanwhile."""
-    refs = Counter(digest for *_, blobs in flows for digest in blobs)
+    refs = Counter(digest for row in flows for digest, _ in row.blobs)
     if not refs:
         return
-    data = {digest: body for *_, blobs in flows for digest, body in blobs.items()}
+    data = {digest: body for row in flows for digest, body in row.blobs}
     stored = {
         str(r[0])
         for r in await conn.fetch("SELECT hash FROM blobs WHERE hash = ANY($1::text[])", list(refs))

@@ -5,6 +5,12 @@ Bytes are stored once: every body and every leg's frame bytes (concatenated, wit
 index of offsets and times) go to a content-addressed ``blobs`` table with a count of
 the flows using each, so the same request body sent on unchanged, or a recording
 replayed twice, costs its size once.
+
+A flow goes to either database as a :class:`FlowRow` (:func:`packed`), made as soon as
+the writer has built it: its JSON already text, its bytes named. A batch waiting for
+its transaction then holds a few objects per flow, not the flow built (its legs,
+requests, header lists and summary: ~60 objects each, which the cyclic garbage
+collector counts towards its next pass and walks at every pass while they live).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, NamedTuple, Protocol, cast
 
 import orjson
 
@@ -26,7 +32,6 @@ from streamscope.wire.jsontext import dumps
 
 JSON = dict[str, Any]
 Blobs = dict[str, bytes]
-StoredFlow = tuple[RawFlow, JSON, JSON, Blobs]  # a flow, its summary, detail and bytes
 GIL_PIECE = 2047  # hashlib keeps the interpreter's lock for data up to this size
 MAX_ROWS = 500  # rows per INSERT (SQLite takes 32,766 parameters in one statement)
 MAX_PARAMS = 10_000  # ids in one ``IN (...)``
@@ -67,13 +72,28 @@ class Tally:
         return cls(int(flows), int(size))
 
 
+class FlowRow(NamedTuple):
+    """A flow as a database stores it (:func:`packed`): atomic values, and its bytes in
+    a tuple of pairs, which the garbage collector stops tracking once it has seen them
+    (a tuple of atomic values at its first pass, the tuple of those pairs at the next):
+    only the row itself stays tracked."""
+
+    id: str
+    started: float
+    size: int  # the bytes of its blobs, each counted once
+    outcome: str  # its summary's ("" when none)
+    summary: str  # JSON text
+    detail: str  # JSON text: the flow's stored form, its bytes named by hash
+    blobs: tuple[tuple[str, bytes], ...]  # (hash, bytes), each hash once
+
+
 class FlowRows(Protocol):
     """Where the flows are kept: ``capture.sqlite_rows`` (a file, this process alone) or
     ``capture.pg_rows`` (a PostgreSQL database shared by replicas). Any thread may call;
     a shared database that cannot be reached raises ``StorageUnavailable``; the
     readers give the stored summaries as JSON text."""
 
-    def insert(self, rows: Sequence[StoredFlow], max_flows: int, max_bytes: int) -> list[str]:
+    def insert(self, rows: Sequence[FlowRow], max_flows: int, max_bytes: int) -> list[str]:
         """Store flows in one transaction, then the limits; the ids retention dropped."""
         ...
 
@@ -91,18 +111,18 @@ class FlowRows(Protocol):
     def close(self) -> None: ...
 
 
-def insert(db: sqlite3.Connection, rows: Sequence[StoredFlow], tally: Tally) -> None:
-    """Insert flows (each with its summary and :func:`stored_form`) in a few statements,
-    many rows each: each statement runs with the interpreter's lock released, and under
-    load the writer then waits for it back (about 5 ms, the switch interval): one
-    statement per row made a 256 KiB flow take 60 ms to write next to a busy thread.
-    Each body goes once per batch, counted once for each flow naming it; a flow stored
-    again under its id (or twice in the batch: the later one) replaces the old row, its
-    bytes going as a deleted flow's do (else they would keep a reference nothing names)."""
-    last = {row[0].id: row for row in rows}
+def insert(db: sqlite3.Connection, rows: Sequence[FlowRow], tally: Tally) -> None:
+    """Insert flows (their :func:`packed` rows) in a few statements, many rows each: each
+    statement runs with the interpreter's lock released, and under load the writer then
+    waits for it back (about 5 ms, the switch interval): one statement per row made a
+    256 KiB flow take 60 ms to write next to a busy thread. Each body goes once per
+    batch, counted once for each flow naming it; a flow stored again under its id (or
+    twice in the batch: the later one) replaces the old row, its bytes going as a
+    deleted flow's do (else they would keep a reference nothing names)."""
+    last = {row.id: row for row in rows}
     _drop(db, list(last), tally)
-    refs = Counter(digest for *_, blobs in last.values() for digest in blobs)
-    data = {digest: body for *_, blobs in last.values() for digest, body in blobs.items()}
+    refs = Counter(digest for row in last.values() for digest, _ in row.blobs)
+    data = {digest: body for row in last.values() for digest, body in row.blobs}
     for part in _parts(list(refs), MAX_ROWS):
         for stored, count, size in db.execute(
             "INSERT INTO blobs (hash, data, refs) VALUES "
@@ -112,18 +132,7 @@ def insert(db: sqlite3.Connection, rows: Sequence[StoredFlow], tally: Tally) -> 
             [value for digest in part for value in (digest, data[digest], refs[digest])],
         ).fetchall():
             tally.bytes += size if count == refs[stored] else 0  # (more: stored before)
-    # (compact JSON, orjson's: several times the standard module's speed; a float that
-    # is no number, which that module wrote as NaN, is not JSON, and is written null)
-    flow_rows = [
-        (
-            raw.id,
-            raw.started,
-            sum(map(len, blobs.values())),
-            dumps(summary).decode(),
-            dumps(detail).decode(),
-        )
-        for raw, summary, detail, blobs in last.values()
-    ]
+    flow_rows = [(r.id, r.started, r.size, r.summary, r.detail) for r in last.values()]
     for part in _parts(flow_rows, MAX_ROWS):
         db.execute(
             "INSERT INTO flows (id, started, size, summary, detail) VALUES "
@@ -278,6 +287,24 @@ def stored_form(raw: RawFlow) -> tuple[JSON, dict[str, bytes]]:
     return detail, blobs
 
 
+def packed(raw: RawFlow, summary: JSON) -> FlowRow:
+    """A flow and its summary (``FlowSummary.to_json``) as the databases store them.
+
+    The JSON is compact text, orjson's (several times the standard module's speed), in
+    either database: a float that is no number, which the standard module wrote as NaN
+    (not JSON; rows written so before are still read), is written null."""
+    detail, blobs = stored_form(raw)
+    return FlowRow(
+        raw.id,
+        raw.started,
+        sum(map(len, blobs.values())),
+        str(summary.get("outcome") or ""),
+        dumps(summary).decode(),
+        dumps(detail).decode(),
+        tuple(blobs.items()),
+    )
+
+
 def restore(detail: JSON, blobs: dict[str, bytes]) -> RawFlow:
     """A stored flow's compact form (the inverse of :func:`stored_form`)."""
 
@@ -310,12 +337,13 @@ def restore(detail: JSON, blobs: dict[str, bytes]) -> RawFlow:
 __all__ = [
     "SCHEMA",
     "Blobs",
+    "FlowRow",
     "FlowRows",
-    "StoredFlow",
     "Tally",
     "blob_hashes",
     "delete",
     "insert",
+    "packed",
     "restore",
     "retain",
     "stored_form",

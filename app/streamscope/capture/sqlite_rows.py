@@ -27,7 +27,7 @@ from streamscope.capture.rows import (
     JSON,
     SCHEMA,
     Blobs,
-    StoredFlow,
+    FlowRow,
     Tally,
     blob_hashes,
     insert,
@@ -56,7 +56,7 @@ class SqliteRows:
 
     # -- writing --------------------------------------------------------------------------
 
-    def insert(self, rows: Sequence[StoredFlow], max_flows: int, max_bytes: int) -> list[str]:
+    def insert(self, rows: Sequence[FlowRow], max_flows: int, max_bytes: int) -> list[str]:
         """Store flows in one transaction, then the limits; the ids retention dropped."""
         with self._lock:
             db = self._file.db

@@ -21,11 +21,11 @@ SQLite file (``sqlite_rows``) or a PostgreSQL database shared by replicas (``pg_
 every replica lists every flow, retention holds for the database, the other replicas'
 changes are this store's events). Beyond ``max_flows`` or ``max_bytes``, the oldest go.
 
-A shared database away: ``submit`` goes on; built flows wait in memory (the newest
-``max_flows``), within the backlog's bound in bytes (no lag rule: the writer is not
-slow), new flows beyond it shed as above (past it, every part), said in one line per
-outage; the writer tries again every :data:`RETRY` second and catches up. Reads raise
-``StorageUnavailable`` (within the database's timeout).
+A shared database away: ``submit`` goes on; built flows wait in memory as their rows
+(``rows.FlowRow``; the newest ``max_flows``), within the backlog's bound in bytes (no
+lag rule: the writer is not slow), new flows beyond it shed as above (past it, every
+part), said in one line per outage; the writer tries again every :data:`RETRY` second
+and catches up. Reads raise ``StorageUnavailable`` (within the database's timeout).
 
 A SQLite file another program holds a write lock on (``sqlite_rows``: ``StorageLocked``)
 is the same for the writer: flows wait in memory within the bound and are written once
@@ -60,7 +60,7 @@ from streamscope.capture.info import FlowInfo
 from streamscope.capture.masking import mask_flow
 from streamscope.capture.raw import from_flow
 from streamscope.capture.recorder import FlowRecorder
-from streamscope.capture.rows import FlowRows
+from streamscope.capture.rows import FlowRows, packed
 from streamscope.capture.sqlite_rows import SqliteRows
 from streamscope.capture.store_reads import FlowReads, Summarize
 from streamscope.capture.store_writer import MIB, STOP, Built, FlowWriter
@@ -118,7 +118,7 @@ class FlowStore(FlowWriter, FlowReads):
         self.shed = 0  # flows stored without their big parts, the backlog being full
         self._shed_warned = 0.0
         self._shed_since_warning = 0
-        self._held: list[Built] = []  # built, waiting for the shared database's return
+        self._held: list[Built] = []  # rows waiting for the shared database's return
         self._held_bytes = 0
         self._next_try = 0.0
         self.outage = False  # the last write found the database unreachable (or locked)
@@ -237,7 +237,7 @@ class FlowStore(FlowWriter, FlowReads):
                 raw.id = uuid.uuid4().hex
             mask_flow(raw, self.redactor)
             summary = self._summary_of(raw)
-            self._insert([(raw, summary, 0)])
+            self._insert([(packed(raw, summary.to_json()), summary, 0)])
             self._emit(FlowAdded(summary))
             out.append(summary)
         return out

@@ -1,8 +1,9 @@
 """The flow store's writer thread (:class:`FlowWriter`, a base of
 :class:`~streamscope.capture.store.FlowStore`, as ``store_reads.FlowReads`` is its reading
 side): it takes the flows the proxy handed over off the queue after a lull, builds and
-masks them, and stores them a transaction per few MiB; it holds them while the database
-is away or locked and tries again; it watches the database file. The store's module
+masks them, packs each into its row at once (``rows.packed``: the flow built goes, its
+row waits), and stores the rows a transaction per few MiB; it holds them while the
+database is away or locked and tries again; it watches the database file. The store's module
 docstring says the rules (lulls, bounds, outages, the close); the store sets the state
 this class declares and tells the listeners (``_emit``).
 """
@@ -20,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from streamscope.capture.events import FlowAdded, FlowEvent, FlowsCleared, FlowsDeleted
+from streamscope.capture.info import FlowInfo
 from streamscope.capture.raw import RawFlow
-from streamscope.capture.rows import FlowRows, stored_form
+from streamscope.capture.recorder import FlowRecorder
+from streamscope.capture.rows import FlowRow, FlowRows, packed
 from streamscope.capture.summary import FlowSummary
 from streamscope.redact import Redactor
 from streamscope.storage.errors import StorageLocked, StorageUnavailable
@@ -34,7 +37,7 @@ WATCH = 1.0  # seconds between two looks at the database file, when nothing is w
 CHUNK_BYTES = 4 * MIB  # flows' bytes per transaction, at most (one flow may be more)
 RETRY = 1.0  # seconds between two tries to store flows held while the database is away
 CLOSE_WAIT = 5.0  # seconds the close gives flows still held to be stored
-Built = tuple[RawFlow, FlowSummary, int]  # a flow built, its summary, its bytes held
+Built = tuple[FlowRow, FlowSummary, int]  # a flow's row, its summary, its bytes held
 STOP: Any = object()  # (put on the queue by the close: the last item the writer takes)
 
 
@@ -111,9 +114,9 @@ class FlowWriter:
                 return
 
     def _write(self, batch: list[Any]) -> bool:
-        """Store the flows of ``batch``, a transaction per few MiB of them (built one by
-        one: the batch's compact forms are never all in memory at once), answering the
-        flushes in it after the flows before them; False at the stop."""
+        """Store the flows of ``batch``, a transaction per few MiB of them (built and
+        packed one by one: a transaction's rows wait for it, never the flows built),
+        answering the flushes in it after the flows before them; False at the stop."""
         built: list[Built] = []
         held = taken = 0
         for i, item in enumerate(batch):
@@ -130,8 +133,7 @@ class FlowWriter:
             self._written += size
             taken += 1
             try:
-                raw = recorder.build(info, self.redactor)
-                built.append((raw, self._summary_of(raw), size))
+                built.append(self._built(recorder, info, size))
             except Exception:  # one bad flow must not stop the capture
                 log.exception("cannot store flow %s", recorder.flow_id)
             held += size
@@ -276,10 +278,17 @@ class FlowWriter:
             time.sleep(0.01)
             now = self.clock()
 
+    def _built(self, recorder: FlowRecorder, info: FlowInfo, size: int) -> Built:
+        """A flow handed over, built, masked and packed into its row: the flow built
+        (~60 objects the garbage collector walks while they live, by the hundred in a
+        busy batch) goes when this returns."""
+        raw = recorder.build(info, self.redactor)
+        summary = self._summary_of(raw)
+        return packed(raw, summary.to_json()), summary, size
+
     def _insert(self, built: list[Built]) -> None:
-        """Store flows with their summaries, in one transaction; then the limits."""
-        rows = [(raw, summary.to_json(), *stored_form(raw)) for raw, summary, _ in built]
-        dropped = self._rows.insert(rows, self.max_flows, self.max_bytes)
+        """Store flows' rows in one transaction; then the limits."""
+        dropped = self._rows.insert([row for row, _, _ in built], self.max_flows, self.max_bytes)
         if dropped:
             self._emit(FlowsDeleted(tuple(dropped)))
 
