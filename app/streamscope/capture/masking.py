@@ -9,8 +9,10 @@ flows it builds, and :func:`mask_flow` on flows read from files.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import Any
 from urllib.parse import unquote_plus
 
 from streamscope.capture.flow import Headers
@@ -48,6 +50,58 @@ def mask_headers(headers: Iterable[tuple[str, str]], redactor: Redactor | None =
     if redactor is not None and not redactor.clean("\n".join(value for _, value in out)):
         out = [(name, redactor.text(value)) for name, value in out]
     return out
+
+
+class HeaderMasks:
+    """:func:`mask_headers` with a memory, for the capture's writer: each header pair as
+    it came (text, or bytes as ASGI gives them: decoded here) and the pair as stored. A
+    flow's headers are mostly the ones the flows before it had (the same client, the same
+    upstream, the same key), and masking them was a tenth of building a flow.
+
+    A pair is masked alone: by name (:func:`mask_headers`), then the redactor's text
+    masking, which is what :func:`mask_headers` gives each value (its joined look only
+    spares work). Holds at most :data:`REMEMBERED` pairs (then starts again); the pairs
+    are kept in memory only, as the flows waiting to be written hold them. One thread;
+    one redactor (it is passed on each call, not held: :func:`header_masks` keeps one
+    memory per redactor for as long as the redactor lives)."""
+
+    def __init__(self) -> None:
+        self._stored: dict[tuple[Any, Any], tuple[str, str]] = {}
+
+    def __call__(self, headers: Iterable[Any], redactor: Redactor) -> Headers:
+        stored, out = self._stored, []
+        for pair in headers:
+            pair = pair if type(pair) is tuple else tuple(pair)
+            got = stored.get(pair)
+            if got is None:
+                got = _masked(pair[0], pair[1], redactor)
+                if len(stored) >= REMEMBERED:
+                    stored.clear()
+                stored[pair] = got
+            out.append(got)
+        return out
+
+
+def _masked(name: Any, value: Any, redactor: Redactor) -> tuple[str, str]:
+    if isinstance(name, _BYTES):
+        name = name.decode("latin-1")
+    if isinstance(value, _BYTES):
+        value = value.decode("latin-1")
+    ((name, value),) = mask_headers([(name, value)])
+    return name, redactor.text(value)
+
+
+REMEMBERED = 4096  # header pairs a HeaderMasks keeps
+_BYTES = (bytes, bytearray)
+_MASKS: weakref.WeakKeyDictionary[Redactor, HeaderMasks] = weakref.WeakKeyDictionary()
+
+
+def header_masks(redactor: Redactor) -> HeaderMasks:
+    """The :class:`HeaderMasks` of ``redactor`` (one per redactor: a store's)."""
+    masks = _MASKS.get(redactor)
+    if masks is None:
+        masks = _MASKS[redactor] = HeaderMasks()
+    return masks
 
 
 @functools.lru_cache(maxsize=1024)  # (asked per header of every flow: names repeat)
@@ -109,6 +163,8 @@ def mask_flow(raw: RawFlow, redactor: Redactor) -> None:
 
 __all__ = [
     "SECRET_HEADERS",
+    "HeaderMasks",
+    "header_masks",
     "SECRET_PARAMS",
     "mask_flow",
     "mask_headers",

@@ -32,7 +32,7 @@ from typing import Any
 
 from streamscope.capture.flow import RequestRecord
 from streamscope.capture.info import FlowInfo
-from streamscope.capture.masking import mask_headers, mask_notes, mask_query
+from streamscope.capture.masking import header_masks, mask_notes, mask_query
 from streamscope.capture.raw import RawFlow, RawLeg
 from streamscope.codecs import PROTOCOLS, get_codec
 from streamscope.redact import Redactor
@@ -254,20 +254,21 @@ class FlowRecorder:
     def build(self, info: FlowInfo, redactor: Redactor) -> RawFlow:
         """The compact flow (in the store's writer thread): bytes joined, arrays packed,
         secrets masked in headers and in every byte kept (same length: sizes stay true)."""
-        red = redactor.same_length
+        red, masks = redactor.same_length, header_masks(redactor)
         upstream_request = None
         if self.upstream_url is not None:
             upstream_request = RequestRecord(
                 "POST",
                 mask_query(redactor.url(self.upstream_url)),
-                mask_headers(_text_pairs(self.upstream_headers), redactor),
+                masks(self.upstream_headers, redactor),
                 red(self.upstream_body),
             )
-        info = replace(
-            info,
-            capture_note=self.shed_reason or info.capture_note,
-            request_notes=mask_notes(info.request_notes, redactor),
-        )
+        if self.shed_reason or info.request_notes:  # (else: nothing here to change)
+            info = replace(
+                info,
+                capture_note=self.shed_reason or info.capture_note,
+                request_notes=mask_notes(info.request_notes, redactor),
+            )
         return RawFlow(
             id=self.flow_id,
             started=self.started,
@@ -275,7 +276,7 @@ class FlowRecorder:
             request=RequestRecord(
                 self.method,
                 mask_query(redactor.url(self._url())),
-                mask_headers(_text_pairs(self.request_headers), redactor),
+                masks(self.request_headers, redactor),
                 red(self.request_body),
             ),
             upstream_request=upstream_request,
@@ -294,7 +295,7 @@ class FlowRecorder:
         upstream = RawLeg(
             protocol=self.upstream_protocol,
             status=self.upstream_status,
-            headers=mask_headers(self.upstream_response_headers, redactor),
+            headers=header_masks(redactor)(self.upstream_response_headers, redactor),
             sent_ns=rel(self.upstream_sent_ns),
             headers_ns=rel(self.upstream_headers_ns),
             truncated=self.truncated,
@@ -320,13 +321,15 @@ class FlowRecorder:
         client = RawLeg(
             protocol=self.client_protocol,
             status=self.client_status,
-            headers=mask_headers(self.client_headers, redactor),
+            headers=header_masks(redactor)(self._client_head, redactor),
             headers_ns=rel(self.client_headers_ns),
             ended_ns=rel(self.ended_ns),
             truncated=self.truncated,
             base_ns=self.started_ns,
         )
-        content_type = dict((k.lower(), v) for k, v in self.client_headers).get("content-type", "")
+        content_type = next(
+            (v for k, v in reversed(self.client_headers) if k.lower() == "content-type"), ""
+        )
         client.streamed = "event-stream" in content_type or self._array_stream(content_type)
         bodies = self.client_bodies
         client.data = b"".join(bodies)
