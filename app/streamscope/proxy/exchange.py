@@ -165,6 +165,10 @@ async def _exchange(
                     response, exchange, plan, request, send, early, counted, attempts.redactor
                 )
             else:
+                if request.stream and (early is None or not early.started):
+                    # The client's first byte goes out before the relay and its
+                    # pipeline are made: nothing between them can fail as a status.
+                    await start_sse(send, [])
                 relay = StreamRelay(
                     StreamPipeline(
                         plan.upstream,
@@ -229,9 +233,7 @@ async def _stream_path(
     into a non-streaming client's body."""
     pipeline = relay.pipeline
     try:
-        if request.stream:
-            if early is None or not early.started:
-                await start_sse(send, [])
+        if request.stream:  # (its response started: _exchange, or early)
             await relay.run(send, keepalive=relay.config.keepalive_seconds > 0)
             await relay.finish_upstream(wait=DRAIN_SECONDS)
             await send({"type": "http.response.body", "body": b"", "more_body": False})
