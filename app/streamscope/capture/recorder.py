@@ -327,9 +327,7 @@ class FlowRecorder:
             truncated=self.truncated,
             base_ns=self.started_ns,
         )
-        content_type = next(
-            (v for k, v in reversed(self.client_headers) if k.lower() == "content-type"), ""
-        )
+        content_type = _content_type(self._client_head)
         client.streamed = "event-stream" in content_type or self._array_stream(content_type)
         bodies = self.client_bodies
         client.data = b"".join(bodies)
@@ -360,6 +358,17 @@ class FlowRecorder:
     def _url(self) -> str:
         query = self.query.decode("latin-1")
         return f"{self.url}?{query}" if query else self.url
+
+
+def _content_type(headers: list[Any]) -> str:
+    """The last ``content-type`` of headers as sent (byte pairs, or text), as text."""
+    for name, value in reversed(headers):
+        if isinstance(name, _BYTES):
+            if name.lower() == b"content-type":
+                return str(value.decode("latin-1"))
+        elif name.lower() == "content-type":
+            return str(value)
+    return ""
 
 
 def _text_pairs(headers: list[Any]) -> list[tuple[str, str]]:
