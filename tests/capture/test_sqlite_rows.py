@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from streamscope.capture.rows import packed, restore
-from streamscope.capture.sqlite_rows import SqliteRows
+from streamscope.capture.sqlite_rows import BUSY_MS, CACHE_KIB, SqliteRows
 from tests.capture.test_rows import flow
 
 
@@ -45,5 +45,22 @@ def test_a_deleted_file_is_reopened(tmp_path: Path) -> None:
             side.unlink()
         assert rows.reopen_if_moved() and path.exists()
         assert rows.ids(0, 10) == [] and rows.stored_bytes() == 0
+    finally:
+        rows.close()
+
+
+def test_the_connection_keeps_its_settings_when_reopened(tmp_path: Path) -> None:
+    """The lock wait and the page cache are the connection's: a file opened again gets
+    them again (else writes would fail at once on a lock, and read pages back)."""
+    path = tmp_path / "flows.sqlite3"
+    rows = SqliteRows(path)
+    try:
+        for reopened in (False, True):
+            db = rows._file.db
+            assert db.execute("PRAGMA busy_timeout").fetchone() == (BUSY_MS,), reopened
+            assert db.execute("PRAGMA cache_size").fetchone() == (-CACHE_KIB,), reopened
+            for side in tmp_path.iterdir():
+                side.unlink()
+            assert rows.reopen_if_moved()
     finally:
         rows.close()
