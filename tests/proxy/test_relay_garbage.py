@@ -26,24 +26,20 @@ from tests.proxy.harness import Running, proxied
 from tests.proxy.test_relay_streaming import (
     CLIENTS,
     ENDPOINT,
-    UPSTREAM_PATHS,
-    _answer,
     _config,
     body_for,
     recorded,
     scenario,
+    scripted_upstream,
     stream,
 )
-from tests.upstream_server import UpstreamServer, fast_stream_script, run_in_thread
+from tests.upstream_server import UpstreamServer, fast_stream_script
 
 
 @pytest.fixture(scope="module")
 def up() -> Iterator[UpstreamServer]:
-    with run_in_thread() as server:
-        for path in UPSTREAM_PATHS.values():
-            server.route("POST", path, _answer)
+    with scripted_upstream() as server:
         yield server
-        assert not server.errors, server.errors
 
 
 @pytest.fixture(scope="module")

@@ -28,8 +28,6 @@ from tests.proxy.test_relay_streaming import (
     CLIENT_TIMEOUT,
     CLIENTS,
     ENDPOINT,
-    UPSTREAM_PATHS,
-    _answer,
     _config,
     assert_outcome,
     broken_script,
@@ -38,6 +36,7 @@ from tests.proxy.test_relay_streaming import (
     recorded,
     requests_for,
     scenario,
+    scripted_upstream,
     stream,
     wait_cancelled,
 )
@@ -46,7 +45,6 @@ from tests.upstream_server import (
     Script,
     UpstreamServer,
     fast_stream_script,
-    run_in_thread,
     script_from_recording,
 )
 
@@ -56,11 +54,8 @@ IDLE = 0.5
 
 @pytest.fixture(scope="module")
 def up() -> Iterator[UpstreamServer]:
-    with run_in_thread() as server:
-        for path in UPSTREAM_PATHS.values():
-            server.route("POST", path, _answer)
+    with scripted_upstream() as server:
         yield server
-        assert not server.errors, server.errors
 
 
 @pytest.fixture(scope="module")

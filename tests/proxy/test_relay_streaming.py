@@ -17,6 +17,7 @@ then split into frames with our own :class:`~streamscope.wire.SSEDecoder`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import json
@@ -189,13 +190,21 @@ def error_frames(kind: str) -> list[bytes]:
 # -- fixtures -------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def up() -> Iterator[UpstreamServer]:
+@contextlib.contextmanager
+def scripted_upstream() -> Iterator[UpstreamServer]:
+    """The scriptable upstream: each endpoint answers by its model's scenario; one that
+    raised fails the module at its end."""
     with run_in_thread() as server:
         for path in UPSTREAM_PATHS.values():
             server.route("POST", path, _answer)
         yield server
         assert not server.errors, server.errors
+
+
+@pytest.fixture(scope="module")
+def up() -> Iterator[UpstreamServer]:
+    with scripted_upstream() as server:
+        yield server
 
 
 def _config(up: UpstreamServer, **proxy: Any) -> Any:
