@@ -60,7 +60,7 @@ from streamscope.capture.info import FlowInfo
 from streamscope.capture.masking import mask_flow
 from streamscope.capture.raw import from_flow
 from streamscope.capture.recorder import FlowRecorder
-from streamscope.capture.rows import FlowRows, packed
+from streamscope.capture.rows import FlowRows
 from streamscope.capture.sqlite_rows import SqliteRows
 from streamscope.capture.store_reads import FlowReads, Summarize
 from streamscope.capture.store_writer import MIB, STOP, Built, FlowWriter
@@ -236,8 +236,9 @@ class FlowStore(FlowWriter, FlowReads):
             if not raw.id or self._rows.taken(raw.id):
                 raw.id = uuid.uuid4().hex
             mask_flow(raw, self.redactor)
-            summary = self._summary_of(raw)
-            self._insert([(packed(raw, summary.to_json()), summary, 0)])
+            built = self._packed(raw, 0)
+            self._insert([built])
+            summary = built[1]
             self._emit(FlowAdded(summary))
             out.append(summary)
         return out

@@ -282,7 +282,10 @@ class FlowWriter:
         """A flow handed over, built, masked and packed into its row: the flow built
         (~60 objects the garbage collector walks while they live, by the hundred in a
         busy batch) goes when this returns."""
-        raw = recorder.build(info, self.redactor)
+        return self._packed(recorder.build(info, self.redactor), size)
+
+    def _packed(self, raw: RawFlow, size: int) -> Built:
+        """A flow built (and masked) as it waits for its transaction: its row and summary."""
         summary = self._summary_of(raw)
         return packed(raw, summary.to_json()), summary, size
 
