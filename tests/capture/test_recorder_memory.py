@@ -9,6 +9,7 @@ stalls (tests/bench/bench_window.py). The log is flat lists and arrays instead.
 from __future__ import annotations
 
 import gc
+import time
 
 from streamscope.capture.info import FlowInfo
 from streamscope.capture.recorder import CHECK_EVERY, FlowRecorder
@@ -90,3 +91,40 @@ def test_the_clients_headers_are_kept_as_sent_and_read_as_text() -> None:
     raw = recorder.build(FlowInfo(), Redactor([]))
     assert raw.client_leg.status == 201 and raw.client_leg.headers == recorder.client_headers
     assert not raw.client_leg.streamed  # (its content type read from the text)
+
+
+def test_a_finished_flow_holds_nothing_the_collector_walks_and_builds_the_same() -> None:
+    """A finished flow waits for the store's writer, hundreds of them at saturation: once
+    done it holds no list or array (each one an object every collection on the proxy's
+    loop would walk), and what the writer builds from it is what it would have built."""
+    key = "sk-" + "q" * 40
+    frames = SSEDecoder().feed(UPSTREAM[:3000] + b'data: {"k": "%s"}\n\n' % key.encode(), 7)
+    recorder = FlowRecorder("flow", "openai-chat", max_bytes=1 << 30)
+    recorder.request(
+        "POST", "/v1/chat/completions", [(b"authorization", b"Bearer " + key.encode())], b"{}"
+    )
+    recorder.upstream_attempt("openai-chat")
+    recorder.upstream_sent("http://up/v1/chat/completions", [("x-api-key", key)], b'{"a":1}')
+    recorder.upstream_response(200, [("content-type", "text/event-stream")])
+    head = [(b"content-type", b"text/event-stream")]
+    recorder.client_message({"type": "http.response.start", "status": 200, "headers": head})
+    for at in range(0, len(frames), 4):
+        batch = frames[at : at + 4]
+        out = [f.raw for f in batch]
+        assert recorder.log_batch(batch, out, list(range(1, len(batch) + 1)))
+        for chunk in out:
+            recorder.client_message({"type": "http.response.body", "body": chunk})
+    recorder.ended_ns = time.monotonic_ns()
+    redactor = Redactor([key])
+    unsealed = recorder.build(FlowInfo(), redactor)
+    ended = recorder.ended_ns
+    recorder.done()
+    recorder.ended_ns = ended
+    gc.collect()  # (a tuple of untracked values is untracked at a pass: its pairs at the
+    gc.collect()  # first, the tuple of them at the next)
+    walked = sorted(name for name, value in vars(recorder).items() if gc.is_tracked(value))
+    assert walked == []
+    sealed = recorder.build(FlowInfo(), redactor)
+    assert sealed == unsealed
+    assert key.encode() not in sealed.upstream_leg.data and sealed.client_leg.entry_frames
+    assert recorder.client_sends[0] == (frames[0].raw, recorder.client_sends[0][1])

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from itertools import islice
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
 from streamscope.capture.flow import RequestRecord
 from streamscope.capture.info import FlowInfo
@@ -230,7 +230,7 @@ class FlowRecorder:
     @property
     def client_sends(self) -> list[tuple[bytes, int]]:
         """Each body chunk sent to the client with its send time (monotonic ns)."""
-        return list(zip(self.client_bodies, self.client_times, strict=True))
+        return list(zip(self.client_bodies, _ints("q", self.client_times), strict=True))
 
     @client_sends.setter
     def client_sends(self, sends: list[tuple[bytes, int]]) -> None:
@@ -245,9 +245,38 @@ class FlowRecorder:
         return _text_pairs(self._client_head)
 
     def done(self) -> None:
-        """The response is complete (or abandoned): its end time and size."""
+        """The response is complete (or abandoned): its end time and size; what it holds
+        sealed for its wait for the writer (:meth:`_seal`)."""
         self.ended_ns = time.monotonic_ns()
         self.client_size = sum(map(len, self.client_bodies))
+        self._seal()
+
+    def _seal(self) -> None:
+        """The lists become tuples and the arrays bytes: read-only from here on (only
+        :meth:`build` and the store's bounds read them).
+
+        NOTE: a flow waits for the writer up to half a second, and at saturation hundreds
+        wait. Each list and array it holds is an object the cyclic garbage collector
+        tracks, and they outlive the young generation: they made the collections that
+        run on the event loop, walking every flow waiting at each pass (and again in the
+        middle generation), ~30 µs a request at saturation (measured with
+        tests/bench/bench_capacity.py and ``gc.callbacks``). A tuple of bytes or ints
+        is untracked at its first pass; bytes are never tracked."""
+        sealed = cast(Any, self)  # (the declared types are the recording's)
+        sealed.raws, sealed.outs, sealed.marks = (
+            tuple(self.raws),
+            tuple(self.outs),
+            tuple(self.marks),
+        )
+        sealed.client_bodies = tuple(self.client_bodies)
+        sealed.arrivals, sealed.client_times = self.arrivals.tobytes(), self.client_times.tobytes()
+        sealed.entry_frames = self.entry_frames.tobytes()
+        sealed.entry_chunks = self.entry_chunks.tobytes()
+        sealed.entry_marks = self.entry_marks.tobytes()
+        sealed.request_headers = tuple(self.request_headers)
+        sealed.upstream_headers = tuple(self.upstream_headers)
+        sealed.upstream_response_headers = tuple(self.upstream_response_headers)
+        sealed._client_head = tuple(self._client_head)
 
     # -- off the hot path -----------------------------------------------------------------
 
@@ -309,7 +338,7 @@ class FlowRecorder:
         else:
             upstream.data = redactor.same_length(b"".join(raws))
             upstream.sizes = list(map(len, raws))
-            upstream.times = self.arrivals.tolist()
+            upstream.times = _ints("q", self.arrivals)
             upstream.base_ns = t0
             upstream.ended_ns = upstream.times[-1] - t0 if raws else None
         return upstream
@@ -334,11 +363,11 @@ class FlowRecorder:
         if not self.client_masked:
             client.data = redactor.same_length(client.data)
         client.sizes = list(map(len, bodies))
-        client.times = self.client_times.tolist()
+        client.times = _ints("q", self.client_times)
         if client.streamed:
-            client.entry_frames = self.entry_frames.tolist()
-            client.entry_chunks = self.entry_chunks.tolist()
-            client.entry_marks = self.entry_marks.tolist()
+            client.entry_frames = _ints("I", self.entry_frames)
+            client.entry_chunks = _ints("I", self.entry_chunks)
+            client.entry_marks = _ints("I", self.entry_marks)
             client.chunk_sizes = list(map(len, self.outs))
             client.marks = list(self.marks)
         return client
@@ -369,6 +398,13 @@ def _content_type(headers: list[Any]) -> str:
         elif name.lower() == "content-type":
             return str(value)
     return ""
+
+
+def _ints(code: str, values: array[int] | bytes) -> list[int]:
+    """An array's values as a list; of a sealed recorder, from the array's bytes."""
+    if isinstance(values, bytes):
+        values = array(code, values)
+    return values.tolist()
 
 
 def _text_pairs(headers: list[Any]) -> list[tuple[str, str]]:
