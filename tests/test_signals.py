@@ -164,3 +164,65 @@ def test_an_event_emitted_on_the_listeners_loop_is_queued_on_it_without_a_wakeup
         assert heard == [(1, "first"), (1, "second"), (2, "first"), (2, "second")]
 
     asyncio.run(main())
+
+
+def counting_wakeups(loop: asyncio.AbstractEventLoop) -> list[int]:
+    """Count ``loop``'s hand-overs from other threads (each one a write to its wake-up
+    pipe) into the list returned, until it is cleared of the wrapper."""
+    handing = loop.call_soon_threadsafe
+    count = [0]
+
+    def counted(callback: Callable[..., object], *args: object) -> asyncio.Handle:
+        count[0] += 1
+        return handing(callback, *args)
+
+    loop.call_soon_threadsafe = counted  # type: ignore[assignment]
+    return count
+
+
+def test_events_emitted_together_reach_each_loop_in_one_call_in_order(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    signal: Signal[int] = Signal("numbers")
+    heard: list[tuple[int, str]] = []
+    done = threading.Event()
+
+    def hear(n: int) -> None:
+        if n == 2:
+            raise ValueError("a broken view")  # (the events after it still come)
+        heard.append((n, threading.current_thread().name))
+        if n == 4:
+            done.set()
+
+    with loop_in_thread("view") as loop:
+        wakeups = counting_wakeups(loop)
+        signal.subscribe(hear, loop)
+        signal.emit_all([])  # (nothing to hand over: no wake-up)
+        emitter = threading.Thread(target=signal.emit_all, args=([1, 2, 3, 4],), name="emitter")
+        emitter.start()
+        emitter.join()
+        assert done.wait(5)
+        assert wakeups == [1]
+    assert heard == [(1, "view"), (3, "view"), (4, "view")]
+    assert "a listener of numbers failed" in caplog.text
+
+
+def test_the_flow_store_hands_a_chunk_of_stored_flows_over_at_once(tmp_path: Path) -> None:
+    store = FlowStore(tmp_path / "flows.sqlite3", Redactor([]))
+    ids = [f"f{n}" for n in range(50)]
+    heard: list[str] = []
+    try:
+        with loop_in_thread("view") as loop:
+            wakeups = counting_wakeups(loop)
+            store.subscribe(lambda e: heard.append(e.summary.id), loop)  # type: ignore[union-attr]
+            for flow in ids:
+                store.submit(
+                    FlowRecorder(flow, "openai-chat", 1 << 20), FlowInfo(outcome=Outcome.COMPLETE)
+                )
+            store.flush()
+            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(5)
+            handed = wakeups[0] - 1  # (less the coroutine just run)
+    finally:
+        store.close()
+    assert heard == ids
+    assert 1 <= handed < len(ids) // 2  # (the writer takes what waits: a few chunks at most)

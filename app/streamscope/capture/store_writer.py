@@ -71,6 +71,9 @@ class FlowWriter:
     def _emit(self, event: FlowEvent) -> None:
         raise NotImplementedError
 
+    def _emit_all(self, events: list[FlowEvent]) -> None:
+        raise NotImplementedError
+
     @property
     def backlog_bytes(self) -> int:
         """Bytes handed over and not yet taken to be written, or held in an outage."""
@@ -183,8 +186,7 @@ class FlowWriter:
                 stored = chunk
             if stored:
                 self._came_back(len(built))
-                for _, summary, _ in stored:
-                    self._emit(FlowAdded(summary))
+                self._emit_all([FlowAdded(summary) for _, summary, _ in stored])
             start, size = end, 0
 
     def _insert_alone(self, chunk: list[Built]) -> list[Built]:
