@@ -53,11 +53,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.bench.bench_proxy import KEY, MESSAGES, _spawn, _stop, bench_key
-from tests.bench.capacity_load import Load, post, saturate
+from tests.bench.capacity_load import Load, post, read_answer, saturate
 
 TICK = os.sysconf("SC_CLK_TCK")
 ANT = {"content-type": "application/json", "x-api-key": KEY, "anthropic-version": "2023-06-01"}
 CHAT = {"content-type": "application/json"}
+# requests of each kind a proxy serves before its memory per open stream is measured:
+# what a first request loads is loaded, and little is freed that open streams would reuse
+# (after 0.3 s of load, capture on: a few MiB of flows written and freed, and the
+# streams opened after fit in them: 0.4 KiB a stream)
+WARM = 5
 
 
 def cpu_seconds(pid: int) -> float:
@@ -182,12 +187,23 @@ def added_first_byte(upstream: int, target: Target, pairs: int) -> dict[str, flo
     }
 
 
+async def a_few(port: int, request: bytes, count: int) -> None:
+    """``count`` requests, one after the other, on one connection."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        for _ in range(count):
+            writer.write(request)
+            await read_answer(reader)
+    finally:
+        writer.close()
+
+
 def memory_per_stream(target: Target, streams: int) -> tuple[float, float]:
     """(KiB of RSS per open stream; KiB more per stream when as many open again once the
     first ones closed: what closing them did not give back to the proxy's allocator)."""
     request = anthropic_request(target, "hold", True)
     for stream in (True, False):  # what a first request loads, loaded before measuring
-        asyncio.run(saturate(target.port, anthropic_request(target, "short", stream), 2, 0.3))
+        asyncio.run(a_few(target.port, anthropic_request(target, "short", stream), WARM))
 
     async def hold() -> int:
         conns = []
