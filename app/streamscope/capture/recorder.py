@@ -51,6 +51,20 @@ class FlowRecorder:
     turns it into a :class:`~streamscope.capture.raw.RawFlow` with :meth:`build`. The hot
     path only appends references; :meth:`check` bounds the memory it holds."""
 
+    # (slots, not a dict of 40 entries: 1.2 KiB less for each stream open and each flow
+    # waiting for the writer)
+    __slots__ = tuple(
+        """
+        flow_id client_protocol started started_ns max_bytes method url query
+        request_headers request_body upstream_url upstream_headers upstream_body
+        upstream_sent_ns upstream_protocol upstream_status upstream_response_headers
+        upstream_headers_ns upstream_whole client_masked raws arrivals outs marks
+        entry_frames entry_chunks entry_marks _check_at _checked _sends_checked
+        upstream_size client_status _client_head client_headers_ns client_bodies
+        client_times client_size truncated shed_reason ended_ns
+        """.split()
+    )
+
     def __init__(self, flow_id: str, client_protocol: str, max_bytes: int) -> None:
         self.flow_id = flow_id
         self.client_protocol = client_protocol
