@@ -131,16 +131,18 @@ class SqliteRows:
             db.execute("VACUUM")
             busy, *_ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         except sqlite3.OperationalError as exc:
-            busy, why = 1, str(exc)
-        else:
-            why = "another program was reading the file"
+            self._said_kept(str(exc))
+            return
         if busy:
-            log.warning(
-                "capture: the cleared flows' bytes stay in %s until SQLite reuses or resets"
-                " its pages (%s)",
-                self.path,
-                why,
-            )
+            self._said_kept("another program was reading the file")
+
+    def _said_kept(self, why: str) -> None:
+        log.warning(
+            "capture: the cleared flows' bytes stay in %s until SQLite reuses or resets its"
+            " pages (%s)",
+            self.path,
+            why,
+        )
 
     def reopen_if_moved(self) -> bool:
         """Reopen the database when its file was deleted or replaced (one warning); True

@@ -255,10 +255,6 @@ class FlowStore(FlowWriter, FlowReads):
     def _emit(self, event: FlowEvent) -> None:
         self.events.emit(event)
 
-    def _emit_all(self, events: list[FlowEvent]) -> None:
-        """The flows of a chunk stored: one hand-over to each listener's loop."""
-        self.events.emit_all(events)
-
     def close(self) -> None:
         """Write what is queued (at once: no more waiting for lulls), then close."""
         self._hurry += 1

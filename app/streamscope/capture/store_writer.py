@@ -27,6 +27,7 @@ from streamscope.capture.recorder import FlowRecorder
 from streamscope.capture.rows import FlowRow, FlowRows, packed
 from streamscope.capture.summary import FlowSummary
 from streamscope.redact import Redactor
+from streamscope.signals import Signal
 from streamscope.storage.errors import StorageLocked, StorageUnavailable
 
 log = logging.getLogger("streamscope.capture")
@@ -55,6 +56,7 @@ class FlowWriter:
     busy: Callable[[], bool] | None  # True while requests are in flight
     clock: Callable[[], float]  # a flow's age (the store's; tests pass their own)
     outage: bool
+    events: Signal[FlowEvent]  # (its listeners)
     _rows: FlowRows
     _queue: queue.SimpleQueue[Any]
     _hurry: int
@@ -69,9 +71,6 @@ class FlowWriter:
     _away: str
 
     def _emit(self, event: FlowEvent) -> None:
-        raise NotImplementedError
-
-    def _emit_all(self, events: list[FlowEvent]) -> None:
         raise NotImplementedError
 
     @property
@@ -186,7 +185,8 @@ class FlowWriter:
                 stored = chunk
             if stored:
                 self._came_back(len(built))
-                self._emit_all([FlowAdded(summary) for _, summary, _ in stored])
+                # (one hand-over to each listener's loop for the chunk, not one a flow)
+                self.events.emit_all([FlowAdded(summary) for _, summary, _ in stored])
             start, size = end, 0
 
     def _insert_alone(self, chunk: list[Built]) -> list[Built]:
